@@ -1,0 +1,209 @@
+//! Tree-sitter → per-file facts. Pure: bytes in, facts out; never fails.
+//!
+//! Each language module turns one file into a [`FileFacts`]: its definitions
+//! (the graph's nodes), the language-specific facts other files' resolution
+//! may read ([`LangScope`]: imports, re-exports, bases, field and return
+//! types), the reference sites only this file's resolution reads
+//! ([`LangRefs`]), and diagnostics for what could not be parsed. Keys are not
+//! made here: a definition carries its *local* qualified name and
+//! [`crate::resolve`] prefixes the module key, so moving a file re-keys it
+//! without re-parsing.
+
+pub mod python;
+pub mod rust;
+pub mod typescript;
+
+use serde::{Deserialize, Serialize};
+
+use crate::graph::{NodeKind, Pos};
+
+/// A source language. TypeScript, TSX and JavaScript share one resolver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Lang {
+    Python,
+    TypeScript,
+    Tsx,
+    JavaScript,
+    Rust,
+}
+
+/// The resolver family a language belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Family {
+    Python,
+    Script,
+    Rust,
+}
+
+impl Lang {
+    pub const ALL: [Lang; 5] = [
+        Lang::Python,
+        Lang::TypeScript,
+        Lang::Tsx,
+        Lang::JavaScript,
+        Lang::Rust,
+    ];
+
+    /// The language of a path, by its extension.
+    pub fn of_path(path: &str) -> Option<Lang> {
+        let ext = path.rsplit_once('.').map(|(_, e)| e)?;
+        Some(match ext {
+            "py" | "pyi" => Lang::Python,
+            "ts" | "mts" | "cts" => Lang::TypeScript,
+            "tsx" => Lang::Tsx,
+            "js" | "jsx" | "mjs" | "cjs" => Lang::JavaScript,
+            "rs" => Lang::Rust,
+            _ => return None,
+        })
+    }
+
+    pub fn family(self) -> Family {
+        match self {
+            Lang::Python => Family::Python,
+            Lang::TypeScript | Lang::Tsx | Lang::JavaScript => Family::Script,
+            Lang::Rust => Family::Rust,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Lang::Python => "python",
+            Lang::TypeScript => "typescript",
+            Lang::Tsx => "tsx",
+            Lang::JavaScript => "javascript",
+            Lang::Rust => "rust",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Lang> {
+        Lang::ALL.into_iter().find(|l| l.as_str() == s)
+    }
+}
+
+/// One definition: a node of the graph.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Def {
+    /// The bare name as written (`refund`). For the module: the file stem.
+    pub name: String,
+    /// The qualified name inside the file, in the language's own notation:
+    /// `StripeGateway.refund` (Python, TS/JS), `StripeGateway::refund`,
+    /// `tests::it_works` (Rust). Empty for the module itself.
+    pub local: String,
+    pub kind: NodeKind,
+    /// Index of the enclosing definition in `FileFacts::defs` (0 = the
+    /// module); `None` only for the module itself.
+    pub parent: Option<u32>,
+    /// Start of the name (the LSP selection range).
+    pub pos: Pos,
+    /// First line of the whole definition, decorators and attributes included.
+    pub start_line: u32,
+    /// Last line of the body.
+    pub end_line: u32,
+    /// Visible outside its module: Python names not starting with `_` at
+    /// module or class level, TS/JS `export`, Rust `pub` (any form).
+    pub exported: bool,
+}
+
+/// Something the extractor could not read; the rest of the file still counts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Diagnostic {
+    pub pos: Pos,
+    pub message: String,
+}
+
+/// Everything known about one file, before resolution.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FileFacts {
+    /// `defs[0]` is always the module (kind `Module`, `local` empty, at 1:1).
+    pub defs: Vec<Def>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Distinct identifiers this file's resolution depends on (referenced
+    /// names, imported names and module segments), sorted. Used to find the
+    /// files to re-resolve when a definition with one of these names changes.
+    pub ref_names: Vec<String>,
+    /// What other files' resolution may read.
+    pub scope: LangScope,
+    /// What only this file's resolution reads.
+    pub refs: LangRefs,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum LangScope {
+    Python(python::Scope),
+    Script(typescript::Scope),
+    Rust(rust::Scope),
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum LangRefs {
+    Python(python::Refs),
+    Script(typescript::Refs),
+    Rust(rust::Refs),
+}
+
+/// Extract one file. Never fails: unreadable syntax becomes diagnostics.
+pub fn extract(lang: Lang, path: &str, src: &[u8]) -> FileFacts {
+    match lang {
+        Lang::Python => python::extract(path, src),
+        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => typescript::extract(lang, path, src),
+        Lang::Rust => rust::extract(path, src),
+    }
+}
+
+/// The module definition every file starts with.
+pub fn module_def(path: &str, src: &[u8]) -> Def {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    let stem = file.split('.').next().unwrap_or(file);
+    let lines = src.iter().filter(|&&b| b == b'\n').count() as u32;
+    let end_line = if src.last() == Some(&b'\n') || src.is_empty() {
+        lines.max(1)
+    } else {
+        lines + 1
+    };
+    Def {
+        name: stem.to_string(),
+        local: String::new(),
+        kind: NodeKind::Module,
+        parent: None,
+        pos: Pos { line: 1, column: 1 },
+        start_line: 1,
+        end_line,
+        exported: true,
+    }
+}
+
+/// Diagnostics for every `ERROR` and `MISSING` node Tree-sitter recovered
+/// from, at most `limit` of them.
+pub fn syntax_diagnostics(root: tree_sitter::Node, limit: usize) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    if !root.has_error() {
+        return out;
+    }
+    let mut cursor = root.walk();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if out.len() >= limit {
+            break;
+        }
+        if node.is_error() {
+            out.push(Diagnostic {
+                pos: Pos::from_ts(node.start_position()),
+                message: "syntax error: could not parse this part of the file".into(),
+            });
+            continue;
+        }
+        if node.is_missing() {
+            out.push(Diagnostic {
+                pos: Pos::from_ts(node.start_position()),
+                message: format!("syntax error: missing `{}`", node.kind()),
+            });
+            continue;
+        }
+        if node.has_error() {
+            let children: Vec<_> = node.children(&mut cursor).collect();
+            stack.extend(children.into_iter().rev());
+        }
+    }
+    out.sort_by_key(|d| d.pos);
+    out
+}

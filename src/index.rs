@@ -1,0 +1,681 @@
+//! walk → hash → extract → resolve → store; incremental; interrupt-safe.
+//!
+//! The pure middle of the pipeline ([`analyze`]) is also what the fixture
+//! tests snapshot ([`render`]).
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use crate::extract::{self, FileFacts, Lang};
+use crate::graph::EdgeKind;
+use crate::resolve::{self, FileIdx, FileResolution, Layout, World};
+use crate::walk::{self, WalkConfig};
+
+/// One source file with its facts, ready to be resolved.
+pub struct Analyzed {
+    pub path: String,
+    pub lang: Lang,
+    pub facts: FileFacts,
+}
+
+/// Read, check and extract every file of a walk, in parallel. Files that
+/// cannot be read or are not text are returned as skips.
+pub fn extract_files(
+    root: &Path,
+    files: &[walk::WalkedFile],
+) -> (Vec<Analyzed>, Vec<walk::Skipped>) {
+    let results: Vec<Result<Analyzed, walk::Skipped>> = files
+        .par_iter()
+        .map(|f| {
+            let bytes = std::fs::read(root.join(&f.path)).map_err(|e| walk::Skipped {
+                path: f.path.clone(),
+                reason: if e.kind() == std::io::ErrorKind::NotFound {
+                    walk::SkipReason::Vanished
+                } else {
+                    walk::SkipReason::Unreadable
+                },
+                detail: e.to_string(),
+            })?;
+            walk::check_text(&bytes).map_err(|(reason, detail)| walk::Skipped {
+                path: f.path.clone(),
+                reason,
+                detail,
+            })?;
+            Ok(Analyzed {
+                path: f.path.clone(),
+                lang: f.lang,
+                facts: extract::extract(f.lang, &f.path, &bytes),
+            })
+        })
+        .collect();
+    let mut ok = Vec::new();
+    let mut skipped = Vec::new();
+    for r in results {
+        match r {
+            Ok(a) => ok.push(a),
+            Err(s) => skipped.push(s),
+        }
+    }
+    (ok, skipped)
+}
+
+/// Read the manifests a walk found into a layout.
+pub fn read_layout(root: &Path, w: &walk::Walk, files: &[Analyzed]) -> Layout {
+    let mut layout = Layout::default();
+    for f in files {
+        layout.files.insert(f.path.clone());
+    }
+    for (rel, abs) in &w.manifests {
+        if let Ok(text) = std::fs::read_to_string(abs) {
+            layout.manifests.insert(rel.clone(), text);
+        }
+    }
+    let _ = root;
+    layout
+}
+
+/// Build the world of `files` and resolve every one of them.
+pub fn analyze(files: &[Analyzed], layout: &Layout) -> Vec<FileResolution> {
+    let world = World::new(
+        files
+            .iter()
+            .map(|f| resolve::world_input(&f.path, f.lang, &f.facts))
+            .collect(),
+        layout,
+    );
+    let prepared = resolve::prepare(&world);
+    files
+        .par_iter()
+        .enumerate()
+        .map(|(i, f)| resolve::resolve_file(&world, &prepared, FileIdx(i as u32), &f.facts.refs))
+        .collect()
+}
+
+/// The whole graph of a directory as sorted text, one item per line, for
+/// snapshot tests: nodes (`N`), edges except `contains` (`E`), unresolved
+/// sites (`U`) and diagnostics (`D`).
+///
+/// ```text
+/// N class shop.payments.gateway.StripeGateway shop/payments/gateway.py:10:7-30
+/// E calls shop.checkout.pay -> shop.payments.gateway.StripeGateway.refund @ shop/checkout.py:12:15 syntactic 0.95
+/// U calls refund @ shop/checkout.py:20:9 (7 candidates)
+/// D shop/broken.py:3:1 syntax error: …
+/// ```
+pub fn render(root: &Path) -> String {
+    let w = walk::walk(root, &WalkConfig::default());
+    let (files, _skipped) = extract_files(root, &w.files);
+    let layout = read_layout(root, &w, &files);
+    let resolutions = analyze(&files, &layout);
+    let world = World::new(
+        files
+            .iter()
+            .map(|f| resolve::world_input(&f.path, f.lang, &f.facts))
+            .collect(),
+        &layout,
+    );
+    let mut lines = Vec::new();
+    for (fi, f) in files.iter().enumerate() {
+        let wf = world.file(FileIdx(fi as u32));
+        for (i, d) in f.facts.defs.iter().enumerate() {
+            lines.push(format!(
+                "N {} {} {}:{}:{}-{}{}",
+                d.kind.as_str(),
+                wf.keys[i],
+                f.path,
+                d.pos.line,
+                d.pos.column,
+                d.end_line,
+                if d.exported { "" } else { " private" }
+            ));
+        }
+        for d in &f.facts.diagnostics {
+            lines.push(format!(
+                "D {}:{}:{} {}",
+                f.path, d.pos.line, d.pos.column, d.message
+            ));
+        }
+        let res = &resolutions[fi];
+        for e in &res.edges {
+            if e.kind == EdgeKind::Contains {
+                continue;
+            }
+            let (status, conf) = resolve::grade(e.strategy);
+            let site = e
+                .site
+                .map(|s| format!(" @ {}:{}:{}", f.path, s.line, s.column))
+                .unwrap_or_default();
+            lines.push(format!(
+                "E {} {} -> {}{} {} {}",
+                e.kind.as_str(),
+                world.key(e.src),
+                world.key(e.dst),
+                site,
+                status.as_str(),
+                conf
+            ));
+        }
+        for u in &res.unresolved {
+            lines.push(format!(
+                "U {} {} @ {}:{}:{} ({})",
+                u.kind.as_str(),
+                u.name,
+                f.path,
+                u.site.line,
+                u.site.column,
+                u.reason
+            ));
+        }
+    }
+    lines.sort();
+    let mut out = String::new();
+    for l in lines {
+        let _ = writeln!(out, "{l}");
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------
+// The persistent, incremental index.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::extract::{Def, LangRefs, LangScope};
+use crate::graph::node_id;
+use crate::resolve::{grade, static_source};
+use crate::store::{FileWrite, NewEdge, NewUnresolved, OpenNote, Store, StoreError};
+
+/// Where the database lives, relative to the repository root.
+pub const DB_DIR: &str = ".refgraph";
+pub const DB_FILE: &str = "graph.db";
+
+/// Files written per transaction: a crash loses at most one batch of work.
+const BATCH: usize = 256;
+
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    #[error("repository path {0} does not exist")]
+    NoSuchRepo(String),
+    #[error("repository path {0} is not a directory")]
+    NotADirectory(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("cannot write {path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct IndexConfig {
+    pub walk: WalkConfig,
+    /// Draw progress bars on stderr (only when it is a terminal).
+    pub progress: bool,
+}
+
+/// What one update did.
+#[derive(Clone, Debug, Default)]
+pub struct IndexReport {
+    /// Source files in the index after the update.
+    pub files: usize,
+    /// Files (re-)extracted because they were new or changed.
+    pub extracted: usize,
+    /// Files removed from the index (deleted, or now skipped).
+    pub deleted: usize,
+    /// Files whose edges were recomputed.
+    pub resolved: usize,
+    pub skipped: Vec<walk::Skipped>,
+    pub skipped_dirs: u64,
+    /// Diagnostics in the files extracted by this update.
+    pub diagnostics: usize,
+    pub elapsed: Duration,
+    pub open_note: Option<OpenNote>,
+}
+
+impl IndexReport {
+    /// Files re-indexed by this update (extracted or removed).
+    pub fn reindexed(&self) -> usize {
+        self.extracted + self.deleted
+    }
+}
+
+/// Check the repository root and open (or create) its database.
+pub fn open(root: &Path) -> Result<(Store, OpenNote), IndexError> {
+    check_root(root)?;
+    let dir = root.join(DB_DIR);
+    std::fs::create_dir_all(&dir).map_err(|source| IndexError::Io {
+        path: dir.display().to_string(),
+        source,
+    })?;
+    let ignore = dir.join(".gitignore");
+    if !ignore.exists() {
+        std::fs::write(
+            &ignore,
+            "# refgraph's database: derived data, never commit it.\n*\n",
+        )
+        .map_err(|source| IndexError::Io {
+            path: ignore.display().to_string(),
+            source,
+        })?;
+    }
+    Ok(Store::open(&dir.join(DB_FILE))?)
+}
+
+pub fn check_root(root: &Path) -> Result<(), IndexError> {
+    match std::fs::metadata(root) {
+        Err(_) => Err(IndexError::NoSuchRepo(root.display().to_string())),
+        Ok(m) if !m.is_dir() => Err(IndexError::NotADirectory(root.display().to_string())),
+        Ok(_) => Ok(()),
+    }
+}
+
+struct Changed {
+    walked: walk::WalkedFile,
+    hash: String,
+    facts: FileFacts,
+}
+
+/// Bring the index up to date with the working tree: extract new and changed
+/// files, drop deleted ones, and re-resolve every file whose edges could have
+/// changed. Safe to interrupt at any point: the next update completes it.
+pub fn update(
+    root: &Path,
+    store: &mut Store,
+    cfg: &IndexConfig,
+) -> Result<IndexReport, IndexError> {
+    let start = Instant::now();
+    check_root(root)?;
+    let mut report = IndexReport::default();
+    let w = walk::walk(root, &cfg.walk);
+    report.skipped = w.skipped.clone();
+    report.skipped_dirs = w.skipped_dirs;
+
+    let stored: HashMap<String, crate::store::FileRow> = store
+        .files()?
+        .into_iter()
+        .map(|f| (f.path.clone(), f))
+        .collect();
+
+    // Cheap path first: size and mtime; hash only on doubt.
+    let candidates: Vec<&walk::WalkedFile> = w
+        .files
+        .iter()
+        .filter(|f| {
+            stored
+                .get(&f.path)
+                .is_none_or(|s| s.size != f.size || s.mtime_ns != f.mtime_ns || s.lang != f.lang)
+        })
+        .collect();
+    let bar = progress_bar(
+        cfg.progress && candidates.len() > 200,
+        candidates.len() as u64,
+        "extract",
+    );
+    let results: Vec<Result<Option<Changed>, walk::Skipped>> = candidates
+        .par_iter()
+        .map(|f| {
+            let r = read_and_extract(root, f, stored.get(&f.path));
+            bar.inc(1);
+            r
+        })
+        .collect();
+    bar.finish_and_clear();
+
+    let mut changed = Vec::new();
+    let mut touched = Vec::new();
+    for (r, f) in results.into_iter().zip(&candidates) {
+        match r {
+            Ok(Some(c)) => changed.push(c),
+            Ok(None) => touched.push(*f),
+            Err(s) => report.skipped.push(s),
+        }
+    }
+    report.skipped.sort();
+    let skipped_paths: HashSet<&str> = report.skipped.iter().map(|s| s.path.as_str()).collect();
+    let present: HashSet<&str> = w
+        .files
+        .iter()
+        .map(|f| f.path.as_str())
+        .filter(|p| !skipped_paths.contains(p))
+        .collect();
+    let deleted: Vec<&crate::store::FileRow> = stored
+        .values()
+        .filter(|s| !present.contains(s.path.as_str()))
+        .collect();
+
+    let mut layout = Layout::default();
+    layout.files = present.iter().map(|p| p.to_string()).collect();
+    for (rel, abs) in &w.manifests {
+        if let Ok(text) = std::fs::read_to_string(abs) {
+            layout.manifests.insert(rel.clone(), text);
+        }
+    }
+    let manifests_hash = {
+        let mut h = blake3::Hasher::new();
+        for (p, t) in &layout.manifests {
+            h.update(p.as_bytes());
+            h.update(&[0]);
+            h.update(t.as_bytes());
+            h.update(&[0]);
+        }
+        h.finalize().to_hex().to_string()
+    };
+    let layout_changed = store.meta("manifests_hash")?.as_deref() != Some(manifests_hash.as_str());
+
+    // Write the changes, a batch per transaction, marking affected files pending.
+    for f in &touched {
+        if let Some(s) = stored.get(&f.path) {
+            store.transaction(|tx| tx.touch_file(s.id, f.size, f.mtime_ns))?;
+        }
+    }
+    report.extracted = changed.len();
+    report.diagnostics = changed.iter().map(|c| c.facts.diagnostics.len()).sum();
+    for batch in changed.chunks(BATCH) {
+        let mut affected = BTreeSet::new();
+        let mut names: BTreeSet<String> = BTreeSet::new();
+        // On a first index every file is new and pending anyway.
+        for c in batch.iter().filter(|_| !stored.is_empty()) {
+            if let Some(s) = stored.get(&c.walked.path) {
+                names.extend(store.def_names(s.id)?);
+                affected.extend(store.files_linked_to(s.id)?);
+            }
+            names.extend(c.facts.defs.iter().map(|d| d.name.clone()));
+        }
+        let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        affected.extend(store.files_referencing(&name_refs)?);
+        let encoded: Vec<_> = batch
+            .iter()
+            .map(|c| {
+                let module = resolve::module_key(c.walked.lang, &c.walked.path, &layout);
+                let keys = resolve::file_keys(c.walked.lang, &module, &c.facts.defs);
+                (
+                    module,
+                    keys,
+                    encode(&c.facts.defs),
+                    encode(&c.facts.scope),
+                    encode(&c.facts.refs),
+                )
+            })
+            .collect();
+        store.transaction(|tx| {
+            for (c, (module, keys, defs, scope, refs)) in batch.iter().zip(&encoded) {
+                tx.put_file(&FileWrite {
+                    path: &c.walked.path,
+                    lang: c.walked.lang,
+                    hash: &c.hash,
+                    size: c.walked.size,
+                    mtime_ns: c.walked.mtime_ns,
+                    module,
+                    defs: &c.facts.defs,
+                    keys,
+                    defs_blob: defs,
+                    scope_blob: scope,
+                    refs_blob: refs,
+                    ref_names: &c.facts.ref_names,
+                    diagnostics: &c.facts.diagnostics,
+                })?;
+            }
+            tx.mark_pending(&affected.iter().copied().collect::<Vec<_>>())
+        })?;
+    }
+    report.deleted = deleted.len();
+    if !deleted.is_empty() {
+        let mut affected = BTreeSet::new();
+        let mut names = BTreeSet::new();
+        for s in &deleted {
+            names.extend(store.def_names(s.id)?);
+            affected.extend(store.files_linked_to(s.id)?);
+        }
+        let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        affected.extend(store.files_referencing(&name_refs)?);
+        let ids: Vec<i64> = deleted.iter().map(|s| s.id).collect();
+        store.transaction(|tx| {
+            for id in &ids {
+                tx.delete_file(*id)?;
+            }
+            let rest: Vec<i64> = affected
+                .iter()
+                .copied()
+                .filter(|a| !ids.contains(a))
+                .collect();
+            tx.mark_pending(&rest)
+        })?;
+    }
+
+    // Re-key files whose module key moved (a new `__init__.py`, a renamed
+    // crate); a layout change can move any resolution, so resolve all.
+    let rows = store.files()?;
+    let mut world_files = load_world_files(store, &rows)?;
+    let mut rekeyed = Vec::new();
+    for (row, wf) in rows.iter().zip(&world_files) {
+        let module = resolve::module_key(row.lang, &row.path, &layout);
+        if module != row.module {
+            let keys = resolve::file_keys(row.lang, &module, &wf.defs);
+            rekeyed.push((row.id, module, keys));
+        }
+    }
+    if layout_changed || !rekeyed.is_empty() {
+        store.transaction(|tx| {
+            for (id, module, keys) in &rekeyed {
+                tx.rekey_file(*id, module, keys)?;
+            }
+            tx.mark_all_pending()?;
+            tx.set_meta("manifests_hash", &manifests_hash)
+        })?;
+    }
+
+    let rows = if layout_changed || !rekeyed.is_empty() {
+        store.files()?
+    } else {
+        rows
+    };
+    let pending: Vec<usize> = rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !r.resolved)
+        .map(|(i, _)| i)
+        .collect();
+    report.resolved = pending.len();
+    if !pending.is_empty() {
+        resolve_pending(store, &rows, &mut world_files, &pending, &layout, cfg)?;
+    }
+
+    let skipped_rows: Vec<(String, String, String)> = report
+        .skipped
+        .iter()
+        .map(|s| {
+            (
+                s.path.clone(),
+                s.reason.as_str().to_string(),
+                s.detail.clone(),
+            )
+        })
+        .collect();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    if report.reindexed() > 0 || report.resolved > 0 || store.meta("last_update")?.is_none() {
+        store.transaction(|tx| {
+            tx.set_skipped(&skipped_rows)?;
+            tx.set_meta("last_update", &now.to_string())
+        })?;
+    }
+    report.files = rows.len();
+    report.elapsed = start.elapsed();
+    Ok(report)
+}
+
+fn read_and_extract(
+    root: &Path,
+    f: &walk::WalkedFile,
+    stored: Option<&crate::store::FileRow>,
+) -> Result<Option<Changed>, walk::Skipped> {
+    let skip = |reason, detail| walk::Skipped {
+        path: f.path.clone(),
+        reason,
+        detail,
+    };
+    let bytes = std::fs::read(root.join(&f.path)).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            skip(walk::SkipReason::Vanished, "deleted during the walk".into())
+        } else {
+            skip(walk::SkipReason::Unreadable, e.to_string())
+        }
+    })?;
+    let hash = blake3::hash(&bytes).to_hex().to_string();
+    if stored.is_some_and(|s| s.hash == hash && s.lang == f.lang) {
+        return Ok(None);
+    }
+    walk::check_text(&bytes).map_err(|(reason, detail)| skip(reason, detail))?;
+    let mut walked = f.clone();
+    walked.size = bytes.len() as u64;
+    Ok(Some(Changed {
+        walked,
+        hash,
+        facts: extract::extract(f.lang, &f.path, &bytes),
+    }))
+}
+
+/// A file's definitions and scope, decoded from the store.
+struct OwnedWorldFile {
+    defs: Vec<Def>,
+    scope: LangScope,
+}
+
+fn load_world_files(
+    store: &Store,
+    rows: &[crate::store::FileRow],
+) -> Result<Vec<OwnedWorldFile>, IndexError> {
+    let blobs: HashMap<i64, (Vec<u8>, Vec<u8>)> = store
+        .scopes()?
+        .into_iter()
+        .map(|(id, d, s)| (id, (d, s)))
+        .collect();
+    rows.par_iter()
+        .map(|r| {
+            let (d, s) = blobs
+                .get(&r.id)
+                .ok_or_else(|| StoreError::Blob(r.id, "missing".into()))?;
+            Ok(OwnedWorldFile {
+                defs: decode(r.id, d)?,
+                scope: decode(r.id, s)?,
+            })
+        })
+        .collect()
+}
+
+fn resolve_pending(
+    store: &mut Store,
+    rows: &[crate::store::FileRow],
+    world_files: &mut Vec<OwnedWorldFile>,
+    pending: &[usize],
+    layout: &Layout,
+    cfg: &IndexConfig,
+) -> Result<(), IndexError> {
+    if world_files.len() != rows.len() {
+        *world_files = load_world_files(store, rows)?;
+    }
+    let world = World::new(
+        rows.iter()
+            .zip(world_files.iter())
+            .map(|(r, f)| resolve::WorldInput {
+                path: &r.path,
+                lang: r.lang,
+                defs: &f.defs,
+                scope: &f.scope,
+            })
+            .collect(),
+        layout,
+    );
+    let prepared = resolve::prepare(&world);
+    let file_ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    let bar = progress_bar(
+        cfg.progress && pending.len() > 200,
+        pending.len() as u64,
+        "resolve",
+    );
+    for batch in pending.chunks(BATCH * 4) {
+        let refs: Vec<(usize, Vec<u8>)> = batch
+            .iter()
+            .map(|&i| Ok((i, store.refs_blob(rows[i].id)?)))
+            .collect::<Result<_, StoreError>>()?;
+        let resolved: Vec<(usize, FileResolution)> = refs
+            .par_iter()
+            .map(|(i, blob)| {
+                let refs: LangRefs = decode(rows[*i].id, blob)?;
+                let res = resolve::resolve_file(&world, &prepared, FileIdx(*i as u32), &refs);
+                bar.inc(1);
+                Ok((*i, res))
+            })
+            .collect::<Result<_, StoreError>>()?;
+        store.transaction(|tx| {
+            for (i, res) in &resolved {
+                let nid = |s: resolve::SymId| node_id(file_ids[s.file.0 as usize], s.def);
+                let edges: Vec<NewEdge> = res
+                    .edges
+                    .iter()
+                    .map(|e| {
+                        let (status, confidence) = grade(e.strategy);
+                        NewEdge {
+                            src: nid(e.src),
+                            dst: nid(e.dst),
+                            kind: e.kind,
+                            confidence,
+                            status,
+                            source: static_source(status),
+                            site: e.site.map(|p| (p.line, p.column)),
+                        }
+                    })
+                    .collect();
+                let unresolved: Vec<NewUnresolved> = res
+                    .unresolved
+                    .iter()
+                    .map(|u| NewUnresolved {
+                        src: node_id(file_ids[*i], u.src),
+                        name: &u.name,
+                        kind: u.kind,
+                        line: u.site.line,
+                        column: u.site.column,
+                        reason: &u.reason,
+                    })
+                    .collect();
+                tx.put_resolution(file_ids[*i], &edges, &unresolved)?;
+            }
+            Ok(())
+        })?;
+    }
+    bar.finish_and_clear();
+    Ok(())
+}
+
+fn encode<T: serde::Serialize>(v: &T) -> Vec<u8> {
+    postcard::to_allocvec(v).expect("facts serialize to memory")
+}
+
+fn decode<T: serde::de::DeserializeOwned>(id: i64, bytes: &[u8]) -> Result<T, StoreError> {
+    postcard::from_bytes(bytes).map_err(|e| StoreError::Blob(id, e.to_string()))
+}
+
+fn progress_bar(show: bool, len: u64, what: &'static str) -> ProgressBar {
+    use std::io::IsTerminal;
+    if !show || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(len);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{prefix:>8} [{bar:30}] {pos}/{len} files {per_sec} eta {eta}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    bar.set_prefix(what);
+    bar
+}

@@ -1,0 +1,458 @@
+//! Facts → edges with confidence. Pure: the whole repository's definitions
+//! and scopes ([`World`]) in, one file's edges out.
+//!
+//! Each language resolver models its language's scope and import rules and
+//! says *how* it resolved each site with a [`Strategy`]; the confidence and
+//! status of an edge come from one table, [`grade`], so the whole policy is
+//! in one place (DESIGN §3).
+
+pub mod python;
+pub mod rust;
+pub mod typescript;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use crate::extract::{Def, Family, FileFacts, Lang, LangRefs, LangScope};
+use crate::graph::{EdgeKind, NodeKind, Pos, Status};
+
+/// Why the resolver believes a site refers to its target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Strategy {
+    /// Defined in an enclosing scope of the same file; one candidate.
+    Local,
+    /// Bound by an explicit import (aliases included) to one definition.
+    Import,
+    /// Reached through re-exports (`__init__.py`, barrels, `pub use`).
+    ReExport,
+    /// A qualified path resolved by module rules: `pkg.mod.f`, `ns.f` for an
+    /// imported namespace, `crate::a::f`, `Type::f` on a known type.
+    Path,
+    /// `self.m()`, `this.m()`, `Self::m()`, `super().m()`, found on the
+    /// enclosing class or one of its bases.
+    SelfMember,
+    /// The receiver's type is known from a constructor call, an annotation
+    /// or a parameter type, and the member is found on that type.
+    TypedReceiver,
+    /// A bare name with no import in sight and exactly one definition of
+    /// that name in the repository.
+    NameUnique,
+    /// A bare name with no import in sight and `k` (≥ 2) definitions.
+    NameAmbiguous { k: u32 },
+    /// A member on a receiver of unknown type; `k` methods of that name.
+    Member { k: u32 },
+}
+
+/// More candidates than this and a site is left unresolved (for the
+/// language server), rather than spread over many weak edges.
+pub const MAX_CANDIDATES: u32 = 5;
+
+/// The confidence table (DESIGN §3). Everything a resolver decides ends here.
+///
+/// | strategy | status | confidence |
+/// |---|---|---|
+/// | `Local`, `Import`, `Path` | syntactic | 0.95 |
+/// | `ReExport`, `SelfMember` | syntactic | 0.9 |
+/// | `TypedReceiver` | inferred | 0.8 |
+/// | `NameUnique` | inferred | 0.7 |
+/// | `Member { k }` | inferred | 0.6 / k |
+/// | `NameAmbiguous { k }` | inferred | 0.5 / k |
+///
+/// `SelfMember` is not 0.95 because an override in a subclass can receive
+/// the call; `TypedReceiver` because local type inference can be wrong
+/// (reassignment, unions, duck typing).
+pub fn grade(strategy: Strategy) -> (Status, f64) {
+    match strategy {
+        Strategy::Local | Strategy::Import | Strategy::Path => (Status::Syntactic, 0.95),
+        Strategy::ReExport | Strategy::SelfMember => (Status::Syntactic, 0.9),
+        Strategy::TypedReceiver => (Status::Inferred, 0.8),
+        Strategy::NameUnique => (Status::Inferred, 0.7),
+        Strategy::Member { k } => (Status::Inferred, round2(0.6 / f64::from(k.max(1)))),
+        Strategy::NameAmbiguous { k } => (Status::Inferred, round2(0.5 / f64::from(k.max(1)))),
+    }
+}
+
+fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+/// The `source` of a statically resolved edge.
+pub fn static_source(status: Status) -> &'static str {
+    match status {
+        Status::Syntactic => "syntax",
+        _ => "heuristic",
+    }
+}
+
+/// Index of a file in the [`World`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FileIdx(pub u32);
+
+/// A definition anywhere in the [`World`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SymId {
+    pub file: FileIdx,
+    pub def: u32,
+}
+
+/// An edge whose site is in the file being resolved (the file "owns" it:
+/// re-resolving the file replaces all its edges).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResolvedEdge {
+    /// The referencing definition: the innermost definition enclosing the
+    /// site, in this file (`def` 0 = module level). Only `extends` and
+    /// `implements` from an `impl` block may name a definition elsewhere.
+    pub src: SymId,
+    pub dst: SymId,
+    pub kind: EdgeKind,
+    pub strategy: Strategy,
+    /// Where the referencing identifier starts; `None` only for edges that
+    /// have no site in the text.
+    pub site: Option<Pos>,
+}
+
+/// A site the resolver could not pin to an in-repo definition: kept, because
+/// it is what the language server will be asked about. Only sites whose name
+/// matches some in-repo definition are kept (`len`, `std::fs::read` are not).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unresolved {
+    pub src: u32,
+    pub name: String,
+    pub kind: EdgeKind,
+    pub site: Pos,
+    /// Short reason, e.g. `"no definition in repo"`, `"7 candidates"`,
+    /// `"dynamic attribute"`, `"external module"`.
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FileResolution {
+    pub edges: Vec<ResolvedEdge>,
+    pub unresolved: Vec<Unresolved>,
+}
+
+/// What module keys depend on beyond a file's own path: the set of indexed
+/// files and the manifests (`Cargo.toml`, `tsconfig.json`, `package.json`,
+/// `pyproject.toml`, `setup.cfg`) found in the walk.
+#[derive(Clone, Debug, Default)]
+pub struct Layout {
+    /// Every indexed source path, repo-relative with `/`.
+    pub files: BTreeSet<String>,
+    /// Manifest path (repo-relative) → its text.
+    pub manifests: BTreeMap<String, String>,
+}
+
+/// The manifest file names the walk collects into a [`Layout`].
+pub const MANIFESTS: [&str; 5] = [
+    "Cargo.toml",
+    "tsconfig.json",
+    "package.json",
+    "pyproject.toml",
+    "setup.cfg",
+];
+
+/// The module key of a file (DESIGN §2): `shop.payments.gateway`,
+/// `src/payments/gateway.ts`, `shop::payments::gateway`.
+pub fn module_key(lang: Lang, path: &str, layout: &Layout) -> String {
+    match lang.family() {
+        Family::Python => python::module_key(path, layout),
+        Family::Script => path.to_string(),
+        Family::Rust => rust::module_key(path, layout),
+    }
+}
+
+/// A definition's full key: the module key joined with its local name.
+pub fn def_key(lang: Lang, module_key: &str, local: &str) -> String {
+    if local.is_empty() {
+        return module_key.to_string();
+    }
+    let sep = match lang.family() {
+        Family::Python => ".",
+        Family::Script => ":",
+        Family::Rust => "::",
+    };
+    if module_key.is_empty() {
+        local.to_string()
+    } else {
+        format!("{module_key}{sep}{local}")
+    }
+}
+
+/// All keys of a file, with `#2`, `#3` suffixes on duplicates (conditional
+/// definitions, overloads).
+pub fn file_keys(lang: Lang, module_key: &str, defs: &[Def]) -> Vec<String> {
+    let mut seen: HashMap<String, u32> = HashMap::new();
+    defs.iter()
+        .map(|d| {
+            let key = def_key(lang, module_key, &d.local);
+            let n = seen.entry(key.clone()).or_insert(0);
+            *n += 1;
+            if *n == 1 {
+                key
+            } else {
+                format!("{key}#{n}")
+            }
+        })
+        .collect()
+}
+
+/// One file as the resolvers see it.
+pub struct WorldFile<'a> {
+    pub path: &'a str,
+    pub lang: Lang,
+    pub module_key: String,
+    pub keys: Vec<String>,
+    pub defs: &'a [Def],
+    pub scope: &'a LangScope,
+}
+
+/// Every file's definitions and scope, with the lookups all resolvers need.
+/// Language resolvers build their own extra indexes in `prepare`.
+pub struct World<'a> {
+    pub files: Vec<WorldFile<'a>>,
+    pub layout: &'a Layout,
+    pub by_path: HashMap<&'a str, FileIdx>,
+    /// Module key → files (usually one).
+    pub by_module: HashMap<String, Vec<FileIdx>>,
+    /// Bare name → definitions (modules excluded), in file order.
+    pub by_name: HashMap<&'a str, Vec<SymId>>,
+}
+
+/// Input to [`World::new`]: a file's path, language, definitions and scope.
+pub struct WorldInput<'a> {
+    pub path: &'a str,
+    pub lang: Lang,
+    pub defs: &'a [Def],
+    pub scope: &'a LangScope,
+}
+
+impl<'a> World<'a> {
+    pub fn new(inputs: Vec<WorldInput<'a>>, layout: &'a Layout) -> World<'a> {
+        let mut files = Vec::with_capacity(inputs.len());
+        let mut by_path = HashMap::with_capacity(inputs.len());
+        let mut by_module: HashMap<String, Vec<FileIdx>> = HashMap::new();
+        let mut by_name: HashMap<&'a str, Vec<SymId>> = HashMap::new();
+        for (i, input) in inputs.into_iter().enumerate() {
+            let idx = FileIdx(i as u32);
+            let module_key = module_key(input.lang, input.path, layout);
+            let keys = file_keys(input.lang, &module_key, input.defs);
+            by_path.insert(input.path, idx);
+            by_module.entry(module_key.clone()).or_default().push(idx);
+            for (d, def) in input.defs.iter().enumerate().skip(1) {
+                by_name.entry(def.name.as_str()).or_default().push(SymId {
+                    file: idx,
+                    def: d as u32,
+                });
+            }
+            files.push(WorldFile {
+                path: input.path,
+                lang: input.lang,
+                module_key,
+                keys,
+                defs: input.defs,
+                scope: input.scope,
+            });
+        }
+        World {
+            files,
+            layout,
+            by_path,
+            by_module,
+            by_name,
+        }
+    }
+
+    pub fn file(&self, idx: FileIdx) -> &WorldFile<'a> {
+        &self.files[idx.0 as usize]
+    }
+
+    pub fn def(&self, sym: SymId) -> &'a Def {
+        &self.files[sym.file.0 as usize].defs[sym.def as usize]
+    }
+
+    pub fn key(&self, sym: SymId) -> &str {
+        &self.files[sym.file.0 as usize].keys[sym.def as usize]
+    }
+
+    /// Definitions named `name` in files of the given family.
+    pub fn named(&self, name: &str, family: Family) -> impl Iterator<Item = SymId> + '_ {
+        self.by_name
+            .get(name)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(move |s| self.file(s.file).lang.family() == family)
+    }
+
+    /// Children of a definition (direct, by parent index).
+    pub fn children(&self, sym: SymId) -> impl Iterator<Item = SymId> + '_ {
+        let defs = self.file(sym.file).defs;
+        defs.iter()
+            .enumerate()
+            .filter(move |(_, d)| d.parent == Some(sym.def))
+            .map(move |(i, _)| SymId {
+                file: sym.file,
+                def: i as u32,
+            })
+    }
+}
+
+/// Per-language indexes built once per [`World`].
+pub struct Prepared {
+    python: python::Index,
+    script: typescript::Index,
+    rust: rust::Index,
+}
+
+pub fn prepare(world: &World) -> Prepared {
+    Prepared {
+        python: python::prepare(world),
+        script: typescript::prepare(world),
+        rust: rust::prepare(world),
+    }
+}
+
+/// Resolve one file's reference sites. The `contains` and `tests` edges are
+/// added here for every language, so resolvers only emit what needs rules.
+pub fn resolve_file(
+    world: &World,
+    prepared: &Prepared,
+    file: FileIdx,
+    refs: &LangRefs,
+) -> FileResolution {
+    let mut res = match refs {
+        LangRefs::Python(r) => python::resolve_file(world, &prepared.python, file, r),
+        LangRefs::Script(r) => typescript::resolve_file(world, &prepared.script, file, r),
+        LangRefs::Rust(r) => rust::resolve_file(world, &prepared.rust, file, r),
+    };
+    add_structural_edges(world, file, &mut res);
+    res.edges
+        .sort_by(|a, b| (a.site, a.src, a.kind, a.dst).cmp(&(b.site, b.src, b.kind, b.dst)));
+    res.edges.dedup();
+    res.unresolved
+        .sort_by(|a, b| (a.site, &a.name).cmp(&(b.site, &b.name)));
+    res
+}
+
+/// `contains` from each parent to its children, and `tests` from each test
+/// to the non-test code it calls or references directly.
+fn add_structural_edges(world: &World, file: FileIdx, res: &mut FileResolution) {
+    let defs = world.file(file).defs;
+    for (i, d) in defs.iter().enumerate() {
+        if let Some(p) = d.parent {
+            res.edges.push(ResolvedEdge {
+                src: SymId { file, def: p },
+                dst: SymId {
+                    file,
+                    def: i as u32,
+                },
+                kind: EdgeKind::Contains,
+                strategy: Strategy::Local,
+                site: None,
+            });
+        }
+    }
+    let mut tests = Vec::new();
+    for e in &res.edges {
+        if !matches!(e.kind, EdgeKind::Calls | EdgeKind::References) {
+            continue;
+        }
+        if e.src.file != file {
+            continue;
+        }
+        let Some(test) = enclosing_test(defs, e.src.def) else {
+            continue;
+        };
+        let target = world.def(e.dst);
+        if matches!(target.kind, NodeKind::Test | NodeKind::Module) {
+            continue;
+        }
+        tests.push(ResolvedEdge {
+            src: SymId { file, def: test },
+            dst: e.dst,
+            kind: EdgeKind::Tests,
+            strategy: e.strategy,
+            site: e.site,
+        });
+    }
+    res.edges.extend(tests);
+}
+
+/// The test a definition is or is nested in.
+fn enclosing_test(defs: &[Def], mut idx: u32) -> Option<u32> {
+    loop {
+        let d = defs.get(idx as usize)?;
+        if d.kind == NodeKind::Test {
+            return Some(idx);
+        }
+        idx = d.parent?;
+    }
+}
+
+/// Facts of a file as the indexer holds them, for building a [`World`].
+pub fn world_input<'a>(path: &'a str, lang: Lang, facts: &'a FileFacts) -> WorldInput<'a> {
+    WorldInput {
+        path,
+        lang,
+        defs: &facts.defs,
+        scope: &facts.scope,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grade_table_orders_strategies() {
+        let order = [
+            Strategy::Local,
+            Strategy::ReExport,
+            Strategy::TypedReceiver,
+            Strategy::NameUnique,
+            Strategy::Member { k: 1 },
+            Strategy::Member { k: 2 },
+        ];
+        let confs: Vec<f64> = order.iter().map(|s| grade(*s).1).collect();
+        assert!(confs.windows(2).all(|w| w[0] >= w[1]), "{confs:?}");
+        assert_eq!(grade(Strategy::Import), (Status::Syntactic, 0.95));
+        assert_eq!(grade(Strategy::Member { k: 3 }), (Status::Inferred, 0.2));
+        assert_eq!(
+            grade(Strategy::NameAmbiguous { k: 2 }),
+            (Status::Inferred, 0.25)
+        );
+        for s in [
+            Strategy::TypedReceiver,
+            Strategy::NameUnique,
+            Strategy::Member { k: 1 },
+        ] {
+            let (status, c) = grade(s);
+            assert_eq!(status, Status::Inferred);
+            assert!(c <= 0.8);
+        }
+    }
+
+    #[test]
+    fn duplicate_keys_get_suffixes() {
+        let d = |local: &str| Def {
+            name: local.rsplit('.').next().unwrap().to_string(),
+            local: local.to_string(),
+            kind: NodeKind::Function,
+            parent: Some(0),
+            pos: Pos { line: 1, column: 1 },
+            start_line: 1,
+            end_line: 1,
+            exported: true,
+        };
+        let defs = vec![d(""), d("f"), d("f"), d("g"), d("f")];
+        let keys = file_keys(Lang::Python, "pkg.m", &defs);
+        assert_eq!(
+            keys,
+            ["pkg.m", "pkg.m.f", "pkg.m.f#2", "pkg.m.g", "pkg.m.f#3"]
+        );
+        assert_eq!(
+            def_key(Lang::Rust, "shop::pay", "Gw::refund"),
+            "shop::pay::Gw::refund"
+        );
+        assert_eq!(def_key(Lang::TypeScript, "src/a.ts", "A.b"), "src/a.ts:A.b");
+    }
+}

@@ -1,0 +1,982 @@
+//! SQLite storage: the only module that knows SQL.
+//!
+//! One database per repository at `.refgraph/graph.db`, WAL mode so readers
+//! never wait for the writer. A schema version mismatch or a corrupted file
+//! is rebuilt from scratch (the graph is derived data).
+
+pub mod schema;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{params, params_from_iter, Connection, OptionalExtension};
+
+use crate::extract::{Def, Diagnostic, Lang};
+use crate::graph::{node_id, EdgeKind, NodeKind, Status};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database {path}: {source}")]
+    Sqlite {
+        path: String,
+        #[source]
+        source: rusqlite::Error,
+    },
+    #[error("cannot create {path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("corrupt fact blob for file id {0}: {1}")]
+    Blob(i64, String),
+}
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// What happened when the database was opened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OpenNote {
+    Existing,
+    Created,
+    /// Rebuilt: the reason (version mismatch, corruption).
+    Rebuilt(String),
+}
+
+pub struct Store {
+    conn: Connection,
+    path: String,
+}
+
+/// A row of the `files` table without its blobs.
+#[derive(Clone, Debug)]
+pub struct FileRow {
+    pub id: i64,
+    pub path: String,
+    pub lang: Lang,
+    pub hash: String,
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub module: String,
+    pub resolved: bool,
+}
+
+/// A node as stored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeRow {
+    pub id: i64,
+    pub key: String,
+    pub name: String,
+    pub kind: NodeKind,
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub exported: bool,
+}
+
+/// An edge as stored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EdgeRow {
+    pub src: i64,
+    pub dst: i64,
+    pub kind: EdgeKind,
+    pub confidence: f64,
+    pub status: Status,
+    pub source: String,
+    /// Site: file path, line, column.
+    pub site: Option<(String, u32, u32)>,
+}
+
+/// An edge to insert.
+pub struct NewEdge<'a> {
+    pub src: i64,
+    pub dst: i64,
+    pub kind: EdgeKind,
+    pub confidence: f64,
+    pub status: Status,
+    pub source: &'a str,
+    pub site: Option<(u32, u32)>,
+}
+
+/// An unresolved site to insert.
+pub struct NewUnresolved<'a> {
+    pub src: i64,
+    pub name: &'a str,
+    pub kind: EdgeKind,
+    pub line: u32,
+    pub column: u32,
+    pub reason: &'a str,
+}
+
+const NODE_COLS: &str =
+    "n.id, n.key, n.name, n.kind, f.path, n.line, n.col, n.start_line, n.end_line, n.exported";
+
+fn node_row(r: &rusqlite::Row) -> rusqlite::Result<NodeRow> {
+    Ok(NodeRow {
+        id: r.get(0)?,
+        key: r.get(1)?,
+        name: r.get(2)?,
+        kind: NodeKind::parse(&r.get::<_, String>(3)?).unwrap_or(NodeKind::Function),
+        file: r.get(4)?,
+        line: r.get(5)?,
+        column: r.get(6)?,
+        start_line: r.get(7)?,
+        end_line: r.get(8)?,
+        exported: r.get::<_, i64>(9)? != 0,
+    })
+}
+
+impl Store {
+    /// Open (or create) the database at `path`, rebuilding it when its
+    /// schema version differs or it is not a readable refgraph database.
+    pub fn open(path: &Path) -> Result<(Store, OpenNote)> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
+                path: dir.display().to_string(),
+                source,
+            })?;
+        }
+        let existed = path.exists();
+        match Store::try_open(path) {
+            Ok(Some(store)) => Ok((
+                store,
+                if existed {
+                    OpenNote::Existing
+                } else {
+                    OpenNote::Created
+                },
+            )),
+            Ok(None) => {
+                let found = Store::read_version(path);
+                Store::remove(path)?;
+                let store = Store::try_open(path)?.expect("fresh database has the current schema");
+                Ok((
+                    store,
+                    OpenNote::Rebuilt(format!(
+                        "schema version {} found, {} expected",
+                        found.map_or("unknown".to_string(), |v| v.to_string()),
+                        schema::SCHEMA_VERSION
+                    )),
+                ))
+            }
+            Err(e) => {
+                Store::remove(path)?;
+                let store = Store::try_open(path)?.expect("fresh database has the current schema");
+                Ok((
+                    store,
+                    OpenNote::Rebuilt(format!("unreadable database ({e})")),
+                ))
+            }
+        }
+    }
+
+    pub fn open_in_memory() -> Result<Store> {
+        let conn = Connection::open_in_memory().map_err(|e| sql(":memory:", e))?;
+        let store = Store {
+            conn,
+            path: ":memory:".into(),
+        };
+        store.init()?;
+        Ok(store)
+    }
+
+    fn read_version(path: &Path) -> Option<i64> {
+        let conn = Connection::open(path).ok()?;
+        conn.query_row(
+            "SELECT value FROM meta WHERE key = 'schema_version'",
+            [],
+            |r| r.get::<_, String>(0),
+        )
+        .ok()?
+        .parse()
+        .ok()
+    }
+
+    fn remove(path: &Path) -> Result<()> {
+        for suffix in ["", "-wal", "-shm"] {
+            let p = PathBuf::from(format!("{}{suffix}", path.display()));
+            match std::fs::remove_file(&p) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(source) => {
+                    return Err(StoreError::Io {
+                        path: p.display().to_string(),
+                        source,
+                    })
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `Ok(None)`: a readable database with another schema version.
+    fn try_open(path: &Path) -> Result<Option<Store>> {
+        let name = path.display().to_string();
+        let conn = Connection::open(path).map_err(|e| sql(&name, e))?;
+        conn.busy_timeout(Duration::from_secs(30))
+            .map_err(|e| sql(&name, e))?;
+        let store = Store { conn, path: name };
+        store
+            .conn
+            .execute_batch(schema::PRAGMAS)
+            .map_err(|e| sql(&store.path, e))?;
+        let has_meta: bool = store
+            .conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .map_err(|e| sql(&store.path, e))?
+            > 0;
+        if !has_meta {
+            let tables: i64 = store
+                .conn
+                .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+                .map_err(|e| sql(&store.path, e))?;
+            if tables > 0 {
+                return Ok(None);
+            }
+            store.init()?;
+            return Ok(Some(store));
+        }
+        let version = store.meta("schema_version")?;
+        if version.as_deref() != Some(&schema::SCHEMA_VERSION.to_string()) {
+            return Ok(None);
+        }
+        // A cheap integrity probe: a corrupt file usually fails here.
+        store
+            .conn
+            .query_row("SELECT count(*) FROM files", [], |r| r.get::<_, i64>(0))
+            .map_err(|e| sql(&store.path, e))?;
+        Ok(Some(store))
+    }
+
+    fn init(&self) -> Result<()> {
+        let tx = self
+            .conn
+            .unchecked_transaction()
+            .map_err(|e| sql(&self.path, e))?;
+        tx.execute_batch(schema::SCHEMA)
+            .map_err(|e| sql(&self.path, e))?;
+        tx.execute_batch(schema::INDEXES)
+            .map_err(|e| sql(&self.path, e))?;
+        tx.execute_batch(TRIGGERS).map_err(|e| sql(&self.path, e))?;
+        tx.execute(
+            "INSERT INTO meta (key, value) VALUES ('schema_version', ?1)",
+            [schema::SCHEMA_VERSION.to_string()],
+        )
+        .map_err(|e| sql(&self.path, e))?;
+        tx.commit().map_err(|e| sql(&self.path, e))
+    }
+
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    fn err(&self, e: rusqlite::Error) -> StoreError {
+        sql(&self.path, e)
+    }
+
+    pub fn meta(&self, key: &str) -> Result<Option<String>> {
+        self.conn
+            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
+        self.conn
+            .execute(
+                "INSERT INTO meta (key, value) VALUES (?1, ?2)
+                 ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                [key, value],
+            )
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    /// Run `f` in one transaction: all of it lands, or none of it.
+    pub fn transaction<T>(&mut self, f: impl FnOnce(&Writer) -> Result<T>) -> Result<T> {
+        let path = self.path.clone();
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(|e| sql(&path, e))?;
+        let out = f(&Writer {
+            conn: &tx,
+            path: &path,
+        })?;
+        tx.commit().map_err(|e| sql(&path, e))?;
+        Ok(out)
+    }
+
+    pub fn files(&self) -> Result<Vec<FileRow>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT id, path, lang, hash, size, mtime_ns, module, resolved FROM files ORDER BY path",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok(FileRow {
+                    id: r.get(0)?,
+                    path: r.get(1)?,
+                    lang: Lang::parse(&r.get::<_, String>(2)?).unwrap_or(Lang::Python),
+                    hash: r.get(3)?,
+                    size: r.get::<_, i64>(4)? as u64,
+                    mtime_ns: r.get(5)?,
+                    module: r.get(6)?,
+                    resolved: r.get::<_, i64>(7)? != 0,
+                })
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Every file's definitions and scope blobs (for building the world).
+    pub fn scopes(&self) -> Result<Vec<(i64, Vec<u8>, Vec<u8>)>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT id, defs, scope FROM files")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    /// One file's reference blob.
+    pub fn refs_blob(&self, file_id: i64) -> Result<Vec<u8>> {
+        self.conn
+            .prepare_cached("SELECT refs FROM files WHERE id = ?1")
+            .map_err(|e| self.err(e))?
+            .query_row([file_id], |r| r.get(0))
+            .map_err(|e| self.err(e))
+    }
+
+    /// Files whose resolution depends on any of `names`.
+    pub fn files_referencing(&self, names: &[&str]) -> Result<Vec<i64>> {
+        let mut out = Vec::new();
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT file_id FROM ref_names WHERE name = ?1")
+            .map_err(|e| self.err(e))?;
+        for n in names {
+            let ids = stmt
+                .query_map([n], |r| r.get::<_, i64>(0))
+                .map_err(|e| self.err(e))?;
+            for id in ids {
+                out.push(id.map_err(|e| self.err(e))?);
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        Ok(out)
+    }
+
+    /// Files owning an edge whose source or target is a node of `file_id`.
+    pub fn files_linked_to(&self, file_id: i64) -> Result<Vec<i64>> {
+        let lo = node_id(file_id, 0);
+        let hi = node_id(file_id + 1, 0);
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT owner FROM edges WHERE dst >= ?1 AND dst < ?2
+                 UNION SELECT owner FROM edges WHERE src >= ?1 AND src < ?2",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([lo, hi], |r| r.get::<_, i64>(0))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Names of the definitions of a file (for the affected-set computation).
+    pub fn def_names(&self, file_id: i64) -> Result<Vec<String>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT DISTINCT name FROM nodes WHERE file_id = ?1")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([file_id], |r| r.get::<_, String>(0))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    pub fn count(&self, table: Table) -> Result<u64> {
+        self.conn
+            .query_row(&format!("SELECT count(*) FROM {}", table.name()), [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .map(|n| n as u64)
+            .map_err(|e| self.err(e))
+    }
+
+    /// `(kind, status, count)` over all edges, sorted.
+    pub fn edge_counts(&self) -> Result<Vec<(String, String, u64)>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT kind, status, count(*) FROM edges GROUP BY kind, status ORDER BY kind, status")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as u64))
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    /// `(kind, count)` over all nodes.
+    pub fn node_counts(&self) -> Result<Vec<(String, u64)>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT kind, count(*) FROM nodes GROUP BY kind ORDER BY kind")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    /// `(lang, files)` per language.
+    pub fn file_counts(&self) -> Result<Vec<(String, u64)>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT lang, count(*) FROM files GROUP BY lang ORDER BY lang")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    pub fn skipped(&self) -> Result<Vec<(String, String, String)>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT path, reason, detail FROM skipped ORDER BY path")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    /// `(path, line, column, message)` for every diagnostic, sorted.
+    pub fn diagnostics(&self) -> Result<Vec<(String, u32, u32, String)>> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT f.path, d.line, d.col, d.message FROM diagnostics d
+                 JOIN files f ON f.id = d.file_id ORDER BY f.path, d.line, d.col",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Nodes whose key or name equals `q` exactly, or whose key ends with
+    /// `q` on a `.`/`::`/`:` boundary.
+    pub fn nodes_exact(&self, q: &str) -> Result<Vec<NodeRow>> {
+        let sql = format!(
+            "SELECT {NODE_COLS} FROM nodes n JOIN files f ON f.id = n.file_id
+             WHERE n.key = ?1 OR n.name = ?1
+                OR n.key LIKE '%.' || ?2 ESCAPE '\\'
+                OR n.key LIKE '%:' || ?2 ESCAPE '\\'
+             ORDER BY n.key, f.path, n.line"
+        );
+        let escaped = q
+            .replace('\\', "\\\\")
+            .replace('%', "\\%")
+            .replace('_', "\\_");
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(params![q, escaped], node_row)
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Full-text search over names and keys (FTS5), best first.
+    pub fn nodes_search(&self, q: &str, limit: usize) -> Result<Vec<NodeRow>> {
+        let terms: Vec<String> = q
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|t| !t.is_empty())
+            .map(|t| format!("\"{}\"*", t.replace('"', "")))
+            .collect();
+        if terms.is_empty() {
+            return Ok(Vec::new());
+        }
+        let sql = format!(
+            "SELECT {NODE_COLS} FROM nodes_fts s
+             JOIN nodes n ON n.id = s.rowid JOIN files f ON f.id = n.file_id
+             WHERE nodes_fts MATCH ?1 ORDER BY s.rank, n.key LIMIT ?2"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(params![terms.join(" "), limit as i64], node_row)
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Nodes of one file, in source order.
+    pub fn nodes_of_file(&self, path: &str) -> Result<Option<Vec<NodeRow>>> {
+        let id: Option<i64> = self
+            .conn
+            .query_row("SELECT id FROM files WHERE path = ?1", [path], |r| r.get(0))
+            .optional()
+            .map_err(|e| self.err(e))?;
+        let Some(id) = id else { return Ok(None) };
+        let sql = format!(
+            "SELECT {NODE_COLS} FROM nodes n JOIN files f ON f.id = n.file_id
+             WHERE n.file_id = ?1 ORDER BY n.id"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        let rows = stmt.query_map([id], node_row).map_err(|e| self.err(e))?;
+        Ok(Some(
+            rows.collect::<rusqlite::Result<_>>()
+                .map_err(|e| self.err(e))?,
+        ))
+    }
+
+    /// Every node, sorted by id.
+    pub fn all_nodes(&self) -> Result<Vec<NodeRow>> {
+        let sql = format!(
+            "SELECT {NODE_COLS} FROM nodes n JOIN files f ON f.id = n.file_id ORDER BY f.path, n.id"
+        );
+        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
+        let rows = stmt.query_map([], node_row).map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Every edge except refuted ones, with its site.
+    pub fn all_edges(&self) -> Result<Vec<EdgeRow>> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT e.src, e.dst, e.kind, e.confidence, e.status, e.source, f.path, e.line, e.col
+                 FROM edges e JOIN files f ON f.id = e.owner
+                 WHERE e.status != 'refuted'
+                 ORDER BY e.src, e.dst, e.kind, f.path, e.line, e.col",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| {
+                let line: Option<u32> = r.get(7)?;
+                let col: Option<u32> = r.get(8)?;
+                Ok(EdgeRow {
+                    src: r.get(0)?,
+                    dst: r.get(1)?,
+                    kind: EdgeKind::parse(&r.get::<_, String>(2)?).unwrap_or(EdgeKind::References),
+                    confidence: r.get(3)?,
+                    status: Status::parse(&r.get::<_, String>(4)?).unwrap_or(Status::Inferred),
+                    source: r.get(5)?,
+                    site: match (line, col) {
+                        (Some(l), Some(c)) => Some((r.get(6)?, l, c)),
+                        _ => None,
+                    },
+                })
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    pub fn checkpoint(&self) -> Result<()> {
+        self.conn
+            .execute_batch("PRAGMA wal_checkpoint(PASSIVE);")
+            .map_err(|e| self.err(e))
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum Table {
+    Files,
+    Nodes,
+    Edges,
+    Unresolved,
+    Diagnostics,
+}
+
+impl Table {
+    fn name(self) -> &'static str {
+        match self {
+            Table::Files => "files",
+            Table::Nodes => "nodes",
+            Table::Edges => "edges",
+            Table::Unresolved => "unresolved",
+            Table::Diagnostics => "diagnostics",
+        }
+    }
+}
+
+const TRIGGERS: &str = "
+CREATE TRIGGER nodes_ai AFTER INSERT ON nodes BEGIN
+    INSERT INTO nodes_fts (rowid, name, key) VALUES (new.id, new.name, new.key);
+END;
+CREATE TRIGGER nodes_ad AFTER DELETE ON nodes BEGIN
+    INSERT INTO nodes_fts (nodes_fts, rowid, name, key) VALUES ('delete', old.id, old.name, old.key);
+END;
+CREATE TRIGGER nodes_au AFTER UPDATE ON nodes BEGIN
+    INSERT INTO nodes_fts (nodes_fts, rowid, name, key) VALUES ('delete', old.id, old.name, old.key);
+    INSERT INTO nodes_fts (rowid, name, key) VALUES (new.id, new.name, new.key);
+END;
+";
+
+/// Writes inside one transaction (see [`Store::transaction`]).
+pub struct Writer<'a> {
+    conn: &'a Connection,
+    path: &'a str,
+}
+
+/// A file's new facts, encoded.
+pub struct FileWrite<'a> {
+    pub path: &'a str,
+    pub lang: Lang,
+    pub hash: &'a str,
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub module: &'a str,
+    pub defs: &'a [Def],
+    pub keys: &'a [String],
+    pub defs_blob: &'a [u8],
+    pub scope_blob: &'a [u8],
+    pub refs_blob: &'a [u8],
+    pub ref_names: &'a [String],
+    pub diagnostics: &'a [Diagnostic],
+}
+
+impl Writer<'_> {
+    fn err(&self, e: rusqlite::Error) -> StoreError {
+        sql(self.path, e)
+    }
+
+    /// Insert or replace a file with its nodes, names and diagnostics; the
+    /// file is left pending resolution. Returns its id (kept when the path
+    /// was already indexed).
+    pub fn put_file(&self, f: &FileWrite) -> Result<i64> {
+        let existing: Option<i64> = self
+            .conn
+            .prepare_cached("SELECT id FROM files WHERE path = ?1")
+            .map_err(|e| self.err(e))?
+            .query_row([f.path], |r| r.get(0))
+            .optional()
+            .map_err(|e| self.err(e))?;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs() as i64)
+            .unwrap_or(0);
+        let id = match existing {
+            Some(id) => {
+                self.clear_file_facts(id)?;
+                self.conn
+                    .prepare_cached(
+                        "UPDATE files SET lang = ?2, hash = ?3, size = ?4, mtime_ns = ?5, module = ?6,
+                         defs = ?7, scope = ?8, refs = ?9, resolved = 0, indexed_at = ?10 WHERE id = ?1",
+                    )
+                    .map_err(|e| self.err(e))?
+                    .execute(params![
+                        id,
+                        f.lang.as_str(),
+                        f.hash,
+                        f.size as i64,
+                        f.mtime_ns,
+                        f.module,
+                        f.defs_blob,
+                        f.scope_blob,
+                        f.refs_blob,
+                        now
+                    ])
+                    .map_err(|e| self.err(e))?;
+                id
+            }
+            None => {
+                self.conn
+                    .prepare_cached(
+                        "INSERT INTO files (path, lang, hash, size, mtime_ns, module, defs, scope, refs, resolved, indexed_at)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0, ?10)",
+                    )
+                    .map_err(|e| self.err(e))?
+                    .execute(params![
+                        f.path,
+                        f.lang.as_str(),
+                        f.hash,
+                        f.size as i64,
+                        f.mtime_ns,
+                        f.module,
+                        f.defs_blob,
+                        f.scope_blob,
+                        f.refs_blob,
+                        now
+                    ])
+                    .map_err(|e| self.err(e))?;
+                self.conn.last_insert_rowid()
+            }
+        };
+        self.put_nodes(id, f.defs, f.keys)?;
+        let mut names = self
+            .conn
+            .prepare_cached("INSERT OR IGNORE INTO ref_names (name, file_id) VALUES (?1, ?2)")
+            .map_err(|e| self.err(e))?;
+        for n in f.ref_names {
+            names.execute(params![n, id]).map_err(|e| self.err(e))?;
+        }
+        let mut diags = self
+            .conn
+            .prepare_cached(
+                "INSERT INTO diagnostics (file_id, line, col, message) VALUES (?1, ?2, ?3, ?4)",
+            )
+            .map_err(|e| self.err(e))?;
+        for d in f.diagnostics {
+            diags
+                .execute(params![id, d.pos.line, d.pos.column, d.message])
+                .map_err(|e| self.err(e))?;
+        }
+        Ok(id)
+    }
+
+    fn put_nodes(&self, file_id: i64, defs: &[Def], keys: &[String]) -> Result<()> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "INSERT INTO nodes (id, file_id, key, name, kind, line, col, start_line, end_line, parent, exported)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            )
+            .map_err(|e| self.err(e))?;
+        for (i, (d, key)) in defs.iter().zip(keys).enumerate() {
+            stmt.execute(params![
+                node_id(file_id, i as u32),
+                file_id,
+                key,
+                d.name,
+                d.kind.as_str(),
+                d.pos.line,
+                d.pos.column,
+                d.start_line,
+                d.end_line,
+                d.parent.map(|p| node_id(file_id, p)),
+                d.exported as i64
+            ])
+            .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    /// Re-key a file's nodes (its module key changed; its facts did not).
+    pub fn rekey_file(&self, file_id: i64, module: &str, keys: &[String]) -> Result<()> {
+        self.conn
+            .prepare_cached("UPDATE files SET module = ?2 WHERE id = ?1")
+            .map_err(|e| self.err(e))?
+            .execute(params![file_id, module])
+            .map_err(|e| self.err(e))?;
+        let mut stmt = self
+            .conn
+            .prepare_cached("UPDATE nodes SET key = ?2 WHERE id = ?1")
+            .map_err(|e| self.err(e))?;
+        for (i, key) in keys.iter().enumerate() {
+            stmt.execute(params![node_id(file_id, i as u32), key])
+                .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    /// Only the size and mtime changed (same content).
+    pub fn touch_file(&self, file_id: i64, size: u64, mtime_ns: i64) -> Result<()> {
+        self.conn
+            .prepare_cached("UPDATE files SET size = ?2, mtime_ns = ?3 WHERE id = ?1")
+            .map_err(|e| self.err(e))?
+            .execute(params![file_id, size as i64, mtime_ns])
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    fn clear_file_facts(&self, id: i64) -> Result<()> {
+        for sql in [
+            "DELETE FROM nodes WHERE file_id = ?1",
+            "DELETE FROM ref_names WHERE file_id = ?1",
+            "DELETE FROM diagnostics WHERE file_id = ?1",
+            "DELETE FROM edges WHERE owner = ?1",
+            "DELETE FROM unresolved WHERE owner = ?1",
+        ] {
+            self.conn
+                .prepare_cached(sql)
+                .map_err(|e| self.err(e))?
+                .execute([id])
+                .map_err(|e| self.err(e))?;
+        }
+        // Edges other files own that point into this file are stale now;
+        // their owners are marked pending by the caller and re-resolved.
+        let lo = node_id(id, 0);
+        let hi = node_id(id + 1, 0);
+        self.conn
+            .prepare_cached(
+                "DELETE FROM edges WHERE (dst >= ?1 AND dst < ?2) OR (src >= ?1 AND src < ?2)",
+            )
+            .map_err(|e| self.err(e))?
+            .execute([lo, hi])
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// Remove a file and everything it owns.
+    pub fn delete_file(&self, id: i64) -> Result<()> {
+        self.clear_file_facts(id)?;
+        self.conn
+            .prepare_cached("DELETE FROM files WHERE id = ?1")
+            .map_err(|e| self.err(e))?
+            .execute([id])
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    /// Mark files pending resolution.
+    pub fn mark_pending(&self, ids: &[i64]) -> Result<()> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("UPDATE files SET resolved = 0 WHERE id = ?1")
+            .map_err(|e| self.err(e))?;
+        for id in ids {
+            stmt.execute([id]).map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    pub fn mark_all_pending(&self) -> Result<()> {
+        self.conn
+            .execute("UPDATE files SET resolved = 0", [])
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    /// Replace the edges and unresolved sites a file owns, and mark it resolved.
+    pub fn put_resolution(
+        &self,
+        file_id: i64,
+        edges: &[NewEdge],
+        unresolved: &[NewUnresolved],
+    ) -> Result<()> {
+        for sql in [
+            "DELETE FROM edges WHERE owner = ?1",
+            "DELETE FROM unresolved WHERE owner = ?1",
+        ] {
+            self.conn
+                .prepare_cached(sql)
+                .map_err(|e| self.err(e))?
+                .execute([file_id])
+                .map_err(|e| self.err(e))?;
+        }
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "INSERT INTO edges (owner, src, dst, kind, confidence, status, source, line, col)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            )
+            .map_err(|e| self.err(e))?;
+        for e in edges {
+            stmt.execute(params![
+                file_id,
+                e.src,
+                e.dst,
+                e.kind.as_str(),
+                e.confidence,
+                e.status.as_str(),
+                e.source,
+                e.site.map(|s| s.0),
+                e.site.map(|s| s.1)
+            ])
+            .map_err(|e| self.err(e))?;
+        }
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "INSERT INTO unresolved (owner, src, name, kind, line, col, reason)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )
+            .map_err(|e| self.err(e))?;
+        for u in unresolved {
+            stmt.execute(params![
+                file_id,
+                u.src,
+                u.name,
+                u.kind.as_str(),
+                u.line,
+                u.column,
+                u.reason
+            ])
+            .map_err(|e| self.err(e))?;
+        }
+        self.conn
+            .prepare_cached("UPDATE files SET resolved = 1 WHERE id = ?1")
+            .map_err(|e| self.err(e))?
+            .execute([file_id])
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    pub fn set_skipped(&self, skipped: &[(String, String, String)]) -> Result<()> {
+        self.conn
+            .execute("DELETE FROM skipped", [])
+            .map_err(|e| self.err(e))?;
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "INSERT OR REPLACE INTO skipped (path, reason, detail) VALUES (?1, ?2, ?3)",
+            )
+            .map_err(|e| self.err(e))?;
+        for (p, r, d) in skipped {
+            stmt.execute(params![p, r, d]).map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
+        self.conn
+            .execute(
+                "INSERT INTO meta (key, value) VALUES (?1, ?2)
+                 ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                [key, value],
+            )
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    /// Ids of files whose path is in `paths`.
+    pub fn ids_of(&self, paths: &[&str]) -> Result<Vec<i64>> {
+        if paths.is_empty() {
+            return Ok(Vec::new());
+        }
+        let marks = vec!["?"; paths.len()].join(",");
+        let mut stmt = self
+            .conn
+            .prepare(&format!("SELECT id FROM files WHERE path IN ({marks})"))
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(params_from_iter(paths), |r| r.get::<_, i64>(0))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+}
+
+fn sql(path: &str, source: rusqlite::Error) -> StoreError {
+    StoreError::Sqlite {
+        path: path.to_string(),
+        source,
+    }
+}

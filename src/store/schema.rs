@@ -1,0 +1,114 @@
+//! The database schema. A version mismatch rebuilds the database (the graph
+//! is derived data: rebuilding loses nothing but time).
+
+/// Bump on any change to [`SCHEMA`] or to the encoding of the fact blobs.
+pub const SCHEMA_VERSION: i64 = 1;
+
+pub const PRAGMAS: &str = "
+PRAGMA journal_mode = WAL;
+PRAGMA synchronous = NORMAL;
+PRAGMA foreign_keys = OFF;
+PRAGMA temp_store = MEMORY;
+PRAGMA cache_size = -65536;
+";
+
+pub const SCHEMA: &str = "
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) STRICT;
+
+-- One row per indexed source file. `resolved = 0` marks a file whose edges
+-- must be (re)computed: it is set in the same transaction as the change that
+-- makes it necessary, so an interrupted run is completed by the next one.
+CREATE TABLE files (
+    id          INTEGER PRIMARY KEY,
+    path        TEXT NOT NULL UNIQUE,
+    lang        TEXT NOT NULL,
+    hash        TEXT NOT NULL,
+    size        INTEGER NOT NULL,
+    mtime_ns    INTEGER NOT NULL,
+    module      TEXT NOT NULL,
+    defs        BLOB NOT NULL,
+    scope       BLOB NOT NULL,
+    refs        BLOB NOT NULL,
+    resolved    INTEGER NOT NULL,
+    indexed_at  INTEGER NOT NULL
+) STRICT;
+
+-- Node ids are file_id << 20 | index of the definition in its file.
+CREATE TABLE nodes (
+    id          INTEGER PRIMARY KEY,
+    file_id     INTEGER NOT NULL,
+    key         TEXT NOT NULL,
+    name        TEXT NOT NULL,
+    kind        TEXT NOT NULL,
+    line        INTEGER NOT NULL,
+    col         INTEGER NOT NULL,
+    start_line  INTEGER NOT NULL,
+    end_line    INTEGER NOT NULL,
+    parent      INTEGER,
+    exported    INTEGER NOT NULL
+) STRICT;
+
+-- `owner` is the file whose resolution produced the edge (the site's file);
+-- re-resolving a file replaces exactly the edges it owns.
+CREATE TABLE edges (
+    id          INTEGER PRIMARY KEY,
+    owner       INTEGER NOT NULL,
+    src         INTEGER NOT NULL,
+    dst         INTEGER NOT NULL,
+    kind        TEXT NOT NULL,
+    confidence  REAL NOT NULL,
+    status      TEXT NOT NULL,
+    source      TEXT NOT NULL,
+    line        INTEGER,
+    col         INTEGER
+) STRICT;
+
+CREATE TABLE unresolved (
+    owner   INTEGER NOT NULL,
+    src     INTEGER NOT NULL,
+    name    TEXT NOT NULL,
+    kind    TEXT NOT NULL,
+    line    INTEGER NOT NULL,
+    col     INTEGER NOT NULL,
+    reason  TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE ref_names (
+    name    TEXT NOT NULL,
+    file_id INTEGER NOT NULL,
+    PRIMARY KEY (name, file_id)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE diagnostics (
+    file_id INTEGER NOT NULL,
+    line    INTEGER NOT NULL,
+    col     INTEGER NOT NULL,
+    message TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE skipped (
+    path    TEXT PRIMARY KEY,
+    reason  TEXT NOT NULL,
+    detail  TEXT NOT NULL
+) STRICT;
+
+CREATE VIRTUAL TABLE nodes_fts USING fts5(
+    name, key, content = 'nodes', content_rowid = 'id',
+    tokenize = \"unicode61 tokenchars '_'\"
+);
+";
+
+pub const INDEXES: &str = "
+CREATE INDEX nodes_file ON nodes(file_id);
+CREATE INDEX nodes_key ON nodes(key);
+CREATE INDEX nodes_name ON nodes(name);
+CREATE INDEX edges_owner ON edges(owner);
+CREATE INDEX edges_src ON edges(src, kind);
+CREATE INDEX edges_dst ON edges(dst, kind);
+CREATE INDEX unresolved_owner ON unresolved(owner);
+CREATE INDEX ref_names_file ON ref_names(file_id);
+CREATE INDEX diagnostics_file ON diagnostics(file_id);
+";

@@ -1,0 +1,257 @@
+//! Walk a repository: source files by language, manifests, and what was
+//! skipped and why. Respects `.gitignore`; never follows symlinks (a link
+//! could lead outside the repository, or round in a loop).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::UNIX_EPOCH;
+
+use ignore::{WalkBuilder, WalkState};
+
+use crate::extract::Lang;
+use crate::resolve::MANIFESTS;
+
+/// Folders users expect skipped: dependencies, build output, virtualenvs, caches.
+pub const SKIP_DIRS: [&str; 18] = [
+    ".git",
+    ".hg",
+    ".svn",
+    ".refgraph",
+    "node_modules",
+    "bower_components",
+    "target",
+    "dist",
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".tox",
+    ".nox",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    "site-packages",
+    ".next",
+];
+
+#[derive(Clone, Debug)]
+pub struct WalkConfig {
+    /// Files larger than this are skipped (generated or minified, mostly).
+    pub max_file_size: u64,
+    /// Honour `.gitignore` and friends.
+    pub respect_gitignore: bool,
+}
+
+impl Default for WalkConfig {
+    fn default() -> Self {
+        WalkConfig {
+            max_file_size: 1024 * 1024,
+            respect_gitignore: true,
+        }
+    }
+}
+
+/// A source file found by the walk.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WalkedFile {
+    /// Repo-relative, `/`-separated.
+    pub path: String,
+    pub lang: Lang,
+    pub size: u64,
+    /// Modification time in nanoseconds since the epoch (0 if unknown).
+    pub mtime_ns: i64,
+}
+
+/// Why a file was not indexed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SkipReason {
+    TooLarge,
+    Symlink,
+    Unreadable,
+    Binary,
+    InvalidUtf8,
+    Vanished,
+}
+
+impl SkipReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkipReason::TooLarge => "too large",
+            SkipReason::Symlink => "symlink",
+            SkipReason::Unreadable => "unreadable",
+            SkipReason::Binary => "binary",
+            SkipReason::InvalidUtf8 => "invalid utf-8",
+            SkipReason::Vanished => "vanished",
+        }
+    }
+}
+
+/// A file that was skipped, with the reason.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Skipped {
+    pub path: String,
+    pub reason: SkipReason,
+    pub detail: String,
+}
+
+#[derive(Debug, Default)]
+pub struct Walk {
+    /// Sorted by path.
+    pub files: Vec<WalkedFile>,
+    /// Manifest path → absolute path, for the layout.
+    pub manifests: BTreeMap<String, PathBuf>,
+    /// Sorted by path.
+    pub skipped: Vec<Skipped>,
+    /// Folders skipped by name (`node_modules`, `target`, …).
+    pub skipped_dirs: u64,
+}
+
+/// Walk `root`. Errors on single entries are recorded in `skipped`; the walk
+/// itself does not fail.
+pub fn walk(root: &Path, config: &WalkConfig) -> Walk {
+    let out = Mutex::new(Walk::default());
+    let mut builder = WalkBuilder::new(root);
+    builder
+        .follow_links(false)
+        .hidden(false)
+        .git_ignore(config.respect_gitignore)
+        .git_global(false)
+        .git_exclude(config.respect_gitignore)
+        .ignore(config.respect_gitignore)
+        .parents(config.respect_gitignore)
+        .require_git(false)
+        .threads(2);
+    let skipped_dirs = Arc::new(AtomicU64::new(0));
+    let counter = Arc::clone(&skipped_dirs);
+    builder.filter_entry(move |e| {
+        let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+        let skip = is_dir && e.depth() > 0 && skip_dir(e.path());
+        if skip {
+            counter.fetch_add(1, Ordering::Relaxed);
+        }
+        !skip
+    });
+    builder.build_parallel().run(|| {
+        let out = &out;
+        Box::new(move |entry| {
+            match entry {
+                Ok(e) => visit(root, &e, config, out),
+                Err(err) => {
+                    let path = match &err {
+                        ignore::Error::WithPath { path, .. } => rel_path(root, path),
+                        _ => String::new(),
+                    };
+                    out.lock().unwrap().skipped.push(Skipped {
+                        path,
+                        reason: SkipReason::Unreadable,
+                        detail: err.to_string(),
+                    });
+                }
+            }
+            WalkState::Continue
+        })
+    });
+    let mut walk = out.into_inner().unwrap();
+    walk.skipped_dirs = skipped_dirs.load(Ordering::Relaxed);
+    walk.files.sort_by(|a, b| a.path.cmp(&b.path));
+    walk.skipped.sort();
+    walk
+}
+
+fn skip_dir(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    SKIP_DIRS.contains(&name) || path.join("pyvenv.cfg").is_file()
+}
+
+fn visit(root: &Path, e: &ignore::DirEntry, config: &WalkConfig, out: &Mutex<Walk>) {
+    let Some(ft) = e.file_type() else { return };
+    if ft.is_dir() {
+        return;
+    }
+    let path = rel_path(root, e.path());
+    let name = e.file_name().to_str().unwrap_or("");
+    let lang = Lang::of_path(name);
+    if MANIFESTS.contains(&name) && ft.is_file() {
+        out.lock()
+            .unwrap()
+            .manifests
+            .insert(path, e.path().to_path_buf());
+        return;
+    }
+    let Some(lang) = lang else { return };
+    if ft.is_symlink() {
+        out.lock().unwrap().skipped.push(Skipped {
+            path,
+            reason: SkipReason::Symlink,
+            detail: "symlinks are not followed".into(),
+        });
+        return;
+    }
+    let meta = match e.metadata() {
+        Ok(m) => m,
+        Err(err) => {
+            out.lock().unwrap().skipped.push(Skipped {
+                path,
+                reason: SkipReason::Vanished,
+                detail: err.to_string(),
+            });
+            return;
+        }
+    };
+    if meta.len() > config.max_file_size {
+        out.lock().unwrap().skipped.push(Skipped {
+            path,
+            reason: SkipReason::TooLarge,
+            detail: format!("{} bytes, limit {}", meta.len(), config.max_file_size),
+        });
+        return;
+    }
+    let mtime_ns = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0);
+    out.lock().unwrap().files.push(WalkedFile {
+        path,
+        lang,
+        size: meta.len(),
+        mtime_ns,
+    });
+}
+
+/// `root/a/b.py` → `a/b.py`.
+pub fn rel_path(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    let mut s = String::new();
+    for (i, c) in rel.components().enumerate() {
+        if i > 0 {
+            s.push('/');
+        }
+        s.push_str(&c.as_os_str().to_string_lossy());
+    }
+    s
+}
+
+/// Check bytes read from a source file: not binary, valid UTF-8.
+pub fn check_text(bytes: &[u8]) -> Result<(), (SkipReason, String)> {
+    let head = &bytes[..bytes.len().min(8192)];
+    if head.contains(&0) {
+        return Err((SkipReason::Binary, "contains NUL bytes".into()));
+    }
+    if let Err(e) = std::str::from_utf8(bytes) {
+        let upto = &bytes[..e.valid_up_to()];
+        let line = upto.iter().filter(|&&b| b == b'\n').count() + 1;
+        return Err((
+            SkipReason::InvalidUtf8,
+            format!(
+                "invalid UTF-8 at line {line}, byte offset {}",
+                e.valid_up_to()
+            ),
+        ));
+    }
+    Ok(())
+}

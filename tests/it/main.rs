@@ -1,0 +1,5 @@
+//! One integration test binary; a module per area.
+
+mod python;
+mod rust_lang;
+mod typescript;

@@ -1,0 +1,1 @@
+//! Fixture tests for python: the exact graph of fixtures/python.

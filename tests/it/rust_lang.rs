@@ -1,0 +1,1 @@
+//! Fixture tests for rust_lang: the exact graph of fixtures/rust.

@@ -1,0 +1,1 @@
+//! Fixture tests for typescript: the exact graph of fixtures/typescript.
