@@ -38,15 +38,17 @@ pub fn extract_files(
                 },
                 detail: e.to_string(),
             })?;
-            walk::check_text(&bytes).map_err(|(reason, detail)| walk::Skipped {
+            let warning = walk::check_text(&bytes).map_err(|(reason, detail)| walk::Skipped {
                 path: f.path.clone(),
                 reason,
                 detail,
             })?;
+            let mut facts = extract::extract(f.lang, &f.path, &bytes);
+            facts.diagnostics.extend(warning);
             Ok(Analyzed {
                 path: f.path.clone(),
                 lang: f.lang,
-                facts: extract::extract(f.lang, &f.path, &bytes),
+                facts,
             })
         })
         .collect();
@@ -533,13 +535,16 @@ fn read_and_extract(
     if stored.is_some_and(|s| s.hash == hash && s.lang == f.lang) {
         return Ok(None);
     }
-    walk::check_text(&bytes).map_err(|(reason, detail)| skip(reason, detail))?;
+    let warning = walk::check_text(&bytes).map_err(|(reason, detail)| skip(reason, detail))?;
     let mut walked = f.clone();
     walked.size = bytes.len() as u64;
+    let mut facts = extract::extract(f.lang, &f.path, &bytes);
+    facts.diagnostics.extend(warning);
+    facts.diagnostics.sort_by_key(|d| d.pos);
     Ok(Some(Changed {
         walked,
         hash,
-        facts: extract::extract(f.lang, &f.path, &bytes),
+        facts,
     }))
 }
 

@@ -1,8 +1,12 @@
 //! refgraph: a code graph whose guessed edges are confirmed by language servers.
 
+pub mod api;
+pub mod cli;
 pub mod extract;
+pub mod git;
 pub mod graph;
 pub mod index;
+pub mod query;
 pub mod resolve;
 pub mod store;
 pub mod walk;

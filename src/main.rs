@@ -1,1 +1,31 @@
-fn main() {}
+//! The `refgraph` binary: parse arguments, run, map errors to exit codes.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use refgraph::cli::{self, Cli};
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("RUST_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { cli::EXIT_ERROR } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match cli::run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("refgraph: {e:#}");
+            ExitCode::from(cli::EXIT_ERROR)
+        }
+    }
+}

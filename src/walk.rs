@@ -13,6 +13,9 @@ use ignore::{WalkBuilder, WalkState};
 use crate::extract::Lang;
 use crate::resolve::MANIFESTS;
 
+/// Version-control and refgraph's own folders: skipped, not counted.
+const VCS_DIRS: [&str; 4] = [".git", ".hg", ".svn", ".refgraph"];
+
 /// Folders users expect skipped: dependencies, build output, virtualenvs, caches.
 pub const SKIP_DIRS: [&str; 18] = [
     ".git",
@@ -70,7 +73,6 @@ pub enum SkipReason {
     Symlink,
     Unreadable,
     Binary,
-    InvalidUtf8,
     Vanished,
 }
 
@@ -81,7 +83,6 @@ impl SkipReason {
             SkipReason::Symlink => "symlink",
             SkipReason::Unreadable => "unreadable",
             SkipReason::Binary => "binary",
-            SkipReason::InvalidUtf8 => "invalid utf-8",
             SkipReason::Vanished => "vanished",
         }
     }
@@ -127,7 +128,12 @@ pub fn walk(root: &Path, config: &WalkConfig) -> Walk {
     builder.filter_entry(move |e| {
         let is_dir = e.file_type().is_some_and(|t| t.is_dir());
         let skip = is_dir && e.depth() > 0 && skip_dir(e.path());
-        if skip {
+        if skip
+            && !e
+                .file_name()
+                .to_str()
+                .is_some_and(|n| n.starts_with('.') && VCS_DIRS.contains(&n))
+        {
             counter.fetch_add(1, Ordering::Relaxed);
         }
         !skip
@@ -236,8 +242,12 @@ pub fn rel_path(root: &Path, path: &Path) -> String {
     s
 }
 
-/// Check bytes read from a source file: not binary, valid UTF-8.
-pub fn check_text(bytes: &[u8]) -> Result<(), (SkipReason, String)> {
+/// Check bytes read from a source file. Binary files are refused; a file
+/// that is not valid UTF-8 is still parsed (Tree-sitter reads bytes), and
+/// the returned diagnostic says where the first invalid byte is.
+pub fn check_text(
+    bytes: &[u8],
+) -> Result<Option<crate::extract::Diagnostic>, (SkipReason, String)> {
     let head = &bytes[..bytes.len().min(8192)];
     if head.contains(&0) {
         return Err((SkipReason::Binary, "contains NUL bytes".into()));
@@ -245,13 +255,14 @@ pub fn check_text(bytes: &[u8]) -> Result<(), (SkipReason, String)> {
     if let Err(e) = std::str::from_utf8(bytes) {
         let upto = &bytes[..e.valid_up_to()];
         let line = upto.iter().filter(|&&b| b == b'\n').count() + 1;
-        return Err((
-            SkipReason::InvalidUtf8,
-            format!(
-                "invalid UTF-8 at line {line}, byte offset {}",
-                e.valid_up_to()
-            ),
-        ));
+        let line_start = upto.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        return Ok(Some(crate::extract::Diagnostic {
+            pos: crate::graph::Pos {
+                line: line as u32,
+                column: (upto.len() - line_start + 1) as u32,
+            },
+            message: "invalid UTF-8: the file is indexed as bytes from here on".into(),
+        }));
     }
-    Ok(())
+    Ok(None)
 }
