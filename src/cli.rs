@@ -29,9 +29,9 @@ pub struct Cli {
     /// Print JSON instead of text.
     #[arg(long, global = true)]
     pub json: bool,
-    /// Skip source files larger than this many bytes.
-    #[arg(long, global = true, value_name = "BYTES", default_value_t = 1024 * 1024)]
-    pub max_file_size: u64,
+    /// Skip source files larger than this many bytes [default: `[index] max_file_size` in .refgraph/config.toml, else 1 MiB].
+    #[arg(long, global = true, value_name = "BYTES")]
+    pub max_file_size: Option<u64>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -98,9 +98,14 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             ..
         }
     );
+    crate::index::check_root(&root)?;
+    let config = crate::config::load(&root)?;
     let cfg = IndexConfig {
         walk: WalkConfig {
-            max_file_size: cli.max_file_size,
+            max_file_size: cli
+                .max_file_size
+                .or(config.index.max_file_size)
+                .unwrap_or(WalkConfig::default().max_file_size),
             ..WalkConfig::default()
         },
         progress,

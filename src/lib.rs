@@ -2,6 +2,7 @@
 
 pub mod api;
 pub mod cli;
+pub mod config;
 pub mod extract;
 pub mod git;
 pub mod graph;

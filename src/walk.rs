@@ -73,6 +73,7 @@ pub enum SkipReason {
     Symlink,
     Unreadable,
     Binary,
+    NotAFile,
     Vanished,
 }
 
@@ -83,6 +84,7 @@ impl SkipReason {
             SkipReason::Symlink => "symlink",
             SkipReason::Unreadable => "unreadable",
             SkipReason::Binary => "binary",
+            SkipReason::NotAFile => "not a file",
             SkipReason::Vanished => "vanished",
         }
     }
@@ -193,6 +195,14 @@ fn visit(root: &Path, e: &ignore::DirEntry, config: &WalkConfig, out: &Mutex<Wal
             path,
             reason: SkipReason::Symlink,
             detail: "symlinks are not followed".into(),
+        });
+        return;
+    }
+    if !ft.is_file() {
+        out.lock().unwrap().skipped.push(Skipped {
+            path,
+            reason: SkipReason::NotAFile,
+            detail: "not a regular file (a fifo, socket or device)".into(),
         });
         return;
     }
