@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""refgraph indexing benchmark on real, pinned open-source code.
+
+Downloads the projects below from the package registries (once, into
+bench/work/), indexes each with the release binary, and prints a table:
+files, nodes, edges, cold index time and files/s, peak RSS, database size,
+re-index after changing 10 files, no-change freshness check, `find` latency.
+
+    python3 bench/run.py                 # all projects
+    python3 bench/run.py django          # one
+    python3 bench/run.py --no-build      # reuse target/release/refgraph
+
+Every number is measured here, on this machine, in this run.
+"""
+import json
+import os
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tarfile
+import time
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+WORK = ROOT / "bench" / "work"
+BIN = ROOT / "target" / "release" / "refgraph"
+
+PROJECTS = {
+    # name: (kind, spec, main language)
+    "django": ("pypi", "Django==5.1.4", "python"),
+    "effect": ("npm", "effect@3.12.0", "typescript"),
+    "zod": ("npm", "zod@4.1.12", "typescript"),
+    "rust-vendor": ("cargo", "bench/corpus-rust", "rust"),
+    "rust-large": ("cargo", "bench/corpus-rust-large", "rust"),
+}
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, **kw)
+
+
+def fetch(name):
+    kind, spec, _ = PROJECTS[name]
+    dest = WORK / name
+    if (dest / ".fetched").exists():
+        return dest
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    dl = WORK / f"{name}.download"
+    shutil.rmtree(dl, ignore_errors=True)
+    dl.mkdir(parents=True)
+    if kind == "pypi":
+        pkg = spec.split("==")[0]
+        sh([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", pkg, spec, "-d", str(dl)])
+        (archive,) = list(dl.iterdir())
+        if archive.name.endswith(".zip"):
+            zipfile.ZipFile(archive).extractall(dest)
+        else:
+            tarfile.open(archive).extractall(dest, filter="data")
+    elif kind == "npm":
+        sh(["npm", "pack", "--silent", spec], cwd=dl, stdout=subprocess.DEVNULL)
+        (archive,) = list(dl.glob("*.tgz"))
+        tarfile.open(archive).extractall(dest, filter="data")
+    elif kind == "cargo":
+        corpus = ROOT / spec
+        sh(["cargo", "vendor", "--quiet", "--versioned-dirs", "--manifest-path", str(corpus / "Cargo.toml"), str(dest / "vendor")],
+           stdout=subprocess.DEVNULL)
+        for ck in dest.rglob(".cargo-checksum.json"):
+            ck.unlink()
+    shutil.rmtree(dl, ignore_errors=True)
+    # A git work tree, so `index.head` is reported like on a real checkout.
+    sh(["git", "init", "-q", str(dest)])
+    sh(["git", "-C", str(dest), "add", "-A"], stdout=subprocess.DEVNULL)
+    sh(["git", "-C", str(dest), "-c", "user.name=bench", "-c", "user.email=bench@localhost",
+        "commit", "-qm", "pinned sources"], stdout=subprocess.DEVNULL)
+    (dest / ".fetched").write_text(spec + "\n")
+    return dest
+
+
+def timed(args, repo):
+    """Run refgraph; return (wall seconds, peak RSS MiB, parsed JSON stdout)."""
+    cmd = ["/usr/bin/time", "-f", "%M", str(BIN), "--repo", str(repo), "--json", *args]
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    if p.returncode not in (0, 1):
+        sys.exit(f"refgraph {' '.join(args)} failed on {repo}:\n{p.stderr}")
+    rss_kib = int(p.stderr.strip().splitlines()[-1])
+    return wall, rss_kib / 1024, json.loads(p.stdout) if p.stdout.strip() else None
+
+
+def source_files(repo, lang):
+    exts = {"python": (".py",), "typescript": (".ts", ".tsx"), "rust": (".rs",)}[lang]
+    out = []
+    for dirpath, dirs, files in os.walk(repo):
+        dirs[:] = [d for d in dirs if d not in (".git", ".refgraph", "node_modules", "target", "dist")]
+        out += [Path(dirpath) / f for f in files if f.endswith(exts)]
+    return sorted(out)
+
+
+def bench(name):
+    repo = fetch(name)
+    lang = PROJECTS[name][2]
+    shutil.rmtree(repo / ".refgraph", ignore_errors=True)
+    cold_wall, cold_rss, summary = timed(["index", "--no-progress"], repo)
+    db = repo / ".refgraph" / "graph.db"
+    db_mb = sum(f.stat().st_size for f in db.parent.glob("graph.db*")) / 2**20
+
+    # No-change freshness check (what every query does first), best of 5.
+    fresh = []
+    for _ in range(5):
+        wall, _, s = timed(["index", "--no-progress"], repo)
+        fresh.append(s["seconds"])
+    fresh_ms = min(fresh) * 1000
+
+    # Change 10 files: append a new function to each, then re-index.
+    rng = random.Random(7)
+    files = rng.sample(source_files(repo, lang), 10)
+    originals = {f: f.read_bytes() for f in files}
+    snippet = {
+        "python": "\n\ndef refgraph_bench_added_{i}():\n    return {i}\n",
+        "typescript": "\nexport function refgraphBenchAdded{i}() {{ return {i} }}\n",
+        "rust": "\npub fn refgraph_bench_added_{i}() -> u32 {{ {i} }}\n",
+    }[lang]
+    try:
+        for i, f in enumerate(files):
+            f.write_bytes(originals[f] + snippet.format(i=i).encode())
+        _, _, s = timed(["index", "--no-progress"], repo)
+        reindex_ms = s["seconds"] * 1000
+        assert s["extracted"] == 10, s
+    finally:
+        for f, b in originals.items():
+            f.write_bytes(b)
+    timed(["index", "--no-progress"], repo)
+
+    # find latency (whole process: start, open, freshness check, query).
+    names = ["get", "parse", "Error", "run", "init"]
+    lat = []
+    for q in names * 2:
+        wall, _, _ = timed(["find", q, "--limit", "5"], repo)
+        lat.append(wall * 1000)
+    return {
+        "project": name,
+        "files": summary["files"],
+        "nodes": summary["nodes"],
+        "edges": summary["edges"],
+        "cold_s": summary["seconds"],
+        "cold_wall_s": cold_wall,
+        "files_per_s": summary["files"] / summary["seconds"],
+        "peak_rss_mb": cold_rss,
+        "db_mb": db_mb,
+        "reindex10_ms": reindex_ms,
+        "fresh_ms": fresh_ms,
+        "find_p50_ms": statistics.median(lat),
+        "diagnostics": len(summary["diagnostics"]),
+    }
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if "--no-build" not in sys.argv:
+        sh(["cargo", "build", "--release", "--quiet", "--bin", "refgraph"], cwd=ROOT)
+    names = args or list(PROJECTS)
+    rows = [bench(n) for n in names]
+    cols = [
+        ("project", "{}"), ("files", "{}"), ("nodes", "{}"), ("edges", "{}"),
+        ("cold_s", "{:.2f}"), ("files_per_s", "{:.0f}"), ("peak_rss_mb", "{:.0f}"),
+        ("db_mb", "{:.1f}"), ("reindex10_ms", "{:.0f}"), ("fresh_ms", "{:.0f}"),
+        ("find_p50_ms", "{:.1f}"), ("diagnostics", "{}"),
+    ]
+    cells = [[c for c, _ in cols]] + [[f.format(r[c]) for c, f in cols] for r in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(cols))]
+    print(f"\nrefgraph {subprocess.run([str(BIN), '--version'], capture_output=True, text=True).stdout.strip()}, "
+          f"{os.cpu_count()} cores")
+    for j, row in enumerate(cells):
+        print("| " + " | ".join(c.rjust(w) for c, w in zip(row, widths)) + " |")
+        if j == 0:
+            print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    print("\ncold_s / fresh_ms / reindex10_ms: time inside `refgraph index` (update only);"
+          " peak_rss_mb: whole process; find_p50_ms: whole process (spawn + freshness check + query).")
+
+
+if __name__ == "__main__":
+    main()
