@@ -171,3 +171,225 @@ pub struct Site {
     pub line: u32,
     pub column: u32,
 }
+
+/// How far an answer was checked against language servers.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+pub struct Verification {
+    /// The confidence the answer was asked for.
+    pub min_confidence: f64,
+    /// Items below it (shown labelled, never dropped).
+    pub below_threshold: usize,
+    /// Items confirmed by a language server for this answer.
+    pub verified_now: usize,
+    /// State of the language server(s) involved: `ready`, `unavailable`, `not installed`, `not asked`.
+    pub server: String,
+    /// What to do to get verified answers, when something is missing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+/// One reference site.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct RefItem {
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    /// The innermost definition enclosing the site.
+    pub referrer: Symbol,
+    pub confidence: f64,
+    pub status: String,
+    pub source: String,
+    /// `calls`, `references`, `imports`, `extends`, `implements`.
+    pub kind: String,
+    /// Set on sites the graph could not resolve to one definition.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// `refgraph refs` / `find_referencing_symbols`.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct RefsResult {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<Symbol>,
+    /// Set instead of `symbol` when the name is ambiguous.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub candidates: Option<Vec<Symbol>>,
+    pub results: Vec<RefItem>,
+    pub total: usize,
+    pub shown: usize,
+    pub truncated: bool,
+    pub index: IndexInfo,
+    pub verification: Verification,
+}
+
+/// A caller or callee with the path that reaches it.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct CallItem {
+    #[serde(flatten)]
+    pub symbol: Symbol,
+    pub depth: u32,
+    /// Keys from the queried symbol to this one.
+    pub path: Vec<String>,
+    /// The weakest confidence along the path.
+    pub confidence: f64,
+    /// The weakest status along the path.
+    pub status: String,
+}
+
+/// `refgraph callers` / `find_callers`, `find_callers_transitive`; `refgraph callees` / `find_callees`.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct CallsResult {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<Symbol>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub candidates: Option<Vec<Symbol>>,
+    pub results: Vec<CallItem>,
+    pub total: usize,
+    pub shown: usize,
+    pub truncated: bool,
+    pub index: IndexInfo,
+    pub verification: Verification,
+}
+
+/// A file that depends on the queried one.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct DependentItem {
+    pub file: String,
+    /// Import statements (or uses) in that file pointing at the queried file.
+    pub sites: usize,
+    pub confidence: f64,
+    pub status: String,
+}
+
+/// `refgraph dependents` / `find_dependents`.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct DependentsResult {
+    pub file: String,
+    pub results: Vec<DependentItem>,
+    pub total: usize,
+    pub shown: usize,
+    pub truncated: bool,
+    pub index: IndexInfo,
+    pub verification: Verification,
+}
+
+/// A changed symbol.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct ChangedSymbol {
+    #[serde(flatten)]
+    pub symbol: Symbol,
+    /// `modified`, `added` or `deleted`.
+    pub change: String,
+}
+
+/// An impacted symbol.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct ImpactedSymbol {
+    #[serde(flatten)]
+    pub symbol: Symbol,
+    pub depth: u32,
+    pub confidence: f64,
+    pub status: String,
+    /// Some test reaches it.
+    pub tested: bool,
+    /// Higher is riskier: fan-in, no test, policy path, closeness to the change.
+    pub risk: f64,
+}
+
+/// `refgraph blast-radius` / `blast_radius`.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct BlastRadius {
+    /// What was compared, e.g. `working tree vs HEAD`, `commit abc123`.
+    pub change: String,
+    pub changed: Vec<ChangedSymbol>,
+    pub impacted: Vec<ImpactedSymbol>,
+    pub tests: Vec<Symbol>,
+    pub untested: Vec<String>,
+    pub total: usize,
+    pub shown: usize,
+    pub truncated: bool,
+    /// Edges below `min_confidence` not followed.
+    pub edges_left_out: usize,
+    pub index: IndexInfo,
+    pub verification: Verification,
+}
+
+/// A symbol with a number (fan-in, betweenness, …).
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct ScoredSymbol {
+    #[serde(flatten)]
+    pub symbol: Symbol,
+    pub score: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fan_in: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fan_out: Option<usize>,
+}
+
+/// Results of a whole-graph analysis.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Analysis<T> {
+    pub results: Vec<T>,
+    pub total: usize,
+    pub shown: usize,
+    pub truncated: bool,
+    pub min_confidence: f64,
+    /// Edges below `min_confidence`, not counted.
+    pub edges_left_out: usize,
+    /// Set when a sampled approximation was used (betweenness), with the sample size.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sampled: Option<usize>,
+    pub index: IndexInfo,
+}
+
+/// A strongly connected component.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Cycle {
+    pub size: usize,
+    /// Keys (function level) or file paths (file level), sorted.
+    pub members: Vec<String>,
+}
+
+/// A `detect_dead_code` finding.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct DeadItem {
+    #[serde(flatten)]
+    pub symbol: Symbol,
+    /// `dead`: nothing reaches it and nothing could; `unknown`: only
+    /// unconfirmed or unresolved references could reach it.
+    pub verdict: String,
+    pub reason: String,
+}
+
+/// A community of densely connected symbols.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Community {
+    pub id: usize,
+    pub size: usize,
+    /// The most connected members' keys (at most 10).
+    pub top: Vec<String>,
+    /// Files with members, most first (at most 10).
+    pub files: Vec<String>,
+}
+
+/// Edges between two communities.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Crossing {
+    pub from: usize,
+    pub to: usize,
+    pub edges: usize,
+}
+
+/// `refgraph communities` / `find_communities`.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Communities {
+    pub results: Vec<Community>,
+    pub crossing: Vec<Crossing>,
+    pub modularity: f64,
+    pub total: usize,
+    pub shown: usize,
+    pub truncated: bool,
+    pub min_confidence: f64,
+    pub edges_left_out: usize,
+    pub index: IndexInfo,
+}

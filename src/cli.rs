@@ -12,7 +12,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::api;
 use crate::index::IndexConfig;
-use crate::query::{self, Session};
+use crate::query::{self, ChangeSpec, Session};
 use crate::walk::WalkConfig;
 
 #[derive(Parser, Debug)]
@@ -60,6 +60,112 @@ pub enum Command {
         #[arg(long, default_value_t = 200)]
         limit: usize,
     },
+    /// Every site referencing a symbol, with its enclosing symbol (find_referencing_symbols).
+    Refs {
+        symbol: String,
+        #[arg(long)]
+        min_confidence: Option<f64>,
+        #[arg(long, default_value_t = 100)]
+        limit: usize,
+    },
+    /// Who calls a symbol; --depth N for all callers up to N hops, with paths.
+    Callers {
+        symbol: String,
+        #[arg(long, default_value_t = 1)]
+        depth: u32,
+        #[arg(long)]
+        min_confidence: Option<f64>,
+        #[arg(long, default_value_t = 100)]
+        limit: usize,
+    },
+    /// What a symbol calls.
+    Callees {
+        symbol: String,
+        #[arg(long)]
+        min_confidence: Option<f64>,
+        #[arg(long, default_value_t = 100)]
+        limit: usize,
+    },
+    /// Files that import a file or use what it defines.
+    Dependents {
+        file: String,
+        #[arg(long)]
+        min_confidence: Option<f64>,
+        #[arg(long, default_value_t = 100)]
+        limit: usize,
+    },
+    /// What a change impacts: changed symbols, transitive dependents, the tests reaching them, untested impact.
+    BlastRadius {
+        /// One commit (against its first parent).
+        #[arg(long, conflicts_with_all = ["range", "diff", "staged"])]
+        commit: Option<String>,
+        /// A range A..B or A...B.
+        #[arg(long, conflicts_with_all = ["diff", "staged"])]
+        range: Option<String>,
+        /// A unified diff file (`-` for stdin).
+        #[arg(long, conflicts_with = "staged")]
+        diff: Option<PathBuf>,
+        /// The staged change.
+        #[arg(long)]
+        staged: bool,
+        #[arg(long, default_value_t = 5)]
+        depth: u32,
+        #[arg(long)]
+        min_confidence: Option<f64>,
+        #[arg(long, default_value_t = 15)]
+        limit: usize,
+        /// Also write the full JSON answer to this file (for CI).
+        #[arg(long)]
+        output: Option<PathBuf>,
+        /// Exit 3 when an impacted item on a policy path is not verified.
+        #[arg(long)]
+        strict: bool,
+    },
+    /// Functions and methods no test reaches.
+    Untested {
+        #[arg(long)]
+        min_confidence: Option<f64>,
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+    },
+    /// The most connected symbols.
+    Hubs {
+        #[arg(long)]
+        min_confidence: Option<f64>,
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+    },
+    /// Symbols most paths go through (betweenness centrality).
+    Bridges {
+        #[arg(long)]
+        min_confidence: Option<f64>,
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+    },
+    /// Dependency cycles (strongly connected components).
+    Cycles {
+        /// Between files instead of functions.
+        #[arg(long)]
+        files: bool,
+        #[arg(long)]
+        min_confidence: Option<f64>,
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+    },
+    /// Definitions no entry point reaches: `dead`, or `unknown` where the graph cannot know.
+    DeadCode {
+        #[arg(long)]
+        min_confidence: Option<f64>,
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+    },
+    /// Clusters of densely connected symbols and the edges between them.
+    Communities {
+        #[arg(long)]
+        min_confidence: Option<f64>,
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+    },
     /// Write the whole graph.
     Export {
         #[arg(long, value_enum, default_value_t = ExportFormat::Json)]
@@ -77,9 +183,11 @@ pub enum ExportFormat {
     Dot,
 }
 
-/// Exit codes: 0 ok, 1 nothing found, 2 error.
+/// Exit codes: 0 ok, 1 nothing found (or an ambiguous name), 2 error,
+/// 3 a gate failed (`--strict`).
 pub const EXIT_NOT_FOUND: u8 = 1;
 pub const EXIT_ERROR: u8 = 2;
+pub const EXIT_STRICT: u8 = 3;
 
 pub fn run(cli: Cli) -> Result<ExitCode> {
     let root = match (&cli.command, &cli.repo) {
@@ -173,6 +281,234 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(exit_found(ov.total > 0))
         }
+        Command::Refs {
+            symbol,
+            min_confidence,
+            limit,
+        } => {
+            let r = session.refs(&symbol, min_confidence, limit)?;
+            if cli.json {
+                print_json(&mut out, &r)?;
+            } else if let Some(c) = &r.candidates {
+                render_candidates(&mut out, &symbol, c)?;
+            } else {
+                let s = r.symbol.as_ref().expect("symbol or candidates");
+                writeln!(out, "{} {} ({}:{})", s.kind, s.key, s.file, s.line)?;
+                for i in &r.results {
+                    let note = i
+                        .note
+                        .as_deref()
+                        .map(|n| format!("  [{n}]"))
+                        .unwrap_or_default();
+                    writeln!(
+                        out,
+                        "  {}:{}:{}  {} in {}  {} {:.2}{}{note}",
+                        i.file,
+                        i.line,
+                        i.column,
+                        i.kind,
+                        i.referrer.key,
+                        i.status,
+                        i.confidence,
+                        label(i.confidence, r.verification.min_confidence)
+                    )?;
+                }
+                if r.results.is_empty() {
+                    writeln!(out, "  no references in the repository (none resolved, none unresolved with this name)")?;
+                }
+                render_footer(&mut out, r.shown, r.total, &r.index)?;
+                render_verification(&mut out, &r.verification)?;
+            }
+            Ok(if r.candidates.is_some() {
+                ExitCode::from(EXIT_NOT_FOUND)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        Command::Callers {
+            symbol,
+            depth,
+            min_confidence,
+            limit,
+        } => {
+            let r = session.callers(&symbol, depth, min_confidence, limit)?;
+            render_calls(&mut out, cli.json, &symbol, &r)
+        }
+        Command::Callees {
+            symbol,
+            min_confidence,
+            limit,
+        } => {
+            let r = session.callees(&symbol, min_confidence, limit)?;
+            render_calls(&mut out, cli.json, &symbol, &r)
+        }
+        Command::Dependents {
+            file,
+            min_confidence,
+            limit,
+        } => {
+            let r = session.dependents(&file, min_confidence, limit)?;
+            if cli.json {
+                print_json(&mut out, &r)?;
+            } else {
+                writeln!(out, "{}", r.file)?;
+                for d in &r.results {
+                    writeln!(
+                        out,
+                        "  {}  {} sites  {} {:.2}",
+                        d.file, d.sites, d.status, d.confidence
+                    )?;
+                }
+                render_footer(&mut out, r.shown, r.total, &r.index)?;
+            }
+            Ok(exit_found(r.total > 0))
+        }
+        Command::BlastRadius {
+            commit,
+            range,
+            diff,
+            staged,
+            depth,
+            min_confidence,
+            limit,
+            output,
+            strict,
+        } => {
+            let spec = if let Some(c) = commit {
+                ChangeSpec::Commit(c)
+            } else if let Some(r) = range {
+                ChangeSpec::Range(r)
+            } else if let Some(d) = diff {
+                let text = if d.as_os_str() == "-" {
+                    let mut t = String::new();
+                    std::io::Read::read_to_string(&mut std::io::stdin(), &mut t)
+                        .context("cannot read the diff from stdin")?;
+                    t
+                } else {
+                    std::fs::read_to_string(&d)
+                        .with_context(|| format!("cannot read diff file {}", d.display()))?
+                };
+                ChangeSpec::Diff(text)
+            } else if staged {
+                ChangeSpec::Staged
+            } else {
+                ChangeSpec::WorkingTree
+            };
+            let full = session.blast_radius(&spec, depth, min_confidence, usize::MAX)?;
+            if let Some(path) = output {
+                std::fs::write(&path, serde_json::to_string_pretty(&full)? + "\n")
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+            }
+            let unverified_policy = full
+                .impacted
+                .iter()
+                .filter(|i| {
+                    i.status != "verified"
+                        && session.threshold(None, &i.symbol.file)
+                            > crate::query::DEFAULT_MIN_CONFIDENCE
+                })
+                .count();
+            let mut r = full;
+            r.shown = r.impacted.len().min(limit);
+            r.truncated = r.total > r.shown;
+            r.impacted.truncate(limit);
+            if cli.json {
+                print_json(&mut out, &r)?;
+            } else {
+                render_blast(&mut out, &r)?;
+            }
+            if strict && unverified_policy > 0 {
+                eprintln!("refgraph: --strict: {unverified_policy} impacted items on policy paths are not verified by a language server");
+                return Ok(ExitCode::from(EXIT_STRICT));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Untested {
+            min_confidence,
+            limit,
+        } => {
+            let r = session.untested(min_confidence, limit)?;
+            render_analysis(&mut out, cli.json, &r, |s| {
+                format!("{} {}  {}:{}", s.kind, s.key, s.file, s.line)
+            })
+        }
+        Command::Hubs {
+            min_confidence,
+            limit,
+        } => {
+            let r = session.hubs(min_confidence, limit)?;
+            render_analysis(&mut out, cli.json, &r, |s| {
+                format!(
+                    "{:>6}  {} (in {}, out {})  {}:{}",
+                    s.score,
+                    s.symbol.key,
+                    s.fan_in.unwrap_or(0),
+                    s.fan_out.unwrap_or(0),
+                    s.symbol.file,
+                    s.symbol.line
+                )
+            })
+        }
+        Command::Bridges {
+            min_confidence,
+            limit,
+        } => {
+            let r = session.bridges(min_confidence, limit)?;
+            render_analysis(&mut out, cli.json, &r, |s| {
+                format!(
+                    "{:>10.1}  {}  {}:{}",
+                    s.score, s.symbol.key, s.symbol.file, s.symbol.line
+                )
+            })
+        }
+        Command::Cycles {
+            files,
+            min_confidence,
+            limit,
+        } => {
+            let r = session.cycles(files, min_confidence, limit)?;
+            render_analysis(&mut out, cli.json, &r, |c| {
+                format!("{} members: {}", c.size, c.members.join(" -> "))
+            })
+        }
+        Command::DeadCode {
+            min_confidence,
+            limit,
+        } => {
+            let r = session.dead_code(min_confidence, limit)?;
+            render_analysis(&mut out, cli.json, &r, |d| {
+                format!(
+                    "{:<7} {} {}  {}:{}  ({})",
+                    d.verdict, d.symbol.kind, d.symbol.key, d.symbol.file, d.symbol.line, d.reason
+                )
+            })
+        }
+        Command::Communities {
+            min_confidence,
+            limit,
+        } => {
+            let r = session.communities(min_confidence, limit)?;
+            if cli.json {
+                print_json(&mut out, &r)?;
+            } else {
+                writeln!(out, "{} communities, modularity {}", r.total, r.modularity)?;
+                for c in &r.results {
+                    writeln!(
+                        out,
+                        "  #{} ({} symbols): {}",
+                        c.id,
+                        c.size,
+                        c.top.join(", ")
+                    )?;
+                    writeln!(out, "      files: {}", c.files.join(", "))?;
+                }
+                for x in r.crossing.iter().take(10) {
+                    writeln!(out, "  #{} -> #{}: {} edges", x.from, x.to, x.edges)?;
+                }
+                render_footer(&mut out, r.shown, r.total, &r.index)?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Export { format, output } => {
             let graph = session.export()?;
             let text = match format {
@@ -218,6 +554,157 @@ fn report_database_note(session: &Session, indexing: bool) {
             );
         }
     }
+}
+
+fn label(confidence: f64, min: f64) -> &'static str {
+    if confidence < min {
+        "  (inferred)"
+    } else {
+        ""
+    }
+}
+
+fn render_candidates(out: &mut impl Write, query: &str, c: &[api::Symbol]) -> Result<()> {
+    writeln!(out, "`{query}` is ambiguous; pick one of these keys:")?;
+    for s in c {
+        writeln!(out, "  {:<8} {}  {}:{}", s.kind, s.key, s.file, s.line)?;
+    }
+    Ok(())
+}
+
+fn render_verification(out: &mut impl Write, v: &api::Verification) -> Result<()> {
+    if let Some(h) = &v.hint {
+        writeln!(out, "note: {h}")?;
+    }
+    Ok(())
+}
+
+fn render_calls(
+    out: &mut impl Write,
+    json: bool,
+    query: &str,
+    r: &api::CallsResult,
+) -> Result<ExitCode> {
+    if json {
+        print_json(out, r)?;
+    } else if let Some(c) = &r.candidates {
+        render_candidates(out, query, c)?;
+        return Ok(ExitCode::from(EXIT_NOT_FOUND));
+    } else {
+        let s = r.symbol.as_ref().expect("symbol or candidates");
+        writeln!(out, "{} {} ({}:{})", s.kind, s.key, s.file, s.line)?;
+        for i in &r.results {
+            writeln!(
+                out,
+                "{:indent$}{} {}  {}:{}  {} {:.2}{}",
+                "",
+                i.symbol.kind,
+                i.symbol.key,
+                i.symbol.file,
+                i.symbol.line,
+                i.status,
+                i.confidence,
+                label(i.confidence, r.verification.min_confidence),
+                indent = 2 * i.depth as usize
+            )?;
+        }
+        render_footer(out, r.shown, r.total, &r.index)?;
+        render_verification(out, &r.verification)?;
+    }
+    Ok(if r.candidates.is_some() {
+        ExitCode::from(EXIT_NOT_FOUND)
+    } else {
+        exit_found(r.total > 0)
+    })
+}
+
+fn render_analysis<T: serde::Serialize>(
+    out: &mut impl Write,
+    json: bool,
+    r: &api::Analysis<T>,
+    line: impl Fn(&T) -> String,
+) -> Result<ExitCode> {
+    if json {
+        print_json(out, r)?;
+    } else {
+        for item in &r.results {
+            writeln!(out, "{}", line(item))?;
+        }
+        if r.results.is_empty() {
+            writeln!(out, "none")?;
+        }
+        render_footer(out, r.shown, r.total, &r.index)?;
+        if r.edges_left_out > 0 {
+            writeln!(
+                out,
+                "({} edges below min_confidence {} not counted)",
+                r.edges_left_out, r.min_confidence
+            )?;
+        }
+        if let Some(k) = r.sampled {
+            writeln!(out, "(approximated from {k} sampled sources)")?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn render_blast(out: &mut impl Write, r: &api::BlastRadius) -> Result<()> {
+    writeln!(out, "blast radius of {}", r.change)?;
+    writeln!(out, "changed ({}):", r.changed.len())?;
+    for c in r.changed.iter().take(20) {
+        writeln!(
+            out,
+            "  {:<8} {} {}  {}:{}",
+            c.change, c.symbol.kind, c.symbol.key, c.symbol.file, c.symbol.line
+        )?;
+    }
+    if r.changed.len() > 20 {
+        writeln!(out, "  … and {} more", r.changed.len() - 20)?;
+    }
+    writeln!(
+        out,
+        "impacted (showing {} of {}, by risk):",
+        r.shown, r.total
+    )?;
+    for i in &r.impacted {
+        writeln!(
+            out,
+            "  {:>5.2} d{} {}{}  {} {:.2}",
+            i.risk,
+            i.depth,
+            i.symbol.key,
+            if i.tested { "" } else { "  UNTESTED" },
+            i.status,
+            i.confidence
+        )?;
+    }
+    writeln!(out, "tests reaching the change ({}):", r.tests.len())?;
+    for t in r.tests.iter().take(10) {
+        writeln!(out, "  {}", t.key)?;
+    }
+    if r.tests.len() > 10 {
+        writeln!(out, "  … and {} more", r.tests.len() - 10)?;
+    }
+    writeln!(out, "untested impact: {} symbols", r.untested.len())?;
+    for u in r.untested.iter().take(10) {
+        writeln!(out, "  {u}")?;
+    }
+    if r.untested.len() > 10 {
+        writeln!(
+            out,
+            "  … and {} more (full list: --json or --output)",
+            r.untested.len() - 10
+        )?;
+    }
+    if r.edges_left_out > 0 {
+        writeln!(
+            out,
+            "({} edges below min_confidence {} not followed)",
+            r.edges_left_out, r.verification.min_confidence
+        )?;
+    }
+    render_verification(out, &r.verification)?;
+    Ok(())
 }
 
 fn print_json<T: serde::Serialize>(out: &mut impl Write, v: &T) -> Result<()> {

@@ -3,6 +3,8 @@
 //! These are the words of DESIGN §2–3; their `as_str` spellings are
 //! contracts (they appear in JSON and in the database).
 
+pub mod algo;
+
 use serde::{Deserialize, Serialize};
 
 /// What a node (one definition) is.

@@ -351,8 +351,10 @@ pub fn update(
         .filter(|s| !present.contains(s.path.as_str()))
         .collect();
 
-    let mut layout = Layout::default();
-    layout.files = present.iter().map(|p| p.to_string()).collect();
+    let mut layout = Layout {
+        files: present.iter().map(|p| p.to_string()).collect(),
+        ..Layout::default()
+    };
     for (rel, abs) in &w.manifests {
         if let Ok(text) = std::fs::read_to_string(abs) {
             layout.manifests.insert(rel.clone(), text);

@@ -25,7 +25,15 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("refgraph: {e:#}");
-            ExitCode::from(cli::EXIT_ERROR)
+            let not_found = matches!(
+                e.downcast_ref::<refgraph::query::QueryError>(),
+                Some(refgraph::query::QueryError::UnknownSymbol { .. })
+            );
+            ExitCode::from(if not_found {
+                cli::EXIT_NOT_FOUND
+            } else {
+                cli::EXIT_ERROR
+            })
         }
     }
 }

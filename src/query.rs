@@ -4,6 +4,12 @@
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
+mod analysis;
+mod blast;
+mod refs;
+
+pub use blast::{parse_diff, validate_rev, ChangeSpec};
+
 use crate::api::{
     DiagnosticItem, Export, ExportEdge, ExportNode, FindResult, IndexInfo, IndexStatus,
     IndexSummary, Overview, OverviewItem, Site, SkippedFile, Symbol,
@@ -20,8 +26,29 @@ pub enum QueryError {
     Store(#[from] crate::store::StoreError),
     #[error("path {path} is outside the repository {root}")]
     OutsideRepo { path: String, root: String },
+    #[error("no symbol matches `{query}`{}", did_you_mean(.closest))]
+    UnknownSymbol { query: String, closest: Vec<String> },
+    #[error("{0}")]
+    BadInput(String),
     #[error("file {0} is not in the index (not a Python, TypeScript, JavaScript or Rust source file, ignored, or skipped)")]
     FileNotIndexed(String),
+}
+
+fn did_you_mean(closest: &[String]) -> String {
+    if closest.is_empty() {
+        String::new()
+    } else {
+        format!("; closest names: {}", closest.join(", "))
+    }
+}
+
+/// The default `min_confidence` of review queries (DESIGN §3).
+pub const DEFAULT_MIN_CONFIDENCE: f64 = 0.7;
+
+/// A symbol argument resolved: one definition, or several to choose from.
+pub enum Target {
+    One(NodeRow),
+    Many(Vec<NodeRow>),
 }
 
 /// An open, fresh index of one repository.
@@ -30,10 +57,12 @@ pub struct Session {
     pub store: Store,
     pub index: IndexInfo,
     pub report: IndexReport,
+    pub config: crate::config::Config,
 }
 
 /// Open the index of `root` and bring it up to date with the working tree.
 pub fn open(root: &Path, cfg: &IndexConfig) -> Result<Session, QueryError> {
+    let config = crate::config::load(root).map_err(|e| QueryError::BadInput(e.to_string()))?;
     let (mut store, note) = index::open(root)?;
     let mut report = index::update(root, &mut store, cfg)?;
     report.open_note = Some(note);
@@ -47,6 +76,7 @@ pub fn open(root: &Path, cfg: &IndexConfig) -> Result<Session, QueryError> {
         store,
         index,
         report,
+        config,
     })
 }
 
@@ -138,6 +168,78 @@ impl Session {
             return Ok(exact);
         }
         Ok(rows)
+    }
+
+    /// Resolve a symbol argument; an unknown one is an error listing the
+    /// closest names.
+    pub fn target(&self, query: &str) -> Result<Target, QueryError> {
+        let mut rows = self.lookup(query)?;
+        // Prefer definitions over the module of the same name.
+        if rows.len() > 1 && rows.iter().any(|n| n.kind != NodeKind::Module) {
+            rows.retain(|n| n.kind != NodeKind::Module);
+        }
+        match rows.len() {
+            0 => Err(QueryError::UnknownSymbol {
+                query: query.to_string(),
+                closest: self.closest(query)?,
+            }),
+            1 => Ok(Target::One(rows.pop().expect("one row"))),
+            _ => Ok(Target::Many(rows)),
+        }
+    }
+
+    /// Up to five names nearest to `query` by edit distance.
+    fn closest(&self, query: &str) -> Result<Vec<String>, QueryError> {
+        let last = query
+            .rsplit(['.', ':'])
+            .next()
+            .unwrap_or(query)
+            .to_lowercase();
+        let mut scored: Vec<(usize, String)> = self
+            .store
+            .all_names()?
+            .into_iter()
+            .map(|n| (edit_distance(&last, &n.to_lowercase()), n))
+            .filter(|(d, n)| *d <= (n.len().max(last.len()) / 2).max(1))
+            .collect();
+        scored.sort();
+        Ok(scored.into_iter().take(5).map(|(_, n)| n).collect())
+    }
+
+    /// The confidence an answer about `file` must reach: the one asked
+    /// for (default 0.7), raised by any matching path policy.
+    pub fn threshold(&self, requested: Option<f64>, file: &str) -> f64 {
+        let mut t = requested.unwrap_or(DEFAULT_MIN_CONFIDENCE);
+        for p in &self.config.policy {
+            let hit = p.paths.iter().any(|g| {
+                globset::Glob::new(g)
+                    .map(|g| g.compile_matcher().is_match(file))
+                    .unwrap_or(false)
+            });
+            if hit {
+                t = t.max(p.min_confidence);
+            }
+        }
+        t
+    }
+
+    /// The verification block of an answer. Language-server verification is
+    /// not wired into queries yet: say so rather than imply it happened.
+    pub fn verification(
+        &self,
+        min: Option<f64>,
+        _file: Option<&str>,
+        below: usize,
+    ) -> crate::api::Verification {
+        crate::api::Verification {
+            min_confidence: min.unwrap_or(DEFAULT_MIN_CONFIDENCE),
+            below_threshold: below,
+            verified_now: 0,
+            server: "not asked".into(),
+            hint: (below > 0).then(|| {
+                format!("{below} items are below min_confidence and unconfirmed: treat them as inferred")
+            }),
+        }
     }
 
     /// A file's definitions in source order, with nesting depth.
@@ -278,6 +380,22 @@ pub fn relative_to(root: &Path, file: &str) -> Result<String, QueryError> {
         }
     }
     Ok(parts.join("/"))
+}
+
+/// Levenshtein distance over chars.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
 }
 
 /// `path:line` or `path:line:column`, where path has a source extension.

@@ -325,8 +325,7 @@ pub fn resolve_file(
         LangRefs::Rust(r) => rust::resolve_file(world, &prepared.rust, file, r),
     };
     add_structural_edges(world, file, &mut res);
-    res.edges
-        .sort_by(|a, b| (a.site, a.src, a.kind, a.dst).cmp(&(b.site, b.src, b.kind, b.dst)));
+    res.edges.sort_by_key(|e| (e.site, e.src, e.kind, e.dst));
     res.edges.dedup();
     res.unresolved
         .sort_by(|a, b| (a.site, &a.name).cmp(&(b.site, &b.name)));

@@ -48,6 +48,9 @@ pub struct Store {
     path: String,
 }
 
+/// A file id with its encoded definitions and scope.
+pub type ScopeBlobs = (i64, Vec<u8>, Vec<u8>);
+
 /// A row of the `files` table without its blobs.
 #[derive(Clone, Debug)]
 pub struct FileRow {
@@ -339,7 +342,7 @@ impl Store {
     }
 
     /// Every file's definitions and scope blobs (for building the world).
-    pub fn scopes(&self) -> Result<Vec<(i64, Vec<u8>, Vec<u8>)>> {
+    pub fn scopes(&self) -> Result<Vec<ScopeBlobs>> {
         let mut stmt = self
             .conn
             .prepare_cached("SELECT id, defs, scope FROM files")
@@ -978,5 +981,216 @@ fn sql(path: &str, source: rusqlite::Error) -> StoreError {
     StoreError::Sqlite {
         path: path.to_string(),
         source,
+    }
+}
+
+/// An edge with its site, as the query layer reads it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Link {
+    pub src: i64,
+    pub dst: i64,
+    pub kind: EdgeKind,
+    pub confidence: f64,
+    pub status: Status,
+    pub source: String,
+    /// Site file, line, column.
+    pub site: Option<(String, u32, u32)>,
+}
+
+/// An unresolved reference site.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnresolvedRow {
+    pub src: i64,
+    pub name: String,
+    pub kind: EdgeKind,
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    pub reason: String,
+}
+
+fn link_row(r: &rusqlite::Row) -> rusqlite::Result<Link> {
+    let line: Option<u32> = r.get(7)?;
+    let col: Option<u32> = r.get(8)?;
+    Ok(Link {
+        src: r.get(0)?,
+        dst: r.get(1)?,
+        kind: EdgeKind::parse(&r.get::<_, String>(2)?).unwrap_or(EdgeKind::References),
+        confidence: r.get(3)?,
+        status: Status::parse(&r.get::<_, String>(4)?).unwrap_or(Status::Inferred),
+        source: r.get(5)?,
+        site: match (line, col) {
+            (Some(l), Some(c)) => Some((r.get(6)?, l, c)),
+            _ => None,
+        },
+    })
+}
+
+const LINK_COLS: &str =
+    "e.src, e.dst, e.kind, e.confidence, e.status, e.source, f.path, e.line, e.col";
+
+impl Store {
+    /// Served (not refuted) edges into `node`.
+    pub fn links_to(&self, node: i64) -> Result<Vec<Link>> {
+        let sql = format!(
+            "SELECT {LINK_COLS} FROM edges e JOIN files f ON f.id = e.owner
+             WHERE e.dst = ?1 AND e.status != 'refuted'"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        let rows = stmt.query_map([node], link_row).map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Served (not refuted) edges out of `node`.
+    pub fn links_from(&self, node: i64) -> Result<Vec<Link>> {
+        let sql = format!(
+            "SELECT {LINK_COLS} FROM edges e JOIN files f ON f.id = e.owner
+             WHERE e.src = ?1 AND e.status != 'refuted'"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        let rows = stmt.query_map([node], link_row).map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Every served edge of the given kinds (for whole-graph analyses), as
+    /// `(src, dst, kind, confidence)`.
+    pub fn edge_list(&self, kinds: &[EdgeKind]) -> Result<Vec<(i64, i64, EdgeKind, f64)>> {
+        let marks = kinds
+            .iter()
+            .map(|k| format!("'{}'", k.as_str()))
+            .collect::<Vec<_>>()
+            .join(",");
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT src, dst, kind, confidence FROM edges
+                 WHERE status != 'refuted' AND kind IN ({marks})"
+            ))
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    EdgeKind::parse(&r.get::<_, String>(2)?).unwrap_or(EdgeKind::References),
+                    r.get(3)?,
+                ))
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    pub fn node(&self, id: i64) -> Result<Option<NodeRow>> {
+        let sql = format!(
+            "SELECT {NODE_COLS} FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.id = ?1"
+        );
+        self.conn
+            .prepare_cached(&sql)
+            .map_err(|e| self.err(e))?
+            .query_row([id], node_row)
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Unresolved sites with this name.
+    pub fn unresolved_named(&self, name: &str) -> Result<Vec<UnresolvedRow>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT u.src, u.name, u.kind, f.path, u.line, u.col, u.reason
+                 FROM unresolved u JOIN files f ON f.id = u.owner WHERE u.name = ?1
+                 ORDER BY f.path, u.line, u.col",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([name], |r| {
+                Ok(UnresolvedRow {
+                    src: r.get(0)?,
+                    name: r.get(1)?,
+                    kind: EdgeKind::parse(&r.get::<_, String>(2)?).unwrap_or(EdgeKind::References),
+                    file: r.get(3)?,
+                    line: r.get(4)?,
+                    column: r.get(5)?,
+                    reason: r.get(6)?,
+                })
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    /// How many files mention `name` in their references (any form).
+    pub fn files_mentioning(&self, name: &str) -> Result<u64> {
+        self.conn
+            .prepare_cached("SELECT count(*) FROM ref_names WHERE name = ?1")
+            .map_err(|e| self.err(e))?
+            .query_row([name], |r| r.get::<_, i64>(0))
+            .map(|n| n as u64)
+            .map_err(|e| self.err(e))
+    }
+
+    /// Distinct definition names (for "did you mean").
+    pub fn all_names(&self) -> Result<Vec<String>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT DISTINCT name FROM nodes WHERE kind != 'module'")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt.query_map([], |r| r.get(0)).map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    /// The module node of a file.
+    pub fn module_node(&self, path: &str) -> Result<Option<i64>> {
+        self.conn
+            .prepare_cached("SELECT id FROM files WHERE path = ?1")
+            .map_err(|e| self.err(e))?
+            .query_row([path], |r| r.get::<_, i64>(0))
+            .optional()
+            .map(|id| id.map(|id| node_id(id, 0)))
+            .map_err(|e| self.err(e))
+    }
+}
+
+impl Store {
+    /// Files whose references mention `name`.
+    pub fn files_with_ref_name(&self, name: &str) -> Result<Vec<String>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT f.path FROM ref_names r JOIN files f ON f.id = r.file_id
+                 WHERE r.name = ?1 ORDER BY f.path",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([name], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Edge count per status of the given kinds with confidence below `min`.
+    pub fn count_below(&self, kinds: &[EdgeKind], min: f64) -> Result<usize> {
+        let marks = kinds
+            .iter()
+            .map(|k| format!("'{}'", k.as_str()))
+            .collect::<Vec<_>>()
+            .join(",");
+        self.conn
+            .prepare_cached(&format!(
+                "SELECT count(*) FROM edges WHERE status != 'refuted' AND kind IN ({marks}) AND confidence < ?1"
+            ))
+            .map_err(|e| self.err(e))?
+            .query_row([min], |r| r.get::<_, i64>(0))
+            .map(|n| n as usize)
+            .map_err(|e| self.err(e))
+    }
+
+    /// All nodes by id, for whole-graph analyses.
+    pub fn nodes_by_id(&self) -> Result<std::collections::HashMap<i64, NodeRow>> {
+        Ok(self.all_nodes()?.into_iter().map(|n| (n.id, n)).collect())
     }
 }
