@@ -603,6 +603,11 @@ fn resolve_pending(
     );
     let prepared = resolve::prepare(&world);
     let file_ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    let lookup = if store.has_verdicts()? {
+        Some(Lookup::new(&world, rows))
+    } else {
+        None
+    };
     let bar = progress_bar(
         cfg.progress && pending.len() > 200,
         pending.len() as u64,
@@ -622,27 +627,55 @@ fn resolve_pending(
                 Ok((*i, res))
             })
             .collect::<Result<_, StoreError>>()?;
+        let verdicts = match &lookup {
+            Some(_) => resolved
+                .iter()
+                .map(|(i, _)| {
+                    let r = &rows[*i];
+                    Ok((
+                        store.verdicts_for(&r.path, &r.hash)?,
+                        store.discovered_for(&r.path, &r.hash)?,
+                    ))
+                })
+                .collect::<Result<Vec<_>, StoreError>>()?,
+            None => Vec::new(),
+        };
         store.transaction(|tx| {
-            for (i, res) in &resolved {
+            for (n, (i, res)) in resolved.iter().enumerate() {
                 let nid = |s: resolve::SymId| node_id(file_ids[s.file.0 as usize], s.def);
-                let edges: Vec<NewEdge> = res
+                let mut edges: Vec<Checked> = res
                     .edges
                     .iter()
                     .map(|e| {
                         let (status, confidence) = grade(e.strategy);
-                        NewEdge {
-                            src: nid(e.src),
-                            dst: nid(e.dst),
+                        Checked {
+                            src: e.src,
+                            dst: e.dst,
                             kind: e.kind,
                             confidence,
                             status,
-                            source: static_source(status),
-                            site: e.site.map(|p| (p.line, p.column)),
+                            source: static_source(status).to_string(),
+                            site: e.site,
                         }
                     })
                     .collect();
-                let unresolved: Vec<NewUnresolved> = res
-                    .unresolved
+                let mut unresolved = res.unresolved.clone();
+                if let (Some(lookup), Some((v, d))) = (&lookup, verdicts.get(n)) {
+                    apply_verdicts(&world, lookup, FileIdx(*i as u32), &mut edges, &mut unresolved, v, d);
+                }
+                let new_edges: Vec<NewEdge> = edges
+                    .iter()
+                    .map(|e| NewEdge {
+                        src: nid(e.src),
+                        dst: nid(e.dst),
+                        kind: e.kind,
+                        confidence: e.confidence,
+                        status: e.status,
+                        source: &e.source,
+                        site: e.site.map(|p| (p.line, p.column)),
+                    })
+                    .collect();
+                let unresolved: Vec<NewUnresolved> = unresolved
                     .iter()
                     .map(|u| NewUnresolved {
                         src: node_id(file_ids[*i], u.src),
@@ -653,7 +686,7 @@ fn resolve_pending(
                         reason: &u.reason,
                     })
                     .collect();
-                tx.put_resolution(file_ids[*i], &edges, &unresolved)?;
+                tx.put_resolution(file_ids[*i], &new_edges, &unresolved)?;
             }
             Ok(())
         })?;
@@ -685,4 +718,167 @@ fn progress_bar(show: bool, len: u64, what: &'static str) -> ProgressBar {
     );
     bar.set_prefix(what);
     bar
+}
+
+/// An edge on its way to the store, after language-server verdicts.
+struct Checked {
+    src: resolve::SymId,
+    dst: resolve::SymId,
+    kind: EdgeKind,
+    confidence: f64,
+    status: crate::graph::Status,
+    source: String,
+    site: Option<crate::graph::Pos>,
+}
+
+/// Where definitions are, by file and name position, and each file's hash:
+/// how a server's answer is mapped back onto the graph.
+struct Lookup<'a> {
+    at: HashMap<(&'a str, u32, u32), resolve::SymId>,
+    on_line: HashMap<(&'a str, u32), Vec<resolve::SymId>>,
+    hash: HashMap<&'a str, &'a str>,
+}
+
+impl<'a> Lookup<'a> {
+    fn new(world: &'a World<'a>, rows: &'a [crate::store::FileRow]) -> Lookup<'a> {
+        let mut at = HashMap::new();
+        let mut on_line: HashMap<(&str, u32), Vec<resolve::SymId>> = HashMap::new();
+        for (fi, f) in world.files.iter().enumerate() {
+            for (di, d) in f.defs.iter().enumerate() {
+                let sym = resolve::SymId {
+                    file: FileIdx(fi as u32),
+                    def: di as u32,
+                };
+                at.insert((f.path, d.pos.line, d.pos.column), sym);
+                on_line.entry((f.path, d.pos.line)).or_default().push(sym);
+            }
+        }
+        let hash = rows.iter().map(|r| (r.path.as_str(), r.hash.as_str())).collect();
+        Lookup { at, on_line, hash }
+    }
+
+    /// The definition a server's location names, if it is current and a node.
+    /// `Err(())`: the target file changed since the answer (stale verdict).
+    fn target(&self, path: &str, hash: &str, line: u32, column: u32) -> Result<Option<resolve::SymId>, ()> {
+        if self.hash.get(path) != Some(&hash) {
+            return Err(());
+        }
+        if let Some(s) = self.at.get(&(path, line, column)) {
+            return Ok(Some(*s));
+        }
+        // A server may point at the start of a line or a keyword: accept the
+        // only definition named on that line.
+        match self.on_line.get(&(path, line)).map(Vec::as_slice) {
+            Some([one]) => Ok(Some(*one)),
+            _ => Ok(None),
+        }
+    }
+}
+
+/// Apply recorded language-server answers to one file's static edges:
+/// a site whose answer names the edge's target is `verified`; one whose
+/// answer names something else is `refuted`, and the named definition (if it
+/// is a node) gets a `verified` edge instead; references the server found
+/// that the graph missed are added as `verified`. Stale answers (either file
+/// changed) are ignored.
+fn apply_verdicts(
+    world: &World,
+    lookup: &Lookup,
+    file: FileIdx,
+    edges: &mut Vec<Checked>,
+    unresolved: &mut Vec<resolve::Unresolved>,
+    verdicts: &[crate::store::VerdictRow],
+    discovered: &[crate::store::DiscoveredRow],
+) {
+    use crate::graph::{Pos, Status};
+    use crate::store::Outcome;
+    use std::collections::BTreeMap;
+
+    let mut by_site: BTreeMap<(u32, u32), Vec<&crate::store::VerdictRow>> = BTreeMap::new();
+    for v in verdicts {
+        by_site.entry((v.line, v.column)).or_default().push(v);
+    }
+    let mut added = Vec::new();
+    for ((line, column), vs) in &by_site {
+        let site = Pos { line: *line, column: *column };
+        let server = format!("lsp:{}", vs[0].server);
+        let mut targets = Vec::new();
+        let mut stale = false;
+        let mut external = false;
+        for v in vs {
+            match &v.outcome {
+                Outcome::Target { path, hash, line, column } => match lookup.target(path, hash, *line, *column) {
+                    Ok(Some(t)) => targets.push(t),
+                    Ok(None) => external = true,
+                    Err(()) => stale = true,
+                },
+                Outcome::External => external = true,
+                Outcome::None => {}
+            }
+        }
+        if stale || (targets.is_empty() && !external) {
+            continue;
+        }
+        let mut template = None;
+        for e in edges.iter_mut().filter(|e| e.site == Some(site)) {
+            if e.kind != EdgeKind::Tests {
+                template = Some((e.src, e.kind));
+            }
+            if targets.contains(&e.dst) {
+                e.status = Status::Verified;
+                e.confidence = 1.0;
+            } else {
+                e.status = Status::Refuted;
+                e.confidence = 0.0;
+            }
+            e.source = server.clone();
+        }
+        let template = template.or_else(|| {
+            let u = unresolved.iter().find(|u| u.site == site)?;
+            Some((resolve::SymId { file, def: u.src }, u.kind))
+        });
+        unresolved.retain(|u| u.site != site);
+        let Some((src, kind)) = template else { continue };
+        for t in targets {
+            if !edges.iter().any(|e| e.site == Some(site) && e.dst == t && e.kind == kind) {
+                added.push(Checked {
+                    src,
+                    dst: t,
+                    kind,
+                    confidence: 1.0,
+                    status: Status::Verified,
+                    source: server.clone(),
+                    site: Some(site),
+                });
+            }
+        }
+    }
+    edges.extend(added);
+    let defs = world.file(file).defs;
+    for d in discovered {
+        let Ok(Some(t)) = lookup.target(&d.target_path, &d.target_hash, d.target_line, d.target_column) else {
+            continue;
+        };
+        let site = Pos { line: d.line, column: d.column };
+        if edges.iter().any(|e| e.site == Some(site) && e.dst == t && e.status != Status::Refuted) {
+            continue;
+        }
+        // The innermost definition around the site is the referrer.
+        let src = defs
+            .iter()
+            .enumerate()
+            .filter(|(_, x)| x.start_line <= d.line && d.line <= x.end_line)
+            .min_by_key(|(i, x)| (x.end_line - x.start_line, usize::MAX - i))
+            .map_or(0, |(i, _)| i as u32);
+        unresolved.retain(|u| u.site != site);
+        edges.push(Checked {
+            src: resolve::SymId { file, def: src },
+            dst: t,
+            kind: d.kind,
+            confidence: 1.0,
+            status: Status::Verified,
+            source: format!("lsp:{}", d.server),
+            site: Some(site),
+        });
+    }
 }

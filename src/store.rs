@@ -1194,3 +1194,199 @@ impl Store {
         Ok(self.all_nodes()?.into_iter().map(|n| (n.id, n)).collect())
     }
 }
+
+/// A language server's answer for one site (one row per location).
+#[derive(Clone, Debug, PartialEq)]
+pub struct VerdictRow {
+    pub site_path: String,
+    pub line: u32,
+    pub column: u32,
+    pub site_hash: String,
+    pub server: String,
+    pub outcome: Outcome,
+}
+
+/// What the server said a site refers to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// An in-repository location: path, its content hash, name position.
+    Target {
+        path: String,
+        hash: String,
+        line: u32,
+        column: u32,
+    },
+    /// Outside the repository (standard library, dependency).
+    External,
+    /// No answer.
+    None,
+}
+
+/// A reference a server found that the static graph did not have.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DiscoveredRow {
+    pub site_path: String,
+    pub line: u32,
+    pub column: u32,
+    pub site_hash: String,
+    pub server: String,
+    pub kind: EdgeKind,
+    pub target_path: String,
+    pub target_hash: String,
+    pub target_line: u32,
+    pub target_column: u32,
+}
+
+impl Store {
+    /// Verdicts recorded for sites in `path` while it had `hash`.
+    pub fn verdicts_for(&self, path: &str, hash: &str) -> Result<Vec<VerdictRow>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT site_path, line, col, site_hash, server, outcome, target_path, target_hash, target_line, target_col
+                 FROM verdicts WHERE site_path = ?1 AND site_hash = ?2 ORDER BY line, col",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([path, hash], |r| {
+                let outcome: String = r.get(5)?;
+                Ok(VerdictRow {
+                    site_path: r.get(0)?,
+                    line: r.get(1)?,
+                    column: r.get(2)?,
+                    site_hash: r.get(3)?,
+                    server: r.get(4)?,
+                    outcome: match outcome.as_str() {
+                        "target" => Outcome::Target {
+                            path: r.get(6)?,
+                            hash: r.get(7)?,
+                            line: r.get(8)?,
+                            column: r.get(9)?,
+                        },
+                        "external" => Outcome::External,
+                        _ => Outcome::None,
+                    },
+                })
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>().map_err(|e| self.err(e))
+    }
+
+    /// Discovered references for sites in `path` while it had `hash`.
+    pub fn discovered_for(&self, path: &str, hash: &str) -> Result<Vec<DiscoveredRow>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT site_path, line, col, site_hash, server, kind, target_path, target_hash, target_line, target_col
+                 FROM discovered WHERE site_path = ?1 AND site_hash = ?2 ORDER BY line, col",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([path, hash], |r| {
+                Ok(DiscoveredRow {
+                    site_path: r.get(0)?,
+                    line: r.get(1)?,
+                    column: r.get(2)?,
+                    site_hash: r.get(3)?,
+                    server: r.get(4)?,
+                    kind: EdgeKind::parse(&r.get::<_, String>(5)?).unwrap_or(EdgeKind::References),
+                    target_path: r.get(6)?,
+                    target_hash: r.get(7)?,
+                    target_line: r.get(8)?,
+                    target_column: r.get(9)?,
+                })
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>().map_err(|e| self.err(e))
+    }
+
+    /// Whether any verdict or discovery is stored (skips the work when not).
+    pub fn has_verdicts(&self) -> Result<bool> {
+        self.conn
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM verdicts) OR EXISTS (SELECT 1 FROM discovered)",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|v| v != 0)
+            .map_err(|e| self.err(e))
+    }
+}
+
+impl Writer<'_> {
+    /// Replace the verdicts of the given sites.
+    pub fn put_verdicts(&self, rows: &[VerdictRow]) -> Result<()> {
+        let now = unix_now();
+        let mut del = self
+            .conn
+            .prepare_cached("DELETE FROM verdicts WHERE site_path = ?1 AND line = ?2 AND col = ?3")
+            .map_err(|e| self.err(e))?;
+        for r in rows {
+            del.execute(params![r.site_path, r.line, r.column])
+                .map_err(|e| self.err(e))?;
+        }
+        let mut ins = self
+            .conn
+            .prepare_cached(
+                "INSERT INTO verdicts (site_path, line, col, site_hash, server, outcome, target_path, target_hash, target_line, target_col, checked_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            )
+            .map_err(|e| self.err(e))?;
+        for r in rows {
+            let (outcome, tp, th, tl, tc) = match &r.outcome {
+                Outcome::Target { path, hash, line, column } => {
+                    ("target", Some(path.as_str()), Some(hash.as_str()), Some(*line), Some(*column))
+                }
+                Outcome::External => ("external", None, None, None, None),
+                Outcome::None => ("none", None, None, None, None),
+            };
+            ins.execute(params![r.site_path, r.line, r.column, r.site_hash, r.server, outcome, tp, th, tl, tc, now])
+                .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    /// Record discovered references (duplicates of a site and target are replaced).
+    pub fn put_discovered(&self, rows: &[DiscoveredRow]) -> Result<()> {
+        let now = unix_now();
+        let mut del = self
+            .conn
+            .prepare_cached(
+                "DELETE FROM discovered WHERE site_path = ?1 AND line = ?2 AND col = ?3 AND target_path = ?4 AND target_line = ?5 AND target_col = ?6",
+            )
+            .map_err(|e| self.err(e))?;
+        let mut ins = self
+            .conn
+            .prepare_cached(
+                "INSERT INTO discovered (site_path, line, col, site_hash, server, kind, target_path, target_hash, target_line, target_col, checked_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            )
+            .map_err(|e| self.err(e))?;
+        for r in rows {
+            del.execute(params![r.site_path, r.line, r.column, r.target_path, r.target_line, r.target_column])
+                .map_err(|e| self.err(e))?;
+            ins.execute(params![
+                r.site_path,
+                r.line,
+                r.column,
+                r.site_hash,
+                r.server,
+                r.kind.as_str(),
+                r.target_path,
+                r.target_hash,
+                r.target_line,
+                r.target_column,
+                now
+            ])
+            .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+}
+
+fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}

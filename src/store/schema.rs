@@ -2,7 +2,7 @@
 //! is derived data: rebuilding loses nothing but time).
 
 /// Bump on any change to [`SCHEMA`] or to the encoding of the fact blobs.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 pub const PRAGMAS: &str = "
 PRAGMA journal_mode = WAL;
@@ -95,6 +95,39 @@ CREATE TABLE skipped (
     detail  TEXT NOT NULL
 ) STRICT;
 
+-- What a language server answered for a reference site, with the hashes
+-- of both files: re-applied whenever the site's file is re-resolved, and
+-- ignored once either file changes. `outcome`: 'target' (one row per
+-- location), 'external' (outside the repository), 'none' (no answer).
+CREATE TABLE verdicts (
+    site_path   TEXT NOT NULL,
+    line        INTEGER NOT NULL,
+    col         INTEGER NOT NULL,
+    site_hash   TEXT NOT NULL,
+    server      TEXT NOT NULL,
+    outcome     TEXT NOT NULL,
+    target_path TEXT,
+    target_hash TEXT,
+    target_line INTEGER,
+    target_col  INTEGER,
+    checked_at  INTEGER NOT NULL
+) STRICT;
+
+-- References a language server found that the static graph missed.
+CREATE TABLE discovered (
+    site_path   TEXT NOT NULL,
+    line        INTEGER NOT NULL,
+    col         INTEGER NOT NULL,
+    site_hash   TEXT NOT NULL,
+    server      TEXT NOT NULL,
+    kind        TEXT NOT NULL,
+    target_path TEXT NOT NULL,
+    target_hash TEXT NOT NULL,
+    target_line INTEGER NOT NULL,
+    target_col  INTEGER NOT NULL,
+    checked_at  INTEGER NOT NULL
+) STRICT;
+
 CREATE VIRTUAL TABLE nodes_fts USING fts5(
     name, key, content = 'nodes', content_rowid = 'id',
     tokenize = \"unicode61 tokenchars '_'\"
@@ -111,4 +144,6 @@ CREATE INDEX edges_dst ON edges(dst, kind);
 CREATE INDEX unresolved_owner ON unresolved(owner);
 CREATE INDEX ref_names_file ON ref_names(file_id);
 CREATE INDEX diagnostics_file ON diagnostics(file_id);
+CREATE INDEX verdicts_site ON verdicts(site_path, line, col);
+CREATE INDEX discovered_site ON discovered(site_path);
 ";
