@@ -393,3 +393,61 @@ pub struct Communities {
     pub edges_left_out: usize,
     pub index: IndexInfo,
 }
+
+/// Per-language counts of a verification run: the measured precision and
+/// recall of the static graph against the language server.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+pub struct LangVerification {
+    /// Sites the server answered.
+    pub checked: usize,
+    /// The server resolved the site to the graph's target.
+    pub confirmed: usize,
+    /// The server resolved it to another in-repo definition (the edge moves).
+    pub retargeted: usize,
+    /// The server resolved it outside the repository, or to something that
+    /// is not a definition node: the in-repo edge was wrong.
+    pub refuted: usize,
+    /// Unresolved sites the server resolved to an in-repo definition.
+    pub resolved_unresolved: usize,
+    /// Unresolved sites the server resolved outside the repository.
+    pub external_unresolved: usize,
+    /// References the server found that the graph did not have.
+    pub discovered: usize,
+    /// No answer, or an error.
+    pub unanswered: usize,
+    /// Not asked: the time budget ran out.
+    pub unchecked: usize,
+    /// The first error a server gave, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl LangVerification {
+    /// confirmed / (confirmed + retargeted + refuted): how often a static
+    /// edge the server could judge was right.
+    pub fn precision(&self) -> Option<f64> {
+        let judged = self.confirmed + self.retargeted + self.refuted;
+        (judged > 0).then(|| self.confirmed as f64 / judged as f64)
+    }
+
+    /// Of the references the server knows (confirmed + retargeted +
+    /// resolved_unresolved + discovered), the share the graph had right.
+    pub fn recall(&self) -> Option<f64> {
+        let known = self.confirmed + self.retargeted + self.resolved_unresolved + self.discovered;
+        (known > 0).then(|| self.confirmed as f64 / known as f64)
+    }
+}
+
+/// `refgraph verify` / `verify_edges`.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct VerifyResult {
+    pub min_confidence: f64,
+    /// Sites selected for checking.
+    pub sites: usize,
+    pub languages: BTreeMap<String, LangVerification>,
+    /// Server state per language after the run.
+    pub servers: BTreeMap<String, String>,
+    pub seconds: f64,
+    pub budget_exhausted: bool,
+    pub index: IndexInfo,
+}

@@ -1390,3 +1390,87 @@ fn unix_now() -> i64 {
         .map(|d| d.as_secs() as i64)
         .unwrap_or(0)
 }
+
+/// A static edge with its site and its target's name position.
+#[derive(Clone, Debug)]
+pub struct UnverifiedEdge {
+    pub site_path: String,
+    pub line: u32,
+    pub column: u32,
+    pub kind: EdgeKind,
+    pub target_path: String,
+    pub target_line: u32,
+    pub target_column: u32,
+}
+
+impl Store {
+    /// Static (syntactic or inferred) reference edges below `min` confidence
+    /// (all of them at 1.0), with sites.
+    pub fn unverified_edges(&self, min: f64) -> Result<Vec<UnverifiedEdge>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT sf.path, e.line, e.col, e.kind, tf.path, n.line, n.col
+                 FROM edges e JOIN files sf ON sf.id = e.owner
+                 JOIN nodes n ON n.id = e.dst JOIN files tf ON tf.id = n.file_id
+                 WHERE e.status IN ('syntactic', 'inferred') AND e.confidence < ?1
+                   AND e.kind IN ('calls', 'references', 'imports', 'extends', 'implements')
+                   AND e.line IS NOT NULL
+                 ORDER BY sf.path, e.line, e.col",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([min + 1e-9], |r| {
+                Ok(UnverifiedEdge {
+                    site_path: r.get(0)?,
+                    line: r.get(1)?,
+                    column: r.get(2)?,
+                    kind: EdgeKind::parse(&r.get::<_, String>(3)?).unwrap_or(EdgeKind::References),
+                    target_path: r.get(4)?,
+                    target_line: r.get(5)?,
+                    target_column: r.get(6)?,
+                })
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>().map_err(|e| self.err(e))
+    }
+
+    pub fn all_unresolved(&self) -> Result<Vec<UnresolvedRow>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT u.src, u.name, u.kind, f.path, u.line, u.col, u.reason
+                 FROM unresolved u JOIN files f ON f.id = u.owner ORDER BY f.path, u.line, u.col",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok(UnresolvedRow {
+                    src: r.get(0)?,
+                    name: r.get(1)?,
+                    kind: EdgeKind::parse(&r.get::<_, String>(2)?).unwrap_or(EdgeKind::References),
+                    file: r.get(3)?,
+                    line: r.get(4)?,
+                    column: r.get(5)?,
+                    reason: r.get(6)?,
+                })
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>().map_err(|e| self.err(e))
+    }
+
+    /// Every site that has an edge (any status), as `(path, line, column)`.
+    pub fn edge_sites(&self) -> Result<std::collections::HashSet<(String, u32, u32)>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT DISTINCT f.path, e.line, e.col FROM edges e JOIN files f ON f.id = e.owner
+                 WHERE e.line IS NOT NULL",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>().map_err(|e| self.err(e))
+    }
+}
