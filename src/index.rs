@@ -266,7 +266,36 @@ pub fn open(root: &Path) -> Result<(Store, OpenNote), IndexError> {
             source,
         })?;
     }
+    // Creating or rebuilding the database is a write: one process at a time.
+    let _lock = writer_lock(root)?;
     Ok(Store::open(&dir.join(DB_FILE))?)
+}
+
+/// Held while a process writes the index: updates from several processes
+/// (two MCP servers and a CLI, say) run one after another, and each sees the
+/// database the previous one left. Readers never take it (WAL).
+pub struct WriterLock(std::fs::File);
+
+pub fn writer_lock(root: &Path) -> Result<WriterLock, IndexError> {
+    let path = root.join(DB_DIR).join("writer.lock");
+    let io = |source| IndexError::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(io)?;
+    file.lock().map_err(io)?;
+    Ok(WriterLock(file))
+}
+
+impl Drop for WriterLock {
+    fn drop(&mut self) {
+        let _ = self.0.unlock();
+    }
 }
 
 pub fn check_root(root: &Path) -> Result<(), IndexError> {
@@ -293,6 +322,11 @@ pub fn update(
 ) -> Result<IndexReport, IndexError> {
     let start = Instant::now();
     check_root(root)?;
+    std::fs::create_dir_all(root.join(DB_DIR)).map_err(|source| IndexError::Io {
+        path: root.join(DB_DIR).display().to_string(),
+        source,
+    })?;
+    let _lock = writer_lock(root)?;
     let mut report = IndexReport::default();
     let w = walk::walk(root, &cfg.walk);
     report.skipped = w.skipped.clone();

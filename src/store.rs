@@ -164,14 +164,16 @@ impl Store {
                     )),
                 ))
             }
-            Err(e) => {
+            Err(e) if is_corrupt(&e) => {
                 Store::remove(path)?;
-                let store = Store::try_open(path)?.expect("fresh database has the current schema");
+                let store =
+                    Store::try_open(path)?.expect("fresh database has the current schema");
                 Ok((
                     store,
                     OpenNote::Rebuilt(format!("unreadable database ({e})")),
                 ))
             }
+            Err(e) => Err(e),
         }
     }
 
@@ -974,6 +976,18 @@ impl Writer<'_> {
             .map_err(|e| self.err(e))?;
         rows.collect::<rusqlite::Result<_>>()
             .map_err(|e| self.err(e))
+    }
+}
+
+/// Only a file that is not a database, or a corrupt one, is rebuilt; a busy
+/// or failing disk is an error, never a reason to delete.
+fn is_corrupt(e: &StoreError) -> bool {
+    match e {
+        StoreError::Sqlite { source, .. } => matches!(
+            source.sqlite_error_code(),
+            Some(rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt)
+        ),
+        _ => false,
     }
 }
 
