@@ -9,6 +9,10 @@
 //! or commit, file not indexed, path outside the repository, bad arguments)
 //! are tool results with `isError: true`; only protocol misuse and server
 //! bugs are MCP errors. stdout is the protocol channel: logs go to stderr.
+//!
+//! Tools declare no `outputSchema`: the shapes are the `api` types (DESIGN
+//! §6), and declaring them would make `tools/list` 46 KB instead of 10 KB,
+//! paid in every agent's context by clients that forward it.
 
 mod params;
 mod render;
@@ -19,11 +23,8 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::handler::server::tool::schema_for_output;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{
-    CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig,
-};
+use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{tool, tool_handler, tool_router, ErrorData, ServerHandler, ServiceExt};
 use serde::Serialize;
 
@@ -54,7 +55,8 @@ mod limits {
 const DEFAULT_DEPTH: u32 = 5;
 
 /// What the server says about itself at `initialize`.
-const INSTRUCTIONS: &str = "refgraph answers structural questions about the code in one repository \
+const INSTRUCTIONS: &str =
+    "refgraph answers structural questions about the code in one repository \
 (Python, TypeScript/JavaScript, Rust): who references or calls a symbol, what a change impacts, \
 which code no test reaches. Every answer is computed on the code on disk and every edge carries a \
 confidence and a status (verified, syntactic, inferred). A `symbol` argument is a key \
@@ -131,7 +133,12 @@ impl Server {
 
     /// Run one query on a blocking thread and turn its answer into a tool
     /// result: structured content (the `api` type) plus `render`'s text.
-    async fn answer<T, Q, R>(&self, tool: &'static str, q: Q, render: R) -> Result<CallToolResult, ErrorData>
+    async fn answer<T, Q, R>(
+        &self,
+        tool: &'static str,
+        q: Q,
+        render: R,
+    ) -> Result<CallToolResult, ErrorData>
     where
         T: Serialize + Send + 'static,
         Q: FnOnce(&Session) -> Result<T, QueryError> + Send + 'static,
@@ -143,9 +150,8 @@ impl Server {
             let session = this.open()?;
             let value = q(&session)?;
             let reply = render(&value);
-            let json = serde_json::to_value(&value).map_err(|e| {
-                QueryError::BadInput(format!("cannot serialize the answer: {e}"))
-            })?;
+            let json = serde_json::to_value(&value)
+                .map_err(|e| QueryError::BadInput(format!("cannot serialize the answer: {e}")))?;
             let mut result = if reply.is_error {
                 CallToolResult::structured_error(json)
             } else {
@@ -159,7 +165,11 @@ impl Server {
             tracing::error!(tool, "tool call failed: {e}");
             ErrorData::internal_error(format!("{tool} failed: {e}"), None)
         })?;
-        tracing::debug!(tool, elapsed_ms = started.elapsed().as_millis() as u64, ok = out.is_ok());
+        tracing::debug!(
+            tool,
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            ok = out.is_ok()
+        );
         Ok(out.unwrap_or_else(|e| tool_error(render::query_error(&e))))
     }
 
@@ -240,8 +250,7 @@ macro_rules! checked {
 impl Server {
     #[tool(
         description = "Find symbols by key, key suffix, bare name, `path:line[:column]`, or words of a name (full-text). Returns keys to pass as `symbol` to the other tools.",
-        annotations(read_only_hint = true, open_world_hint = false),
-        output_schema = schema_for_output::<api::FindResult>()
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn find_symbol(
         &self,
@@ -258,8 +267,7 @@ impl Server {
 
     #[tool(
         description = "A file's definitions (classes, functions, methods, tests) with kinds, lines and nesting, in source order.",
-        annotations(read_only_hint = true, open_world_hint = false),
-        output_schema = schema_for_output::<api::Overview>()
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn get_symbols_overview(
         &self,
@@ -277,8 +285,7 @@ impl Server {
 
     #[tool(
         description = "Every site that references a symbol (calls, type uses, imports, inheritance), with the enclosing symbol, confidence and status of each.",
-        annotations(read_only_hint = true, open_world_hint = false),
-        output_schema = schema_for_output::<api::RefsResult>()
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn find_referencing_symbols(
         &self,
@@ -296,8 +303,7 @@ impl Server {
 
     #[tool(
         description = "The direct callers of a function or method (one hop).",
-        annotations(read_only_hint = true, open_world_hint = false),
-        output_schema = schema_for_output::<api::CallsResult>()
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn find_callers(
         &self,
@@ -315,8 +321,7 @@ impl Server {
 
     #[tool(
         description = "All callers of a function or method up to `depth` hops (default 5), each with its depth and the call path that reaches it.",
-        annotations(read_only_hint = true, open_world_hint = false),
-        output_schema = schema_for_output::<api::CallsResult>()
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn find_callers_transitive(
         &self,
@@ -335,8 +340,7 @@ impl Server {
 
     #[tool(
         description = "What a function or method calls (one hop).",
-        annotations(read_only_hint = true, open_world_hint = false),
-        output_schema = schema_for_output::<api::CallsResult>()
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn find_callees(
         &self,
@@ -354,8 +358,7 @@ impl Server {
 
     #[tool(
         description = "Files that import a file or use what it defines, with the number of sites in each.",
-        annotations(read_only_hint = true, open_world_hint = false),
-        output_schema = schema_for_output::<api::DependentsResult>()
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn find_dependents(
         &self,
@@ -374,8 +377,7 @@ impl Server {
 
     #[tool(
         description = "What a change impacts: changed symbols, their transitive dependents ranked by risk, the tests reaching them, and untested impact. The change is a commit, a range, a unified diff (text), the staged change, or by default the working tree vs HEAD.",
-        annotations(read_only_hint = true, open_world_hint = false),
-        output_schema = schema_for_output::<api::BlastRadius>()
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn blast_radius(
         &self,
@@ -398,8 +400,7 @@ impl Server {
 
     #[tool(
         description = "Functions and methods that no test reaches through calls or references (min_confidence default 0.7).",
-        annotations(read_only_hint = true, open_world_hint = false),
-        output_schema = schema_for_output::<api::Analysis<api::Symbol>>()
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn find_untested(
         &self,
@@ -417,8 +418,7 @@ impl Server {
 
     #[tool(
         description = "The most connected symbols, by fan-in plus fan-out (min_confidence default 0.5).",
-        annotations(read_only_hint = true, open_world_hint = false),
-        output_schema = schema_for_output::<api::Analysis<api::ScoredSymbol>>()
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn find_hubs(
         &self,
@@ -436,8 +436,7 @@ impl Server {
 
     #[tool(
         description = "Symbols that most paths between other symbols go through (betweenness centrality; min_confidence default 0.5).",
-        annotations(read_only_hint = true, open_world_hint = false),
-        output_schema = schema_for_output::<api::Analysis<api::ScoredSymbol>>()
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn find_bridges(
         &self,
@@ -455,8 +454,7 @@ impl Server {
 
     #[tool(
         description = "Dependency cycles (strongly connected components) between functions, or between files with `files: true` (min_confidence default 0.5).",
-        annotations(read_only_hint = true, open_world_hint = false),
-        output_schema = schema_for_output::<api::Analysis<api::Cycle>>()
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn find_cycles(
         &self,
@@ -474,8 +472,7 @@ impl Server {
 
     #[tool(
         description = "Definitions no entry point reaches: `dead`, or `unknown` where only unconfirmed or unresolved references could reach them (min_confidence default 0.9).",
-        annotations(read_only_hint = true, open_world_hint = false),
-        output_schema = schema_for_output::<api::Analysis<api::DeadItem>>()
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn detect_dead_code(
         &self,
@@ -493,8 +490,7 @@ impl Server {
 
     #[tool(
         description = "Clusters of densely connected symbols (Louvain) and the edges that cross between them (min_confidence default 0.5).",
-        annotations(read_only_hint = true, open_world_hint = false),
-        output_schema = schema_for_output::<api::Communities>()
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn find_communities(
         &self,
@@ -532,8 +528,7 @@ impl Server {
 
     #[tool(
         description = "The index: files per language, nodes and edges by kind and status, unresolved sites, skipped files, freshness and HEAD.",
-        annotations(read_only_hint = true, open_world_hint = false),
-        output_schema = schema_for_output::<api::IndexStatus>()
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn index_status(&self) -> Result<CallToolResult, ErrorData> {
         self.answer("index_status", |s| s.status(), render::status)

@@ -32,7 +32,9 @@ pub fn query_error(e: &QueryError) -> String {
             format!("{e}. Use find_symbol to search by words of the name.")
         }
         QueryError::FileNotIndexed(_) => {
-            format!("{e}. Paths are relative to the repository root; index_status lists skipped files.")
+            format!(
+                "{e}. Paths are relative to the repository root; index_status lists skipped files."
+            )
         }
         _ => e.to_string(),
     }
@@ -307,20 +309,12 @@ pub fn cycles(r: &Analysis<Cycle>) -> Reply {
 
 pub fn dead_code(r: &Analysis<DeadItem>) -> Reply {
     analysis(r, |d| {
-        format!(
-            "{} {}  ({})",
-            d.verdict,
-            symbol_line(&d.symbol),
-            d.reason
-        )
+        format!("{} {}  ({})", d.verdict, symbol_line(&d.symbol), d.reason)
     })
 }
 
 pub fn communities(r: &Communities) -> Reply {
-    let mut t = format!(
-        "{} communities, modularity {:.3}\n",
-        r.total, r.modularity
-    );
+    let mut t = format!("{} communities, modularity {:.3}\n", r.total, r.modularity);
     for c in &r.results {
         let _ = writeln!(t, "#{} ({} symbols): {}", c.id, c.size, c.top.join(", "));
         let _ = writeln!(t, "  files: {}", c.files.join(", "));
@@ -372,6 +366,9 @@ pub fn status(s: &IndexStatus) -> Reply {
         s.index.reindexed,
         s.index.head.as_deref().unwrap_or("(not a git work tree)")
     );
-    let _ = writeln!(t, "language servers: verification not implemented in this version");
+    let _ = writeln!(
+        t,
+        "language servers: verification not implemented in this version"
+    );
     Reply::ok(t)
 }
