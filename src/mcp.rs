@@ -28,7 +28,6 @@ use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabiliti
 use rmcp::{tool, tool_handler, tool_router, ErrorData, ServerHandler, ServiceExt};
 use serde::Serialize;
 
-use crate::api;
 use crate::index::IndexConfig;
 use crate::query::{self, ChangeSpec, QueryError, Session};
 
