@@ -631,7 +631,21 @@ async fn mcp_measure_latency() {
         .success());
     let c = start(repo.path(), &[]).await;
     ok("index_status", &call(&c, "index_status", json!({})).await);
-    let symbol = "shop/cart.py:1";
+    // Until the Python extractor lands, the module is the symbol with references.
+    let found = ok(
+        "find_symbol",
+        &call(&c, "find_symbol", json!({"query": "cart"})).await,
+    );
+    let symbol = found["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["file"] == "shop/cart.py")
+        .expect("shop/cart.py")["key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let symbol = symbol.as_str();
     for (tool, args, cli) in [
         (
             "find_referencing_symbols",
