@@ -582,3 +582,62 @@ pub fn serve(root: &Path, cfg: IndexConfig, tools: Option<&str>) -> Result<()> {
         Ok(())
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_lists_parse_and_unknown_names_are_refused() {
+        assert_eq!(parse_tools(" a, b,,c "), ["a", "b", "c"]);
+        let root = std::env::temp_dir();
+        let cfg = IndexConfig::default();
+        let e = Server::new(
+            &root,
+            cfg.clone(),
+            Some(&["find_symbol".into(), "x".into()]),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with("unknown tool x in --tools; valid tools: blast_radius,"),
+            "{e}"
+        );
+        let s = Server::new(&root, cfg, Some(&["index_status".into()])).unwrap();
+        let names: Vec<_> = s
+            .tool_router
+            .list_all()
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        assert_eq!(names, ["index_status"]);
+        assert_eq!(tool_names().len(), 16);
+    }
+
+    #[test]
+    fn changes_are_one_of_commit_range_diff_staged() {
+        let root = Path::new("/repo");
+        let p = |v: serde_json::Value| -> BlastParams { serde_json::from_value(v).unwrap() };
+        assert!(matches!(
+            change_spec(root, &p(serde_json::json!({}))),
+            Ok(ChangeSpec::WorkingTree)
+        ));
+        assert!(matches!(
+            change_spec(root, &p(serde_json::json!({"staged": true}))),
+            Ok(ChangeSpec::Staged)
+        ));
+        let e = change_spec(
+            root,
+            &p(serde_json::json!({"commit": "HEAD", "range": "a..b"})),
+        )
+        .unwrap_err();
+        assert_eq!(
+            e,
+            "pass at most one of commit, range, diff, staged (got commit, range)"
+        );
+        let escape =
+            "diff --git a/../x.py b/../x.py\n--- a/../x.py\n+++ b/../x.py\n@@ -1 +1 @@\n-a\n+b\n";
+        let e = change_spec(root, &p(serde_json::json!({"diff": escape}))).unwrap_err();
+        assert!(e.contains("outside the repository"), "{e}");
+    }
+}
