@@ -166,6 +166,12 @@ pub enum Command {
         #[arg(long, default_value_t = 20)]
         limit: usize,
     },
+    /// Serve every query as a tool over the Model Context Protocol (stdio).
+    Mcp {
+        /// Serve only these tools (comma-separated names).
+        #[arg(long, value_name = "NAMES")]
+        tools: Option<String>,
+    },
     /// Write the whole graph.
     Export {
         #[arg(long, value_enum, default_value_t = ExportFormat::Json)]
@@ -218,6 +224,11 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         },
         progress,
     };
+    if let Command::Mcp { tools } = &cli.command {
+        // The server opens a fresh session per tool call.
+        crate::mcp::serve(&root, cfg, tools.as_deref())?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let session = query::open(&root, &cfg)?;
     report_database_note(&session, indexing);
     let mut out = std::io::stdout().lock();
@@ -509,6 +520,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::Mcp { .. } => unreachable!("served before opening a session"),
         Command::Export { format, output } => {
             let graph = session.export()?;
             let text = match format {

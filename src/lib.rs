@@ -7,6 +7,7 @@ pub mod extract;
 pub mod git;
 pub mod graph;
 pub mod index;
+pub mod mcp;
 pub mod query;
 pub mod resolve;
 pub mod store;
