@@ -3,6 +3,7 @@
 pub mod extract;
 pub mod graph;
 pub mod index;
+pub mod lsp;
 pub mod resolve;
 pub mod store;
 pub mod walk;
