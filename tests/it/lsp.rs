@@ -1,0 +1,398 @@
+//! The language-server layer against real servers (pyright,
+//! typescript-language-server, rust-analyzer), found the way users find them
+//! (PATH, then refgraph's prefix). A missing server skips with a printed reason,
+//! and fails when `CI` is set. Faults are scripted in `fake`.
+
+mod fake;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use refgraph::extract::Lang;
+use refgraph::graph::Pos;
+use refgraph::lsp::{install, Location, LspConfig, LspError, Pool, ServerState};
+
+/// Real servers start in seconds; this bounds every wait on them.
+const WAIT: Duration = Duration::from_secs(240);
+
+async fn bounded<T>(f: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(WAIT, f)
+        .await
+        .expect("the language server did not answer within the test's bound")
+}
+
+/// `Some(pool)` when the server for `lang` is installed; otherwise prints why the
+/// test is skipped, and panics under CI.
+fn pool_for(lang: Lang) -> Option<Pool> {
+    let pool = Pool::new(LspConfig::default());
+    if pool.server_id(lang).is_some() {
+        return Some(pool);
+    }
+    let ServerState::NotInstalled { hint } = pool.state(lang, Path::new("/")) else {
+        panic!("server for {lang:?} neither found nor missing");
+    };
+    let msg = format!("skipping: no language server for {lang:?} ({hint})");
+    if std::env::var_os("CI").is_some() {
+        panic!("{msg} — required under CI");
+    }
+    eprintln!("{msg}");
+    None
+}
+
+fn write(root: &Path, files: &[(&str, &str)]) {
+    for (path, text) in files {
+        let p = root.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+}
+
+/// 1-based position of the `nth` (0-based) occurrence of `needle` in `text`,
+/// columns in UTF-8 bytes.
+fn pos_of(text: &str, needle: &str, nth: usize) -> Pos {
+    let (byte, _) = text.match_indices(needle).nth(nth).expect("needle in text");
+    let line_start = text[..byte].rfind('\n').map_or(0, |i| i + 1);
+    Pos {
+        line: text[..byte].matches('\n').count() as u32 + 1,
+        column: (byte - line_start) as u32 + 1,
+    }
+}
+
+/// `file:line:col` lines relative to `root`, sorted.
+fn render(root: &Path, locs: &[Location]) -> Vec<String> {
+    let mut v: Vec<String> = locs
+        .iter()
+        .map(|l| {
+            let rel = l.path.strip_prefix(root).unwrap_or(&l.path);
+            format!("{}:{}:{}", rel.display(), l.pos.line, l.pos.column)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn canonical_tempdir() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    (dir, root)
+}
+
+// ---------------------------------------------------------------- Python
+
+const PY_UTIL: &str = "def helper(x):\n    return x + 1\n\n\nclass Greeter:\n    def greet(self, name):\n        return \"hi \" + name\n";
+const PY_A: &str = "from pkg.util import helper, Greeter\n\n\ndef use_a():\n    return helper(1)\n";
+// Non-ASCII before the call: 😀 is 2 UTF-16 units / 4 bytes, 中文 1 unit / 3 bytes each.
+const PY_B: &str = "from pkg.util import helper\n\n# 中文 😀\ns = \"😀中😀\"; y = helper(2)\n";
+const PY_MAIN: &str = "import pkg.util\n\nz = pkg.util.helper(3)\n";
+
+fn python_project(root: &Path) {
+    write(
+        root,
+        &[
+            (
+                "pyproject.toml",
+                "[project]\nname = \"demo\"\nversion = \"0\"\n",
+            ),
+            ("pkg/__init__.py", ""),
+            ("pkg/util.py", PY_UTIL),
+            ("pkg/a.py", PY_A),
+            ("pkg/b.py", PY_B),
+            ("main.py", PY_MAIN),
+        ],
+    );
+}
+
+#[tokio::test]
+async fn pyright_definition_across_files_with_non_ascii_columns() {
+    let Some(pool) = pool_for(Lang::Python) else {
+        return;
+    };
+    let (_d, root) = canonical_tempdir();
+    python_project(&root);
+    let b = root.join("pkg/b.py");
+    let site = pos_of(PY_B, "helper", 1);
+    assert_eq!(
+        site,
+        Pos {
+            line: 4,
+            column: 24
+        }
+    ); // bytes; chars would give 16, UTF-16 units 18
+    let t = Instant::now();
+    let locs = bounded(pool.definition(Lang::Python, &root, &b, PY_B, site))
+        .await
+        .unwrap();
+    eprintln!("pyright: start + first definition {:?}", t.elapsed());
+    assert_eq!(render(&root, &locs), ["pkg/util.py:1:5"]);
+    assert_eq!(
+        locs[0].end,
+        Pos {
+            line: 1,
+            column: 11
+        }
+    );
+    assert_eq!(pool.state(Lang::Python, &root), ServerState::Ready);
+    assert_eq!(
+        pool.server_id(Lang::Python).as_deref(),
+        Some("pyright@1.1.414")
+    );
+
+    // A definition *in* a non-ASCII position of the same file's text.
+    let s_pos = pos_of(PY_B, "s = ", 0);
+    let locs = bounded(pool.definition(Lang::Python, &root, &b, PY_B, s_pos))
+        .await
+        .unwrap();
+    assert_eq!(render(&root, &locs), ["pkg/b.py:4:1"]);
+
+    // pyright has no textDocument/implementation.
+    let e = bounded(pool.implementation(Lang::Python, &root, &b, PY_B, site))
+        .await
+        .unwrap_err();
+    assert!(matches!(e, LspError::Unsupported { .. }), "{e}");
+    bounded(pool.shutdown()).await;
+}
+
+#[tokio::test]
+async fn pyright_references_count_import_sites() {
+    let Some(pool) = pool_for(Lang::Python) else {
+        return;
+    };
+    let (_d, root) = canonical_tempdir();
+    python_project(&root);
+    let util = root.join("pkg/util.py");
+    let decl = pos_of(PY_UTIL, "helper", 0);
+    let locs = bounded(pool.references(Lang::Python, &root, &util, PY_UTIL, decl, false))
+        .await
+        .unwrap();
+    assert_eq!(
+        render(&root, &locs),
+        [
+            "main.py:3:14",
+            "pkg/a.py:1:22",
+            "pkg/a.py:5:12",
+            "pkg/b.py:1:22",
+            "pkg/b.py:4:24",
+        ]
+    );
+    let with_decl = bounded(pool.references(Lang::Python, &root, &util, PY_UTIL, decl, true))
+        .await
+        .unwrap();
+    assert_eq!(with_decl.len(), locs.len() + 1);
+    bounded(pool.shutdown()).await;
+}
+
+// ---------------------------------------------------------------- TypeScript
+
+const TS_UTIL: &str = "export function helper(x: number): number {\n  return x + 1;\n}\n";
+const TS_A: &str = "import { helper } from \"./util\";\n\nexport const a = helper(1);\n";
+const TS_B: &str =
+    "import { helper } from \"./util\";\n// 中文 😀\nconst s = \"😀中😀\"; export const b = helper(2) + s.length;\n";
+
+fn ts_project(root: &Path) {
+    write(
+        root,
+        &[
+            (
+                "tsconfig.json",
+                r#"{"compilerOptions": {"strict": true, "module": "commonjs", "target": "es2020"}, "include": ["src"]}"#,
+            ),
+            ("src/util.ts", TS_UTIL),
+            ("src/a.ts", TS_A),
+            ("src/b.ts", TS_B),
+        ],
+    );
+}
+
+#[tokio::test]
+async fn tsls_definition_and_references_with_non_ascii_columns() {
+    let Some(pool) = pool_for(Lang::TypeScript) else {
+        return;
+    };
+    let (_d, root) = canonical_tempdir();
+    ts_project(&root);
+    let b = root.join("src/b.ts");
+    let site = pos_of(TS_B, "helper", 1);
+    assert_eq!(site.line, 3);
+    let t = Instant::now();
+    let locs = bounded(pool.definition(Lang::TypeScript, &root, &b, TS_B, site))
+        .await
+        .unwrap();
+    eprintln!("tsls: start + first definition {:?}", t.elapsed());
+    assert_eq!(render(&root, &locs), ["src/util.ts:1:17"]);
+    assert!(pool
+        .server_id(Lang::TypeScript)
+        .unwrap()
+        .starts_with("typescript-language-server@5.3.0"));
+
+    let util = root.join("src/util.ts");
+    let decl = pos_of(TS_UTIL, "helper", 0);
+    let locs = bounded(pool.references(Lang::TypeScript, &root, &util, TS_UTIL, decl, false))
+        .await
+        .unwrap();
+    let b_call = pos_of(TS_B, "helper", 1);
+    assert_eq!(
+        render(&root, &locs),
+        [
+            "src/a.ts:1:10".to_string(),
+            "src/a.ts:3:18".into(),
+            "src/b.ts:1:10".into(),
+            format!("src/b.ts:{}:{}", b_call.line, b_call.column),
+        ]
+    );
+    // Same server for every script language.
+    assert_eq!(pool.state(Lang::Tsx, &root), ServerState::Ready);
+    bounded(pool.shutdown()).await;
+}
+
+// ---------------------------------------------------------------- Rust
+
+#[tokio::test]
+async fn rust_analyzer_definition_without_running_build_scripts() {
+    let Some(pool) = pool_for(Lang::Rust) else {
+        return;
+    };
+    let (_d, root) = canonical_tempdir();
+    let marker = root.join("BUILD_SCRIPT_RAN");
+    let build_rs = format!(
+        "fn main() {{ std::fs::write({:?}, \"ran\").unwrap(); }}\n",
+        marker.display().to_string()
+    );
+    let lib = "mod util;\n\npub fn run() -> u32 {\n    // 中文 😀\n    let s = \"😀\"; util::helper(s.len() as u32)\n}\n";
+    write(
+        &root,
+        &[
+            (
+                "Cargo.toml",
+                "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\nbuild = \"build.rs\"\n",
+            ),
+            ("build.rs", &build_rs),
+            ("src/lib.rs", lib),
+            ("src/util.rs", "pub fn helper(x: u32) -> u32 {\n    x + 1\n}\n"),
+        ],
+    );
+    let file = root.join("src/lib.rs");
+    let site = pos_of(lib, "helper", 0);
+    let t = Instant::now();
+    let locs = bounded(pool.definition(Lang::Rust, &root, &file, lib, site))
+        .await
+        .unwrap();
+    eprintln!("rust-analyzer: start + first definition {:?}", t.elapsed());
+    assert_eq!(render(&root, &locs), ["src/util.rs:1:8"]);
+    assert!(
+        !marker.exists(),
+        "rust-analyzer ran build.rs with trust off"
+    );
+    assert!(
+        !root.join("target").exists(),
+        "rust-analyzer wrote target/ into the repository"
+    );
+    bounded(pool.shutdown()).await;
+    assert!(
+        !marker.exists(),
+        "rust-analyzer ran build.rs with trust off"
+    );
+}
+
+// ---------------------------------------------------------------- install / status
+
+#[test]
+fn status_reports_every_server_with_pinned_versions() {
+    let cfg = LspConfig::default();
+    let st = install::status(&cfg);
+    let names: Vec<&str> = st.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["pyright", "rust-analyzer", "typescript-language-server"]
+    );
+    for s in &st {
+        assert!(s.pinned_version.is_some(), "{s:?}");
+        assert_eq!(s.found, s.path.is_some(), "{s:?}");
+        if !s.found {
+            assert!(s.install_hint.contains(&s.name), "{s:?}");
+        }
+        eprintln!("{s:?}");
+    }
+}
+
+#[test]
+fn install_skips_what_is_already_installed() {
+    let cfg = LspConfig::default();
+    let pyright = install::status(&cfg)
+        .into_iter()
+        .find(|s| s.name == "pyright")
+        .unwrap();
+    if !pyright.at_pinned_version() {
+        let msg = format!("skipping: pyright not installed at the pinned version ({pyright:?})");
+        assert!(std::env::var_os("CI").is_none(), "{msg}");
+        eprintln!("{msg}");
+        return;
+    }
+    let mut seen = vec![];
+    let done = install::install(&["pyright".into()], &cfg, &mut |e| seen.push(e.clone())).unwrap();
+    assert!(
+        matches!(&done[..], [install::InstallEvent::Skipped { server, .. }] if server == "pyright")
+    );
+    assert_eq!(seen, done);
+    let e = install::install(&["nope".into()], &cfg, &mut |_| {}).unwrap_err();
+    assert!(e.to_string().contains("unknown server `nope`"), "{e}");
+}
+
+// ---------------------------------------------------------------- measurements
+
+/// Numbers for the report, not assertions: `cargo test --test it lsp::measure -- --ignored --nocapture`.
+#[tokio::test]
+#[ignore = "measurement; run by hand"]
+async fn measure() {
+    for lang in [Lang::Python, Lang::TypeScript] {
+        let Some(pool) = pool_for(lang) else { continue };
+        let (_d, root) = canonical_tempdir();
+        let (file, text, needle) = if lang == Lang::Python {
+            python_project(&root);
+            (root.join("pkg/b.py"), PY_B, "helper")
+        } else {
+            ts_project(&root);
+            (root.join("src/b.ts"), TS_B, "helper")
+        };
+        let site = pos_of(text, needle, 1);
+        let t = Instant::now();
+        bounded(pool.definition(lang, &root, &file, text, site))
+            .await
+            .unwrap();
+        let ready = t.elapsed();
+        let mut warm = vec![];
+        for _ in 0..20 {
+            let t = Instant::now();
+            bounded(pool.definition(lang, &root, &file, text, site))
+                .await
+                .unwrap();
+            warm.push(t.elapsed());
+        }
+        warm.sort();
+        eprintln!(
+            "{lang:?}: start-to-first-answer {ready:?}; warm definition median {:?} max {:?}",
+            warm[warm.len() / 2],
+            warm[warm.len() - 1]
+        );
+        let n = 200;
+        let t = Instant::now();
+        for _ in 0..n {
+            bounded(pool.definition(lang, &root, &file, text, site))
+                .await
+                .unwrap();
+        }
+        let seq = t.elapsed();
+        let t = Instant::now();
+        let all = bounded(futures::future::join_all(
+            (0..n).map(|_| pool.definition(lang, &root, &file, text, site)),
+        ))
+        .await;
+        let pip = t.elapsed();
+        assert!(all.iter().all(|r| r.is_ok()));
+        eprintln!(
+            "{lang:?}: {n} definitions sequential {seq:?} ({:.0}/s), pipelined {pip:?} ({:.0}/s)",
+            n as f64 / seq.as_secs_f64(),
+            n as f64 / pip.as_secs_f64()
+        );
+        bounded(pool.shutdown()).await;
+    }
+}
