@@ -258,7 +258,10 @@ fn run_with_timeout(prog: &Path, args: &[String], timeout: Duration) -> Result<S
             prog.display(),
             args.join(" "),
             out.status,
-            tail(&err, 2)
+            err.lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty())
+                .unwrap_or("")
         ));
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())

@@ -373,26 +373,64 @@ async fn measure() {
             warm[warm.len() / 2],
             warm[warm.len() - 1]
         );
-        let n = 200;
-        let t = Instant::now();
-        for _ in 0..n {
-            bounded(pool.definition(lang, &root, &file, text, site))
-                .await
-                .unwrap();
-        }
-        let seq = t.elapsed();
-        let t = Instant::now();
-        let all = bounded(futures::future::join_all(
-            (0..n).map(|_| pool.definition(lang, &root, &file, text, site)),
-        ))
-        .await;
-        let pip = t.elapsed();
-        assert!(all.iter().all(|r| r.is_ok()));
-        eprintln!(
-            "{lang:?}: {n} definitions sequential {seq:?} ({:.0}/s), pipelined {pip:?} ({:.0}/s)",
-            n as f64 / seq.as_secs_f64(),
-            n as f64 / pip.as_secs_f64()
-        );
         bounded(pool.shutdown()).await;
     }
+    // 200 distinct definition sites on pyright, one at a time vs all in flight.
+    let Some(pool) = pool_for(Lang::Python) else {
+        return;
+    };
+    let (_d, root) = canonical_tempdir();
+    let n = 200;
+    let defs: String = (0..n)
+        .map(|i| format!("def f{i}(x):\n    return x + {i}\n\n"))
+        .collect();
+    let uses: String = std::iter::once("from defs import *\n\n".to_string())
+        .chain((0..n).map(|i| format!("v{i} = f{i}({i})\n")))
+        .collect();
+    write(
+        &root,
+        &[
+            ("pyproject.toml", ""),
+            ("defs.py", &defs),
+            ("uses.py", &uses),
+        ],
+    );
+    let file = root.join("uses.py");
+    let sites: Vec<Pos> = (0..n)
+        .map(|i| Pos {
+            line: i as u32 + 3,
+            column: format!("v{i} = ").len() as u32 + 1,
+        })
+        .collect();
+    bounded(pool.definition(Lang::Python, &root, &file, &uses, sites[0]))
+        .await
+        .unwrap();
+    for (label, pipelined) in [
+        ("sequential", false),
+        ("pipelined", true),
+        ("sequential again", false),
+    ] {
+        let t = Instant::now();
+        let results = if pipelined {
+            bounded(futures::future::join_all(sites.iter().map(|&p| {
+                pool.definition(Lang::Python, &root, &file, &uses, p)
+            })))
+            .await
+        } else {
+            let mut v = vec![];
+            for &p in &sites {
+                v.push(bounded(pool.definition(Lang::Python, &root, &file, &uses, p)).await);
+            }
+            v
+        };
+        let el = t.elapsed();
+        assert!(results
+            .iter()
+            .all(|r| r.as_ref().is_ok_and(|l| l.len() == 1)));
+        eprintln!(
+            "pyright: {n} distinct definitions {label}: {el:?} ({:.0}/s)",
+            n as f64 / el.as_secs_f64()
+        );
+    }
+    bounded(pool.shutdown()).await;
 }
