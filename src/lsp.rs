@@ -30,7 +30,8 @@
 //! # Ok(()) }
 //! ```
 //!
-//! - [`Pool::definition`], [`Pool::references`], [`Pool::implementation`] take the
+//! - [`Pool::definition`], [`Pool::references`], [`Pool::implementation`] and
+//!   [`Pool::incoming_calls`] take the
 //!   text of the file the position is in (what the graph was built from; it is
 //!   sent with didOpen/didChange) and return absolute [`Location`]s, sorted.
 //!   Requests are pipelined: call them concurrently (e.g. `join_all` /
@@ -73,6 +74,17 @@ pub struct Location {
     pub path: PathBuf,
     pub pos: crate::graph::Pos,
     pub end: crate::graph::Pos,
+}
+
+/// One caller found by `callHierarchy/incomingCalls`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct IncomingCall {
+    /// The caller's name as the server reports it (`run`, `Greeter.greet`, …).
+    pub name: String,
+    /// The caller's name range.
+    pub caller: Location,
+    /// The call sites inside the caller, sorted.
+    pub sites: Vec<Location>,
 }
 
 /// A server's state for one workspace root.

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use super::install::{self, ServerStatus};
 use super::session::{Session, SessionConfig};
 use super::spec::ServerSpec;
-use super::{Location, LspConfig, LspError, ServerState};
+use super::{IncomingCall, Location, LspConfig, LspError, ServerState};
 use crate::extract::Lang;
 use crate::graph::Pos;
 
@@ -189,6 +189,25 @@ impl Pool {
             .await
     }
 
+    /// A ready session for `file`, with the file's canonical path and language id.
+    async fn prepare(
+        &self,
+        lang: Lang,
+        root: &Path,
+        file: &Path,
+        text: &str,
+    ) -> Result<(Arc<Session>, PathBuf, &'static str), LspError> {
+        let root = canonical(root);
+        let file = if file.is_absolute() {
+            canonical(file)
+        } else {
+            canonical(&root.join(file))
+        };
+        let id = lang_id(lang, &file);
+        let session = self.session(lang, &root, &file, id, text).await?;
+        Ok((session, file, id))
+    }
+
     async fn ask(
         &self,
         lang: Lang,
@@ -198,15 +217,8 @@ impl Pool {
         pos: Pos,
         method: Method,
     ) -> Result<Vec<Location>, LspError> {
-        let root = canonical(root);
-        let file = if file.is_absolute() {
-            canonical(file)
-        } else {
-            canonical(&root.join(file))
-        };
-        let id = lang_id(lang, &file);
-        let session = self.session(lang, &root, &file, id, text).await?;
-        let res = match method {
+        let (session, file, id) = self.prepare(lang, root, file, text).await?;
+        match method {
             Method::Definition => session.definition(&file, id, text, pos).await,
             Method::References {
                 include_declaration,
@@ -216,8 +228,21 @@ impl Pool {
                     .await
             }
             Method::Implementation => session.implementation(&file, id, text, pos).await,
-        };
-        res
+        }
+    }
+
+    /// Callers of the function or method named at `pos` (`callHierarchy/incomingCalls`
+    /// after `textDocument/prepareCallHierarchy`), sorted.
+    pub async fn incoming_calls(
+        &self,
+        lang: Lang,
+        root: &Path,
+        file: &Path,
+        text: &str,
+        pos: Pos,
+    ) -> Result<Vec<IncomingCall>, LspError> {
+        let (session, file, id) = self.prepare(lang, root, file, text).await?;
+        session.incoming_calls(&file, id, text, pos).await
     }
 
     fn entry(&self, name: &str, root: &Path) -> Arc<Entry> {

@@ -31,7 +31,7 @@ use tower::ServiceBuilder;
 use super::convert::{self, Encoding};
 use super::process;
 use super::spec::{self, Readiness, ServerSpec};
-use super::{Location, LspError};
+use super::{IncomingCall, Location, LspError};
 use crate::graph::Pos;
 
 /// Documents kept open per session; the least recently used is closed beyond this.
@@ -759,6 +759,61 @@ impl Session {
             .map(|l| (l.uri, l.range))
             .collect();
         Ok(self.convert_locations(locs).await)
+    }
+
+    pub async fn incoming_calls(
+        &self,
+        path: &Path,
+        lang_id: &str,
+        text: &str,
+        pos: Pos,
+    ) -> Result<Vec<IncomingCall>, LspError> {
+        if matches!(
+            self.caps.call_hierarchy_provider,
+            None | Some(lt::CallHierarchyServerCapability::Simple(false))
+        ) {
+            return Err(LspError::Unsupported {
+                server: self.name.clone(),
+                method: "textDocument/prepareCallHierarchy".into(),
+            });
+        }
+        let tdp = self.position_params(path, lang_id, text, pos).await?;
+        let items = self
+            .call::<lr::CallHierarchyPrepare>(lt::CallHierarchyPrepareParams {
+                text_document_position_params: tdp,
+                work_done_progress_params: Default::default(),
+            })
+            .await?
+            .unwrap_or_default();
+        let mut out = Vec::new();
+        for item in items {
+            let calls = self
+                .call::<lr::CallHierarchyIncomingCalls>(lt::CallHierarchyIncomingCallsParams {
+                    item,
+                    work_done_progress_params: Default::default(),
+                    partial_result_params: Default::default(),
+                })
+                .await?
+                .unwrap_or_default();
+            for call in calls {
+                let uri = call.from.uri.clone();
+                let mut locs = vec![(uri.clone(), call.from.selection_range)];
+                locs.extend(call.from_ranges.iter().map(|r| (uri.clone(), *r)));
+                // Converted one by one: the caller's range must stay apart from its sites.
+                let caller = self.convert_locations(locs.drain(..1).collect()).await;
+                let Some(caller) = caller.into_iter().next() else {
+                    continue;
+                };
+                out.push(IncomingCall {
+                    name: call.from.name,
+                    caller,
+                    sites: self.convert_locations(locs).await,
+                });
+            }
+        }
+        out.sort();
+        out.dedup();
+        Ok(out)
     }
 
     async fn convert_goto(&self, resp: Option<lt::GotoDefinitionResponse>) -> Vec<Location> {

@@ -178,6 +178,22 @@ async fn pyright_references_count_import_sites() {
         .await
         .unwrap();
     assert_eq!(with_decl.len(), locs.len() + 1);
+
+    let calls = bounded(pool.incoming_calls(Lang::Python, &root, &util, PY_UTIL, decl))
+        .await
+        .unwrap();
+    let rendered: Vec<String> = calls
+        .iter()
+        .map(|c| format!("{} {:?}", c.name, render(&root, &c.sites)))
+        .collect();
+    assert_eq!(
+        rendered,
+        [
+            r#"(module) b.py ["pkg/b.py:4:24"]"#,
+            r#"(module) main.py ["main.py:3:14"]"#,
+            r#"use_a ["pkg/a.py:5:12"]"#,
+        ]
+    );
     bounded(pool.shutdown()).await;
 }
 
@@ -239,6 +255,12 @@ async fn tsls_definition_and_references_with_non_ascii_columns() {
             format!("src/b.ts:{}:{}", b_call.line, b_call.column),
         ]
     );
+    let calls = bounded(pool.incoming_calls(Lang::TypeScript, &root, &util, TS_UTIL, decl))
+        .await
+        .unwrap();
+    let sites: Vec<String> = calls.iter().flat_map(|c| render(&root, &c.sites)).collect();
+    assert!(sites.contains(&"src/a.ts:3:18".to_string()), "{calls:#?}");
+
     // Same server for every script language.
     assert_eq!(pool.state(Lang::Tsx, &root), ServerState::Ready);
     bounded(pool.shutdown()).await;

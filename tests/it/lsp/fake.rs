@@ -205,9 +205,10 @@ async fn crash_mid_request_fails_every_pending_request_at_once() {
         }
     })
     .await;
+    let before = f.count("initialize");
     let e = f.definition().await.unwrap_err();
     assert!(matches!(e, LspError::ServerExited { .. }), "{e}");
-    assert_eq!(f.count("initialize"), 2);
+    assert_eq!(f.count("initialize"), before + 1);
 }
 
 #[tokio::test]
@@ -343,4 +344,38 @@ async fn position_outside_the_text_is_rejected() {
     .await
     .unwrap_err();
     assert!(matches!(e, LspError::Position { line: 40, .. }), "{e}");
+}
+
+#[tokio::test]
+async fn restarted_server_answers_again() {
+    let f = fake("crash-once", 20.0, 3);
+    let e = f.definition().await.unwrap_err();
+    assert!(matches!(e, LspError::ServerExited { .. }), "{e}");
+    let locs = f.definition().await.unwrap();
+    assert_eq!(locs.len(), 1);
+    assert_eq!(f.count("initialize"), 2);
+    assert_eq!(f.pool.state(Lang::Python, &f.root()), ServerState::Ready);
+    // The new process got the document again.
+    assert_eq!(f.count("textDocument/didOpen"), 2);
+}
+
+#[tokio::test]
+async fn one_session_per_root() {
+    let f = fake("ok", 5.0, 3);
+    let other = f.dir.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("main.py"), TEXT).unwrap();
+    f.definition().await.unwrap();
+    bounded(f.pool.definition(
+        Lang::Python,
+        &other,
+        &other.join("main.py"),
+        TEXT,
+        Pos { line: 1, column: 5 },
+    ))
+    .await
+    .unwrap();
+    f.definition().await.unwrap();
+    assert_eq!(f.count("initialize"), 2);
+    assert_eq!(f.pool.state(Lang::Python, &other), ServerState::Ready);
 }

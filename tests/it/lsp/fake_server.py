@@ -1,6 +1,6 @@
 """A scripted language server for fault tests: python3 fake_server.py MODE LOG.
 
-Modes: ok, never-ready, hang, crash, close, malformed, slow, content-modified,
+Modes: ok, never-ready, hang, crash, crash-once, close, malformed, slow, content-modified,
 cm-forever, bad-result. Every received method is appended to LOG, one per line.
 """
 import json
@@ -77,6 +77,9 @@ while True:
         if mode == "hang":
             continue
         if mode == "crash":
+            os._exit(3)
+        if mode == "crash-once" and not os.path.exists(sys.argv[2] + ".crashed"):
+            open(sys.argv[2] + ".crashed", "w").close()
             os._exit(3)
         if mode == "close":
             os.close(1)
