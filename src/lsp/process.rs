@@ -17,6 +17,8 @@ pub struct Process {
     pub stdin: ChildStdin,
     pub stdout: ChildStdout,
     pub stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    /// Ends when stderr closes (the process exited).
+    pub stderr_done: tokio::task::JoinHandle<()>,
 }
 
 pub fn spawn(
@@ -43,7 +45,7 @@ pub fn spawn(
     let tail = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_TAIL)));
     let server = server.to_string();
     let t = tail.clone();
-    tokio::spawn(async move {
+    let stderr_done = tokio::spawn(async move {
         let mut lines = BufReader::new(stderr).lines();
         while let Ok(Some(line)) = lines.next_line().await {
             tracing::debug!(target: "refgraph::lsp::stderr", server = %server, "{line}");
@@ -59,6 +61,7 @@ pub fn spawn(
         stdin,
         stdout,
         stderr_tail: tail,
+        stderr_done,
     })
 }
 

@@ -123,6 +123,7 @@ pub struct Session {
     docs: tokio::sync::Mutex<Docs>,
     child: Mutex<Option<tokio::process::Child>>,
     stderr_tail: Arc<Mutex<std::collections::VecDeque<String>>>,
+    stderr_done: Mutex<Option<tokio::task::JoinHandle<()>>>,
     started: Instant,
     startup_timeout: Duration,
     request_timeout: Duration,
@@ -271,7 +272,13 @@ fn build_router(
         .unhandled_notification(|st, n| {
             if n.method == "experimental/serverStatus" {
                 let quiescent = n.params.get("quiescent").and_then(Value::as_bool) == Some(true);
-                tracing::debug!(server = %st.shared.server, status = %n.params, "server status");
+                let health = n.params.get("health").and_then(Value::as_str).unwrap_or("ok");
+                if health == "ok" {
+                    tracing::debug!(server = %st.shared.server, status = %n.params, "server status");
+                } else {
+                    // Still "ready" when quiescent: answers may be incomplete, and say so in the log.
+                    tracing::warn!(server = %st.shared.server, status = %n.params, "server status: {health}");
+                }
                 st.shared.update(|t| t.quiescent = quiescent);
             }
             ControlFlow::Continue(())
@@ -343,6 +350,7 @@ impl Session {
             stdin,
             stdout,
             stderr_tail,
+            stderr_done,
         } = proc;
         {
             let name = name.clone();
@@ -371,6 +379,7 @@ impl Session {
             docs: tokio::sync::Mutex::new(Docs::default()),
             child: Mutex::new(Some(child)),
             stderr_tail,
+            stderr_done: Mutex::new(Some(stderr_done)),
             started,
             startup_timeout: spec.startup_timeout(),
             request_timeout: spec.request_timeout(),
@@ -450,7 +459,10 @@ impl Session {
         };
         match tokio::time::timeout_at(deadline.into(), wait).await {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(())) => Err(self.exited("waiting for readiness")),
+            Ok(Err(())) => {
+                self.drain_stderr().await;
+                Err(self.exited("waiting for readiness"))
+            }
             Err(_) => Err(LspError::StartTimeout {
                 server: self.name.clone(),
                 secs: self.startup_timeout.as_secs_f64(),
@@ -489,6 +501,14 @@ impl Session {
         let mut d = self.dead_rx.clone();
         async move {
             let _ = d.wait_for(|d| d.is_some()).await;
+        }
+    }
+
+    /// Give the stderr reader a moment to collect a dying server's last words.
+    async fn drain_stderr(&self) {
+        let handle = self.stderr_done.lock().unwrap().take();
+        if let Some(h) = handle {
+            let _ = tokio::time::timeout(Duration::from_millis(500), h).await;
         }
     }
 

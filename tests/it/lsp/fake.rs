@@ -379,3 +379,33 @@ async fn one_session_per_root() {
     assert_eq!(f.count("initialize"), 2);
     assert_eq!(f.pool.state(Lang::Python, &other), ServerState::Ready);
 }
+
+#[tokio::test]
+async fn server_dying_at_start_reports_its_stderr() {
+    let f = fake("die", 5.0, 3);
+    let e = f.definition().await.unwrap_err();
+    assert!(matches!(e, LspError::StartFailed { .. }), "{e}");
+    let msg = e.to_string();
+    assert!(msg.starts_with("fake failed to start"), "{msg}");
+    assert!(msg.contains("fatal: bad configuration"), "{msg}");
+}
+
+#[tokio::test]
+async fn dropping_the_pool_shuts_servers_down() {
+    let f = fake("ok", 5.0, 3);
+    f.definition().await.unwrap();
+    let Fake { dir, pool } = f;
+    drop(pool);
+    // The session's drop sends shutdown/exit in the background (then kills).
+    let log = dir.path().join("log");
+    bounded(async {
+        loop {
+            let l = std::fs::read_to_string(&log).unwrap();
+            if l.contains("exit\n") {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+}

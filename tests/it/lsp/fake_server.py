@@ -1,6 +1,6 @@
 """A scripted language server for fault tests: python3 fake_server.py MODE LOG.
 
-Modes: ok, never-ready, hang, crash, crash-once, close, malformed, slow, content-modified,
+Modes: ok, die, never-ready, hang, crash, crash-once, close, malformed, slow, content-modified,
 cm-forever, bad-result. Every received method is appended to LOG, one per line.
 """
 import json
@@ -39,6 +39,10 @@ def read():
 
 
 content_modified_left = 2
+if mode == "die":
+    sys.stderr.write("fatal: bad configuration\n")
+    sys.stderr.flush()
+    sys.exit(2)
 while True:
     msg = read()
     if msg is None:
