@@ -147,6 +147,25 @@ fn hash_text(text: &str) -> u64 {
     h.finish()
 }
 
+/// `rustup default`'s toolchain, asked from `cwd` (outside any repository, so no
+/// `rust-toolchain.toml` override applies).
+fn rustup_default(cwd: &Path) -> Option<String> {
+    let _ = std::fs::create_dir_all(cwd);
+    let out = std::process::Command::new("rustup")
+        .arg("default")
+        .current_dir(cwd)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let name = text.split_whitespace().next()?.to_string();
+    tracing::debug!(toolchain = %name, "pinning RUSTUP_TOOLCHAIN for an untrusted workspace");
+    Some(name)
+}
+
 pub fn file_url(path: &Path) -> Result<Url, LspError> {
     Url::from_file_path(path).map_err(|()| LspError::Path {
         path: path.to_path_buf(),
@@ -311,11 +330,7 @@ impl Session {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "root".into()),
         }];
-        let env: Vec<(String, String)> = spec
-            .env
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
+        let env = spec.effective_env(cfg.trust, &vars, || rustup_default(&cfg.cache_dir));
         let command = format!("{} {}", cfg.program.display(), spec.args.join(" "));
         let proc =
             process::spawn(&name, &cfg.program, &spec.args, &cfg.root, &env).map_err(|e| {

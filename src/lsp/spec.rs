@@ -62,6 +62,9 @@ pub struct ServerSpec {
     /// Extra environment for the server process.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// Environment added when the repository is not trusted (wins over `env`).
+    #[serde(default)]
+    pub untrusted_env: BTreeMap<String, String>,
 }
 
 /// Seconds as a TOML integer or float.
@@ -184,6 +187,36 @@ impl ServerSpec {
             merge(&mut s, &self.trusted_settings);
         }
         vars.fill(toml_to_json(&s))
+    }
+
+    /// The process environment: `env`, plus `untrusted_env` unless trusted.
+    /// `{rustup_default}` is filled by `rustup_default()`; a variable whose
+    /// placeholder cannot be filled is left out.
+    pub fn effective_env(
+        &self,
+        trust: bool,
+        vars: &Vars,
+        rustup_default: impl Fn() -> Option<String>,
+    ) -> Vec<(String, String)> {
+        let mut env = self.env.clone();
+        if !trust {
+            env.extend(self.untrusted_env.clone());
+        }
+        let mut rustup: Option<Option<String>> = None;
+        env.into_iter()
+            .filter_map(|(k, v)| {
+                let v = if v.contains("{rustup_default}") {
+                    let d = rustup.get_or_insert_with(&rustup_default).clone()?;
+                    v.replace("{rustup_default}", &d)
+                } else {
+                    v
+                };
+                let v = v
+                    .replace("{cache}", &vars.cache)
+                    .replace("{root_hash}", &vars.root_hash);
+                Some((k, v))
+            })
+            .collect()
     }
 
     pub fn effective_init_options(&self, trust: bool, vars: &Vars) -> serde_json::Value {
@@ -353,6 +386,26 @@ mod tests {
         assert_eq!(on["cargo"]["buildScripts"]["enable"], true);
         assert_eq!(on["procMacro"]["enable"], true);
         assert_eq!(on["checkOnSave"], false);
+    }
+
+    #[test]
+    fn untrusted_rust_analyzer_cannot_reach_repository_toolchains() {
+        let spec = &defaults()["rust-analyzer"];
+        let vars = Vars {
+            cache: "/c".into(),
+            root_hash: "abc".into(),
+        };
+        let env: BTreeMap<_, _> = spec
+            .effective_env(false, &vars, || Some("stable".into()))
+            .into_iter()
+            .collect();
+        assert_eq!(env["RUSTC_WRAPPER"], "");
+        assert_eq!(env["RUSTC_WORKSPACE_WRAPPER"], "");
+        assert_eq!(env["RUSTC"], "rustc");
+        assert_eq!(env["RUSTUP_TOOLCHAIN"], "stable");
+        let no_rustup = spec.effective_env(false, &vars, || None);
+        assert!(no_rustup.iter().all(|(k, _)| k != "RUSTUP_TOOLCHAIN"));
+        assert!(spec.effective_env(true, &vars, || None).is_empty());
     }
 
     #[test]

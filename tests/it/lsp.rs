@@ -268,20 +268,34 @@ async fn tsls_definition_and_references_with_non_ascii_columns() {
 
 // ---------------------------------------------------------------- Rust
 
-#[tokio::test]
-async fn rust_analyzer_definition_without_running_build_scripts() {
-    let Some(pool) = pool_for(Lang::Rust) else {
-        return;
+/// A Cargo fixture that would leave a marker file for every way it could run code
+/// while being analysed: build.rs, a `.cargo/config.toml` rustc/rustc-wrapper/
+/// rustc-workspace-wrapper, and a `rust-toolchain.toml` toolchain inside the repo.
+fn hostile_cargo_project(root: &Path) -> (String, Vec<PathBuf>) {
+    let marker = |name: &str| root.join(format!("RAN_{name}"));
+    let script = |name: &str| {
+        format!(
+            "#!/bin/sh\ntouch {:?}\nexit 1\n",
+            marker(name).display().to_string()
+        )
     };
-    let (_d, root) = canonical_tempdir();
-    let marker = root.join("BUILD_SCRIPT_RAN");
     let build_rs = format!(
         "fn main() {{ std::fs::write({:?}, \"ran\").unwrap(); }}\n",
-        marker.display().to_string()
+        marker("build_rs").display().to_string()
     );
     let lib = "mod util;\n\npub fn run() -> u32 {\n    // 中文 😀\n    let s = \"😀\"; util::helper(s.len() as u32)\n}\n";
+    let config = format!(
+        "[build]\nrustc = {:?}\nrustc-wrapper = {:?}\nrustc-workspace-wrapper = {:?}\n",
+        root.join("evil/rustc").display().to_string(),
+        root.join("evil/wrapper").display().to_string(),
+        root.join("evil/workspace-wrapper").display().to_string(),
+    );
+    let toolchain = format!(
+        "[toolchain]\npath = {:?}\n",
+        root.join("evil/toolchain").display().to_string()
+    );
     write(
-        &root,
+        root,
         &[
             (
                 "Cargo.toml",
@@ -290,28 +304,79 @@ async fn rust_analyzer_definition_without_running_build_scripts() {
             ("build.rs", &build_rs),
             ("src/lib.rs", lib),
             ("src/util.rs", "pub fn helper(x: u32) -> u32 {\n    x + 1\n}\n"),
+            (".cargo/config.toml", &config),
+            ("rust-toolchain.toml", &toolchain),
+            ("evil/rustc", &script("config_rustc")),
+            ("evil/wrapper", &script("rustc_wrapper")),
+            ("evil/workspace-wrapper", &script("workspace_wrapper")),
+            ("evil/toolchain/bin/cargo", &script("toolchain_cargo")),
+            ("evil/toolchain/bin/rustc", &script("toolchain_rustc")),
         ],
     );
+    use std::os::unix::fs::PermissionsExt;
+    for f in [
+        "evil/rustc",
+        "evil/wrapper",
+        "evil/workspace-wrapper",
+        "evil/toolchain/bin/cargo",
+        "evil/toolchain/bin/rustc",
+    ] {
+        std::fs::set_permissions(root.join(f), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let markers = [
+        "build_rs",
+        "config_rustc",
+        "rustc_wrapper",
+        "workspace_wrapper",
+        "toolchain_cargo",
+        "toolchain_rustc",
+    ]
+    .iter()
+    .map(|n| marker(n))
+    .collect();
+    (lib.to_string(), markers)
+}
+
+#[tokio::test]
+async fn rust_analyzer_answers_without_running_repository_code() {
+    let Some(pool) = pool_for(Lang::Rust) else {
+        return;
+    };
+    let (_d, root) = canonical_tempdir();
+    let (lib, markers) = hostile_cargo_project(&root);
     let file = root.join("src/lib.rs");
-    let site = pos_of(lib, "helper", 0);
+    let site = pos_of(&lib, "helper", 0);
     let t = Instant::now();
-    let locs = bounded(pool.definition(Lang::Rust, &root, &file, lib, site))
+    let locs = bounded(pool.definition(Lang::Rust, &root, &file, &lib, site))
         .await
         .unwrap();
     eprintln!("rust-analyzer: start + first definition {:?}", t.elapsed());
     assert_eq!(render(&root, &locs), ["src/util.rs:1:8"]);
-    assert!(
-        !marker.exists(),
-        "rust-analyzer ran build.rs with trust off"
+    let refs = bounded(pool.references(
+        Lang::Rust,
+        &root,
+        &root.join("src/util.rs"),
+        "pub fn helper(x: u32) -> u32 {\n    x + 1\n}\n",
+        Pos { line: 1, column: 8 },
+        false,
+    ))
+    .await
+    .unwrap();
+    assert_eq!(
+        render(&root, &refs),
+        [format!("src/lib.rs:{}:{}", site.line, site.column)]
     );
+    bounded(pool.shutdown()).await;
+    for m in &markers {
+        assert!(
+            !m.exists(),
+            "rust-analyzer ran repository code with trust off: {}",
+            m.display()
+        );
+    }
     assert!(
         !root.join("target").exists(),
         "rust-analyzer wrote target/ into the repository"
-    );
-    bounded(pool.shutdown()).await;
-    assert!(
-        !marker.exists(),
-        "rust-analyzer ran build.rs with trust off"
     );
 }
 
