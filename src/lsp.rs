@@ -234,3 +234,41 @@ impl LspError {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_sets_trust_and_overrides() {
+        let cfg: toml::Value =
+            toml::from_str("trust = true\n[servers.pyright]\ncommand = \"/x/pyright\"\n").unwrap();
+        let c = LspConfig::from_config(&cfg).unwrap();
+        assert!(c.trust);
+        assert_eq!(c.specs["pyright"].command, "/x/pyright");
+        assert_eq!(
+            c.spec_for(Lang::Tsx).unwrap().name,
+            "typescript-language-server"
+        );
+        assert!(
+            !LspConfig::from_config(&toml::Value::Table(Default::default()))
+                .unwrap()
+                .trust
+        );
+    }
+
+    #[test]
+    fn unavailable_is_not_an_answer() {
+        let t = LspError::Timeout {
+            server: "s".into(),
+            method: "m".into(),
+            secs: 1.0,
+        };
+        assert!(t.is_unavailable());
+        let u = LspError::Unsupported {
+            server: "s".into(),
+            method: "m".into(),
+        };
+        assert!(!u.is_unavailable());
+    }
+}

@@ -122,6 +122,7 @@ pub struct Session {
     pub encoding: Encoding,
     docs: tokio::sync::Mutex<Docs>,
     child: Mutex<Option<tokio::process::Child>>,
+    mainloop: Mutex<Option<tokio::task::JoinHandle<()>>>,
     stderr_tail: Arc<Mutex<std::collections::VecDeque<String>>>,
     stderr_done: Mutex<Option<tokio::task::JoinHandle<()>>>,
     started: Instant,
@@ -367,7 +368,7 @@ impl Session {
             stderr_tail,
             stderr_done,
         } = proc;
-        {
+        let mainloop = {
             let name = name.clone();
             tokio::spawn(async move {
                 let ret = mainloop
@@ -380,8 +381,8 @@ impl Session {
                 };
                 tracing::info!(server = %name, "main loop ended: {reason}");
                 let _ = dead_tx.send(Some(reason));
-            });
-        }
+            })
+        };
 
         let mut session = Session {
             name: name.clone(),
@@ -393,6 +394,7 @@ impl Session {
             encoding: Encoding::Utf16,
             docs: tokio::sync::Mutex::new(Docs::default()),
             child: Mutex::new(Some(child)),
+            mainloop: Mutex::new(Some(mainloop)),
             stderr_tail,
             stderr_done: Mutex::new(Some(stderr_done)),
             started,
@@ -916,27 +918,44 @@ impl Session {
     /// shutdown → exit, then wait for the process (killing it after `grace`).
     pub async fn close(&self, grace: Duration) {
         let child = self.child.lock().unwrap().take();
-        close_parts(self.socket.clone(), child, grace).await;
+        let mainloop = self.mainloop.lock().unwrap().take();
+        close_parts(self.socket.clone(), child, mainloop, grace).await;
     }
 }
 
-async fn close_parts(socket: ServerSocket, child: Option<tokio::process::Child>, grace: Duration) {
+async fn close_parts(
+    socket: ServerSocket,
+    child: Option<tokio::process::Child>,
+    mainloop: Option<tokio::task::JoinHandle<()>>,
+    grace: Duration,
+) {
     let _ = tokio::time::timeout(grace, socket.request::<lr::Shutdown>(())).await;
     let _ = socket.notify::<ln::Exit>(());
     let _ = socket.emit(Stop);
     if let Some(child) = child {
         process::reap(child, grace).await;
     }
+    // The loop ends on Stop or EOF; a descendant holding the pipe open must not
+    // keep it running.
+    if let Some(mut h) = mainloop {
+        if tokio::time::timeout(grace, &mut h).await.is_err() {
+            tracing::debug!("main loop still running after close: aborting it");
+            h.abort();
+        }
+    }
 }
 
 impl Drop for Session {
     fn drop(&mut self) {
         let child = self.child.lock().unwrap().take();
+        let mainloop = self.mainloop.lock().unwrap().take();
         let Some(child) = child else { return };
         match tokio::runtime::Handle::try_current() {
             Ok(h) => {
                 let socket = self.socket.clone();
-                h.spawn(close_parts(socket, Some(child), Duration::from_secs(2)).map(|_| ()));
+                h.spawn(
+                    close_parts(socket, Some(child), mainloop, Duration::from_secs(2)).map(|_| ()),
+                );
             }
             // No runtime: dropping the child kills it (kill_on_drop).
             Err(_) => drop(child),
