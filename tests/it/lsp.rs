@@ -430,15 +430,37 @@ fn install_skips_what_is_already_installed() {
 #[tokio::test]
 #[ignore = "measurement; run by hand"]
 async fn measure() {
-    for lang in [Lang::Python, Lang::TypeScript] {
+    const RS_LIB: &str =
+        "mod util;\n\npub fn run() -> u32 {\n    util::helper(1) + util::helper(2)\n}\n";
+    for lang in [Lang::Python, Lang::TypeScript, Lang::Rust] {
         let Some(pool) = pool_for(lang) else { continue };
         let (_d, root) = canonical_tempdir();
-        let (file, text, needle) = if lang == Lang::Python {
-            python_project(&root);
-            (root.join("pkg/b.py"), PY_B, "helper")
-        } else {
-            ts_project(&root);
-            (root.join("src/b.ts"), TS_B, "helper")
+        let (file, text, needle) = match lang {
+            Lang::Python => {
+                python_project(&root);
+                (root.join("pkg/b.py"), PY_B, "helper")
+            }
+            Lang::TypeScript => {
+                ts_project(&root);
+                (root.join("src/b.ts"), TS_B, "helper")
+            }
+            _ => {
+                write(
+                    &root,
+                    &[
+                        (
+                            "Cargo.toml",
+                            "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+                        ),
+                        ("src/lib.rs", RS_LIB),
+                        (
+                            "src/util.rs",
+                            "pub fn helper(x: u32) -> u32 {\n    x + 1\n}\n",
+                        ),
+                    ],
+                );
+                (root.join("src/lib.rs"), RS_LIB, "helper")
+            }
         };
         let site = pos_of(text, needle, 1);
         let t = Instant::now();
