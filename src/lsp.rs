@@ -102,7 +102,7 @@ pub enum ServerState {
     Crashed {
         restarts: u32,
     },
-    /// Given up on (too many failures) or no server for the language.
+    /// Given up on (too many failures; until [`Pool::reset`]) or no server for the language.
     Unavailable {
         reason: String,
     },

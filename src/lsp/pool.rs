@@ -392,6 +392,26 @@ impl Pool {
         }
     }
 
+    /// Forget the server for `lang` at `root` (also an `Unavailable` one): the next
+    /// request starts it afresh. A running session is shut down in the background.
+    pub fn reset(&self, lang: Lang, root: &Path) {
+        let Ok(spec) = self.spec(lang) else { return };
+        self.found.lock().unwrap().remove(&spec.name);
+        let entry = self
+            .entries
+            .lock()
+            .unwrap()
+            .remove(&(spec.name.clone(), canonical(root)));
+        if let Some(entry) = entry {
+            let grace = self.cfg.shutdown_grace;
+            tokio::spawn(async move {
+                if let Some(s) = entry.slot.lock().await.session.take() {
+                    s.close(grace).await;
+                }
+            });
+        }
+    }
+
     /// shutdown/exit every server, killing those that do not exit in time.
     pub async fn shutdown(self) {
         let entries: Vec<Arc<Entry>> = self.entries.lock().unwrap().values().cloned().collect();

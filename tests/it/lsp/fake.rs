@@ -166,6 +166,15 @@ async fn never_ready_times_out_at_startup_and_gives_up() {
         f.pool.state(Lang::Python, &f.root()),
         ServerState::Unavailable { .. }
     ));
+    // Until reset.
+    f.pool.reset(Lang::Python, &f.root());
+    assert_eq!(
+        f.pool.state(Lang::Python, &f.root()),
+        ServerState::NotStarted
+    );
+    let e = f.definition().await.unwrap_err();
+    assert!(matches!(e, LspError::StartTimeout { .. }), "{e}");
+    assert_eq!(f.count("initialize"), 4);
 }
 
 #[tokio::test]
