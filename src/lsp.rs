@@ -9,7 +9,8 @@
 //! spec      servers/*.toml → ServerSpec (embedded defaults + [servers.<name>] overrides)
 //! install   which → refgraph's prefix; --version probes; pinned npm/cargo installs
 //! process   spawn (kill_on_drop), stderr → tracing
-//! session   async-lsp main loop + Router; initialize; readiness; didOpen/didChange; requests
+//! client    capabilities, answers to server requests, readiness evidence (Router)
+//! session   async-lsp main loop; initialize; wait for readiness; didOpen/didChange; requests
 //! convert   Pos (1-based, UTF-8 bytes) ⇄ LSP Position (0-based, negotiated encoding)
 //! pool      one session per (server, root), started lazily, restarted with backoff
 //! ```
@@ -49,6 +50,7 @@
 //!   TypeScript needs a `tsconfig.json`/`jsconfig.json` there for references across
 //!   unopened files. [`ServerSpec::root_for`] finds a nearer marker if wanted.
 
+mod client;
 pub mod convert;
 pub mod install;
 mod pool;
