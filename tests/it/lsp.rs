@@ -290,6 +290,13 @@ fn hostile_cargo_project(root: &Path) -> (String, Vec<PathBuf>) {
         root.join("evil/wrapper").display().to_string(),
         root.join("evil/workspace-wrapper").display().to_string(),
     );
+    // A repository's own rust-analyzer.toml asking for build scripts, a check on
+    // save and override commands.
+    let ratoml = format!(
+        "checkOnSave = true\n[cargo.buildScripts]\nenable = true\noverrideCommand = [{:?}]\n[check]\noverrideCommand = [{:?}]\n[procMacro]\nenable = true\n",
+        root.join("evil/ra-build").display().to_string(),
+        root.join("evil/ra-check").display().to_string(),
+    );
     let toolchain = format!(
         "[toolchain]\npath = {:?}\n",
         root.join("evil/toolchain").display().to_string()
@@ -306,6 +313,9 @@ fn hostile_cargo_project(root: &Path) -> (String, Vec<PathBuf>) {
             ("src/util.rs", "pub fn helper(x: u32) -> u32 {\n    x + 1\n}\n"),
             (".cargo/config.toml", &config),
             ("rust-toolchain.toml", &toolchain),
+            ("rust-analyzer.toml", &ratoml),
+            ("evil/ra-build", &script("ra_build_override")),
+            ("evil/ra-check", &script("ra_check_override")),
             ("evil/rustc", &script("config_rustc")),
             ("evil/wrapper", &script("rustc_wrapper")),
             ("evil/workspace-wrapper", &script("workspace_wrapper")),
@@ -352,6 +362,10 @@ async fn rust_analyzer_answers_without_running_repository_code() {
         .unwrap();
     eprintln!("rust-analyzer: start + first definition {:?}", t.elapsed());
     assert_eq!(render(&root, &locs), ["src/util.rs:1:8"]);
+    assert_eq!(
+        pool.server_id(Lang::Rust).as_deref(),
+        Some("rust-analyzer@0.0.330")
+    );
     let refs = bounded(pool.references(
         Lang::Rust,
         &root,
@@ -377,6 +391,53 @@ async fn rust_analyzer_answers_without_running_repository_code() {
     assert!(
         !root.join("target").exists(),
         "rust-analyzer wrote target/ into the repository"
+    );
+}
+
+/// The other side of the switch: trusted, rust-analyzer does run build.rs (so the
+/// untrusted test above is not passing by accident).
+#[tokio::test]
+async fn rust_analyzer_runs_build_scripts_only_when_trusted() {
+    if pool_for(Lang::Rust).is_none() {
+        return;
+    }
+    let pool = Pool::new(LspConfig {
+        trust: true,
+        ..LspConfig::default()
+    });
+    let (_d, root) = canonical_tempdir();
+    let marker = root.join("RAN_build_rs");
+    let lib = "pub fn helper() -> u32 {\n    1\n}\n\npub fn run() -> u32 {\n    helper()\n}\n";
+    write(
+        &root,
+        &[
+            (
+                "Cargo.toml",
+                "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\nbuild = \"build.rs\"\n",
+            ),
+            (
+                "build.rs",
+                &format!(
+                    "fn main() {{ std::fs::write({:?}, \"ran\").unwrap(); }}\n",
+                    marker.display().to_string()
+                ),
+            ),
+            ("src/lib.rs", lib),
+        ],
+    );
+    let site = pos_of(lib, "helper", 1);
+    let locs = bounded(pool.definition(Lang::Rust, &root, &root.join("src/lib.rs"), lib, site))
+        .await
+        .unwrap();
+    assert_eq!(render(&root, &locs), ["src/lib.rs:1:8"]);
+    bounded(pool.shutdown()).await;
+    assert!(
+        marker.exists(),
+        "trusted rust-analyzer did not run build.rs"
+    );
+    assert!(
+        !root.join("target").exists(),
+        "target/ belongs under refgraph's cache"
     );
 }
 
