@@ -13,6 +13,20 @@ use crate::graph::EdgeKind;
 use crate::resolve::{self, FileIdx, FileResolution, Layout, World};
 use crate::walk::{self, WalkConfig};
 
+/// Worker threads for extraction and resolution, with deep stacks: real
+/// code nests expressions thousands deep (long `a + b + …` chains,
+/// generated tables) and syntax-tree walks recurse.
+pub fn workers() -> &'static rayon::ThreadPool {
+    static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .stack_size(256 << 20)
+            .thread_name(|i| format!("refgraph-worker-{i}"))
+            .build()
+            .expect("worker threads start")
+    })
+}
+
 /// One source file with its facts, ready to be resolved.
 pub struct Analyzed {
     pub path: String,
@@ -26,32 +40,35 @@ pub fn extract_files(
     root: &Path,
     files: &[walk::WalkedFile],
 ) -> (Vec<Analyzed>, Vec<walk::Skipped>) {
-    let results: Vec<Result<Analyzed, walk::Skipped>> = files
-        .par_iter()
-        .map(|f| {
-            let bytes = std::fs::read(root.join(&f.path)).map_err(|e| walk::Skipped {
-                path: f.path.clone(),
-                reason: if e.kind() == std::io::ErrorKind::NotFound {
-                    walk::SkipReason::Vanished
-                } else {
-                    walk::SkipReason::Unreadable
-                },
-                detail: e.to_string(),
-            })?;
-            let warning = walk::check_text(&bytes).map_err(|(reason, detail)| walk::Skipped {
-                path: f.path.clone(),
-                reason,
-                detail,
-            })?;
-            let mut facts = extract::extract(f.lang, &f.path, &bytes);
-            facts.diagnostics.extend(warning);
-            Ok(Analyzed {
-                path: f.path.clone(),
-                lang: f.lang,
-                facts,
+    let results: Vec<Result<Analyzed, walk::Skipped>> = workers().install(|| {
+        files
+            .par_iter()
+            .map(|f| {
+                let bytes = std::fs::read(root.join(&f.path)).map_err(|e| walk::Skipped {
+                    path: f.path.clone(),
+                    reason: if e.kind() == std::io::ErrorKind::NotFound {
+                        walk::SkipReason::Vanished
+                    } else {
+                        walk::SkipReason::Unreadable
+                    },
+                    detail: e.to_string(),
+                })?;
+                let warning =
+                    walk::check_text(&bytes).map_err(|(reason, detail)| walk::Skipped {
+                        path: f.path.clone(),
+                        reason,
+                        detail,
+                    })?;
+                let mut facts = extract::extract(f.lang, &f.path, &bytes);
+                facts.diagnostics.extend(warning);
+                Ok(Analyzed {
+                    path: f.path.clone(),
+                    lang: f.lang,
+                    facts,
+                })
             })
-        })
-        .collect();
+            .collect()
+    });
     let mut ok = Vec::new();
     let mut skipped = Vec::new();
     for r in results {
@@ -88,11 +105,15 @@ pub fn analyze(files: &[Analyzed], layout: &Layout) -> Vec<FileResolution> {
         layout,
     );
     let prepared = resolve::prepare(&world);
-    files
-        .par_iter()
-        .enumerate()
-        .map(|(i, f)| resolve::resolve_file(&world, &prepared, FileIdx(i as u32), &f.facts.refs))
-        .collect()
+    workers().install(|| {
+        files
+            .par_iter()
+            .enumerate()
+            .map(|(i, f)| {
+                resolve::resolve_file(&world, &prepared, FileIdx(i as u32), &f.facts.refs)
+            })
+            .collect()
+    })
 }
 
 /// The whole graph of a directory as sorted text, one item per line, for
@@ -353,15 +374,18 @@ pub fn update(
         candidates.len() as u64,
         "extract",
     );
-    let results: Vec<Result<Option<Changed>, walk::Skipped>> = candidates
-        .par_iter()
-        .map(|f| {
-            let r = read_and_extract(root, f, stored.get(&f.path));
-            bar.inc(1);
-            r
-        })
-        .collect();
+    let results: Vec<Result<Option<Changed>, walk::Skipped>> = workers().install(|| {
+        candidates
+            .par_iter()
+            .map(|f| {
+                let r = read_and_extract(root, f, stored.get(&f.path));
+                bar.inc(1);
+                r
+            })
+            .collect()
+    });
     bar.finish_and_clear();
+    tracing::debug!(files = candidates.len(), elapsed = ?start.elapsed(), "extracted");
 
     let mut changed = Vec::new();
     let mut touched = Vec::new();
@@ -520,10 +544,12 @@ pub fn update(
         .map(|(i, _)| i)
         .collect();
     report.resolved = pending.len();
+    tracing::debug!(pending = pending.len(), elapsed = ?start.elapsed(), "stored facts");
     if !pending.is_empty() {
         resolve_pending(store, &rows, &mut world_files, &pending, &layout, cfg)?;
     }
 
+    tracing::debug!(elapsed = ?start.elapsed(), "resolved");
     let skipped_rows: Vec<(String, String, String)> = report
         .skipped
         .iter()
@@ -572,6 +598,7 @@ fn read_and_extract(
         return Ok(None);
     }
     let warning = walk::check_text(&bytes).map_err(|(reason, detail)| skip(reason, detail))?;
+    tracing::trace!(path = %f.path, "extract");
     let mut walked = f.clone();
     walked.size = bytes.len() as u64;
     let mut facts = extract::extract(f.lang, &f.path, &bytes);
@@ -599,17 +626,19 @@ fn load_world_files(
         .into_iter()
         .map(|(id, d, s)| (id, (d, s)))
         .collect();
-    rows.par_iter()
-        .map(|r| {
-            let (d, s) = blobs
-                .get(&r.id)
-                .ok_or_else(|| StoreError::Blob(r.id, "missing".into()))?;
-            Ok(OwnedWorldFile {
-                defs: decode(r.id, d)?,
-                scope: decode(r.id, s)?,
+    workers().install(|| {
+        rows.par_iter()
+            .map(|r| {
+                let (d, s) = blobs
+                    .get(&r.id)
+                    .ok_or_else(|| StoreError::Blob(r.id, "missing".into()))?;
+                Ok(OwnedWorldFile {
+                    defs: decode(r.id, d)?,
+                    scope: decode(r.id, s)?,
+                })
             })
-        })
-        .collect()
+            .collect()
+    })
 }
 
 fn resolve_pending(
@@ -635,7 +664,9 @@ fn resolve_pending(
             .collect(),
         layout,
     );
+    let t = Instant::now();
     let prepared = resolve::prepare(&world);
+    tracing::debug!(elapsed = ?t.elapsed(), "prepared resolvers");
     let file_ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
     let lookup = if store.has_verdicts()? {
         Some(Lookup::new(&world, rows))
@@ -652,15 +683,16 @@ fn resolve_pending(
             .iter()
             .map(|&i| Ok((i, store.refs_blob(rows[i].id)?)))
             .collect::<Result<_, StoreError>>()?;
-        let resolved: Vec<(usize, FileResolution)> = refs
-            .par_iter()
-            .map(|(i, blob)| {
-                let refs: LangRefs = decode(rows[*i].id, blob)?;
-                let res = resolve::resolve_file(&world, &prepared, FileIdx(*i as u32), &refs);
-                bar.inc(1);
-                Ok((*i, res))
-            })
-            .collect::<Result<_, StoreError>>()?;
+        let resolved: Vec<(usize, FileResolution)> = workers().install(|| {
+            refs.par_iter()
+                .map(|(i, blob)| {
+                    let refs: LangRefs = decode(rows[*i].id, blob)?;
+                    let res = resolve::resolve_file(&world, &prepared, FileIdx(*i as u32), &refs);
+                    bar.inc(1);
+                    Ok((*i, res))
+                })
+                .collect::<Result<_, StoreError>>()
+        })?;
         let verdicts = match &lookup {
             Some(_) => resolved
                 .iter()
@@ -695,7 +727,15 @@ fn resolve_pending(
                     .collect();
                 let mut unresolved = res.unresolved.clone();
                 if let (Some(lookup), Some((v, d))) = (&lookup, verdicts.get(n)) {
-                    apply_verdicts(&world, lookup, FileIdx(*i as u32), &mut edges, &mut unresolved, v, d);
+                    apply_verdicts(
+                        &world,
+                        lookup,
+                        FileIdx(*i as u32),
+                        &mut edges,
+                        &mut unresolved,
+                        v,
+                        d,
+                    );
                 }
                 let new_edges: Vec<NewEdge> = edges
                     .iter()
@@ -787,13 +827,22 @@ impl<'a> Lookup<'a> {
                 on_line.entry((f.path, d.pos.line)).or_default().push(sym);
             }
         }
-        let hash = rows.iter().map(|r| (r.path.as_str(), r.hash.as_str())).collect();
+        let hash = rows
+            .iter()
+            .map(|r| (r.path.as_str(), r.hash.as_str()))
+            .collect();
         Lookup { at, on_line, hash }
     }
 
     /// The definition a server's location names, if it is current and a node.
     /// `Err(())`: the target file changed since the answer (stale verdict).
-    fn target(&self, path: &str, hash: &str, line: u32, column: u32) -> Result<Option<resolve::SymId>, ()> {
+    fn target(
+        &self,
+        path: &str,
+        hash: &str,
+        line: u32,
+        column: u32,
+    ) -> Result<Option<resolve::SymId>, ()> {
         if self.hash.get(path) != Some(&hash) {
             return Err(());
         }
@@ -834,14 +883,22 @@ fn apply_verdicts(
     }
     let mut added = Vec::new();
     for ((line, column), vs) in &by_site {
-        let site = Pos { line: *line, column: *column };
+        let site = Pos {
+            line: *line,
+            column: *column,
+        };
         let server = format!("lsp:{}", vs[0].server);
         let mut targets = Vec::new();
         let mut stale = false;
         let mut external = false;
         for v in vs {
             match &v.outcome {
-                Outcome::Target { path, hash, line, column } => match lookup.target(path, hash, *line, *column) {
+                Outcome::Target {
+                    path,
+                    hash,
+                    line,
+                    column,
+                } => match lookup.target(path, hash, *line, *column) {
                     Ok(Some(t)) => targets.push(t),
                     Ok(None) => external = true,
                     Err(()) => stale = true,
@@ -872,9 +929,14 @@ fn apply_verdicts(
             Some((resolve::SymId { file, def: u.src }, u.kind))
         });
         unresolved.retain(|u| u.site != site);
-        let Some((src, kind)) = template else { continue };
+        let Some((src, kind)) = template else {
+            continue;
+        };
         for t in targets {
-            if !edges.iter().any(|e| e.site == Some(site) && e.dst == t && e.kind == kind) {
+            if !edges
+                .iter()
+                .any(|e| e.site == Some(site) && e.dst == t && e.kind == kind)
+            {
                 added.push(Checked {
                     src,
                     dst: t,
@@ -890,11 +952,22 @@ fn apply_verdicts(
     edges.extend(added);
     let defs = world.file(file).defs;
     for d in discovered {
-        let Ok(Some(t)) = lookup.target(&d.target_path, &d.target_hash, d.target_line, d.target_column) else {
+        let Ok(Some(t)) = lookup.target(
+            &d.target_path,
+            &d.target_hash,
+            d.target_line,
+            d.target_column,
+        ) else {
             continue;
         };
-        let site = Pos { line: d.line, column: d.column };
-        if edges.iter().any(|e| e.site == Some(site) && e.dst == t && e.status != Status::Refuted) {
+        let site = Pos {
+            line: d.line,
+            column: d.column,
+        };
+        if edges
+            .iter()
+            .any(|e| e.site == Some(site) && e.dst == t && e.status != Status::Refuted)
+        {
             continue;
         }
         // The innermost definition around the site is the referrer.

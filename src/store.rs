@@ -166,8 +166,7 @@ impl Store {
             }
             Err(e) if is_corrupt(&e) => {
                 Store::remove(path)?;
-                let store =
-                    Store::try_open(path)?.expect("fresh database has the current schema");
+                let store = Store::try_open(path)?.expect("fresh database has the current schema");
                 Ok((
                     store,
                     OpenNote::Rebuilt(format!("unreadable database ({e})")),
@@ -1283,7 +1282,8 @@ impl Store {
                 })
             })
             .map_err(|e| self.err(e))?;
-        rows.collect::<rusqlite::Result<_>>().map_err(|e| self.err(e))
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
     }
 
     /// Discovered references for sites in `path` while it had `hash`.
@@ -1311,7 +1311,8 @@ impl Store {
                 })
             })
             .map_err(|e| self.err(e))?;
-        rows.collect::<rusqlite::Result<_>>().map_err(|e| self.err(e))
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
     }
 
     /// Whether any verdict or discovery is stored (skips the work when not).
@@ -1348,14 +1349,35 @@ impl Writer<'_> {
             .map_err(|e| self.err(e))?;
         for r in rows {
             let (outcome, tp, th, tl, tc) = match &r.outcome {
-                Outcome::Target { path, hash, line, column } => {
-                    ("target", Some(path.as_str()), Some(hash.as_str()), Some(*line), Some(*column))
-                }
+                Outcome::Target {
+                    path,
+                    hash,
+                    line,
+                    column,
+                } => (
+                    "target",
+                    Some(path.as_str()),
+                    Some(hash.as_str()),
+                    Some(*line),
+                    Some(*column),
+                ),
                 Outcome::External => ("external", None, None, None, None),
                 Outcome::None => ("none", None, None, None, None),
             };
-            ins.execute(params![r.site_path, r.line, r.column, r.site_hash, r.server, outcome, tp, th, tl, tc, now])
-                .map_err(|e| self.err(e))?;
+            ins.execute(params![
+                r.site_path,
+                r.line,
+                r.column,
+                r.site_hash,
+                r.server,
+                outcome,
+                tp,
+                th,
+                tl,
+                tc,
+                now
+            ])
+            .map_err(|e| self.err(e))?;
         }
         Ok(())
     }
@@ -1377,8 +1399,15 @@ impl Writer<'_> {
             )
             .map_err(|e| self.err(e))?;
         for r in rows {
-            del.execute(params![r.site_path, r.line, r.column, r.target_path, r.target_line, r.target_column])
-                .map_err(|e| self.err(e))?;
+            del.execute(params![
+                r.site_path,
+                r.line,
+                r.column,
+                r.target_path,
+                r.target_line,
+                r.target_column
+            ])
+            .map_err(|e| self.err(e))?;
             ins.execute(params![
                 r.site_path,
                 r.line,
@@ -1446,7 +1475,8 @@ impl Store {
                 })
             })
             .map_err(|e| self.err(e))?;
-        rows.collect::<rusqlite::Result<_>>().map_err(|e| self.err(e))
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
     }
 
     pub fn all_unresolved(&self) -> Result<Vec<UnresolvedRow>> {
@@ -1470,7 +1500,8 @@ impl Store {
                 })
             })
             .map_err(|e| self.err(e))?;
-        rows.collect::<rusqlite::Result<_>>().map_err(|e| self.err(e))
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
     }
 
     /// Every site that has an edge (any status), as `(path, line, column)`.
@@ -1485,6 +1516,7 @@ impl Store {
         let rows = stmt
             .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
             .map_err(|e| self.err(e))?;
-        rows.collect::<rusqlite::Result<_>>().map_err(|e| self.err(e))
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
     }
 }

@@ -1,6 +1,7 @@
 //! One integration test binary; a module per area.
 
 mod cli;
+mod lsp;
 mod mcp;
 mod python;
 mod rust_lang;

@@ -1,0 +1,428 @@
+//! The pool: one session per (server, workspace root), started lazily on first
+//! need, restarted with backoff after a crash or hang, given up on after
+//! `max_restarts` consecutive failures.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::install::{self, ServerStatus};
+use super::session::{Session, SessionConfig};
+use super::spec::ServerSpec;
+use super::{IncomingCall, Location, LspConfig, LspError, ServerState};
+use crate::extract::Lang;
+use crate::graph::Pos;
+
+/// Language servers for a set of workspaces. Cheap to share by reference; all
+/// request methods take `&self` and may run concurrently.
+pub struct Pool {
+    cfg: LspConfig,
+    entries: Mutex<HashMap<(String, PathBuf), Arc<Entry>>>,
+    found: Mutex<HashMap<String, ServerStatus>>,
+}
+
+struct Entry {
+    slot: tokio::sync::Mutex<Slot>,
+    state: Arc<Mutex<ServerState>>,
+}
+
+#[derive(Default)]
+struct Slot {
+    session: Option<Arc<Session>>,
+    /// Consecutive failures (start failures, or crashes before any answer).
+    failures: u32,
+    restarts: u32,
+    next_attempt: Option<Instant>,
+    gave_up: Option<String>,
+}
+
+fn lang_id(lang: Lang, path: &Path) -> &'static str {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    match lang {
+        Lang::Python => "python",
+        Lang::TypeScript => "typescript",
+        Lang::Tsx => "typescriptreact",
+        Lang::JavaScript if ext == "jsx" => "javascriptreact",
+        Lang::JavaScript => "javascript",
+        Lang::Rust => "rust",
+    }
+}
+
+fn canonical(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+enum Method {
+    Definition,
+    References { include_declaration: bool },
+    Implementation,
+}
+
+impl Pool {
+    pub fn new(cfg: LspConfig) -> Pool {
+        Pool {
+            cfg,
+            entries: Mutex::new(HashMap::new()),
+            found: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn config(&self) -> &LspConfig {
+        &self.cfg
+    }
+
+    fn spec(&self, lang: Lang) -> Result<&ServerSpec, LspError> {
+        self.cfg.spec_for(lang).ok_or_else(|| LspError::NoServer {
+            lang: lang.as_str().into(),
+        })
+    }
+
+    /// Discovery, once per server name (it runs `--version` probes).
+    fn discover(&self, spec: &ServerSpec) -> ServerStatus {
+        if let Some(s) = self.found.lock().unwrap().get(&spec.name) {
+            return s.clone();
+        }
+        let s = install::find(spec, &self.cfg.prefix);
+        self.found
+            .lock()
+            .unwrap()
+            .insert(spec.name.clone(), s.clone());
+        s
+    }
+
+    async fn discover_async(&self, spec: &ServerSpec) -> ServerStatus {
+        if let Some(s) = self.found.lock().unwrap().get(&spec.name) {
+            return s.clone();
+        }
+        let (spec2, prefix) = (spec.clone(), self.cfg.prefix.clone());
+        let s = tokio::task::spawn_blocking(move || install::find(&spec2, &prefix))
+            .await
+            .unwrap_or_else(|e| panic!("server discovery panicked: {e}"));
+        self.found
+            .lock()
+            .unwrap()
+            .insert(spec.name.clone(), s.clone());
+        s
+    }
+
+    /// `"<server>@<version>"` for an edge's `lsp:` source; `None` when no server
+    /// is found for `lang`.
+    pub fn server_id(&self, lang: Lang) -> Option<String> {
+        let spec = self.cfg.spec_for(lang)?;
+        let st = self.discover(spec);
+        st.found.then(|| {
+            format!(
+                "{}@{}",
+                spec.name,
+                st.version.as_deref().unwrap_or("unknown")
+            )
+        })
+    }
+
+    /// The state of the server for `lang` at `root`.
+    pub fn state(&self, lang: Lang, root: &Path) -> ServerState {
+        let Ok(spec) = self.spec(lang) else {
+            return ServerState::Unavailable {
+                reason: format!("no language server is configured for {}", lang.as_str()),
+            };
+        };
+        let key = (spec.name.clone(), canonical(root));
+        if let Some(e) = self.entries.lock().unwrap().get(&key) {
+            return e.state.lock().unwrap().clone();
+        }
+        let st = self.discover(spec);
+        if st.found {
+            ServerState::NotStarted
+        } else {
+            ServerState::NotInstalled {
+                hint: st.install_hint,
+            }
+        }
+    }
+
+    pub async fn definition(
+        &self,
+        lang: Lang,
+        root: &Path,
+        file: &Path,
+        text: &str,
+        pos: Pos,
+    ) -> Result<Vec<Location>, LspError> {
+        self.ask(lang, root, file, text, pos, Method::Definition)
+            .await
+    }
+
+    pub async fn references(
+        &self,
+        lang: Lang,
+        root: &Path,
+        file: &Path,
+        text: &str,
+        pos: Pos,
+        include_declaration: bool,
+    ) -> Result<Vec<Location>, LspError> {
+        self.ask(
+            lang,
+            root,
+            file,
+            text,
+            pos,
+            Method::References {
+                include_declaration,
+            },
+        )
+        .await
+    }
+
+    /// `Unsupported` where the server has none (pyright).
+    pub async fn implementation(
+        &self,
+        lang: Lang,
+        root: &Path,
+        file: &Path,
+        text: &str,
+        pos: Pos,
+    ) -> Result<Vec<Location>, LspError> {
+        self.ask(lang, root, file, text, pos, Method::Implementation)
+            .await
+    }
+
+    /// A ready session for `file`, with the file's canonical path and language id.
+    async fn prepare(
+        &self,
+        lang: Lang,
+        root: &Path,
+        file: &Path,
+        text: &str,
+    ) -> Result<(Arc<Session>, PathBuf, &'static str), LspError> {
+        let root = canonical(root);
+        let file = if file.is_absolute() {
+            canonical(file)
+        } else {
+            canonical(&root.join(file))
+        };
+        let id = lang_id(lang, &file);
+        let session = self.session(lang, &root, &file, id, text).await?;
+        Ok((session, file, id))
+    }
+
+    async fn ask(
+        &self,
+        lang: Lang,
+        root: &Path,
+        file: &Path,
+        text: &str,
+        pos: Pos,
+        method: Method,
+    ) -> Result<Vec<Location>, LspError> {
+        let (session, file, id) = self.prepare(lang, root, file, text).await?;
+        match method {
+            Method::Definition => session.definition(&file, id, text, pos).await,
+            Method::References {
+                include_declaration,
+            } => {
+                session
+                    .references(&file, id, text, pos, include_declaration)
+                    .await
+            }
+            Method::Implementation => session.implementation(&file, id, text, pos).await,
+        }
+    }
+
+    /// Callers of the function or method named at `pos` (`callHierarchy/incomingCalls`
+    /// after `textDocument/prepareCallHierarchy`), sorted.
+    pub async fn incoming_calls(
+        &self,
+        lang: Lang,
+        root: &Path,
+        file: &Path,
+        text: &str,
+        pos: Pos,
+    ) -> Result<Vec<IncomingCall>, LspError> {
+        let (session, file, id) = self.prepare(lang, root, file, text).await?;
+        session.incoming_calls(&file, id, text, pos).await
+    }
+
+    fn entry(&self, name: &str, root: &Path) -> Arc<Entry> {
+        self.entries
+            .lock()
+            .unwrap()
+            .entry((name.to_string(), root.to_path_buf()))
+            .or_insert_with(|| {
+                Arc::new(Entry {
+                    slot: tokio::sync::Mutex::new(Slot::default()),
+                    state: Arc::new(Mutex::new(ServerState::NotStarted)),
+                })
+            })
+            .clone()
+    }
+
+    fn backoff(&self, failures: u32) -> Duration {
+        let exp = failures.saturating_sub(1).min(16);
+        (self.cfg.backoff_base * 2u32.pow(exp)).min(self.cfg.backoff_max)
+    }
+
+    /// A ready session for (server of `lang`, `root`), starting or restarting it.
+    async fn session(
+        &self,
+        lang: Lang,
+        root: &Path,
+        file: &Path,
+        lang_id: &str,
+        text: &str,
+    ) -> Result<Arc<Session>, LspError> {
+        let spec = self.spec(lang)?;
+        let status = self.discover_async(spec).await;
+        let Some(program) = status.path.clone().filter(|_| status.found) else {
+            return Err(LspError::NotInstalled {
+                server: spec.name.clone(),
+                hint: status.install_hint,
+            });
+        };
+        let entry = self.entry(&spec.name, root);
+        // Waiting callers queue behind a start; bound the wait like the start itself.
+        let lock_wait = spec.startup_timeout() + spec.request_timeout();
+        let mut slot = tokio::time::timeout(lock_wait, entry.slot.lock())
+            .await
+            .map_err(|_| LspError::Unavailable {
+                server: spec.name.clone(),
+                reason: format!("still starting after {}s", lock_wait.as_secs_f64()),
+            })?;
+        if let Some(s) = &slot.session {
+            if s.is_alive() {
+                return Ok(s.clone());
+            }
+            // It died: count it, close what is left in the background.
+            let dead = slot.session.take().unwrap();
+            slot.failures = if dead.answered.load(Ordering::Relaxed) {
+                1
+            } else {
+                slot.failures + 1
+            };
+            slot.next_attempt = Some(Instant::now() + self.backoff(slot.failures));
+            *entry.state.lock().unwrap() = ServerState::Crashed {
+                restarts: slot.restarts,
+            };
+            let grace = self.cfg.shutdown_grace;
+            tokio::spawn(async move { dead.close(grace).await });
+        }
+        if let Some(reason) = &slot.gave_up {
+            return Err(LspError::Unavailable {
+                server: spec.name.clone(),
+                reason: reason.clone(),
+            });
+        }
+        if slot.failures > self.cfg.max_restarts {
+            let reason = format!("gave up after {} failures in a row", slot.failures);
+            slot.gave_up = Some(reason.clone());
+            *entry.state.lock().unwrap() = ServerState::Unavailable {
+                reason: reason.clone(),
+            };
+            return Err(LspError::Unavailable {
+                server: spec.name.clone(),
+                reason,
+            });
+        }
+        if let Some(at) = slot.next_attempt {
+            let wait = at.saturating_duration_since(Instant::now());
+            if wait > spec.request_timeout() {
+                return Err(LspError::Unavailable {
+                    server: spec.name.clone(),
+                    reason: format!("restarting in {:.1}s", wait.as_secs_f64()),
+                });
+            }
+            tokio::time::sleep(wait).await;
+        }
+        if slot.failures > 0 {
+            slot.restarts += 1;
+        }
+        *entry.state.lock().unwrap() = ServerState::Starting;
+        let started = Instant::now();
+        let res = async {
+            let session = Session::start(SessionConfig {
+                spec: Arc::new(spec.clone()),
+                program,
+                root: root.to_path_buf(),
+                trust: self.cfg.trust,
+                cache_dir: self.cfg.cache_dir.clone(),
+            })
+            .await?;
+            session.sync_doc(file, lang_id, text).await?;
+            if let Err(e) = session.wait_ready().await {
+                session.kill();
+                return Err(e);
+            }
+            Ok(session)
+        }
+        .await;
+        match res {
+            Ok(session) => {
+                tracing::info!(
+                    server = %spec.name,
+                    root = %root.display(),
+                    secs = started.elapsed().as_secs_f64(),
+                    "ready"
+                );
+                let session = Arc::new(session);
+                slot.session = Some(session.clone());
+                slot.next_attempt = None;
+                *entry.state.lock().unwrap() = ServerState::Ready;
+                // Reflect a later death in `state()` without waiting for a request.
+                let (dead, state, restarts) = (session.dead(), entry.state.clone(), slot.restarts);
+                tokio::spawn(async move {
+                    dead.await;
+                    let mut st = state.lock().unwrap();
+                    if *st == ServerState::Ready {
+                        *st = ServerState::Crashed { restarts };
+                    }
+                });
+                Ok(session)
+            }
+            Err(e) => {
+                slot.failures += 1;
+                slot.next_attempt = Some(Instant::now() + self.backoff(slot.failures));
+                *entry.state.lock().unwrap() = ServerState::Crashed {
+                    restarts: slot.restarts,
+                };
+                tracing::warn!(server = %spec.name, "start failed: {e}");
+                Err(e)
+            }
+        }
+    }
+
+    /// Forget the server for `lang` at `root` (also an `Unavailable` one): the next
+    /// request starts it afresh. A running session is shut down in the background.
+    pub fn reset(&self, lang: Lang, root: &Path) {
+        let Ok(spec) = self.spec(lang) else { return };
+        self.found.lock().unwrap().remove(&spec.name);
+        let entry = self
+            .entries
+            .lock()
+            .unwrap()
+            .remove(&(spec.name.clone(), canonical(root)));
+        if let Some(entry) = entry {
+            let grace = self.cfg.shutdown_grace;
+            tokio::spawn(async move {
+                if let Some(s) = entry.slot.lock().await.session.take() {
+                    s.close(grace).await;
+                }
+            });
+        }
+    }
+
+    /// shutdown/exit every server, killing those that do not exit in time.
+    pub async fn shutdown(self) {
+        let entries: Vec<Arc<Entry>> = self.entries.lock().unwrap().values().cloned().collect();
+        let grace = self.cfg.shutdown_grace;
+        let closes = entries.into_iter().map(|e| async move {
+            let session = e.slot.lock().await.session.take();
+            if let Some(s) = session {
+                s.close(grace).await;
+            }
+            *e.state.lock().unwrap() = ServerState::NotStarted;
+        });
+        futures::future::join_all(closes).await;
+    }
+}

@@ -1,0 +1,769 @@
+//! One running server for one workspace root: the async-lsp main loop, the
+//! initialize handshake, readiness tracking, document sync and requests with
+//! timeouts.
+//!
+//! Life: [`Session::start`] spawns and initializes; the caller opens a document
+//! and awaits [`Session::wait_ready`] (the server's own signal, bounded by the
+//! startup timeout); requests are then pipelined over clones of the socket. When
+//! the stream ends (EOF, crash, malformed frame) the main loop stops and every
+//! pending request fails at once with [`LspError::ServerExited`].
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use async_lsp::lsp_types::{self as lt, notification as ln, request as lr, Url};
+use async_lsp::{ErrorCode, MainLoop, ServerSocket};
+use futures::FutureExt;
+use tokio::sync::watch;
+use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
+use tower::ServiceBuilder;
+
+use super::client::{build_router, capabilities, Shared, Stop, Track};
+use super::convert::{self, Encoding};
+use super::process;
+use super::spec::{self, Readiness, ServerSpec};
+use super::{IncomingCall, Location, LspError};
+use crate::graph::Pos;
+
+/// Documents kept open per session; the least recently used is closed beyond this.
+const MAX_OPEN_DOCS: usize = 256;
+/// `ContentModified` answers are retried this many times.
+const CONTENT_MODIFIED_RETRIES: u32 = 3;
+
+/// What a session needs to start.
+pub struct SessionConfig {
+    pub spec: Arc<ServerSpec>,
+    pub program: PathBuf,
+    pub root: PathBuf,
+    pub trust: bool,
+    pub cache_dir: PathBuf,
+}
+
+struct Doc {
+    version: i32,
+    hash: u64,
+    text: Arc<str>,
+    used: u64,
+}
+
+#[derive(Default)]
+struct Docs {
+    open: HashMap<Url, Doc>,
+    tick: u64,
+}
+
+pub struct Session {
+    pub name: String,
+    socket: ServerSocket,
+    shared: Arc<Shared>,
+    ready_rx: watch::Receiver<bool>,
+    /// `Some(reason)` once the main loop has stopped.
+    dead_rx: watch::Receiver<Option<String>>,
+    caps: lt::ServerCapabilities,
+    pub encoding: Encoding,
+    docs: tokio::sync::Mutex<Docs>,
+    child: Mutex<Option<tokio::process::Child>>,
+    mainloop: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    stderr_tail: Arc<Mutex<std::collections::VecDeque<String>>>,
+    stderr_done: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    started: Instant,
+    startup_timeout: Duration,
+    request_timeout: Duration,
+    hung_after: u32,
+    timeouts_in_a_row: AtomicU32,
+    hung: AtomicBool,
+    /// The session answered at least one request.
+    pub answered: AtomicBool,
+}
+
+fn hash_text(text: &str) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
+}
+
+/// `rustup default`'s toolchain, asked from `cwd` (outside any repository, so no
+/// `rust-toolchain.toml` override applies).
+fn rustup_default(cwd: &Path) -> Option<String> {
+    let _ = std::fs::create_dir_all(cwd);
+    let out = std::process::Command::new("rustup")
+        .arg("default")
+        .current_dir(cwd)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let name = text.split_whitespace().next()?.to_string();
+    tracing::debug!(toolchain = %name, "pinning RUSTUP_TOOLCHAIN for an untrusted workspace");
+    Some(name)
+}
+
+pub fn file_url(path: &Path) -> Result<Url, LspError> {
+    Url::from_file_path(path).map_err(|()| LspError::Path {
+        path: path.to_path_buf(),
+        reason: "not an absolute file path".into(),
+    })
+}
+
+impl Session {
+    /// Spawn the server, run initialize/initialized. Readiness is awaited
+    /// separately ([`Session::wait_ready`]) since some servers only start after a
+    /// didOpen.
+    pub async fn start(cfg: SessionConfig) -> Result<Session, LspError> {
+        let spec = cfg.spec.clone();
+        let name = spec.name.clone();
+        let started = Instant::now();
+        let root_url = file_url(&cfg.root)?;
+        let root_hash = format!("{:016x}", hash_text(&cfg.root.display().to_string()));
+        let vars = spec::Vars {
+            cache: cfg.cache_dir.display().to_string(),
+            root_hash,
+        };
+        let settings = spec.effective_settings(cfg.trust, &vars);
+        let init_options = spec.effective_init_options(cfg.trust, &vars);
+        let folders = vec![lt::WorkspaceFolder {
+            uri: root_url.clone(),
+            name: cfg
+                .root
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "root".into()),
+        }];
+        let env = spec.effective_env(cfg.trust, &vars, || rustup_default(&cfg.cache_dir));
+        let command = format!("{} {}", cfg.program.display(), spec.args.join(" "));
+        let proc =
+            process::spawn(&name, &cfg.program, &spec.args, &cfg.root, &env).map_err(|e| {
+                LspError::StartFailed {
+                    server: name.clone(),
+                    reason: format!("`{command}` could not start: {e}"),
+                }
+            })?;
+
+        let (ready_tx, ready_rx) = watch::channel(false);
+        let shared = Arc::new(Shared {
+            readiness: spec.readiness.clone(),
+            track: Mutex::new(Track::default()),
+            ready_tx,
+            server: name.clone(),
+        });
+        let (mainloop, socket) = {
+            let shared = shared.clone();
+            let settings = settings.clone();
+            let folders = folders.clone();
+            MainLoop::new_client(move |socket| {
+                ServiceBuilder::new()
+                    .layer(async_lsp::tracing::TracingLayer::default())
+                    .layer(async_lsp::panic::CatchUnwindLayer::default())
+                    .layer(async_lsp::concurrency::ConcurrencyLayer::default())
+                    .service(build_router(socket, shared, settings, folders))
+            })
+        };
+        let (dead_tx, dead_rx) = watch::channel(None);
+        let process::Process {
+            child,
+            stdin,
+            stdout,
+            stderr_tail,
+            stderr_done,
+        } = proc;
+        let mainloop = {
+            let name = name.clone();
+            tokio::spawn(async move {
+                let ret = mainloop
+                    .run_buffered(stdout.compat(), stdin.compat_write())
+                    .await;
+                let reason = match ret {
+                    Ok(()) => "stopped".to_string(),
+                    Err(async_lsp::Error::Eof) => "the server closed its output (exited?)".into(),
+                    Err(e) => e.to_string(),
+                };
+                tracing::info!(server = %name, "main loop ended: {reason}");
+                let _ = dead_tx.send(Some(reason));
+            })
+        };
+
+        let mut session = Session {
+            name: name.clone(),
+            socket,
+            shared,
+            ready_rx,
+            dead_rx,
+            caps: lt::ServerCapabilities::default(),
+            encoding: Encoding::Utf16,
+            docs: tokio::sync::Mutex::new(Docs::default()),
+            child: Mutex::new(Some(child)),
+            mainloop: Mutex::new(Some(mainloop)),
+            stderr_tail,
+            stderr_done: Mutex::new(Some(stderr_done)),
+            started,
+            startup_timeout: spec.startup_timeout(),
+            request_timeout: spec.request_timeout(),
+            hung_after: spec.hung_after_timeouts.max(1),
+            timeouts_in_a_row: AtomicU32::new(0),
+            hung: AtomicBool::new(false),
+            answered: AtomicBool::new(false),
+        };
+
+        #[allow(deprecated)] // root_uri/root_path: older servers still read them
+        let params = lt::InitializeParams {
+            process_id: Some(std::process::id()),
+            root_path: Some(cfg.root.display().to_string()),
+            root_uri: Some(root_url),
+            initialization_options: (!init_options.as_object().is_some_and(|o| o.is_empty()))
+                .then_some(init_options),
+            capabilities: capabilities(),
+            workspace_folders: Some(folders),
+            client_info: Some(lt::ClientInfo {
+                name: "refgraph".into(),
+                version: Some(env!("CARGO_PKG_VERSION").into()),
+            }),
+            ..Default::default()
+        };
+        let remaining = session.startup_timeout.saturating_sub(started.elapsed());
+        let init =
+            match tokio::time::timeout(remaining, session.socket.request::<lr::Initialize>(params))
+                .await
+            {
+                Ok(Ok(init)) => init,
+                Ok(Err(e)) => {
+                    return Err(LspError::StartFailed {
+                        server: name,
+                        reason: format!(
+                            "initialize failed: {}{}",
+                            session.describe_exit(&e),
+                            session.stderr_suffix()
+                        ),
+                    })
+                }
+                Err(_) => {
+                    return Err(LspError::StartTimeout {
+                        server: name,
+                        secs: session.startup_timeout.as_secs_f64(),
+                        waiting_for: "the initialize response".into(),
+                    })
+                }
+            };
+        session.encoding = Encoding::negotiated(init.capabilities.position_encoding.as_ref());
+        session.caps = init.capabilities;
+        tracing::info!(
+            server = %name,
+            version = ?init.server_info.as_ref().and_then(|i| i.version.clone()),
+            encoding = ?session.encoding,
+            "initialized"
+        );
+        let _ = session
+            .socket
+            .notify::<ln::Initialized>(lt::InitializedParams {});
+        let _ = session
+            .socket
+            .notify::<ln::DidChangeConfiguration>(lt::DidChangeConfigurationParams { settings });
+        session.shared.update(|_| {});
+        Ok(session)
+    }
+
+    /// Wait for the server's readiness signal until the startup deadline.
+    pub async fn wait_ready(&self) -> Result<(), LspError> {
+        let deadline = self.started + self.startup_timeout;
+        let mut ready = self.ready_rx.clone();
+        let mut dead = self.dead_rx.clone();
+        let wait = async {
+            tokio::select! {
+                r = ready.wait_for(|r| *r) => r.map(|_| ()).map_err(|_| ()),
+                _ = dead.wait_for(|d| d.is_some()) => Err(()),
+            }
+        };
+        match tokio::time::timeout_at(deadline.into(), wait).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(())) => {
+                self.drain_stderr().await;
+                Err(self.exited("waiting for readiness"))
+            }
+            Err(_) => Err(LspError::StartTimeout {
+                server: self.name.clone(),
+                secs: self.startup_timeout.as_secs_f64(),
+                waiting_for: self.waiting_for(),
+            }),
+        }
+    }
+
+    fn waiting_for(&self) -> String {
+        let t = self.shared.track.lock().unwrap();
+        match &self.shared.readiness {
+            Readiness::Initialized => "initialization".into(),
+            Readiness::Diagnostics { log_contains } => format!(
+                "readiness (diagnostics seen: {}, log {:?} seen: {})",
+                t.diagnostics,
+                log_contains.as_deref().unwrap_or(""),
+                t.log_seen
+            ),
+            Readiness::Progress { progress_title } => {
+                format!("the end of progress {progress_title:?}")
+            }
+            Readiness::ServerStatus => format!(
+                "experimental/serverStatus quiescent (quiescent: {}, open progress: {})",
+                t.quiescent,
+                t.progress.len()
+            ),
+        }
+    }
+
+    pub fn is_alive(&self) -> bool {
+        self.dead_rx.borrow().is_none() && !self.hung.load(Ordering::Relaxed)
+    }
+
+    /// Resolves when the main loop stops (holds no reference to the session).
+    pub fn dead(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let mut d = self.dead_rx.clone();
+        async move {
+            let _ = d.wait_for(|d| d.is_some()).await;
+        }
+    }
+
+    /// Give the stderr reader a moment to collect a dying server's last words.
+    async fn drain_stderr(&self) {
+        let handle = self.stderr_done.lock().unwrap().take();
+        if let Some(h) = handle {
+            let _ = tokio::time::timeout(Duration::from_millis(500), h).await;
+        }
+    }
+
+    fn stderr_suffix(&self) -> String {
+        let t = process::tail_text(&self.stderr_tail);
+        if t.is_empty() {
+            String::new()
+        } else {
+            format!("; stderr: {t}")
+        }
+    }
+
+    fn describe_exit(&self, e: &async_lsp::Error) -> String {
+        match (e, self.dead_rx.borrow().as_ref()) {
+            (async_lsp::Error::ServiceStopped, Some(reason)) => reason.clone(),
+            _ => e.to_string(),
+        }
+    }
+
+    fn exited(&self, during: &str) -> LspError {
+        let reason = self
+            .dead_rx
+            .borrow()
+            .clone()
+            .unwrap_or_else(|| "the connection stopped".into());
+        LspError::ServerExited {
+            server: self.name.clone(),
+            during: during.into(),
+            reason: format!("{reason}{}", self.stderr_suffix()),
+        }
+    }
+
+    /// Kill the process; the main loop then sees EOF and every pending request fails.
+    pub fn kill(&self) {
+        self.hung.store(true, Ordering::Relaxed);
+        if let Some(child) = self.child.lock().unwrap().as_mut() {
+            let _ = child.start_kill();
+        }
+    }
+
+    /// Open `path` with `text`, or send the new text if it changed since.
+    pub async fn sync_doc(&self, path: &Path, lang_id: &str, text: &str) -> Result<(), LspError> {
+        let uri = file_url(path)?;
+        let hash = hash_text(text);
+        let mut docs = self.docs.lock().await;
+        docs.tick += 1;
+        let tick = docs.tick;
+        let sent = match docs.open.get_mut(&uri) {
+            Some(doc) if doc.hash == hash => {
+                doc.used = tick;
+                Ok(())
+            }
+            Some(doc) => {
+                doc.version += 1;
+                doc.hash = hash;
+                doc.text = text.into();
+                doc.used = tick;
+                self.socket
+                    .notify::<ln::DidChangeTextDocument>(lt::DidChangeTextDocumentParams {
+                        text_document: lt::VersionedTextDocumentIdentifier {
+                            uri: uri.clone(),
+                            version: doc.version,
+                        },
+                        content_changes: vec![lt::TextDocumentContentChangeEvent {
+                            range: None,
+                            range_length: None,
+                            text: text.into(),
+                        }],
+                    })
+            }
+            None => {
+                if docs.open.len() >= MAX_OPEN_DOCS {
+                    if let Some(oldest) = docs
+                        .open
+                        .iter()
+                        .min_by_key(|(_, d)| d.used)
+                        .map(|(u, _)| u.clone())
+                    {
+                        docs.open.remove(&oldest);
+                        let _ = self.socket.notify::<ln::DidCloseTextDocument>(
+                            lt::DidCloseTextDocumentParams {
+                                text_document: lt::TextDocumentIdentifier { uri: oldest },
+                            },
+                        );
+                    }
+                }
+                docs.open.insert(
+                    uri.clone(),
+                    Doc {
+                        version: 1,
+                        hash,
+                        text: text.into(),
+                        used: tick,
+                    },
+                );
+                let r =
+                    self.socket
+                        .notify::<ln::DidOpenTextDocument>(lt::DidOpenTextDocumentParams {
+                            text_document: lt::TextDocumentItem {
+                                uri,
+                                language_id: lang_id.into(),
+                                version: 1,
+                                text: text.into(),
+                            },
+                        });
+                self.shared.update(|t| t.opened = true);
+                r
+            }
+        };
+        sent.map_err(|_| self.exited("sending a document"))
+    }
+
+    /// One request with the session's timeout, retrying `ContentModified`.
+    async fn call<R>(&self, params: R::Params) -> Result<R::Result, LspError>
+    where
+        R: lr::Request,
+        R::Params: Clone,
+    {
+        let mut attempt = 0;
+        loop {
+            let fut = self.socket.request::<R>(params.clone());
+            let res = tokio::time::timeout(self.request_timeout, fut).await;
+            match res {
+                Err(_) => {
+                    let n = self.timeouts_in_a_row.fetch_add(1, Ordering::Relaxed) + 1;
+                    if n >= self.hung_after {
+                        tracing::warn!(server = %self.name, "{n} request timeouts in a row: killing the server");
+                        self.kill();
+                    }
+                    return Err(LspError::Timeout {
+                        server: self.name.clone(),
+                        method: R::METHOD.into(),
+                        secs: self.request_timeout.as_secs_f64(),
+                    });
+                }
+                Ok(Ok(v)) => {
+                    self.timeouts_in_a_row.store(0, Ordering::Relaxed);
+                    self.answered.store(true, Ordering::Relaxed);
+                    return Ok(v);
+                }
+                Ok(Err(async_lsp::Error::Response(e)))
+                    if e.code == ErrorCode::CONTENT_MODIFIED
+                        && attempt < CONTENT_MODIFIED_RETRIES =>
+                {
+                    attempt += 1;
+                    tracing::debug!(server = %self.name, method = R::METHOD, attempt, "content modified: retrying");
+                    tokio::time::sleep(Duration::from_millis(50 * u64::from(attempt))).await;
+                }
+                Ok(Err(e)) => {
+                    self.timeouts_in_a_row.store(0, Ordering::Relaxed);
+                    return Err(self.map_error(R::METHOD, e));
+                }
+            }
+        }
+    }
+
+    fn map_error(&self, method: &str, e: async_lsp::Error) -> LspError {
+        match e {
+            async_lsp::Error::Response(r) if r.code == ErrorCode::METHOD_NOT_FOUND => {
+                LspError::Unsupported {
+                    server: self.name.clone(),
+                    method: method.into(),
+                }
+            }
+            async_lsp::Error::Response(r) => LspError::ServerError {
+                server: self.name.clone(),
+                method: method.into(),
+                code: r.code.0,
+                message: r.message,
+            },
+            async_lsp::Error::Deserialize(e) => LspError::BadResponse {
+                server: self.name.clone(),
+                method: method.into(),
+                reason: e.to_string(),
+            },
+            _ => self.exited(method),
+        }
+    }
+
+    async fn position_params(
+        &self,
+        path: &Path,
+        lang_id: &str,
+        text: &str,
+        pos: Pos,
+    ) -> Result<lt::TextDocumentPositionParams, LspError> {
+        let position = convert::to_lsp(text, pos, self.encoding).ok_or(LspError::Position {
+            path: path.to_path_buf(),
+            line: pos.line,
+            column: pos.column,
+        })?;
+        self.sync_doc(path, lang_id, text).await?;
+        Ok(lt::TextDocumentPositionParams {
+            text_document: lt::TextDocumentIdentifier {
+                uri: file_url(path)?,
+            },
+            position,
+        })
+    }
+
+    pub async fn definition(
+        &self,
+        path: &Path,
+        lang_id: &str,
+        text: &str,
+        pos: Pos,
+    ) -> Result<Vec<Location>, LspError> {
+        let tdp = self.position_params(path, lang_id, text, pos).await?;
+        let resp = self
+            .call::<lr::GotoDefinition>(lt::GotoDefinitionParams {
+                text_document_position_params: tdp,
+                work_done_progress_params: Default::default(),
+                partial_result_params: Default::default(),
+            })
+            .await?;
+        Ok(self.convert_goto(resp).await)
+    }
+
+    pub async fn implementation(
+        &self,
+        path: &Path,
+        lang_id: &str,
+        text: &str,
+        pos: Pos,
+    ) -> Result<Vec<Location>, LspError> {
+        if matches!(
+            self.caps.implementation_provider,
+            None | Some(lt::ImplementationProviderCapability::Simple(false))
+        ) {
+            return Err(LspError::Unsupported {
+                server: self.name.clone(),
+                method: "textDocument/implementation".into(),
+            });
+        }
+        let tdp = self.position_params(path, lang_id, text, pos).await?;
+        let resp = self
+            .call::<lr::GotoImplementation>(lt::request::GotoImplementationParams {
+                text_document_position_params: tdp,
+                work_done_progress_params: Default::default(),
+                partial_result_params: Default::default(),
+            })
+            .await?;
+        Ok(self.convert_goto(resp).await)
+    }
+
+    pub async fn references(
+        &self,
+        path: &Path,
+        lang_id: &str,
+        text: &str,
+        pos: Pos,
+        include_declaration: bool,
+    ) -> Result<Vec<Location>, LspError> {
+        let tdp = self.position_params(path, lang_id, text, pos).await?;
+        let resp = self
+            .call::<lr::References>(lt::ReferenceParams {
+                text_document_position: tdp,
+                work_done_progress_params: Default::default(),
+                partial_result_params: Default::default(),
+                context: lt::ReferenceContext {
+                    include_declaration,
+                },
+            })
+            .await?;
+        let locs = resp
+            .unwrap_or_default()
+            .into_iter()
+            .map(|l| (l.uri, l.range))
+            .collect();
+        Ok(self.convert_locations(locs).await)
+    }
+
+    pub async fn incoming_calls(
+        &self,
+        path: &Path,
+        lang_id: &str,
+        text: &str,
+        pos: Pos,
+    ) -> Result<Vec<IncomingCall>, LspError> {
+        if matches!(
+            self.caps.call_hierarchy_provider,
+            None | Some(lt::CallHierarchyServerCapability::Simple(false))
+        ) {
+            return Err(LspError::Unsupported {
+                server: self.name.clone(),
+                method: "textDocument/prepareCallHierarchy".into(),
+            });
+        }
+        let tdp = self.position_params(path, lang_id, text, pos).await?;
+        let items = self
+            .call::<lr::CallHierarchyPrepare>(lt::CallHierarchyPrepareParams {
+                text_document_position_params: tdp,
+                work_done_progress_params: Default::default(),
+            })
+            .await?
+            .unwrap_or_default();
+        let mut out = Vec::new();
+        for item in items {
+            let calls = self
+                .call::<lr::CallHierarchyIncomingCalls>(lt::CallHierarchyIncomingCallsParams {
+                    item,
+                    work_done_progress_params: Default::default(),
+                    partial_result_params: Default::default(),
+                })
+                .await?
+                .unwrap_or_default();
+            for call in calls {
+                let uri = call.from.uri.clone();
+                let mut locs = vec![(uri.clone(), call.from.selection_range)];
+                locs.extend(call.from_ranges.iter().map(|r| (uri.clone(), *r)));
+                // Converted one by one: the caller's range must stay apart from its sites.
+                let caller = self.convert_locations(locs.drain(..1).collect()).await;
+                let Some(caller) = caller.into_iter().next() else {
+                    continue;
+                };
+                out.push(IncomingCall {
+                    name: call.from.name,
+                    caller,
+                    sites: self.convert_locations(locs).await,
+                });
+            }
+        }
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
+    async fn convert_goto(&self, resp: Option<lt::GotoDefinitionResponse>) -> Vec<Location> {
+        let locs = match resp {
+            None => vec![],
+            Some(lt::GotoDefinitionResponse::Scalar(l)) => vec![(l.uri, l.range)],
+            Some(lt::GotoDefinitionResponse::Array(ls)) => {
+                ls.into_iter().map(|l| (l.uri, l.range)).collect()
+            }
+            Some(lt::GotoDefinitionResponse::Link(ls)) => ls
+                .into_iter()
+                .map(|l| (l.target_uri, l.target_selection_range))
+                .collect(),
+        };
+        self.convert_locations(locs).await
+    }
+
+    /// LSP ranges to refgraph locations, reading each file's text (open document
+    /// first, then disk) once; sorted and deduplicated.
+    async fn convert_locations(&self, locs: Vec<(Url, lt::Range)>) -> Vec<Location> {
+        let mut texts: HashMap<Url, Option<Arc<str>>> = HashMap::new();
+        let mut out = Vec::with_capacity(locs.len());
+        for (uri, range) in locs {
+            let Ok(path) = uri.to_file_path() else {
+                tracing::debug!(server = %self.name, %uri, "skipping a non-file location");
+                continue;
+            };
+            if !texts.contains_key(&uri) {
+                let open = self
+                    .docs
+                    .lock()
+                    .await
+                    .open
+                    .get(&uri)
+                    .map(|d| d.text.clone());
+                let text = match open {
+                    Some(t) => Some(t),
+                    None if self.encoding == Encoding::Utf8 => None,
+                    None => tokio::fs::read(&path)
+                        .await
+                        .ok()
+                        .map(|b| Arc::from(String::from_utf8_lossy(&b).as_ref())),
+                };
+                texts.insert(uri.clone(), text);
+            }
+            let conv = |p: lt::Position| match &texts[&uri] {
+                Some(t) => convert::from_lsp(t, p, self.encoding),
+                // UTF-8 offsets are byte columns already; no text needed.
+                None => Pos {
+                    line: p.line + 1,
+                    column: p.character + 1,
+                },
+            };
+            out.push(Location {
+                path,
+                pos: conv(range.start),
+                end: conv(range.end),
+            });
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// shutdown → exit, then wait for the process (killing it after `grace`).
+    pub async fn close(&self, grace: Duration) {
+        let child = self.child.lock().unwrap().take();
+        let mainloop = self.mainloop.lock().unwrap().take();
+        close_parts(self.socket.clone(), child, mainloop, grace).await;
+    }
+}
+
+async fn close_parts(
+    socket: ServerSocket,
+    child: Option<tokio::process::Child>,
+    mainloop: Option<tokio::task::JoinHandle<()>>,
+    grace: Duration,
+) {
+    let _ = tokio::time::timeout(grace, socket.request::<lr::Shutdown>(())).await;
+    let _ = socket.notify::<ln::Exit>(());
+    let _ = socket.emit(Stop);
+    if let Some(child) = child {
+        process::reap(child, grace).await;
+    }
+    // The loop ends on Stop or EOF; a descendant holding the pipe open must not
+    // keep it running.
+    if let Some(mut h) = mainloop {
+        if tokio::time::timeout(grace, &mut h).await.is_err() {
+            tracing::debug!("main loop still running after close: aborting it");
+            h.abort();
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let child = self.child.lock().unwrap().take();
+        let mainloop = self.mainloop.lock().unwrap().take();
+        let Some(child) = child else { return };
+        match tokio::runtime::Handle::try_current() {
+            Ok(h) => {
+                let socket = self.socket.clone();
+                h.spawn(
+                    close_parts(socket, Some(child), mainloop, Duration::from_secs(2)).map(|_| ()),
+                );
+            }
+            // No runtime: dropping the child kills it (kill_on_drop).
+            Err(_) => drop(child),
+        }
+    }
+}

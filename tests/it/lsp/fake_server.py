@@ -1,0 +1,107 @@
+"""A scripted language server for fault tests: python3 fake_server.py MODE LOG.
+
+Modes: ok, die, never-ready, hang, crash, crash-once, close, malformed, slow, content-modified,
+cm-forever, bad-result. Every received method is appended to LOG, one per line.
+"""
+import json
+import os
+import sys
+import threading
+import time
+
+mode = sys.argv[1]
+log = open(sys.argv[2], "a", buffering=1)
+inp = sys.stdin.buffer
+out = sys.stdout.buffer
+lock = threading.Lock()
+
+
+def send(msg):
+    msg["jsonrpc"] = "2.0"
+    body = json.dumps(msg).encode()
+    with lock:
+        out.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        out.flush()
+
+
+def read():
+    headers = {}
+    while True:
+        line = inp.readline()
+        if not line:
+            return None
+        line = line.strip()
+        if not line:
+            break
+        k, v = line.split(b":", 1)
+        headers[k.strip().lower()] = v.strip()
+    return json.loads(inp.read(int(headers[b"content-length"])))
+
+
+content_modified_left = 2
+if mode == "die":
+    sys.stderr.write("fatal: bad configuration\n")
+    sys.stderr.flush()
+    sys.exit(2)
+while True:
+    msg = read()
+    if msg is None:
+        log.write("eof\n")
+        break
+    method = msg.get("method")
+    if method is None:
+        log.write("response %s\n" % json.dumps(msg.get("result")))
+        continue
+    log.write(method + "\n")
+    if method == "initialize":
+        send({"id": msg["id"], "result": {
+            "capabilities": {"definitionProvider": True, "referencesProvider": True,
+                             "positionEncoding": "utf-16", "textDocumentSync": 1},
+            "serverInfo": {"name": "fake", "version": "0.1"}}})
+    elif method == "initialized":
+        # Exercise the client's handlers for server requests and notifications.
+        send({"id": "cfg", "method": "workspace/configuration",
+              "params": {"items": [{"section": "python.analysis"}, {"section": "nope"}]}})
+        send({"id": "wdp", "method": "window/workDoneProgress/create", "params": {"token": "t"}})
+        send({"method": "window/logMessage", "params": {"type": 3, "message": "hello"}})
+        send({"method": "custom/unknownNotification", "params": {}})
+    elif method == "textDocument/didOpen":
+        if mode != "never-ready":
+            send({"method": "textDocument/publishDiagnostics",
+                  "params": {"uri": msg["params"]["textDocument"]["uri"], "diagnostics": []}})
+    elif method == "shutdown":
+        send({"id": msg["id"], "result": None})
+    elif method == "exit":
+        sys.exit(0)
+    elif method in ("textDocument/definition", "textDocument/references"):
+        uri = msg["params"]["textDocument"]["uri"]
+        loc = {"uri": uri, "range": {"start": {"line": 0, "character": 4},
+                                     "end": {"line": 0, "character": 10}}}
+        resp = {"id": msg["id"], "result": loc if method.endswith("definition") else [loc]}
+        if mode == "hang":
+            continue
+        if mode == "crash":
+            os._exit(3)
+        if mode == "crash-once" and not os.path.exists(sys.argv[2] + ".crashed"):
+            open(sys.argv[2] + ".crashed", "w").close()
+            os._exit(3)
+        if mode == "close":
+            os.close(1)
+            time.sleep(60)
+        if mode == "malformed":
+            with lock:
+                out.write(b"Content-Length: 7\r\n\r\n{bad!!}")
+                out.flush()
+            continue
+        if mode == "slow":
+            threading.Timer(0.3, send, args=(resp,)).start()
+            continue
+        if mode == "bad-result":
+            resp["result"] = {"uri": 42}
+        if (mode == "content-modified" and content_modified_left > 0) or mode == "cm-forever":
+            content_modified_left -= 1
+            send({"id": msg["id"], "error": {"code": -32801, "message": "content modified"}})
+            continue
+        send(resp)
+    elif "id" in msg:
+        send({"id": msg["id"], "error": {"code": -32601, "message": "no such method"}})
