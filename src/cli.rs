@@ -166,6 +166,34 @@ pub enum Command {
         #[arg(long, default_value_t = 20)]
         limit: usize,
     },
+    /// Confirm guessed edges through the language servers and report the static graph's precision.
+    Verify {
+        /// Only sites in these files or folders (repository-relative).
+        paths: Vec<String>,
+        /// Check edges below this confidence (default: every edge not yet verified).
+        #[arg(long, default_value_t = 1.0)]
+        min_confidence: f64,
+        /// Stop asking after this many seconds.
+        #[arg(long, default_value_t = 600)]
+        budget: u64,
+        /// Requests in flight per server.
+        #[arg(long, default_value_t = 8)]
+        concurrency: usize,
+        /// Do not ask for references to find sites the graph missed.
+        #[arg(long)]
+        no_discover: bool,
+        /// Exit 3 when the measured precision of a language is below this ratio.
+        #[arg(long)]
+        fail_under: Option<f64>,
+        /// Exit 3 when any edge on a policy path (.refgraph/config.toml) is left unverified.
+        #[arg(long)]
+        require_verified: bool,
+    },
+    /// Language servers: what is found, where, at which version (`servers install` installs the pinned ones).
+    Servers {
+        #[command(subcommand)]
+        action: Option<ServersAction>,
+    },
     /// Serve every query as a tool over the Model Context Protocol (stdio).
     Mcp {
         /// Serve only these tools (comma-separated names).
@@ -180,6 +208,12 @@ pub enum Command {
         #[arg(long, short)]
         output: Option<PathBuf>,
     },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ServersAction {
+    /// Install the pinned servers into refgraph's prefix (all, or the named ones); installed ones are kept.
+    Install { names: Vec<String> },
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -224,6 +258,9 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         },
         progress,
     };
+    if let Command::Servers { action } = &cli.command {
+        return servers(&root, action.as_ref(), cli.json);
+    }
     if let Command::Mcp { tools } = &cli.command {
         // The server opens a fresh session per tool call.
         crate::mcp::serve(&root, cfg, tools.as_deref())?;
@@ -520,7 +557,50 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Mcp { .. } => unreachable!("served before opening a session"),
+        Command::Mcp { .. } | Command::Servers { .. } => unreachable!("handled before opening a session"),
+        Command::Verify { paths, min_confidence, budget, concurrency, no_discover, fail_under, require_verified } => {
+            let mut session = session;
+            let opts = crate::verify::VerifyOptions {
+                min_confidence,
+                budget: std::time::Duration::from_secs(budget),
+                concurrency,
+                discover: !no_discover,
+                paths: paths.iter().map(|p| session.relative(p)).collect::<Result<_, _>>()?,
+                sites: None,
+            };
+            let lsp = crate::verify::lsp_config(&session)?;
+            let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+            let report = rt.block_on(async {
+                let pool = crate::lsp::Pool::new(lsp);
+                let r = crate::verify::verify(&mut session, &pool, &opts).await;
+                pool.shutdown().await;
+                r
+            })?;
+            if cli.json {
+                print_json(&mut out, &report)?;
+            } else {
+                render_verify(&mut out, &report)?;
+            }
+            let mut failed = Vec::new();
+            if let Some(min) = fail_under {
+                for (lang, v) in &report.languages {
+                    if v.precision().is_some_and(|p| p < min) {
+                        failed.push(format!("{lang} precision {:.3} < {min}", v.precision().unwrap_or(0.0)));
+                    }
+                }
+            }
+            if require_verified {
+                let open = session.unverified_on_policy_paths()?;
+                if open > 0 {
+                    failed.push(format!("{open} edges on policy paths are not verified"));
+                }
+            }
+            if !failed.is_empty() {
+                eprintln!("refgraph: verify gate failed: {}", failed.join("; "));
+                return Ok(ExitCode::from(EXIT_STRICT));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Export { format, output } => {
             let graph = session.export()?;
             let text = match format {
@@ -566,6 +646,100 @@ fn report_database_note(session: &Session, indexing: bool) {
             );
         }
     }
+}
+
+fn servers(root: &std::path::Path, action: Option<&ServersAction>, json: bool) -> Result<ExitCode> {
+    let config = crate::config::load(root).unwrap_or_default();
+    let mut table = toml::Table::new();
+    table.insert("servers".into(), toml::Value::Table(config.servers.clone()));
+    let cfg = crate::lsp::LspConfig::from_config(&toml::Value::Table(table))?;
+    if let Some(ServersAction::Install { names }) = action {
+        let events = crate::lsp::install::install(names, &cfg, &mut |e| match e {
+            crate::lsp::InstallEvent::Skipped { server, version, path } => {
+                eprintln!("{server} {version} already installed at {}", path.display())
+            }
+            crate::lsp::InstallEvent::Running { server, command } => eprintln!("installing {server}: {command}"),
+            crate::lsp::InstallEvent::Installed { server, version, path } => {
+                eprintln!("installed {server} {version} at {}", path.display())
+            }
+        })?;
+        let _ = events;
+    }
+    let status = crate::lsp::install::status(&cfg);
+    let mut out = std::io::stdout().lock();
+    if json {
+        let v: Vec<serde_json::Value> = status
+            .iter()
+            .map(|s| {
+                serde_json::json!({
+                    "name": s.name, "languages": s.languages, "found": s.found,
+                    "path": s.path, "version": s.version, "pinned_version": s.pinned_version,
+                    "note": s.note, "install": s.install_hint,
+                })
+            })
+            .collect();
+        print_json(&mut out, &v)?;
+    } else {
+        for s in &status {
+            let state = if s.found {
+                format!(
+                    "{} at {}{}",
+                    s.version.as_deref().unwrap_or("unknown version"),
+                    s.path.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
+                    if s.at_pinned_version() { "" } else { " (not the pinned version)" }
+                )
+            } else {
+                format!("not found; install: {}", s.install_hint)
+            };
+            writeln!(out, "{:<28} {:<24} {state}", s.name, s.languages.join(","))?;
+            if let Some(n) = &s.note {
+                writeln!(out, "{:<28} note: {n}", "")?;
+            }
+        }
+    }
+    Ok(if status.iter().all(|s| s.found) { ExitCode::SUCCESS } else { ExitCode::from(EXIT_NOT_FOUND) })
+}
+
+fn render_verify(out: &mut impl Write, r: &api::VerifyResult) -> Result<()> {
+    writeln!(
+        out,
+        "verified {} sites below confidence {} in {:.1} s{}",
+        r.sites,
+        r.min_confidence,
+        r.seconds,
+        if r.budget_exhausted { " (budget exhausted: the rest stays unconfirmed)" } else { "" }
+    )?;
+    writeln!(
+        out,
+        "{:<11} {:>7} {:>9} {:>10} {:>7} {:>10} {:>10} {:>10} {:>10} {:>9} {:>7}",
+        "language", "checked", "confirmed", "retargeted", "refuted", "found", "external", "discovered", "unanswered", "precision", "recall"
+    )?;
+    for (lang, v) in &r.languages {
+        let pct = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{:.1}%", 100.0 * x));
+        writeln!(
+            out,
+            "{:<11} {:>7} {:>9} {:>10} {:>7} {:>10} {:>10} {:>10} {:>10} {:>9} {:>7}",
+            lang,
+            v.checked,
+            v.confirmed,
+            v.retargeted,
+            v.refuted,
+            v.resolved_unresolved,
+            v.external_unresolved,
+            v.discovered,
+            v.unanswered + v.unchecked,
+            pct(v.precision()),
+            pct(v.recall())
+        )?;
+        if let Some(e) = &v.error {
+            writeln!(out, "  {lang}: {e}")?;
+        }
+    }
+    for (lang, state) in &r.servers {
+        writeln!(out, "server {lang}: {state}")?;
+    }
+    writeln!(out, "(found: unresolved sites the server resolved in the repository; external: resolved outside it)")?;
+    Ok(())
 }
 
 fn label(confidence: f64, min: f64) -> &'static str {

@@ -242,6 +242,26 @@ impl Session {
         }
     }
 
+    /// Edges on policy paths (site or target) that are not verified.
+    pub fn unverified_on_policy_paths(&self) -> Result<usize, QueryError> {
+        if self.config.policy.is_empty() {
+            return Ok(0);
+        }
+        let nodes = self.store.nodes_by_id()?;
+        let mut n = 0;
+        for e in self.store.all_edges()? {
+            if e.status == crate::graph::Status::Verified || matches!(e.kind, crate::graph::EdgeKind::Contains | crate::graph::EdgeKind::Tests) {
+                continue;
+            }
+            let site = e.site.as_ref().map(|s| s.0.as_str()).unwrap_or("");
+            let target = nodes.get(&e.dst).map(|t| t.file.as_str()).unwrap_or("");
+            if self.threshold(Some(0.0), site) > 0.0 || self.threshold(Some(0.0), target) > 0.0 {
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+
     /// A file's definitions in source order, with nesting depth.
     pub fn overview(&self, file: &str, limit: usize) -> Result<Overview, QueryError> {
         let rel = self.relative(file)?;

@@ -54,7 +54,6 @@ struct Site {
     pos: Pos,
     /// `(target path, target name position)` of each static candidate.
     expected: Vec<(String, Pos)>,
-    kind: EdgeKind,
 }
 
 /// The language-server configuration for a session.
@@ -278,7 +277,6 @@ fn candidate_sites(session: &Session, opts: &VerifyOptions, hashes: &HashMap<Str
             hash: hashes.get(&c.site_path).cloned().unwrap_or_default(),
             pos: Pos { line: c.line, column: c.column },
             expected: Vec::new(),
-            kind: c.kind,
         });
         s.expected.push((c.target_path, Pos { line: c.target_line, column: c.target_column }));
     }
@@ -291,7 +289,6 @@ fn candidate_sites(session: &Session, opts: &VerifyOptions, hashes: &HashMap<Str
             hash: hashes.get(&u.file).cloned().unwrap_or_default(),
             pos: Pos { line: u.line, column: u.column },
             expected: Vec::new(),
-            kind: u.kind,
         });
     }
     Ok(by_site.into_values().collect())
