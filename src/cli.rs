@@ -557,19 +557,34 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Mcp { .. } | Command::Servers { .. } => unreachable!("handled before opening a session"),
-        Command::Verify { paths, min_confidence, budget, concurrency, no_discover, fail_under, require_verified } => {
+        Command::Mcp { .. } | Command::Servers { .. } => {
+            unreachable!("handled before opening a session")
+        }
+        Command::Verify {
+            paths,
+            min_confidence,
+            budget,
+            concurrency,
+            no_discover,
+            fail_under,
+            require_verified,
+        } => {
             let mut session = session;
             let opts = crate::verify::VerifyOptions {
                 min_confidence,
                 budget: std::time::Duration::from_secs(budget),
                 concurrency,
                 discover: !no_discover,
-                paths: paths.iter().map(|p| session.relative(p)).collect::<Result<_, _>>()?,
+                paths: paths
+                    .iter()
+                    .map(|p| session.relative(p))
+                    .collect::<Result<_, _>>()?,
                 sites: None,
             };
             let lsp = crate::verify::lsp_config(&session)?;
-            let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()?;
             let report = rt.block_on(async {
                 let pool = crate::lsp::Pool::new(lsp);
                 let r = crate::verify::verify(&mut session, &pool, &opts).await;
@@ -585,7 +600,10 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             if let Some(min) = fail_under {
                 for (lang, v) in &report.languages {
                     if v.precision().is_some_and(|p| p < min) {
-                        failed.push(format!("{lang} precision {:.3} < {min}", v.precision().unwrap_or(0.0)));
+                        failed.push(format!(
+                            "{lang} precision {:.3} < {min}",
+                            v.precision().unwrap_or(0.0)
+                        ));
                     }
                 }
             }
@@ -655,11 +673,21 @@ fn servers(root: &std::path::Path, action: Option<&ServersAction>, json: bool) -
     let cfg = crate::lsp::LspConfig::from_config(&toml::Value::Table(table))?;
     if let Some(ServersAction::Install { names }) = action {
         let events = crate::lsp::install::install(names, &cfg, &mut |e| match e {
-            crate::lsp::InstallEvent::Skipped { server, version, path } => {
+            crate::lsp::InstallEvent::Skipped {
+                server,
+                version,
+                path,
+            } => {
                 eprintln!("{server} {version} already installed at {}", path.display())
             }
-            crate::lsp::InstallEvent::Running { server, command } => eprintln!("installing {server}: {command}"),
-            crate::lsp::InstallEvent::Installed { server, version, path } => {
+            crate::lsp::InstallEvent::Running { server, command } => {
+                eprintln!("installing {server}: {command}")
+            }
+            crate::lsp::InstallEvent::Installed {
+                server,
+                version,
+                path,
+            } => {
                 eprintln!("installed {server} {version} at {}", path.display())
             }
         })?;
@@ -685,8 +713,15 @@ fn servers(root: &std::path::Path, action: Option<&ServersAction>, json: bool) -
                 format!(
                     "{} at {}{}",
                     s.version.as_deref().unwrap_or("unknown version"),
-                    s.path.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
-                    if s.at_pinned_version() { "" } else { " (not the pinned version)" }
+                    s.path
+                        .as_ref()
+                        .map(|p| p.display().to_string())
+                        .unwrap_or_default(),
+                    if s.at_pinned_version() {
+                        ""
+                    } else {
+                        " (not the pinned version)"
+                    }
                 )
             } else {
                 format!("not found; install: {}", s.install_hint)
@@ -697,22 +732,40 @@ fn servers(root: &std::path::Path, action: Option<&ServersAction>, json: bool) -
             }
         }
     }
-    Ok(if status.iter().all(|s| s.found) { ExitCode::SUCCESS } else { ExitCode::from(EXIT_NOT_FOUND) })
+    Ok(if status.iter().all(|s| s.found) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_NOT_FOUND)
+    })
 }
 
-fn render_verify(out: &mut impl Write, r: &api::VerifyResult) -> Result<()> {
+pub fn render_verify(out: &mut impl Write, r: &api::VerifyResult) -> Result<()> {
     writeln!(
         out,
         "verified {} sites below confidence {} in {:.1} s{}",
         r.sites,
         r.min_confidence,
         r.seconds,
-        if r.budget_exhausted { " (budget exhausted: the rest stays unconfirmed)" } else { "" }
+        if r.budget_exhausted {
+            " (budget exhausted: the rest stays unconfirmed)"
+        } else {
+            ""
+        }
     )?;
     writeln!(
         out,
         "{:<11} {:>7} {:>9} {:>10} {:>7} {:>10} {:>10} {:>10} {:>10} {:>9} {:>7}",
-        "language", "checked", "confirmed", "retargeted", "refuted", "found", "external", "discovered", "unanswered", "precision", "recall"
+        "language",
+        "checked",
+        "confirmed",
+        "retargeted",
+        "refuted",
+        "found",
+        "external",
+        "discovered",
+        "unanswered",
+        "precision",
+        "recall"
     )?;
     for (lang, v) in &r.languages {
         let pct = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{:.1}%", 100.0 * x));

@@ -250,7 +250,12 @@ impl Session {
         let nodes = self.store.nodes_by_id()?;
         let mut n = 0;
         for e in self.store.all_edges()? {
-            if e.status == crate::graph::Status::Verified || matches!(e.kind, crate::graph::EdgeKind::Contains | crate::graph::EdgeKind::Tests) {
+            if e.status == crate::graph::Status::Verified
+                || matches!(
+                    e.kind,
+                    crate::graph::EdgeKind::Contains | crate::graph::EdgeKind::Tests
+                )
+            {
                 continue;
             }
             let site = e.site.as_ref().map(|s| s.0.as_str()).unwrap_or("");

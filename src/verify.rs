@@ -60,17 +60,33 @@ struct Site {
 pub fn lsp_config(session: &Session) -> Result<LspConfig, QueryError> {
     let mut table = toml::Table::new();
     table.insert("trust".into(), toml::Value::Boolean(session.config.trust));
-    table.insert("servers".into(), toml::Value::Table(session.config.servers.clone()));
-    LspConfig::from_config(&toml::Value::Table(table)).map_err(|e| QueryError::BadInput(e.to_string()))
+    table.insert(
+        "servers".into(),
+        toml::Value::Table(session.config.servers.clone()),
+    );
+    LspConfig::from_config(&toml::Value::Table(table))
+        .map_err(|e| QueryError::BadInput(e.to_string()))
 }
 
 /// Verify the session's guessed edges; returns the report. The session's
 /// index is re-resolved so the answers are in the graph afterwards.
-pub async fn verify(session: &mut Session, pool: &Pool, opts: &VerifyOptions) -> Result<VerifyResult, QueryError> {
+pub async fn verify(
+    session: &mut Session,
+    pool: &Pool,
+    opts: &VerifyOptions,
+) -> Result<VerifyResult, QueryError> {
     let start = Instant::now();
     let deadline = start + opts.budget;
-    let root = session.root.canonicalize().unwrap_or_else(|_| session.root.clone());
-    let hashes: HashMap<String, String> = session.store.files()?.into_iter().map(|f| (f.path, f.hash)).collect();
+    let root = session
+        .root
+        .canonicalize()
+        .unwrap_or_else(|_| session.root.clone());
+    let hashes: HashMap<String, String> = session
+        .store
+        .files()?
+        .into_iter()
+        .map(|f| (f.path, f.hash))
+        .collect();
     let mut sites = candidate_sites(session, opts, &hashes)?;
     sites.sort_by(|a, b| (&a.path, a.pos).cmp(&(&b.path, b.pos)));
     let total_sites = sites.len();
@@ -79,29 +95,34 @@ pub async fn verify(session: &mut Session, pool: &Pool, opts: &VerifyOptions) ->
     let mut texts: HashMap<String, std::sync::Arc<String>> = HashMap::new();
     for s in &sites {
         if !texts.contains_key(&s.path) {
-            let text = std::fs::read(root.join(&s.path)).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
+            let text = std::fs::read(root.join(&s.path))
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .unwrap_or_default();
             texts.insert(s.path.clone(), std::sync::Arc::new(text));
         }
     }
 
     // Ask, pipelined, until the budget runs out.
-    let answers: Vec<(Site, Option<Result<Vec<crate::lsp::Location>, LspError>>)> = stream::iter(sites)
-        .map(|s| {
-            let text = texts[&s.path].clone();
-            let root = &root;
-            async move {
-                if Instant::now() >= deadline {
-                    return (s, None);
+    let answers: Vec<(Site, Option<Result<Vec<crate::lsp::Location>, LspError>>)> =
+        stream::iter(sites)
+            .map(|s| {
+                let text = texts[&s.path].clone();
+                let root = &root;
+                async move {
+                    if Instant::now() >= deadline {
+                        return (s, None);
+                    }
+                    let Some(lang) = Lang::of_path(&s.path) else {
+                        return (s, None);
+                    };
+                    let file = root.join(&s.path);
+                    let r = pool.definition(lang, root, &file, &text, s.pos).await;
+                    (s, Some(r))
                 }
-                let Some(lang) = Lang::of_path(&s.path) else { return (s, None) };
-                let file = root.join(&s.path);
-                let r = pool.definition(lang, root, &file, &text, s.pos).await;
-                (s, Some(r))
-            }
-        })
-        .buffer_unordered(opts.concurrency.max(1))
-        .collect()
-        .await;
+            })
+            .buffer_unordered(opts.concurrency.max(1))
+            .collect()
+            .await;
 
     let mut verdicts = Vec::new();
     let mut targets_to_discover: BTreeMap<(String, Pos), Lang> = BTreeMap::new();
@@ -118,7 +139,9 @@ pub async fn verify(session: &mut Session, pool: &Pool, opts: &VerifyOptions) ->
             Ok(l) => l,
             Err(e) => {
                 entry.unanswered += 1;
-                errors.entry(lang_name(lang).into()).or_insert_with(|| e.to_string());
+                errors
+                    .entry(lang_name(lang).into())
+                    .or_insert_with(|| e.to_string());
                 continue;
             }
         };
@@ -143,7 +166,10 @@ pub async fn verify(session: &mut Session, pool: &Pool, opts: &VerifyOptions) ->
             rows.push(Outcome::None);
         }
         let confirmed = rows.iter().any(|o| match o {
-            Outcome::Target { path, line, .. } => site.expected.iter().any(|(p, pos)| p == path && pos.line == *line),
+            Outcome::Target { path, line, .. } => site
+                .expected
+                .iter()
+                .any(|(p, pos)| p == path && pos.line == *line),
             _ => false,
         });
         let any_target = rows.iter().any(|o| matches!(o, Outcome::Target { .. }));
@@ -157,8 +183,20 @@ pub async fn verify(session: &mut Session, pool: &Pool, opts: &VerifyOptions) ->
         }
         if opts.discover {
             for o in &rows {
-                if let Outcome::Target { path, line, column, .. } = o {
-                    targets_to_discover.insert((path.clone(), Pos { line: *line, column: *column }), lang);
+                if let Outcome::Target {
+                    path, line, column, ..
+                } = o
+                {
+                    targets_to_discover.insert(
+                        (
+                            path.clone(),
+                            Pos {
+                                line: *line,
+                                column: *column,
+                            },
+                        ),
+                        lang,
+                    );
                 }
             }
             for (p, pos) in &site.expected {
@@ -181,8 +219,15 @@ pub async fn verify(session: &mut Session, pool: &Pool, opts: &VerifyOptions) ->
     let mut discovered = Vec::new();
     if opts.discover && Instant::now() < deadline {
         let known = session.store.edge_sites()?;
-        let asked: BTreeSet<(String, u32, u32)> = verdicts.iter().map(|v| (v.site_path.clone(), v.line, v.column)).collect();
-        let found: Vec<((String, Pos), Lang, Option<Result<Vec<crate::lsp::Location>, LspError>>)> = stream::iter(targets_to_discover)
+        let asked: BTreeSet<(String, u32, u32)> = verdicts
+            .iter()
+            .map(|v| (v.site_path.clone(), v.line, v.column))
+            .collect();
+        let found: Vec<(
+            (String, Pos),
+            Lang,
+            Option<Result<Vec<crate::lsp::Location>, LspError>>,
+        )> = stream::iter(targets_to_discover)
             .map(|((path, pos), lang)| {
                 let root = &root;
                 async move {
@@ -190,7 +235,9 @@ pub async fn verify(session: &mut Session, pool: &Pool, opts: &VerifyOptions) ->
                         return ((path, pos), lang, None);
                     }
                     let file = root.join(&path);
-                    let text = std::fs::read(&file).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
+                    let text = std::fs::read(&file)
+                        .map(|b| String::from_utf8_lossy(&b).into_owned())
+                        .unwrap_or_default();
                     let r = pool.references(lang, root, &file, &text, pos, false).await;
                     ((path, pos), lang, Some(r))
                 }
@@ -202,15 +249,23 @@ pub async fn verify(session: &mut Session, pool: &Pool, opts: &VerifyOptions) ->
             let Some(Ok(locations)) = r else { continue };
             let server = pool.server_id(lang).unwrap_or_else(|| "unknown".into());
             for l in locations {
-                let Some(rel) = relative(&root, &l.path) else { continue };
-                let Some(site_hash) = hashes.get(&rel) else { continue };
+                let Some(rel) = relative(&root, &l.path) else {
+                    continue;
+                };
+                let Some(site_hash) = hashes.get(&rel) else {
+                    continue;
+                };
                 let key = (rel.clone(), l.pos.line, l.pos.column);
                 if known.contains(&key) || asked.contains(&key) || (rel == tpath && l.pos == tpos) {
                     continue;
                 }
                 let text = texts
                     .entry(rel.clone())
-                    .or_insert_with(|| std::sync::Arc::new(std::fs::read_to_string(root.join(&rel)).unwrap_or_default()))
+                    .or_insert_with(|| {
+                        std::sync::Arc::new(
+                            std::fs::read_to_string(root.join(&rel)).unwrap_or_default(),
+                        )
+                    })
                     .clone();
                 discovered.push(DiscoveredRow {
                     site_path: rel,
@@ -230,7 +285,11 @@ pub async fn verify(session: &mut Session, pool: &Pool, opts: &VerifyOptions) ->
     }
 
     // Record, then re-resolve the files whose sites got answers.
-    let mut touched: Vec<String> = verdicts.iter().map(|v| v.site_path.clone()).chain(discovered.iter().map(|d| d.site_path.clone())).collect();
+    let mut touched: Vec<String> = verdicts
+        .iter()
+        .map(|v| v.site_path.clone())
+        .chain(discovered.iter().map(|d| d.site_path.clone()))
+        .collect();
     touched.sort();
     touched.dedup();
     session.store.transaction(|tx| {
@@ -240,7 +299,11 @@ pub async fn verify(session: &mut Session, pool: &Pool, opts: &VerifyOptions) ->
         let ids = tx.ids_of(&paths)?;
         tx.mark_pending(&ids)
     })?;
-    crate::index::update(&session.root, &mut session.store, &crate::index::IndexConfig::default())?;
+    crate::index::update(
+        &session.root,
+        &mut session.store,
+        &crate::index::IndexConfig::default(),
+    )?;
 
     for (lang, e) in errors {
         report.entry(lang).or_default().error = Some(e);
@@ -248,7 +311,10 @@ pub async fn verify(session: &mut Session, pool: &Pool, opts: &VerifyOptions) ->
     let mut servers = BTreeMap::new();
     for lang in [Lang::Python, Lang::TypeScript, Lang::Rust] {
         if report.contains_key(lang_name(lang)) {
-            servers.insert(lang_name(lang).to_string(), state_text(&pool.state(lang, &root), pool.server_id(lang)));
+            servers.insert(
+                lang_name(lang).to_string(),
+                state_text(&pool.state(lang, &root), pool.server_id(lang)),
+            );
         }
     }
     Ok(VerifyResult {
@@ -262,34 +328,63 @@ pub async fn verify(session: &mut Session, pool: &Pool, opts: &VerifyOptions) ->
     })
 }
 
-fn candidate_sites(session: &Session, opts: &VerifyOptions, hashes: &HashMap<String, String>) -> Result<Vec<Site>, QueryError> {
+fn candidate_sites(
+    session: &Session,
+    opts: &VerifyOptions,
+    hashes: &HashMap<String, String>,
+) -> Result<Vec<Site>, QueryError> {
     let keep = |path: &str, line: u32, col: u32| {
-        (opts.paths.is_empty() || opts.paths.iter().any(|p| path == p || path.starts_with(&format!("{}/", p.trim_end_matches('/'))) || p.is_empty() || p == "."))
-            && opts.sites.as_ref().is_none_or(|s| s.contains(&(path.to_string(), line, col)))
+        (opts.paths.is_empty()
+            || opts.paths.iter().any(|p| {
+                path == p
+                    || path.starts_with(&format!("{}/", p.trim_end_matches('/')))
+                    || p.is_empty()
+                    || p == "."
+            }))
+            && opts
+                .sites
+                .as_ref()
+                .is_none_or(|s| s.contains(&(path.to_string(), line, col)))
     };
     let mut by_site: BTreeMap<(String, u32, u32), Site> = BTreeMap::new();
     for c in session.store.unverified_edges(opts.min_confidence)? {
         if !keep(&c.site_path, c.line, c.column) {
             continue;
         }
-        let s = by_site.entry((c.site_path.clone(), c.line, c.column)).or_insert_with(|| Site {
-            path: c.site_path.clone(),
-            hash: hashes.get(&c.site_path).cloned().unwrap_or_default(),
-            pos: Pos { line: c.line, column: c.column },
-            expected: Vec::new(),
-        });
-        s.expected.push((c.target_path, Pos { line: c.target_line, column: c.target_column }));
+        let s = by_site
+            .entry((c.site_path.clone(), c.line, c.column))
+            .or_insert_with(|| Site {
+                path: c.site_path.clone(),
+                hash: hashes.get(&c.site_path).cloned().unwrap_or_default(),
+                pos: Pos {
+                    line: c.line,
+                    column: c.column,
+                },
+                expected: Vec::new(),
+            });
+        s.expected.push((
+            c.target_path,
+            Pos {
+                line: c.target_line,
+                column: c.target_column,
+            },
+        ));
     }
     for u in session.store.all_unresolved()? {
         if !keep(&u.file, u.line, u.column) {
             continue;
         }
-        by_site.entry((u.file.clone(), u.line, u.column)).or_insert_with(|| Site {
-            path: u.file.clone(),
-            hash: hashes.get(&u.file).cloned().unwrap_or_default(),
-            pos: Pos { line: u.line, column: u.column },
-            expected: Vec::new(),
-        });
+        by_site
+            .entry((u.file.clone(), u.line, u.column))
+            .or_insert_with(|| Site {
+                path: u.file.clone(),
+                hash: hashes.get(&u.file).cloned().unwrap_or_default(),
+                pos: Pos {
+                    line: u.line,
+                    column: u.column,
+                },
+                expected: Vec::new(),
+            });
     }
     Ok(by_site.into_values().collect())
 }
@@ -317,7 +412,12 @@ fn site_kind(text: &str, pos: Pos) -> EdgeKind {
 fn relative(root: &Path, path: &Path) -> Option<String> {
     let p: PathBuf = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
     let rel = p.strip_prefix(root).ok()?;
-    Some(rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect::<Vec<_>>().join("/"))
+    Some(
+        rel.components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/"),
+    )
 }
 
 fn lang_name(lang: Lang) -> &'static str {
@@ -348,7 +448,10 @@ mod tests {
     fn call_sites_are_told_from_references() {
         let text = "x = foo(1)\ny = foo\nbar!(z)\nq = é.foo (1)\n";
         assert_eq!(site_kind(text, Pos { line: 1, column: 5 }), EdgeKind::Calls);
-        assert_eq!(site_kind(text, Pos { line: 2, column: 5 }), EdgeKind::References);
+        assert_eq!(
+            site_kind(text, Pos { line: 2, column: 5 }),
+            EdgeKind::References
+        );
         assert_eq!(site_kind(text, Pos { line: 3, column: 1 }), EdgeKind::Calls);
         assert_eq!(site_kind(text, Pos { line: 4, column: 8 }), EdgeKind::Calls);
     }

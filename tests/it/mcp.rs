@@ -307,8 +307,20 @@ async fn mcp_every_tool_answers() {
     );
     assert!(files["results"].is_array());
 
-    let v = err("verify_edges", &call(&c, "verify_edges", json!({})).await);
-    assert!(v.contains("not implemented"), "{v}");
+    // Real pyright: the guessed edges of the project are checked.
+    let v = ok(
+        "verify_edges",
+        &call(&c, "verify_edges", json!({"min_confidence": 1.0})).await,
+    );
+    let py = &v["languages"]["python"];
+    assert!(py["checked"].as_u64().unwrap() > 0, "{v}");
+    assert!(
+        v["servers"]["python"]
+            .as_str()
+            .unwrap()
+            .starts_with("ready"),
+        "{v}"
+    );
     c.cancel().await.unwrap();
 }
 
