@@ -912,7 +912,11 @@ fn render_blast(out: &mut impl Write, r: &api::BlastRadius) -> Result<()> {
             i.risk,
             i.depth,
             i.symbol.key,
-            if i.tested { "" } else { "  UNTESTED" },
+            if i.tested || !matches!(i.symbol.kind.as_str(), "function" | "method" | "class") {
+                ""
+            } else {
+                "  UNTESTED"
+            },
             i.status,
             i.confidence
         )?;

@@ -454,7 +454,7 @@ fn is_entry(n: &NodeRow) -> bool {
         || (n.name.starts_with("__") && n.name.ends_with("__"))
 }
 
-fn is_test_path(path: &str) -> bool {
+pub(crate) fn is_test_path(path: &str) -> bool {
     let file = path.rsplit('/').next().unwrap_or(path);
     path.split('/')
         .any(|s| matches!(s, "tests" | "test" | "__tests__"))

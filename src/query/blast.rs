@@ -429,17 +429,28 @@ impl Session {
         }
         tests.sort();
 
-        // 4. Rank.
+        // 4. Rank. Changed symbols are listed in `changed`, not again as
+        // impacted; test files' modules are where tests live, not impact.
+        let is_code = |n: &NodeRow| matches!(n.kind, NodeKind::Function | NodeKind::Method | NodeKind::Class);
+        let mut untested: Vec<String> = info
+            .iter()
+            .filter_map(|(id, _)| nodes.get(id))
+            .filter(|n| is_code(n) && !tested.contains(&n.id))
+            .map(|n| n.key.clone())
+            .collect();
+        untested.sort();
+        untested.dedup();
         let mut impacted: Vec<ImpactedSymbol> = info
             .iter()
-            .filter(|(id, _)| nodes.get(id).is_some_and(|n| n.kind != NodeKind::Test))
-            .map(|(id, (d, conf, status))| {
-                let n = &nodes[id];
+            .filter(|(id, (d, _, _))| *d > 0 && !changed.contains_key(id))
+            .filter_map(|(id, v)| Some((id, v, nodes.get(id)?)))
+            .filter(|(_, _, n)| n.kind != NodeKind::Test && !(n.kind == NodeKind::Module && super::analysis::is_test_path(&n.file)))
+            .map(|(id, (d, conf, status), n)| {
                 let is_tested = tested.contains(id);
                 let policy = self.threshold(None, &n.file) > super::DEFAULT_MIN_CONFIDENCE;
                 let fan = *fan_in.get(id).unwrap_or(&0) as f64;
                 let risk = (1.0 + (1.0 + fan).ln())
-                    * if is_tested { 1.0 } else { 2.0 }
+                    * if is_tested || !is_code(n) { 1.0 } else { 2.0 }
                     * if policy { 2.0 } else { 1.0 }
                     / (1.0 + 0.25 * f64::from(*d));
                 ImpactedSymbol {
@@ -452,19 +463,7 @@ impl Session {
                 }
             })
             .collect();
-        impacted.sort_by(|a, b| {
-            b.risk
-                .total_cmp(&a.risk)
-                .then_with(|| a.symbol.cmp(&b.symbol))
-        });
-        let mut untested: Vec<String> = impacted
-            .iter()
-            .filter(|i| {
-                !i.tested && matches!(i.symbol.kind.as_str(), "function" | "method" | "class")
-            })
-            .map(|i| i.symbol.key.clone())
-            .collect();
-        untested.sort();
+        impacted.sort_by(|a, b| b.risk.total_cmp(&a.risk).then_with(|| a.symbol.cmp(&b.symbol)));
         let below = impacted.iter().filter(|i| i.confidence < min).count();
         let mut changed_out: Vec<ChangedSymbol> = changed
             .values()
