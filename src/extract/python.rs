@@ -174,6 +174,10 @@ pub enum Src {
     Annot(u32),
     /// Assigned a literal (its type is not in the repository).
     External,
+    /// An element of iterating a chain (`for x in chain`).
+    Iter(u32),
+    /// What entering a context manager returns (`with chain as x`).
+    Enter(u32),
     /// Anything we cannot follow.
     Unknown,
 }
@@ -250,6 +254,8 @@ pub fn extract(path: &str, src: &[u8]) -> FileFacts {
         var_assigns: Vec::new(),
         class_of_def: HashMap::new(),
         ret_chains: Vec::new(),
+        returns: HashMap::new(),
+        no_inference: std::collections::HashSet::new(),
     };
     x.block(root, 0, 0);
     x.finish();
@@ -343,6 +349,11 @@ struct Extractor<'s> {
     class_of_def: HashMap<u32, usize>,
     /// Return annotations: (index in `scope.funcs`, chain).
     ret_chains: Vec<(usize, u32)>,
+    /// Returned values of functions without a return annotation
+    /// (`None`: a value we cannot follow).
+    returns: HashMap<u32, Vec<Option<u32>>>,
+    /// Functions with a return annotation, and generators.
+    no_inference: std::collections::HashSet<u32>,
 }
 
 fn pos(n: Node) -> Pos {
@@ -429,11 +440,11 @@ impl<'s> Extractor<'s> {
                 }
             }
             "for_statement" => {
-                if let Some(r) = node.child_by_field_name("right") {
-                    self.expr(r, sid, src);
-                }
+                let iter = node
+                    .child_by_field_name("right")
+                    .and_then(|r| self.expr(r, sid, src));
                 if let Some(l) = node.child_by_field_name("left") {
-                    self.target(l, None, sid, src);
+                    self.target(l, Some(iter.map(Src::Iter).unwrap_or(Src::Unknown)), sid, src);
                 }
                 for f in ["body", "alternative"] {
                     if let Some(b) = node.child_by_field_name(f) {
@@ -461,11 +472,14 @@ impl<'s> Extractor<'s> {
                 let alias = node.child_by_field_name("alias");
                 let mut cur = node.walk();
                 let children: Vec<Node> = node.named_children(&mut cur).collect();
+                let mut value = None;
                 for c in children {
                     if Some(c) == alias {
-                        self.target(c, Some(Src::Unknown), sid, src);
+                        // `with X() as x`: what `X.__enter__` returns.
+                        let s = value.map(Src::Enter).unwrap_or(Src::Unknown);
+                        self.target(c, Some(s), sid, src);
                     } else {
-                        self.visit(c, sid, src);
+                        value = self.expr(c, sid, src);
                     }
                 }
             }
@@ -509,20 +523,19 @@ impl<'s> Extractor<'s> {
                 let inner = self.push_scope(sid, ScopeKind::Inner, src, None);
                 let mut cur = node.walk();
                 let children: Vec<Node> = node.named_children(&mut cur).collect();
-                // Bind every target first: the body reads them.
-                for c in &children {
-                    if c.kind() == "for_in_clause" {
-                        if let Some(l) = c.child_by_field_name("left") {
-                            self.target(l, None, inner, src);
-                        }
-                    }
-                }
+                // Names are bound to scopes at the end of the walk, so the
+                // body may be visited before the clauses that bind it.
                 for c in children {
                     if c.kind() == "for_in_clause" {
                         let mut cur = c.walk();
                         let rights: Vec<Node> = c.children_by_field_name("right", &mut cur).collect();
+                        let mut iter = None;
                         for r in rights {
-                            self.expr(r, inner, src);
+                            iter = self.expr(r, inner, src);
+                        }
+                        if let Some(l) = c.child_by_field_name("left") {
+                            let s = iter.map(Src::Iter).unwrap_or(Src::Unknown);
+                            self.target(l, Some(s), inner, src);
                         }
                     } else {
                         self.visit(c, inner, src);
@@ -530,6 +543,22 @@ impl<'s> Extractor<'s> {
                 }
             }
             "case_clause" => self.case_clause(node, sid, src),
+            "return_statement" => {
+                let value = node.named_child(0);
+                let chain = match value {
+                    Some(v) if v.kind() != "none" => Some(self.expr(v, sid, src)),
+                    _ => None,
+                };
+                if let (Some(f), Some(c)) = (self.enclosing_function(sid), chain) {
+                    self.returns.entry(f).or_default().push(c);
+                }
+            }
+            "yield" => {
+                if let Some(f) = self.enclosing_function(sid) {
+                    self.no_inference.insert(f);
+                }
+                self.block(node, sid, src);
+            }
             "type" => {
                 self.annotation(node, sid, src);
             }
@@ -730,9 +759,11 @@ impl<'s> Extractor<'s> {
                 self.bind_local(fsid, pname, s);
             }
         }
-        let ret = node
-            .child_by_field_name("return_type")
-            .and_then(|t| self.annotation(t, sid, idx));
+        let ret_type = node.child_by_field_name("return_type");
+        if ret_type.is_some() {
+            self.no_inference.insert(idx);
+        }
+        let ret = ret_type.and_then(|t| self.annotation(t, sid, idx));
         if let Some(body) = node.child_by_field_name("body") {
             self.block(body, fsid, idx);
         }
@@ -1030,7 +1061,7 @@ impl<'s> Extractor<'s> {
                         Src::Value(c) => Rhs::Value(c),
                         Src::Annot(c) => Rhs::Annot(c),
                         Src::External => return self.var_assigns.push((name, Rhs::Unknown)),
-                        Src::Unknown => Rhs::Unknown,
+                        _ => Rhs::Unknown,
                     };
                     self.var_assigns.push((name, rhs));
                 } else {
@@ -1072,10 +1103,12 @@ impl<'s> Extractor<'s> {
             }
             "pattern_list" | "tuple_pattern" | "list_pattern" | "expression_list" | "tuple"
             | "list" | "parenthesized_expression" => {
+                // Unpacking an external value gives external values.
+                let s = s.filter(|s| matches!(s, Src::Iter(_) | Src::External));
                 let mut cur = t.walk();
                 let children: Vec<Node> = t.named_children(&mut cur).collect();
                 for c in children {
-                    self.target(c, None, sid, src);
+                    self.target(c, s, sid, src);
                 }
             }
             "list_splat_pattern" | "list_splat" => {
@@ -1219,6 +1252,17 @@ impl<'s> Extractor<'s> {
             "subscript" => {
                 self.chain_expr(node, sid, src, true);
             }
+            "member_type" => {
+                let mut ids = Vec::new();
+                if flatten_member(node, &mut ids) && !ids.is_empty() {
+                    let name = self.text(ids[0]).to_string();
+                    let ops = ids[1..]
+                        .iter()
+                        .map(|i| Op::Attr(self.text(*i).to_string(), pos(*i)))
+                        .collect();
+                    self.push_chain(node, Some((name, sid)), Root::Unknown, pos(ids[0]), ops, src);
+                }
+            }
             _ => {
                 let mut cur = node.walk();
                 let children: Vec<Node> = node.named_children(&mut cur).collect();
@@ -1232,12 +1276,22 @@ impl<'s> Extractor<'s> {
     fn principal<'t>(&self, node: Node<'t>) -> Option<Node<'t>> {
         match node.kind() {
             "type" | "parenthesized_expression" => self.principal(node.named_child(0)?),
-            "identifier" | "attribute" | "string" => Some(node),
-            "subscript" => {
-                let value = node.child_by_field_name("value")?;
+            "identifier" | "attribute" | "string" | "member_type" => Some(node),
+            "subscript" | "generic_type" => {
+                let generic = node.kind() == "generic_type";
+                let value = if generic {
+                    node.named_child(0)?
+                } else {
+                    node.child_by_field_name("value")?
+                };
                 let head = self.text(value).rsplit('.').next().unwrap_or("");
                 let mut cur = node.walk();
-                let args: Vec<Node> = node.children_by_field_name("subscript", &mut cur).collect();
+                let args: Vec<Node> = if generic {
+                    let tp = node.named_child(1)?;
+                    tp.named_children(&mut cur).collect()
+                } else {
+                    node.children_by_field_name("subscript", &mut cur).collect()
+                };
                 if TYPING_WRAPPERS.contains(&head) {
                     return self.principal(*args.first()?);
                 }
@@ -1252,7 +1306,7 @@ impl<'s> Extractor<'s> {
                         None
                     };
                 }
-                Some(node)
+                Some(if generic { value } else { node })
             }
             "binary_operator" | "union_type" => {
                 let mut cur = node.walk();
@@ -1456,6 +1510,17 @@ impl<'s> Extractor<'s> {
         }
     }
 
+    fn enclosing_function(&self, mut sid: usize) -> Option<u32> {
+        loop {
+            let s = &self.scopes[sid];
+            match s.kind {
+                ScopeKind::Function => return Some(s.def),
+                ScopeKind::Inner => sid = s.parent?,
+                _ => return None,
+            }
+        }
+    }
+
     fn enclosing_method_class(&self, mut sid: usize) -> Option<u32> {
         loop {
             let s = &self.scopes[sid];
@@ -1523,6 +1588,36 @@ impl<'s> Extractor<'s> {
         for (fi, c) in std::mem::take(&mut self.ret_chains) {
             self.scope.funcs[fi].ret = self.typeref(Rhs::Annot(c), 0);
         }
+        // Unannotated functions: what they return, when every `return`
+        // agrees (pyright infers it the same way).
+        let mut returns: Vec<(u32, Vec<Option<u32>>)> = std::mem::take(&mut self.returns)
+            .into_iter()
+            .filter(|(f, _)| !self.no_inference.contains(f))
+            .collect();
+        returns.sort_by_key(|(f, _)| *f);
+        for (f, rets) in returns {
+            let mut ty: Option<TypeRef> = None;
+            let mut ok = true;
+            for r in rets {
+                let t = r.and_then(|c| self.return_typeref(c));
+                match (t, &ty) {
+                    (None, _) => ok = false,
+                    (Some(t), None) => ty = Some(t),
+                    (Some(t), Some(prev)) => ok &= &t == prev,
+                }
+            }
+            if !ok || ty.is_none() {
+                continue;
+            }
+            match self.scope.funcs.iter_mut().find(|x| x.def == f) {
+                Some(x) => x.ret = ty,
+                None => self.scope.funcs.push(Func {
+                    def: f,
+                    ret: ty,
+                    flags: 0,
+                }),
+            }
+        }
         let attrs = std::mem::take(&mut self.attr_assigns);
         for (ci, name, rhs) in attrs {
             let ty = self.typeref(rhs, 0);
@@ -1564,6 +1659,20 @@ impl<'s> Extractor<'s> {
         }
         for n in extra {
             self.name(&n);
+        }
+    }
+
+    /// A returned value as a type: `self`/`cls()` are `Self`.
+    fn return_typeref(&self, c: u32) -> Option<TypeRef> {
+        let chain = self.refs.chains.get(c as usize)?;
+        match (&chain.root, chain.ops.as_slice()) {
+            (Root::SelfParam { cls: false, .. }, []) | (Root::SelfParam { cls: true, .. }, [Op::Call]) => {
+                Some(TypeRef {
+                    path: "Self".into(),
+                    call: false,
+                })
+            }
+            _ => self.typeref(Rhs::Value(c), 0),
         }
     }
 
@@ -1649,6 +1758,36 @@ fn param_name(p: Node) -> Option<Node> {
             p.named_child(0).filter(|n| n.kind() == "identifier")
         }
         _ => None,
+    }
+}
+
+/// The identifiers of `a.b.C` parsed as a `member_type`.
+fn flatten_member<'t>(n: Node<'t>, out: &mut Vec<Node<'t>>) -> bool {
+    match n.kind() {
+        "identifier" => {
+            out.push(n);
+            true
+        }
+        "type" => n.named_child(0).is_some_and(|c| flatten_member(c, out)),
+        "attribute" => {
+            let (Some(o), Some(a)) = (n.child_by_field_name("object"), n.child_by_field_name("attribute")) else {
+                return false;
+            };
+            flatten_member(o, out) && {
+                out.push(a);
+                true
+            }
+        }
+        "member_type" => {
+            let (Some(t), Some(id)) = (n.named_child(0), n.named_child(1)) else {
+                return false;
+            };
+            flatten_member(t, out) && {
+                out.push(id);
+                true
+            }
+        }
+        _ => false,
     }
 }
 

@@ -43,6 +43,8 @@ pub struct Index {
     bases: HashMap<SymId, Vec<Option<SymId>>>,
     /// Every method by name, for receivers of unknown type.
     methods: HashMap<String, Vec<SymId>>,
+    /// How many classes have a data attribute of that name.
+    attr_counts: HashMap<String, u32>,
     /// Import roots after the repository root and `src/`.
     extra_roots: Vec<u32>,
     /// Directory → its `conftest.py`.
@@ -86,6 +88,23 @@ fn stem(path: &str) -> &str {
 fn parent_dir(path: &str) -> &str {
     path.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
 }
+
+/// Methods of the builtin types (`str`, `bytes`, `list`, `dict`, `set`,
+/// numbers, files): a receiver of unknown type calling one of these may
+/// well be a builtin.
+const BUILTIN_METHODS: &[&str] = &[
+    "add", "append", "capitalize", "casefold", "center", "clear", "close", "copy", "count",
+    "decode", "difference", "discard", "encode", "endswith", "expandtabs", "extend", "find",
+    "flush", "format", "format_map", "fromkeys", "get", "index", "insert", "intersection",
+    "isalnum", "isalpha", "isdigit", "isdisjoint", "islower", "isspace", "issubset",
+    "issuperset", "istitle", "isupper", "items", "join", "keys", "ljust", "lower", "lstrip",
+    "partition", "pop", "popitem", "read", "readline", "readlines", "remove", "removeprefix",
+    "removesuffix", "replace", "reverse", "rfind", "rindex", "rjust", "rpartition", "rsplit",
+    "rstrip", "seek", "setdefault", "sort", "split", "splitlines", "startswith", "strip",
+    "swapcase", "tell", "title", "translate", "truncate", "union", "update", "upper",
+    "values", "write", "writelines", "zfill", "group", "groups", "groupdict", "span",
+    "start", "end", "match", "search", "sub", "fullmatch", "finditer", "findall",
+];
 
 /// Top-level standard library modules: an import of one of these is never
 /// resolved through a local directory or a guessed package root.
@@ -140,6 +159,7 @@ pub fn prepare(world: &World) -> Index {
         members: HashMap::new(),
         bases: HashMap::new(),
         methods: HashMap::new(),
+        attr_counts: HashMap::new(),
         extra_roots: Vec::new(),
         conftests: HashMap::new(),
     };
@@ -206,6 +226,9 @@ pub fn prepare(world: &World) -> Index {
         }
         for (k, c) in scope.classes.iter().enumerate() {
             ix.class_idx.insert(SymId { file: f, def: c.def }, k as u32);
+            for a in &c.attrs {
+                *ix.attr_counts.entry(a.name.clone()).or_default() += 1;
+            }
         }
         for (k, fun) in scope.funcs.iter().enumerate() {
             ix.func_idx.insert(SymId { file: f, def: fun.def }, k as u32);
@@ -1011,10 +1034,14 @@ impl Resolver<'_, '_> {
     }
 
     /// A member of a receiver of unknown type: every method of that name.
+    /// Data attributes of that name and methods of the builtin types count
+    /// as candidates too (they get no edge, but lower the confidence).
     fn guess(&self, src: u32, name: &str, kind: EdgeKind, pos: Pos) {
         let cands = self.cx.ix.methods.get(name).map(Vec::as_slice).unwrap_or(&[]);
-        let k = cands.len() as u32;
-        if k == 0 {
+        let others = self.cx.ix.attr_counts.get(name).copied().unwrap_or(0)
+            + u32::from(BUILTIN_METHODS.contains(&name));
+        let k = cands.len() as u32 + others;
+        if cands.is_empty() {
             self.unresolved(src, name, kind, pos, "unknown receiver".into());
         } else if k > MAX_CANDIDATES {
             self.unresolved(src, name, kind, pos, format!("{k} candidates"));
@@ -1048,7 +1075,12 @@ impl Resolver<'_, '_> {
                         external = true;
                         continue;
                     }
-                    _ => Val::Unknown,
+                    Src::Iter(c) => match self.chain(*c, false).val {
+                        Val::External => Val::External,
+                        _ => Val::Unknown,
+                    },
+                    Src::Enter(c) => self.enter(self.chain(*c, false).val),
+                    Src::Annot(_) | Src::Unknown => Val::Unknown,
                 };
                 match out {
                     None => out = Some(val),
@@ -1065,6 +1097,24 @@ impl Resolver<'_, '_> {
         let v = V::new(v, How::Typed);
         self.locals.borrow_mut()[idx] = State::Done(v);
         v
+    }
+
+    /// What `with v as x` binds: `__enter__`'s return value.
+    fn enter(&self, v: Val) -> Val {
+        match v {
+            Val::Inst(c) => {
+                for name in ["__enter__", "__aenter__"] {
+                    match self.cx.member(v, name, 0) {
+                        Member::Def(s, _) => return self.cx.returns(s, Some(c), 0),
+                        Member::External => return Val::External,
+                        _ => {}
+                    }
+                }
+                Val::Unknown
+            }
+            Val::External => Val::External,
+            _ => Val::Unknown,
+        }
     }
 
     /// Test and fixture parameters named like a visible fixture.
