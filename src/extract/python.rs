@@ -33,6 +33,8 @@ pub struct Scope {
     pub funcs: Vec<Func>,
     /// Module-level pytest fixtures (def indexes).
     pub fixtures: Vec<u32>,
+    /// Definitions in unreachable code (name lookup prefers the others).
+    pub dead_defs: Vec<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,6 +48,8 @@ pub struct Import {
     pub kind: ImportKind,
     /// The module name's last segment (or the dots of `from . import x`).
     pub module_pos: Pos,
+    /// In unreachable code: no edges.
+    pub dead: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -135,6 +139,9 @@ pub struct Chain {
     pub ops: Vec<Op>,
     /// A base class in a `class` statement: its last name is an `extends`.
     pub extends: bool,
+    /// In code pyright considers unreachable (`if sys.platform == "win32":`
+    /// on Linux, after a `raise`): no edges.
+    pub dead: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -254,6 +261,7 @@ pub fn extract(path: &str, src: &[u8]) -> FileFacts {
         var_assigns: Vec::new(),
         class_of_def: HashMap::new(),
         ret_chains: Vec::new(),
+        dead: false,
         returns: HashMap::new(),
         no_inference: std::collections::HashSet::new(),
     };
@@ -349,6 +357,8 @@ struct Extractor<'s> {
     class_of_def: HashMap<u32, usize>,
     /// Return annotations: (index in `scope.funcs`, chain).
     ret_chains: Vec<(usize, u32)>,
+    /// Inside unreachable code.
+    dead: bool,
     /// Returned values of functions without a return annotation
     /// (`None`: a value we cannot follow).
     returns: HashMap<u32, Vec<Option<u32>>>,
@@ -388,8 +398,122 @@ impl<'s> Extractor<'s> {
     fn block(&mut self, node: Node, sid: usize, src: u32) {
         let mut cur = node.walk();
         let children: Vec<Node> = node.named_children(&mut cur).collect();
+        let dead = self.dead;
         for c in children {
             self.visit(c, sid, src);
+            // Code after `raise`/`return` (also in the branch a static
+            // condition takes) is unreachable: pyright does not analyse it.
+            if !self.dead && self.exits(c) {
+                self.dead = true;
+            }
+        }
+        self.dead = dead;
+    }
+
+    /// Does control never get past this statement?
+    fn exits(&self, n: Node) -> bool {
+        match n.kind() {
+            "raise_statement" | "return_statement" | "continue_statement" | "break_statement" => true,
+            "block" => {
+                let c = n.named_child_count();
+                c > 0 && n.named_child((c - 1) as u32).is_some_and(|l| self.exits(l))
+            }
+            "else_clause" => n.child_by_field_name("body").is_some_and(|b| self.exits(b)),
+            "assert_statement" => n
+                .named_child(0)
+                .is_some_and(|c| self.static_cond(c) == Some(false)),
+            "if_statement" => {
+                let cons = n.child_by_field_name("consequence");
+                let cons_exits = cons.is_some_and(|b| self.exits(b));
+                let mut cur = n.walk();
+                let alts: Vec<Node> = n.children_by_field_name("alternative", &mut cur).collect();
+                let cond = n.child_by_field_name("condition").and_then(|c| self.static_cond(c));
+                match cond {
+                    Some(true) => cons_exits,
+                    Some(false) => alts.len() == 1 && self.exits(alts[0]),
+                    None => {
+                        cons_exits
+                            && alts.len() == 1
+                            && alts[0].kind() == "else_clause"
+                            && self.exits(alts[0])
+                    }
+                }
+            }
+            _ => false,
+        }
+    }
+
+    /// The value of a condition pyright evaluates statically (on Linux,
+    /// a recent Python): platform, version and `TYPE_CHECKING` checks.
+    fn static_cond(&self, n: Node) -> Option<bool> {
+        match n.kind() {
+            "parenthesized_expression" => self.static_cond(n.named_child(0)?),
+            "not_operator" => self.static_cond(n.child_by_field_name("argument")?).map(|b| !b),
+            "boolean_operator" => {
+                let l = self.static_cond(n.child_by_field_name("left")?);
+                let r = self.static_cond(n.child_by_field_name("right")?);
+                let op = n.child_by_field_name("operator")?.kind();
+                match (op, l, r) {
+                    ("and", Some(false), _) | ("and", _, Some(false)) => Some(false),
+                    ("and", Some(true), Some(true)) => Some(true),
+                    ("or", Some(true), _) | ("or", _, Some(true)) => Some(true),
+                    ("or", Some(false), Some(false)) => Some(false),
+                    _ => None,
+                }
+            }
+            "identifier" | "attribute" => {
+                let t = self.text(n);
+                (t == "TYPE_CHECKING" || t == "typing.TYPE_CHECKING").then_some(true)
+            }
+            "call" => {
+                // sys.platform.startswith("win")
+                let f = self.text(n.child_by_field_name("function")?);
+                if f != "sys.platform.startswith" {
+                    return None;
+                }
+                let arg = n.child_by_field_name("arguments")?.named_child(0)?;
+                let lit = self.text(arg).trim_matches(|c| c == '"' || c == '\'');
+                Some("linux".starts_with(lit))
+            }
+            "comparison_operator" => {
+                let l = n.named_child(0)?;
+                let r = n.named_child(1)?;
+                if n.named_child_count() != 2 {
+                    return None;
+                }
+                let op = n.child(1)?.kind();
+                let lt = self.text(l);
+                let rt = self.text(r).trim_matches(|c| c == '"' || c == '\'');
+                match lt {
+                    "sys.platform" | "os.name" => {
+                        let actual = if lt == "os.name" { "posix" } else { "linux" };
+                        match op {
+                            "==" => Some(actual == rt),
+                            "!=" => Some(actual != rt),
+                            _ => None,
+                        }
+                    }
+                    "sys.version_info" => {
+                        // (3, N): assume Python 3.11.
+                        let nums: Vec<u32> = rt
+                            .trim_matches(|c| c == '(' || c == ')')
+                            .split(',')
+                            .filter_map(|x| x.trim().parse().ok())
+                            .collect();
+                        let v = (*nums.first()?, nums.get(1).copied().unwrap_or(0));
+                        let cur = (3, 11);
+                        match op {
+                            ">=" => Some(cur >= v),
+                            ">" => Some(cur > v),
+                            "<" => Some(cur < v),
+                            "<=" => Some(cur <= v),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
         }
     }
 
@@ -543,6 +667,39 @@ impl<'s> Extractor<'s> {
                 }
             }
             "case_clause" => self.case_clause(node, sid, src),
+            "try_statement" => {
+                // `else:` runs only when the body did not raise.
+                let body = node.child_by_field_name("body");
+                let mut cur = node.walk();
+                let children: Vec<Node> = node.named_children(&mut cur).collect();
+                let dead = self.dead;
+                for c in children {
+                    if c.kind() == "else_clause" && body.is_some_and(|b| self.exits(b)) {
+                        self.dead = true;
+                    }
+                    self.visit(c, sid, src);
+                    self.dead = dead;
+                }
+            }
+            "if_statement" | "elif_clause" => {
+                let cond = node.child_by_field_name("condition");
+                if let Some(c) = cond {
+                    self.expr(c, sid, src);
+                }
+                let value = cond.and_then(|c| self.static_cond(c));
+                let dead = self.dead;
+                if let Some(b) = node.child_by_field_name("consequence") {
+                    self.dead = dead || value == Some(false);
+                    self.block(b, sid, src);
+                }
+                let mut cur = node.walk();
+                let alts: Vec<Node> = node.children_by_field_name("alternative", &mut cur).collect();
+                for a in alts {
+                    self.dead = dead || value == Some(true);
+                    self.visit(a, sid, src);
+                }
+                self.dead = dead;
+            }
             "return_statement" => {
                 let value = node.named_child(0);
                 let chain = match value {
@@ -650,6 +807,9 @@ impl<'s> Extractor<'s> {
         };
         let exported = matches!(p.kind, NodeKind::Module | NodeKind::Class)
             && (!name.starts_with('_') || (name.starts_with("__") && name.ends_with("__")));
+        if self.dead {
+            self.scope.dead_defs.push(self.defs.len() as u32);
+        }
         self.defs.push(Def {
             name,
             local,
@@ -872,6 +1032,7 @@ impl<'s> Extractor<'s> {
                     module,
                     kind,
                     module_pos,
+                    dead: false,
                 },
                 sid,
             );
@@ -934,6 +1095,7 @@ impl<'s> Extractor<'s> {
                     module: module.clone(),
                     kind,
                     module_pos,
+                    dead: false,
                 },
                 sid,
             );
@@ -947,6 +1109,7 @@ impl<'s> Extractor<'s> {
                     module,
                     kind: ImportKind::Star,
                     module_pos,
+                    dead: false,
                 },
                 sid,
             );
@@ -956,7 +1119,8 @@ impl<'s> Extractor<'s> {
         }
     }
 
-    fn add_import(&mut self, imp: Import, sid: usize) {
+    fn add_import(&mut self, mut imp: Import, sid: usize) {
+        imp.dead = self.dead;
         for seg in imp.module.split('.').filter(|s| !s.is_empty()) {
             self.name(seg);
         }
@@ -1392,6 +1556,7 @@ impl<'s> Extractor<'s> {
             pos: p,
             ops,
             extends: false,
+            dead: self.dead,
         });
         self.chain_at.insert((top.start_byte(), top.end_byte()), idx);
         idx

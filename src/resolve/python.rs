@@ -453,7 +453,17 @@ impl Ctx<'_, '_> {
         }
         let scope = self.scope(f)?;
         if let Some(bs) = self.ix.names.get(f.0 as usize).and_then(|n| n.get(name)) {
-            if let Some(Binding::Def(d)) = bs.iter().rev().find(|b| matches!(b, Binding::Def(_))) {
+            // Conditional definitions: the last reachable one, as pyright.
+            let live = |b: &&Binding| match b {
+                Binding::Def(d) => !scope.dead_defs.contains(d),
+                _ => false,
+            };
+            let def = bs
+                .iter()
+                .rev()
+                .find(live)
+                .or_else(|| bs.iter().rev().find(|b| matches!(b, Binding::Def(_))));
+            if let Some(Binding::Def(d)) = def {
                 return Some(Hit {
                     found: Found::Def(SymId { file: f, def: *d }),
                     hops: 0,
@@ -753,6 +763,8 @@ struct Resolver<'a, 'w> {
     refs: &'a Refs,
     chains: RefCell<Vec<State>>,
     locals: RefCell<Vec<State>>,
+    /// Set when an evaluation met a variable that is being evaluated.
+    cycle: std::cell::Cell<bool>,
     out: RefCell<FileResolution>,
 }
 
@@ -767,6 +779,7 @@ pub fn resolve_file(world: &World, index: &Index, file: FileIdx, refs: &Refs) ->
         refs,
         chains: RefCell::new(vec![State::Todo; refs.chains.len()]),
         locals: RefCell::new(vec![State::Todo; refs.locals.len()]),
+        cycle: std::cell::Cell::new(false),
         out: RefCell::new(FileResolution::default()),
     };
     r.imports();
@@ -817,7 +830,7 @@ impl Resolver<'_, '_> {
     }
 
     fn imports(&self) {
-        for imp in &self.scope.imports {
+        for imp in self.scope.imports.iter().filter(|i| !i.dead) {
             let m = self.cx.import_module(self.file, imp);
             if let Some(dst) = m.and_then(|m| self.module_file(m)) {
                 self.edge(imp.scope, dst, EdgeKind::Imports, Strategy::Import, imp.module_pos);
@@ -901,6 +914,7 @@ impl Resolver<'_, '_> {
     }
 
     fn eval(&self, c: &Chain, emit: bool) -> V {
+        let emit = emit && !c.dead;
         let kind = Self::kind_at(c, 0);
         let mut v = match &c.root {
             Root::Global(name) => match self.cx.lookup_file(self.file, name, 0) {
@@ -1058,7 +1072,10 @@ impl Resolver<'_, '_> {
         let idx = l as usize;
         match self.locals.borrow()[idx] {
             State::Done(v) => return v,
-            State::Busy => return V::new(Val::Unknown, How::Typed),
+            State::Busy => {
+                self.cycle.set(true);
+                return V::new(Val::Unknown, How::Typed);
+            }
             State::Todo => {}
         }
         self.locals.borrow_mut()[idx] = State::Busy;
@@ -1069,6 +1086,7 @@ impl Resolver<'_, '_> {
             let mut out: Option<Val> = None;
             let mut external = false;
             for s in srcs {
+                let outer = self.cycle.replace(false);
                 let val = match s {
                     Src::Value(c) => self.chain(*c, false).val,
                     Src::External => {
@@ -1082,6 +1100,12 @@ impl Resolver<'_, '_> {
                     Src::Enter(c) => self.enter(self.chain(*c, false).val),
                     Src::Annot(_) | Src::Unknown => Val::Unknown,
                 };
+                // `x = x.next()`: a source that depends on the variable
+                // itself says nothing new about its type.
+                let cyclic = self.cycle.replace(outer);
+                if cyclic && val == Val::Unknown {
+                    continue;
+                }
                 match out {
                     None => out = Some(val),
                     Some(o) if o == val => {}
@@ -1117,7 +1141,9 @@ impl Resolver<'_, '_> {
         }
     }
 
-    /// Test and fixture parameters named like a visible fixture.
+    /// Test and fixture parameters named like a visible fixture. pytest
+    /// injects them by name: a rule the language server does not know, so
+    /// these are `NameUnique` guesses, not syntactic edges.
     fn fixtures(&self) {
         for p in &self.refs.fixture_params {
             if let Some((s, strategy)) = self.fixture(&p.name) {
@@ -1131,12 +1157,7 @@ impl Resolver<'_, '_> {
         if let Some(h) = self.cx.lookup_file(self.file, name, 0) {
             if let Found::Def(s) = h.found {
                 if is_fixture(s) {
-                    let strategy = if h.hops == 0 {
-                        Strategy::Local
-                    } else {
-                        Strategy::Import
-                    };
-                    return Some((s, strategy));
+                    return Some((s, Strategy::NameUnique));
                 }
             }
         }
@@ -1150,7 +1171,7 @@ impl Resolver<'_, '_> {
                     }) = self.cx.lookup_file(f, name, 0)
                     {
                         if is_fixture(s) {
-                            return Some((s, Strategy::Import));
+                            return Some((s, Strategy::NameUnique));
                         }
                     }
                 }
