@@ -413,7 +413,9 @@ impl<'s> Extractor<'s> {
     /// Does control never get past this statement?
     fn exits(&self, n: Node) -> bool {
         match n.kind() {
-            "raise_statement" | "return_statement" | "continue_statement" | "break_statement" => true,
+            "raise_statement" | "return_statement" | "continue_statement" | "break_statement" => {
+                true
+            }
             "block" => {
                 let c = n.named_child_count();
                 c > 0 && n.named_child((c - 1) as u32).is_some_and(|l| self.exits(l))
@@ -427,7 +429,9 @@ impl<'s> Extractor<'s> {
                 let cons_exits = cons.is_some_and(|b| self.exits(b));
                 let mut cur = n.walk();
                 let alts: Vec<Node> = n.children_by_field_name("alternative", &mut cur).collect();
-                let cond = n.child_by_field_name("condition").and_then(|c| self.static_cond(c));
+                let cond = n
+                    .child_by_field_name("condition")
+                    .and_then(|c| self.static_cond(c));
                 match cond {
                     Some(true) => cons_exits,
                     Some(false) => alts.len() == 1 && self.exits(alts[0]),
@@ -448,7 +452,9 @@ impl<'s> Extractor<'s> {
     fn static_cond(&self, n: Node) -> Option<bool> {
         match n.kind() {
             "parenthesized_expression" => self.static_cond(n.named_child(0)?),
-            "not_operator" => self.static_cond(n.child_by_field_name("argument")?).map(|b| !b),
+            "not_operator" => self
+                .static_cond(n.child_by_field_name("argument")?)
+                .map(|b| !b),
             "boolean_operator" => {
                 let l = self.static_cond(n.child_by_field_name("left")?);
                 let r = self.static_cond(n.child_by_field_name("right")?);
@@ -568,7 +574,12 @@ impl<'s> Extractor<'s> {
                     .child_by_field_name("right")
                     .and_then(|r| self.expr(r, sid, src));
                 if let Some(l) = node.child_by_field_name("left") {
-                    self.target(l, Some(iter.map(Src::Iter).unwrap_or(Src::Unknown)), sid, src);
+                    self.target(
+                        l,
+                        Some(iter.map(Src::Iter).unwrap_or(Src::Unknown)),
+                        sid,
+                        src,
+                    );
                 }
                 for f in ["body", "alternative"] {
                     if let Some(b) = node.child_by_field_name(f) {
@@ -652,7 +663,8 @@ impl<'s> Extractor<'s> {
                 for c in children {
                     if c.kind() == "for_in_clause" {
                         let mut cur = c.walk();
-                        let rights: Vec<Node> = c.children_by_field_name("right", &mut cur).collect();
+                        let rights: Vec<Node> =
+                            c.children_by_field_name("right", &mut cur).collect();
                         let mut iter = None;
                         for r in rights {
                             iter = self.expr(r, inner, src);
@@ -693,7 +705,9 @@ impl<'s> Extractor<'s> {
                     self.block(b, sid, src);
                 }
                 let mut cur = node.walk();
-                let alts: Vec<Node> = node.children_by_field_name("alternative", &mut cur).collect();
+                let alts: Vec<Node> = node
+                    .children_by_field_name("alternative", &mut cur)
+                    .collect();
                 for a in alts {
                     self.dead = dead || value == Some(true);
                     self.visit(a, sid, src);
@@ -720,7 +734,11 @@ impl<'s> Extractor<'s> {
                 self.annotation(node, sid, src);
             }
             "decorator" => self.block(node, sid, src),
-            "identifier" | "attribute" | "call" | "subscript" | "await"
+            "identifier"
+            | "attribute"
+            | "call"
+            | "subscript"
+            | "await"
             | "parenthesized_expression" => {
                 self.expr(node, sid, src);
             }
@@ -734,7 +752,13 @@ impl<'s> Extractor<'s> {
         }
     }
 
-    fn push_scope(&mut self, parent: usize, kind: ScopeKind, def: u32, method_of: Option<u32>) -> usize {
+    fn push_scope(
+        &mut self,
+        parent: usize,
+        kind: ScopeKind,
+        def: u32,
+        method_of: Option<u32>,
+    ) -> usize {
         self.scopes
             .push(ScopeB::new(Some(parent), kind, def, method_of));
         self.scopes.len() - 1
@@ -797,7 +821,14 @@ impl<'s> Extractor<'s> {
 
     // ---- definitions ------------------------------------------------------
 
-    fn new_def(&mut self, name_node: Node, outer: Node, node: Node, kind: NodeKind, parent: u32) -> u32 {
+    fn new_def(
+        &mut self,
+        name_node: Node,
+        outer: Node,
+        node: Node,
+        kind: NodeKind,
+        parent: u32,
+    ) -> u32 {
         let name = self.text(name_node).to_string();
         let p = &self.defs[parent as usize];
         let local = if p.local.is_empty() {
@@ -886,8 +917,9 @@ impl<'s> Extractor<'s> {
                     self.expr(v, sid, idx);
                 }
                 let splat = matches!(p.kind(), "list_splat_pattern" | "dictionary_splat_pattern")
-                    || p.named_child(0)
-                        .is_some_and(|c| matches!(c.kind(), "list_splat_pattern" | "dictionary_splat_pattern"));
+                    || p.named_child(0).is_some_and(|c| {
+                        matches!(c.kind(), "list_splat_pattern" | "dictionary_splat_pattern")
+                    });
                 let Some(id) = param_name(p) else {
                     first = false;
                     continue;
@@ -897,7 +929,10 @@ impl<'s> Extractor<'s> {
                     if let Some(class) = method_of {
                         if flags & STATIC == 0 {
                             let cls = flags & CLASSMETHOD != 0
-                                || matches!(name, "__new__" | "__init_subclass__" | "__class_getitem__");
+                                || matches!(
+                                    name,
+                                    "__new__" | "__init_subclass__" | "__class_getitem__"
+                                );
                             self.scopes[fsid]
                                 .binds
                                 .insert(pname, Bind::SelfParam { class, cls });
@@ -1013,7 +1048,8 @@ impl<'s> Extractor<'s> {
             let (dotted, alias) = if n.kind() == "aliased_import" {
                 (
                     n.child_by_field_name("name"),
-                    n.child_by_field_name("alias").map(|a| self.text(a).to_string()),
+                    n.child_by_field_name("alias")
+                        .map(|a| self.text(a).to_string()),
                 )
             } else {
                 (Some(n), None)
@@ -1081,7 +1117,9 @@ impl<'s> Extractor<'s> {
                     };
                     ImportKind::From {
                         name: self.text(n).to_string(),
-                        alias: c.child_by_field_name("alias").map(|a| self.text(a).to_string()),
+                        alias: c
+                            .child_by_field_name("alias")
+                            .map(|a| self.text(a).to_string()),
                         pos: pos(n),
                     }
                 }
@@ -1245,9 +1283,10 @@ impl<'s> Extractor<'s> {
             }
             "attribute" => {
                 // `self.x = …` in a method: an attribute of the class.
-                if let (Some(obj), Some(attr)) =
-                    (t.child_by_field_name("object"), t.child_by_field_name("attribute"))
-                {
+                if let (Some(obj), Some(attr)) = (
+                    t.child_by_field_name("object"),
+                    t.child_by_field_name("attribute"),
+                ) {
                     if obj.kind() == "identifier" {
                         let o = self.text(obj);
                         if let Some(class) = self.self_class(sid, o) {
@@ -1265,8 +1304,13 @@ impl<'s> Extractor<'s> {
                 }
                 self.expr(t, sid, src);
             }
-            "pattern_list" | "tuple_pattern" | "list_pattern" | "expression_list" | "tuple"
-            | "list" | "parenthesized_expression" => {
+            "pattern_list"
+            | "tuple_pattern"
+            | "list_pattern"
+            | "expression_list"
+            | "tuple"
+            | "list"
+            | "parenthesized_expression" => {
                 // Unpacking an external value gives external values.
                 let s = s.filter(|s| matches!(s, Src::Iter(_) | Src::External));
                 let mut cur = t.walk();
@@ -1394,7 +1438,14 @@ impl<'s> Extractor<'s> {
             .iter()
             .map(|i| Op::Attr(self.text(*i).to_string(), pos(*i)))
             .collect();
-        self.push_chain(node, Some((name, sid)), Root::Unknown, pos(*first), ops, src);
+        self.push_chain(
+            node,
+            Some((name, sid)),
+            Root::Unknown,
+            pos(*first),
+            ops,
+            src,
+        );
     }
 
     // ---- expressions ------------------------------------------------------
@@ -1424,7 +1475,14 @@ impl<'s> Extractor<'s> {
                         .iter()
                         .map(|i| Op::Attr(self.text(*i).to_string(), pos(*i)))
                         .collect();
-                    self.push_chain(node, Some((name, sid)), Root::Unknown, pos(ids[0]), ops, src);
+                    self.push_chain(
+                        node,
+                        Some((name, sid)),
+                        Root::Unknown,
+                        pos(ids[0]),
+                        ops,
+                        src,
+                    );
                 }
             }
             _ => {
@@ -1503,9 +1561,7 @@ impl<'s> Extractor<'s> {
         let valid = !text.is_empty()
             && text.split('.').all(|seg| {
                 let mut chars = seg.chars();
-                chars
-                    .next()
-                    .is_some_and(|c| c.is_alphabetic() || c == '_')
+                chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
                     && chars.all(|c| c.is_alphanumeric() || c == '_')
             });
         if !valid {
@@ -1558,7 +1614,8 @@ impl<'s> Extractor<'s> {
             extends: false,
             dead: self.dead,
         });
-        self.chain_at.insert((top.start_byte(), top.end_byte()), idx);
+        self.chain_at
+            .insert((top.start_byte(), top.end_byte()), idx);
         idx
     }
 
@@ -1571,7 +1628,8 @@ impl<'s> Extractor<'s> {
             "parenthesized_expression" if node.named_child_count() == 1 => {
                 let inner = node.named_child(0)?;
                 let c = self.expr(inner, sid, src)?;
-                self.chain_at.insert((node.start_byte(), node.end_byte()), c);
+                self.chain_at
+                    .insert((node.start_byte(), node.end_byte()), c);
                 Some(c)
             }
             _ => {
@@ -1788,10 +1846,9 @@ impl<'s> Extractor<'s> {
             let ty = self.typeref(rhs, 0);
             let class = &mut self.scope.classes[ci];
             if let Some(v) = class.attrs.iter_mut().find(|v| v.name == name) {
-                if v.ty.is_none() || matches!(rhs, Rhs::Annot(_)) {
-                    if ty.is_some() {
-                        v.ty = ty;
-                    }
+                // The first typed assignment, unless an annotation follows.
+                if (v.ty.is_none() || matches!(rhs, Rhs::Annot(_))) && ty.is_some() {
+                    v.ty = ty;
                 }
             } else {
                 class.attrs.push(Var { name, ty });
@@ -1820,7 +1877,12 @@ impl<'s> Extractor<'s> {
             extra.extend(t.path.split('.').map(str::to_string));
         }
         for c in &self.scope.classes {
-            extra.extend(c.bases.iter().flat_map(|b| b.split('.')).map(str::to_string));
+            extra.extend(
+                c.bases
+                    .iter()
+                    .flat_map(|b| b.split('.'))
+                    .map(str::to_string),
+            );
         }
         for n in extra {
             self.name(&n);
@@ -1831,12 +1893,11 @@ impl<'s> Extractor<'s> {
     fn return_typeref(&self, c: u32) -> Option<TypeRef> {
         let chain = self.refs.chains.get(c as usize)?;
         match (&chain.root, chain.ops.as_slice()) {
-            (Root::SelfParam { cls: false, .. }, []) | (Root::SelfParam { cls: true, .. }, [Op::Call]) => {
-                Some(TypeRef {
-                    path: "Self".into(),
-                    call: false,
-                })
-            }
+            (Root::SelfParam { cls: false, .. }, [])
+            | (Root::SelfParam { cls: true, .. }, [Op::Call]) => Some(TypeRef {
+                path: "Self".into(),
+                call: false,
+            }),
             _ => self.typeref(Rhs::Value(c), 0),
         }
     }
@@ -1857,7 +1918,10 @@ impl<'s> Extractor<'s> {
             Root::Global(n) => n.clone(),
             Root::Local(l) if chain.ops.is_empty() => {
                 let srcs = &self.refs.locals[*l as usize];
-                let s = srcs.iter().find(|s| matches!(s, Src::Annot(_))).or(srcs.first())?;
+                let s = srcs
+                    .iter()
+                    .find(|s| matches!(s, Src::Annot(_)))
+                    .or(srcs.first())?;
                 return match *s {
                     Src::Annot(c) => self.typeref(Rhs::Annot(c), depth + 1),
                     Src::Value(c) if srcs.len() == 1 => self.typeref(Rhs::Value(c), depth + 1),
@@ -1908,9 +1972,9 @@ fn is_literal(kind: &str) -> bool {
 fn param_name(p: Node) -> Option<Node> {
     match p.kind() {
         "identifier" => Some(p),
-        "default_parameter" | "typed_default_parameter" => {
-            p.child_by_field_name("name").filter(|n| n.kind() == "identifier")
-        }
+        "default_parameter" | "typed_default_parameter" => p
+            .child_by_field_name("name")
+            .filter(|n| n.kind() == "identifier"),
         "typed_parameter" => {
             let c = p.named_child(0)?;
             match c.kind() {
@@ -1935,7 +1999,10 @@ fn flatten_member<'t>(n: Node<'t>, out: &mut Vec<Node<'t>>) -> bool {
         }
         "type" => n.named_child(0).is_some_and(|c| flatten_member(c, out)),
         "attribute" => {
-            let (Some(o), Some(a)) = (n.child_by_field_name("object"), n.child_by_field_name("attribute")) else {
+            let (Some(o), Some(a)) = (
+                n.child_by_field_name("object"),
+                n.child_by_field_name("attribute"),
+            ) else {
                 return false;
             };
             flatten_member(o, out) && {

@@ -21,8 +21,7 @@ use super::{
     MAX_CANDIDATES,
 };
 use crate::extract::python::{
-    Chain, Import, ImportKind, Op, Refs, Root, Scope, Src, TypeRef, FIXTURE,
-    PROPERTY,
+    Chain, Import, ImportKind, Op, Refs, Root, Scope, Src, TypeRef, FIXTURE, PROPERTY,
 };
 use crate::extract::{Family, LangScope};
 use crate::graph::{EdgeKind, NodeKind, Pos};
@@ -93,40 +92,246 @@ fn parent_dir(path: &str) -> &str {
 /// numbers, files): a receiver of unknown type calling one of these may
 /// well be a builtin.
 const BUILTIN_METHODS: &[&str] = &[
-    "add", "append", "capitalize", "casefold", "center", "clear", "close", "copy", "count",
-    "decode", "difference", "discard", "encode", "endswith", "expandtabs", "extend", "find",
-    "flush", "format", "format_map", "fromkeys", "get", "index", "insert", "intersection",
-    "isalnum", "isalpha", "isdigit", "isdisjoint", "islower", "isspace", "issubset",
-    "issuperset", "istitle", "isupper", "items", "join", "keys", "ljust", "lower", "lstrip",
-    "partition", "pop", "popitem", "read", "readline", "readlines", "remove", "removeprefix",
-    "removesuffix", "replace", "reverse", "rfind", "rindex", "rjust", "rpartition", "rsplit",
-    "rstrip", "seek", "setdefault", "sort", "split", "splitlines", "startswith", "strip",
-    "swapcase", "tell", "title", "translate", "truncate", "union", "update", "upper",
-    "values", "write", "writelines", "zfill", "group", "groups", "groupdict", "span",
-    "start", "end", "match", "search", "sub", "fullmatch", "finditer", "findall",
+    "add",
+    "append",
+    "capitalize",
+    "casefold",
+    "center",
+    "clear",
+    "close",
+    "copy",
+    "count",
+    "decode",
+    "difference",
+    "discard",
+    "encode",
+    "endswith",
+    "expandtabs",
+    "extend",
+    "find",
+    "flush",
+    "format",
+    "format_map",
+    "fromkeys",
+    "get",
+    "index",
+    "insert",
+    "intersection",
+    "isalnum",
+    "isalpha",
+    "isdigit",
+    "isdisjoint",
+    "islower",
+    "isspace",
+    "issubset",
+    "issuperset",
+    "istitle",
+    "isupper",
+    "items",
+    "join",
+    "keys",
+    "ljust",
+    "lower",
+    "lstrip",
+    "partition",
+    "pop",
+    "popitem",
+    "read",
+    "readline",
+    "readlines",
+    "remove",
+    "removeprefix",
+    "removesuffix",
+    "replace",
+    "reverse",
+    "rfind",
+    "rindex",
+    "rjust",
+    "rpartition",
+    "rsplit",
+    "rstrip",
+    "seek",
+    "setdefault",
+    "sort",
+    "split",
+    "splitlines",
+    "startswith",
+    "strip",
+    "swapcase",
+    "tell",
+    "title",
+    "translate",
+    "truncate",
+    "union",
+    "update",
+    "upper",
+    "values",
+    "write",
+    "writelines",
+    "zfill",
+    "group",
+    "groups",
+    "groupdict",
+    "span",
+    "start",
+    "end",
+    "match",
+    "search",
+    "sub",
+    "fullmatch",
+    "finditer",
+    "findall",
 ];
 
 /// Top-level standard library modules: an import of one of these is never
 /// resolved through a local directory or a guessed package root.
 const STDLIB: &[&str] = &[
-    "__future__", "abc", "argparse", "array", "ast", "asyncio", "atexit", "base64", "binascii",
-    "bisect", "builtins", "bz2", "calendar", "cmath", "codecs", "collections", "colorsys",
-    "concurrent", "configparser", "contextlib", "contextvars", "copy", "copyreg", "csv",
-    "ctypes", "dataclasses", "datetime", "decimal", "difflib", "dis", "email", "enum", "errno",
-    "faulthandler", "fcntl", "filecmp", "fileinput", "fnmatch", "fractions", "functools", "gc",
-    "getopt", "getpass", "gettext", "glob", "graphlib", "gzip", "hashlib", "heapq", "hmac",
-    "html", "http", "imaplib", "importlib", "inspect", "io", "ipaddress", "itertools", "json",
-    "keyword", "linecache", "locale", "logging", "lzma", "mailbox", "marshal", "math",
-    "mimetypes", "mmap", "multiprocessing", "netrc", "numbers", "operator", "optparse", "os",
-    "pathlib", "pdb", "pickle", "pkgutil", "platform", "plistlib", "pprint", "profile",
-    "pstats", "pty", "pwd", "queue", "random", "re", "readline", "reprlib", "resource",
-    "sched", "secrets", "select", "selectors", "shelve", "shlex", "shutil", "signal", "site",
-    "smtplib", "socket", "socketserver", "sqlite3", "ssl", "stat", "statistics", "string",
-    "struct", "subprocess", "sys", "sysconfig", "tarfile", "tempfile", "termios", "textwrap",
-    "threading", "time", "timeit", "tkinter", "token", "tokenize", "tomllib", "trace",
-    "traceback", "tracemalloc", "types", "typing", "unicodedata", "unittest", "urllib", "uuid",
-    "venv", "warnings", "wave", "weakref", "webbrowser", "winreg", "wsgiref", "xml", "xmlrpc",
-    "zipfile", "zipimport", "zlib", "zoneinfo",
+    "__future__",
+    "abc",
+    "argparse",
+    "array",
+    "ast",
+    "asyncio",
+    "atexit",
+    "base64",
+    "binascii",
+    "bisect",
+    "builtins",
+    "bz2",
+    "calendar",
+    "cmath",
+    "codecs",
+    "collections",
+    "colorsys",
+    "concurrent",
+    "configparser",
+    "contextlib",
+    "contextvars",
+    "copy",
+    "copyreg",
+    "csv",
+    "ctypes",
+    "dataclasses",
+    "datetime",
+    "decimal",
+    "difflib",
+    "dis",
+    "email",
+    "enum",
+    "errno",
+    "faulthandler",
+    "fcntl",
+    "filecmp",
+    "fileinput",
+    "fnmatch",
+    "fractions",
+    "functools",
+    "gc",
+    "getopt",
+    "getpass",
+    "gettext",
+    "glob",
+    "graphlib",
+    "gzip",
+    "hashlib",
+    "heapq",
+    "hmac",
+    "html",
+    "http",
+    "imaplib",
+    "importlib",
+    "inspect",
+    "io",
+    "ipaddress",
+    "itertools",
+    "json",
+    "keyword",
+    "linecache",
+    "locale",
+    "logging",
+    "lzma",
+    "mailbox",
+    "marshal",
+    "math",
+    "mimetypes",
+    "mmap",
+    "multiprocessing",
+    "netrc",
+    "numbers",
+    "operator",
+    "optparse",
+    "os",
+    "pathlib",
+    "pdb",
+    "pickle",
+    "pkgutil",
+    "platform",
+    "plistlib",
+    "pprint",
+    "profile",
+    "pstats",
+    "pty",
+    "pwd",
+    "queue",
+    "random",
+    "re",
+    "readline",
+    "reprlib",
+    "resource",
+    "sched",
+    "secrets",
+    "select",
+    "selectors",
+    "shelve",
+    "shlex",
+    "shutil",
+    "signal",
+    "site",
+    "smtplib",
+    "socket",
+    "socketserver",
+    "sqlite3",
+    "ssl",
+    "stat",
+    "statistics",
+    "string",
+    "struct",
+    "subprocess",
+    "sys",
+    "sysconfig",
+    "tarfile",
+    "tempfile",
+    "termios",
+    "textwrap",
+    "threading",
+    "time",
+    "timeit",
+    "tkinter",
+    "token",
+    "tokenize",
+    "tomllib",
+    "trace",
+    "traceback",
+    "tracemalloc",
+    "types",
+    "typing",
+    "unicodedata",
+    "unittest",
+    "urllib",
+    "uuid",
+    "venv",
+    "warnings",
+    "wave",
+    "weakref",
+    "webbrowser",
+    "winreg",
+    "wsgiref",
+    "xml",
+    "xmlrpc",
+    "zipfile",
+    "zipimport",
+    "zlib",
+    "zoneinfo",
 ];
 
 impl Index {
@@ -192,11 +397,17 @@ pub fn prepare(world: &World) -> Index {
             let d = d as u32;
             let parent = def.parent.unwrap_or(0);
             if parent == 0 {
-                names.entry(def.name.clone()).or_default().push(Binding::Def(d));
+                names
+                    .entry(def.name.clone())
+                    .or_default()
+                    .push(Binding::Def(d));
             }
             if wf.defs[parent as usize].kind == NodeKind::Class {
                 ix.members
-                    .entry(SymId { file: f, def: parent })
+                    .entry(SymId {
+                        file: f,
+                        def: parent,
+                    })
                     .or_default()
                     .entry(def.name.clone())
                     .or_default()
@@ -222,21 +433,37 @@ pub fn prepare(world: &World) -> Index {
             }
         }
         for (k, v) in scope.vars.iter().enumerate() {
-            names.entry(v.name.clone()).or_default().push(Binding::Var(k as u32));
+            names
+                .entry(v.name.clone())
+                .or_default()
+                .push(Binding::Var(k as u32));
         }
         for (k, c) in scope.classes.iter().enumerate() {
-            ix.class_idx.insert(SymId { file: f, def: c.def }, k as u32);
+            ix.class_idx.insert(
+                SymId {
+                    file: f,
+                    def: c.def,
+                },
+                k as u32,
+            );
             for a in &c.attrs {
                 *ix.attr_counts.entry(a.name.clone()).or_default() += 1;
             }
         }
         for (k, fun) in scope.funcs.iter().enumerate() {
-            ix.func_idx.insert(SymId { file: f, def: fun.def }, k as u32);
+            ix.func_idx.insert(
+                SymId {
+                    file: f,
+                    def: fun.def,
+                },
+                k as u32,
+            );
         }
         ix.names.push(names);
     }
     for m in &mut ix.mods {
-        m.files.sort_by_key(|f| world.file(*f).path.ends_with(".pyi"));
+        m.files
+            .sort_by_key(|f| world.file(*f).path.ends_with(".pyi"));
     }
     for r in roots {
         if r.is_empty() || r == "src" {
@@ -264,7 +491,13 @@ pub fn prepare(world: &World) -> Index {
                     _ => None,
                 })
                 .collect();
-            bases.insert(SymId { file: f, def: c.def }, list);
+            bases.insert(
+                SymId {
+                    file: f,
+                    def: c.def,
+                },
+                list,
+            );
         }
     }
     ix.bases = bases;
@@ -282,7 +515,10 @@ enum Val {
     /// `super()` in a method of the class.
     Super(SymId),
     /// A function or method; `recv` is the receiver's class for a method.
-    Func { sym: SymId, recv: Option<SymId> },
+    Func {
+        sym: SymId,
+        recv: Option<SymId>,
+    },
     /// Outside the repository (a builtin, a literal, an external package).
     External,
     Unknown,
@@ -833,7 +1069,13 @@ impl Resolver<'_, '_> {
         for imp in self.scope.imports.iter().filter(|i| !i.dead) {
             let m = self.cx.import_module(self.file, imp);
             if let Some(dst) = m.and_then(|m| self.module_file(m)) {
-                self.edge(imp.scope, dst, EdgeKind::Imports, Strategy::Import, imp.module_pos);
+                self.edge(
+                    imp.scope,
+                    dst,
+                    EdgeKind::Imports,
+                    Strategy::Import,
+                    imp.module_pos,
+                );
             }
             let (Some(m), ImportKind::From { name, pos, .. }) = (m, &imp.kind) else {
                 continue;
@@ -1051,7 +1293,13 @@ impl Resolver<'_, '_> {
     /// Data attributes of that name and methods of the builtin types count
     /// as candidates too (they get no edge, but lower the confidence).
     fn guess(&self, src: u32, name: &str, kind: EdgeKind, pos: Pos) {
-        let cands = self.cx.ix.methods.get(name).map(Vec::as_slice).unwrap_or(&[]);
+        let cands = self
+            .cx
+            .ix
+            .methods
+            .get(name)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
         let others = self.cx.ix.attr_counts.get(name).copied().unwrap_or(0)
             + u32::from(BUILTIN_METHODS.contains(&name));
         let k = cands.len() as u32 + others;
