@@ -126,6 +126,11 @@ pub struct Refs {
     pub locals: Vec<Vec<Src>>,
     /// Parameters of tests and fixtures (pytest injects fixtures by name).
     pub fixture_params: Vec<FixtureParam>,
+    /// The string entries of `__all__`: references to module-level names.
+    pub all_sites: Vec<(String, Pos)>,
+    /// Module-level variables with what they are assigned (the resolver of
+    /// this file evaluates them fully; other files read `Scope::vars`).
+    pub globals: Vec<(String, Src)>,
 }
 
 /// An expression that names something: `root.op.op…`.
@@ -679,20 +684,6 @@ impl<'s> Extractor<'s> {
                 }
             }
             "case_clause" => self.case_clause(node, sid, src),
-            "try_statement" => {
-                // `else:` runs only when the body did not raise.
-                let body = node.child_by_field_name("body");
-                let mut cur = node.walk();
-                let children: Vec<Node> = node.named_children(&mut cur).collect();
-                let dead = self.dead;
-                for c in children {
-                    if c.kind() == "else_clause" && body.is_some_and(|b| self.exits(b)) {
-                        self.dead = true;
-                    }
-                    self.visit(c, sid, src);
-                    self.dead = dead;
-                }
-            }
             "if_statement" | "elif_clause" => {
                 let cond = node.child_by_field_name("condition");
                 if let Some(c) = cond {
@@ -775,11 +766,9 @@ impl<'s> Extractor<'s> {
         match s.binds.get(&name) {
             // A definition wins over other bindings of the name; an import
             // over a variable.
-            Some(Bind::Def(_)) => {
-                if let Bind::Def(_) = b {
-                    s.binds.insert(name, b);
-                }
-            }
+            // The first definition stays: `@x.setter def x` and overloads
+            // refer to the first one.
+            Some(Bind::Def(_)) => {}
             Some(Bind::Import(_)) => {
                 if matches!(b, Bind::Def(_) | Bind::Import(_)) {
                     s.binds.insert(name, b);
@@ -1233,6 +1222,14 @@ impl<'s> Extractor<'s> {
                 let t = self.text(c);
                 let t = t.trim_matches(|ch| ch == '"' || ch == '\'');
                 names.push(t.to_string());
+                // pyright counts the entries of `__all__` as references.
+                let mut cur = c.walk();
+                let content = c
+                    .named_children(&mut cur)
+                    .find(|x| x.kind() == "string_content");
+                if let Some(content) = content {
+                    self.refs.all_sites.push((t.to_string(), pos(content)));
+                }
             }
         }
         match (&mut self.scope.all, extend) {
@@ -1259,6 +1256,9 @@ impl<'s> Extractor<'s> {
                 if self.scopes[sid].kind == ScopeKind::Module
                     || self.scopes[sid].globals.contains(&name)
                 {
+                    if self.scopes[sid].kind == ScopeKind::Module {
+                        self.refs.globals.push((name.clone(), s));
+                    }
                     let rhs = match s {
                         Src::Value(c) => Rhs::Value(c),
                         Src::Annot(c) => Rhs::Annot(c),

@@ -812,8 +812,15 @@ impl Ctx<'_, '_> {
             return Val::Unknown;
         };
         let name = &scope.vars[v as usize].name;
+        let Some(bindings) = self.ix.names.get(f.0 as usize).and_then(|n| n.get(name)) else {
+            return Val::Unknown;
+        };
         let mut out: Option<Val> = None;
-        for var in scope.vars.iter().filter(|x| &x.name == name) {
+        let vars = bindings.iter().filter_map(|b| match b {
+            Binding::Var(i) => scope.vars.get(*i as usize),
+            _ => None,
+        });
+        for var in vars {
             let val = match &var.ty {
                 Some(t) => self.eval_typeref(f, t, None, depth + 1),
                 None => Val::Unknown,
@@ -858,12 +865,30 @@ impl Ctx<'_, '_> {
         if t.path == "Self" || t.path.ends_with(".Self") {
             return self_cls.map(Val::Inst).unwrap_or(Val::Unknown);
         }
+        // `def __enter__(self: T) -> T` with `T = TypeVar("T", …)`.
+        if !t.call && !t.path.contains('.') && self.is_typevar(f, &t.path, depth) {
+            return self_cls.map(Val::Inst).unwrap_or(Val::Unknown);
+        }
         let v = self.eval_path(f, &t.path, depth + 1);
         if t.call {
             self.call(v, depth + 1)
         } else {
             annotate(v)
         }
+    }
+
+    fn is_typevar(&self, f: FileIdx, name: &str, depth: u32) -> bool {
+        let Some(Hit {
+            found: Found::Var(vf, v),
+            ..
+        }) = self.lookup_file(f, name, depth + 1)
+        else {
+            return false;
+        };
+        self.scope(vf)
+            .and_then(|s| s.vars.get(v as usize))
+            .and_then(|var| var.ty.as_ref())
+            .is_some_and(|ty| ty.call && (ty.path == "TypeVar" || ty.path.ends_with(".TypeVar")))
     }
 
     fn returns(&self, sym: SymId, recv: Option<SymId>, depth: u32) -> Val {
@@ -999,6 +1024,11 @@ struct Resolver<'a, 'w> {
     refs: &'a Refs,
     chains: RefCell<Vec<State>>,
     locals: RefCell<Vec<State>>,
+    /// Module-level variables of this file: sources by name, and values.
+    global_srcs: std::cell::OnceCell<HashMap<&'a str, Vec<Src>>>,
+    global_vals: RefCell<HashMap<String, State>>,
+    /// Whether a star import of this file comes from outside the repository.
+    opaque_star: std::cell::OnceCell<bool>,
     /// Set when an evaluation met a variable that is being evaluated.
     cycle: std::cell::Cell<bool>,
     out: RefCell<FileResolution>,
@@ -1016,9 +1046,13 @@ pub fn resolve_file(world: &World, index: &Index, file: FileIdx, refs: &Refs) ->
         chains: RefCell::new(vec![State::Todo; refs.chains.len()]),
         locals: RefCell::new(vec![State::Todo; refs.locals.len()]),
         cycle: std::cell::Cell::new(false),
+        opaque_star: std::cell::OnceCell::new(),
+        global_srcs: std::cell::OnceCell::new(),
+        global_vals: RefCell::new(HashMap::new()),
         out: RefCell::new(FileResolution::default()),
     };
     r.imports();
+    r.all_sites();
     for i in 0..refs.chains.len() {
         r.chain(i as u32, true);
     }
@@ -1112,12 +1146,32 @@ impl Resolver<'_, '_> {
         }
     }
 
+    /// `__all__ = ["name", …]`: each entry references the module's name.
+    fn all_sites(&self) {
+        for (name, pos) in &self.refs.all_sites {
+            if let Some(Hit {
+                found: Found::Def(s),
+                hops,
+            }) = self.cx.lookup_file(self.file, name, 0)
+            {
+                let strategy = match hops {
+                    0 => Strategy::Local,
+                    1 => Strategy::Import,
+                    _ => Strategy::ReExport,
+                };
+                self.edge(0, s, EdgeKind::References, strategy, *pos);
+            }
+        }
+    }
+
     /// Does a star import of this file come from outside the repository?
     fn opaque_star(&self) -> bool {
-        self.scope.imports.iter().any(|i| {
-            i.scope == 0
-                && i.kind == ImportKind::Star
-                && self.cx.import_module(self.file, i).is_none()
+        *self.opaque_star.get_or_init(|| {
+            self.scope.imports.iter().any(|i| {
+                i.scope == 0
+                    && i.kind == ImportKind::Star
+                    && self.cx.import_module(self.file, i).is_none()
+            })
         })
     }
 
@@ -1169,8 +1223,13 @@ impl Resolver<'_, '_> {
                         };
                         self.edge(c.src, s, kind, strategy, c.pos);
                     }
-                    let how = if h.hops > 1 { How::ReExp } else { How::Syn };
-                    V::new(self.cx.hit_val(h, 0), how)
+                    match h.found {
+                        Found::Var(f, _) if f == self.file => self.global(name),
+                        _ => {
+                            let how = if h.hops > 1 { How::ReExp } else { How::Syn };
+                            V::new(self.cx.hit_val(h, 0), how)
+                        }
+                    }
                 }
                 None => {
                     if emit && self.opaque_star() {
@@ -1327,8 +1386,46 @@ impl Resolver<'_, '_> {
             State::Todo => {}
         }
         self.locals.borrow_mut()[idx] = State::Busy;
-        let srcs = &self.refs.locals[idx];
-        let v = if let Some(Src::Annot(c)) = srcs.iter().find(|s| matches!(s, Src::Annot(_))) {
+        let v = V::new(self.combine(&self.refs.locals[idx]), How::Typed);
+        self.locals.borrow_mut()[idx] = State::Done(v);
+        v
+    }
+
+    /// A module-level variable of this file, from all its assignments.
+    fn global(&self, name: &str) -> V {
+        if let Some(state) = self.global_vals.borrow().get(name) {
+            match *state {
+                State::Done(v) => return v,
+                State::Busy => {
+                    self.cycle.set(true);
+                    return V::new(Val::Unknown, How::Typed);
+                }
+                State::Todo => {}
+            }
+        }
+        self.global_vals
+            .borrow_mut()
+            .insert(name.to_string(), State::Busy);
+        let index = self.global_srcs.get_or_init(|| {
+            let mut m: HashMap<&str, Vec<Src>> = HashMap::new();
+            for (n, s) in &self.refs.globals {
+                m.entry(n.as_str()).or_default().push(*s);
+            }
+            m
+        });
+        let srcs = index.get(name).map(Vec::as_slice).unwrap_or(&[]);
+        let v = V::new(self.combine(srcs), How::Typed);
+        self.global_vals
+            .borrow_mut()
+            .insert(name.to_string(), State::Done(v));
+        v
+    }
+
+    /// A variable's value from its sources: its annotation, else its
+    /// assignments when they agree (literals only count when nothing else
+    /// is assigned).
+    fn combine(&self, srcs: &[Src]) -> Val {
+        if let Some(Src::Annot(c)) = srcs.iter().find(|s| matches!(s, Src::Annot(_))) {
             annotate(self.chain(*c, false).val)
         } else {
             let mut out: Option<Val> = None;
@@ -1365,10 +1462,7 @@ impl Resolver<'_, '_> {
                 None if external => Val::External,
                 None => Val::Unknown,
             }
-        };
-        let v = V::new(v, How::Typed);
-        self.locals.borrow_mut()[idx] = State::Done(v);
-        v
+        }
     }
 
     /// What `with v as x` binds: `__enter__`'s return value.

@@ -106,8 +106,19 @@ fn dump() {
     let Ok(dir) = std::env::var("REFGRAPH_PY_DIR") else {
         return;
     };
+    let root = Path::new(&dir);
+    let w = refgraph::walk::walk(root, &refgraph::walk::WalkConfig::default());
     let start = std::time::Instant::now();
-    let out = refgraph::index::render(Path::new(&dir));
-    eprintln!("rendered in {:?}", start.elapsed());
+    let (files, _) = refgraph::index::extract_files(root, &w.files);
+    let extracted = start.elapsed();
+    let layout = refgraph::index::read_layout(root, &w, &files);
+    let start = std::time::Instant::now();
+    let _ = refgraph::index::analyze(&files, &layout);
+    eprintln!(
+        "{} files: extract {extracted:?}, resolve {:?}",
+        files.len(),
+        start.elapsed()
+    );
+    let out = refgraph::index::render(root);
     std::fs::write(format!("{dir}.graph.txt"), out).unwrap();
 }

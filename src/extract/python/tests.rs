@@ -395,3 +395,35 @@ fn debug_dump() {
     let (defs, s, r) = facts(&src);
     eprintln!("{defs:#?}\n{s:#?}\n{r:#?}");
 }
+
+#[test]
+#[ignore]
+fn debug_timing() {
+    let dir = std::env::var("PYDIR").unwrap();
+    let mut srcs = Vec::new();
+    let mut stack = vec![std::path::PathBuf::from(dir)];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "py") {
+                srcs.push(std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    let t = std::time::Instant::now();
+    for s in &srcs {
+        let _ = parse(s);
+    }
+    let parse_t = t.elapsed();
+    let t = std::time::Instant::now();
+    for s in &srcs {
+        let _ = extract("x.py", s);
+    }
+    eprintln!(
+        "{} files: parse {parse_t:?}, extract {:?}",
+        srcs.len(),
+        t.elapsed()
+    );
+}
