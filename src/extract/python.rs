@@ -80,6 +80,50 @@ impl Import {
     }
 }
 
+/// What an annotation declares about its principal type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Cont {
+    /// A value of the type.
+    One,
+    /// A sequence or iterable of it (`List[X]`, `Iterable[X]`).
+    Seq,
+    /// A mapping to it (`Dict[K, X]`).
+    Map,
+}
+
+const SEQ_TYPES: [&str; 20] = [
+    "List",
+    "list",
+    "Sequence",
+    "MutableSequence",
+    "Iterable",
+    "Iterator",
+    "Collection",
+    "Set",
+    "set",
+    "FrozenSet",
+    "frozenset",
+    "AbstractSet",
+    "MutableSet",
+    "Deque",
+    "deque",
+    "Generator",
+    "AsyncIterator",
+    "AsyncIterable",
+    "AsyncGenerator",
+    "Reversible",
+];
+const MAP_TYPES: [&str; 8] = [
+    "Dict",
+    "dict",
+    "Mapping",
+    "MutableMapping",
+    "DefaultDict",
+    "defaultdict",
+    "OrderedDict",
+    "ChainMap",
+];
+
 /// A dotted name resolved in the module scope of the file that declares it:
 /// an annotation (`call == false`: an instance of the class) or a call
 /// (`call == true`: `Foo()` or `make()`'s return type).
@@ -87,6 +131,7 @@ impl Import {
 pub struct TypeRef {
     pub path: String,
     pub call: bool,
+    pub cont: Cont,
 }
 
 /// A variable (module level) or attribute (class) and what it holds.
@@ -182,12 +227,16 @@ pub enum Op {
 pub enum Src {
     /// Assigned the value of a chain.
     Value(u32),
-    /// Declared with an annotation (the chain of the annotated type).
-    Annot(u32),
+    /// Declared with an annotation (the chain of the annotated type, or of
+    /// the element type of a container).
+    Annot(u32, Cont),
     /// Assigned a literal (its type is not in the repository).
     External,
     /// An element of iterating a chain (`for x in chain`).
     Iter(u32),
+    /// The `i`-th part of an element of iterating a chain
+    /// (`for k, v in chain`).
+    IterPart(u32, u32),
     /// What entering a context manager returns (`with chain as x`).
     Enter(u32),
     /// Anything we cannot follow.
@@ -338,7 +387,7 @@ impl ScopeB {
 #[derive(Clone, Copy)]
 enum Rhs {
     Value(u32),
-    Annot(u32),
+    Annot(u32, Cont),
     Unknown,
 }
 
@@ -361,7 +410,7 @@ struct Extractor<'s> {
     /// Class def → index in `scope.classes`.
     class_of_def: HashMap<u32, usize>,
     /// Return annotations: (index in `scope.funcs`, chain).
-    ret_chains: Vec<(usize, u32)>,
+    ret_chains: Vec<(usize, u32, Cont)>,
     /// Inside unreachable code.
     dead: bool,
     /// Returned values of functions without a return annotation
@@ -601,7 +650,9 @@ impl<'s> Extractor<'s> {
                     if Some(c) == value {
                         value_chain = self.expr(c, sid, src);
                     } else if Some(c) == node.child_by_field_name("alias") {
-                        let s = value_chain.map(Src::Annot).unwrap_or(Src::Unknown);
+                        let s = value_chain
+                            .map(|c| Src::Annot(c, Cont::One))
+                            .unwrap_or(Src::Unknown);
                         self.target(c, Some(s), sid, src);
                     } else {
                         self.visit(c, sid, src);
@@ -939,7 +990,7 @@ impl<'s> Extractor<'s> {
                         pos: pos(id),
                     });
                 }
-                let s = annot.map(Src::Annot).unwrap_or(Src::Unknown);
+                let s = annot.map(|(c, k)| Src::Annot(c, k)).unwrap_or(Src::Unknown);
                 self.bind_local(fsid, pname, s);
             }
         }
@@ -953,8 +1004,8 @@ impl<'s> Extractor<'s> {
         }
         if ret.is_some() || flags != 0 {
             // Resolved to a TypeRef in `finish`, when names are bound.
-            if let Some(c) = ret {
-                self.ret_chains.push((self.scope.funcs.len(), c));
+            if let Some((c, k)) = ret {
+                self.ret_chains.push((self.scope.funcs.len(), c, k));
             }
             self.scope.funcs.push(Func {
                 def: idx,
@@ -1202,7 +1253,7 @@ impl<'s> Extractor<'s> {
             None => None,
         };
         let s = match (annot, value) {
-            (Some(a), _) => Some(Src::Annot(a)),
+            (Some((a, k)), _) => Some(Src::Annot(a, k)),
             (None, v) => v,
         };
         if let Some(l) = left {
@@ -1261,7 +1312,7 @@ impl<'s> Extractor<'s> {
                     }
                     let rhs = match s {
                         Src::Value(c) => Rhs::Value(c),
-                        Src::Annot(c) => Rhs::Annot(c),
+                        Src::Annot(c, k) => Rhs::Annot(c, k),
                         Src::External => return self.var_assigns.push((name, Rhs::Unknown)),
                         _ => Rhs::Unknown,
                     };
@@ -1272,7 +1323,7 @@ impl<'s> Extractor<'s> {
                         if let Some(&ci) = self.class_of_def.get(&class) {
                             let rhs = match s {
                                 Src::Value(c) => Rhs::Value(c),
-                                Src::Annot(c) => Rhs::Annot(c),
+                                Src::Annot(c, k) => Rhs::Annot(c, k),
                                 _ => Rhs::Unknown,
                             };
                             self.attr_assigns.push((ci, name.clone(), rhs));
@@ -1293,7 +1344,7 @@ impl<'s> Extractor<'s> {
                             if let Some(&ci) = self.class_of_def.get(&class) {
                                 let rhs = match s {
                                     Some(Src::Value(c)) => Rhs::Value(c),
-                                    Some(Src::Annot(c)) => Rhs::Annot(c),
+                                    Some(Src::Annot(c, k)) => Rhs::Annot(c, k),
                                     _ => Rhs::Unknown,
                                 };
                                 let n = self.text(attr).to_string();
@@ -1311,12 +1362,17 @@ impl<'s> Extractor<'s> {
             | "tuple"
             | "list"
             | "parenthesized_expression" => {
-                // Unpacking an external value gives external values.
-                let s = s.filter(|s| matches!(s, Src::Iter(_) | Src::External));
+                // `for k, v in chain`: parts of the elements; unpacking an
+                // external value gives external values.
                 let mut cur = t.walk();
                 let children: Vec<Node> = t.named_children(&mut cur).collect();
-                for c in children {
-                    self.target(c, s, sid, src);
+                for (i, c) in children.into_iter().enumerate() {
+                    let part = match s {
+                        Some(Src::Iter(chain)) => Some(Src::IterPart(chain, i as u32)),
+                        Some(Src::External) => Some(Src::External),
+                        _ => None,
+                    };
+                    self.target(c, part, sid, src);
                 }
             }
             "list_splat_pattern" | "list_splat" => {
@@ -1452,10 +1508,14 @@ impl<'s> Extractor<'s> {
 
     /// An annotation: every name in it is a reference; returns the chain of
     /// the type it declares (unwrapping `Optional[X]`, `X | None`, `"X"`).
-    fn annotation(&mut self, node: Node, sid: usize, src: u32) -> Option<u32> {
+    fn annotation(&mut self, node: Node, sid: usize, src: u32) -> Option<(u32, Cont)> {
         self.annot_visit(node, sid, src);
-        let p = self.principal(node)?;
-        self.chain_at.get(&(p.start_byte(), p.end_byte())).copied()
+        let (p, cont) = self.principal(node, Cont::One)?;
+        let c = self
+            .chain_at
+            .get(&(p.start_byte(), p.end_byte()))
+            .copied()?;
+        Some((c, cont))
     }
 
     fn annot_visit(&mut self, node: Node, sid: usize, src: u32) {
@@ -1495,10 +1555,12 @@ impl<'s> Extractor<'s> {
         }
     }
 
-    fn principal<'t>(&self, node: Node<'t>) -> Option<Node<'t>> {
+    /// The type an annotation declares: the node naming it and whether it
+    /// is a container of it (`cont` is the container already entered).
+    fn principal<'t>(&self, node: Node<'t>, cont: Cont) -> Option<(Node<'t>, Cont)> {
         match node.kind() {
-            "type" | "parenthesized_expression" => self.principal(node.named_child(0)?),
-            "identifier" | "attribute" | "string" | "member_type" => Some(node),
+            "type" | "parenthesized_expression" => self.principal(node.named_child(0)?, cont),
+            "identifier" | "attribute" | "string" | "member_type" => Some((node, cont)),
             "subscript" | "generic_type" => {
                 let generic = node.kind() == "generic_type";
                 let value = if generic {
@@ -1515,7 +1577,22 @@ impl<'s> Extractor<'s> {
                     node.children_by_field_name("subscript", &mut cur).collect()
                 };
                 if TYPING_WRAPPERS.contains(&head) {
-                    return self.principal(*args.first()?);
+                    return self.principal(*args.first()?, cont);
+                }
+                if cont == Cont::One {
+                    if SEQ_TYPES.contains(&head) {
+                        return self.principal(*args.first()?, Cont::Seq);
+                    }
+                    if MAP_TYPES.contains(&head) {
+                        return self.principal(*args.get(1)?, Cont::Map);
+                    }
+                    // Tuple[X, ...] is a sequence of X.
+                    if (head == "Tuple" || head == "tuple")
+                        && args.len() == 2
+                        && self.text(args[1]).trim() == "..."
+                    {
+                        return self.principal(args[0], Cont::Seq);
+                    }
                 }
                 if head == "Union" {
                     let non_none: Vec<Node> = args
@@ -1523,12 +1600,12 @@ impl<'s> Extractor<'s> {
                         .filter(|a| a.kind() != "none" && self.text(*a) != "None")
                         .collect();
                     return if non_none.len() == 1 {
-                        self.principal(non_none[0])
+                        self.principal(non_none[0], cont)
                     } else {
                         None
                     };
                 }
-                Some(if generic { value } else { node })
+                Some((if generic { value } else { node }, cont))
             }
             "binary_operator" | "union_type" => {
                 let mut cur = node.walk();
@@ -1537,7 +1614,7 @@ impl<'s> Extractor<'s> {
                     .filter(|a| a.kind() != "none" && self.text(*a) != "None")
                     .collect();
                 if parts.len() == 1 {
-                    self.principal(parts[0])
+                    self.principal(parts[0], cont)
                 } else {
                     None
                 }
@@ -1808,8 +1885,8 @@ impl<'s> Extractor<'s> {
             }
         }
         // Return annotations: chain → TypeRef.
-        for (fi, c) in std::mem::take(&mut self.ret_chains) {
-            self.scope.funcs[fi].ret = self.typeref(Rhs::Annot(c), 0);
+        for (fi, c, k) in std::mem::take(&mut self.ret_chains) {
+            self.scope.funcs[fi].ret = self.typeref(Rhs::Annot(c, k), 0);
         }
         // Unannotated functions: what they return, when every `return`
         // agrees (pyright infers it the same way).
@@ -1847,7 +1924,7 @@ impl<'s> Extractor<'s> {
             let class = &mut self.scope.classes[ci];
             if let Some(v) = class.attrs.iter_mut().find(|v| v.name == name) {
                 // The first typed assignment, unless an annotation follows.
-                if (v.ty.is_none() || matches!(rhs, Rhs::Annot(_))) && ty.is_some() {
+                if (v.ty.is_none() || matches!(rhs, Rhs::Annot(..))) && ty.is_some() {
                     v.ty = ty;
                 }
             } else {
@@ -1897,6 +1974,7 @@ impl<'s> Extractor<'s> {
             | (Root::SelfParam { cls: true, .. }, [Op::Call]) => Some(TypeRef {
                 path: "Self".into(),
                 call: false,
+                cont: Cont::One,
             }),
             _ => self.typeref(Rhs::Value(c), 0),
         }
@@ -1908,9 +1986,9 @@ impl<'s> Extractor<'s> {
         if depth > 3 {
             return None;
         }
-        let (c, annot) = match rhs {
-            Rhs::Value(c) => (c, false),
-            Rhs::Annot(c) => (c, true),
+        let (c, annot, cont) = match rhs {
+            Rhs::Value(c) => (c, false, Cont::One),
+            Rhs::Annot(c, k) => (c, true, k),
             Rhs::Unknown => return None,
         };
         let chain = self.refs.chains.get(c as usize)?;
@@ -1920,10 +1998,10 @@ impl<'s> Extractor<'s> {
                 let srcs = &self.refs.locals[*l as usize];
                 let s = srcs
                     .iter()
-                    .find(|s| matches!(s, Src::Annot(_)))
+                    .find(|s| matches!(s, Src::Annot(..)))
                     .or(srcs.first())?;
                 return match *s {
-                    Src::Annot(c) => self.typeref(Rhs::Annot(c), depth + 1),
+                    Src::Annot(c, k) => self.typeref(Rhs::Annot(c, k), depth + 1),
                     Src::Value(c) if srcs.len() == 1 => self.typeref(Rhs::Value(c), depth + 1),
                     _ => None,
                 };
@@ -1942,7 +2020,7 @@ impl<'s> Extractor<'s> {
                 _ => return None,
             }
         }
-        Some(TypeRef { path, call })
+        Some(TypeRef { path, call, cont })
     }
 }
 

@@ -21,7 +21,7 @@ use super::{
     MAX_CANDIDATES,
 };
 use crate::extract::python::{
-    Chain, Import, ImportKind, Op, Refs, Root, Scope, Src, TypeRef, FIXTURE, PROPERTY,
+    Chain, Cont, Import, ImportKind, Op, Refs, Root, Scope, Src, TypeRef, FIXTURE, PROPERTY,
 };
 use crate::extract::{Family, LangScope};
 use crate::graph::{EdgeKind, NodeKind, Pos};
@@ -519,9 +519,26 @@ enum Val {
         sym: SymId,
         recv: Option<SymId>,
     },
+    /// A sequence (or iterable) of instances of the class.
+    Seq(SymId),
+    /// A mapping whose values are instances of the class.
+    Map(SymId),
+    /// `mapping.items()`: pairs whose second part is an instance.
+    Items(SymId),
+    /// A method of a builtin container and the class of its elements.
+    ContMethod(ContMethod, SymId),
     /// Outside the repository (a builtin, a literal, an external package).
     External,
     Unknown,
+}
+
+/// What calling a container's method gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ContMethod {
+    Elem,
+    Seq,
+    Map,
+    Items,
 }
 
 /// How the value was reached, weakest last.
@@ -873,7 +890,7 @@ impl Ctx<'_, '_> {
         if t.call {
             self.call(v, depth + 1)
         } else {
-            annotate(v)
+            annotate_as(v, t.cont)
         }
     }
 
@@ -914,7 +931,13 @@ impl Ctx<'_, '_> {
         match v {
             Val::Class(c) => Val::Inst(c),
             Val::Func { sym, recv } => self.returns(sym, recv, depth + 1),
-            Val::External => Val::External,
+            Val::ContMethod(m, c) => match m {
+                ContMethod::Elem => Val::Inst(c),
+                ContMethod::Seq => Val::Seq(c),
+                ContMethod::Map => Val::Map(c),
+                ContMethod::Items => Val::Items(c),
+            },
+            Val::External | Val::Seq(_) | Val::Map(_) | Val::Items(_) => Val::External,
             _ => Val::Unknown,
         }
     }
@@ -988,7 +1011,10 @@ impl Ctx<'_, '_> {
                     Member::NotFound
                 }
             }
-            Val::Func { .. } | Val::External => Member::External,
+            Val::Seq(_) | Val::Map(_) => container_member(v, name),
+            Val::Func { .. } | Val::External | Val::Items(_) | Val::ContMethod(..) => {
+                Member::External
+            }
             Val::Unknown => Member::Unknown,
         }
     }
@@ -1007,6 +1033,34 @@ fn annotate(v: Val) -> Val {
         Val::Class(c) => Val::Inst(c),
         Val::External => Val::External,
         _ => Val::Unknown,
+    }
+}
+
+/// The value of an annotation naming a container of `v`: the container is
+/// a builtin, its elements are instances of `v`.
+fn annotate_as(v: Val, cont: Cont) -> Val {
+    match (cont, annotate(v)) {
+        (Cont::One, x) => x,
+        (Cont::Seq, Val::Inst(c)) => Val::Seq(c),
+        (Cont::Map, Val::Inst(c)) => Val::Map(c),
+        _ => Val::External,
+    }
+}
+
+/// A builtin container's attribute.
+fn container_member(v: Val, name: &str) -> Member {
+    let m = match (v, name) {
+        (Val::Seq(c), "pop") | (Val::Map(c), "get" | "pop" | "setdefault") => {
+            Some((ContMethod::Elem, c))
+        }
+        (Val::Seq(c), "copy") | (Val::Map(c), "values") => Some((ContMethod::Seq, c)),
+        (Val::Map(c), "copy") => Some((ContMethod::Map, c)),
+        (Val::Map(c), "items") => Some((ContMethod::Items, c)),
+        _ => None,
+    };
+    match m {
+        Some((m, c)) => Member::Value(Val::ContMethod(m, c)),
+        None => Member::External,
     }
 }
 
@@ -1278,6 +1332,7 @@ impl Resolver<'_, '_> {
                 Op::Index => V::new(
                     match v.val {
                         Val::Class(x) => Val::Class(x),
+                        Val::Seq(x) | Val::Map(x) => Val::Inst(x),
                         Val::External => Val::External,
                         _ => Val::Unknown,
                     },
@@ -1425,8 +1480,8 @@ impl Resolver<'_, '_> {
     /// assignments when they agree (literals only count when nothing else
     /// is assigned).
     fn combine(&self, srcs: &[Src]) -> Val {
-        if let Some(Src::Annot(c)) = srcs.iter().find(|s| matches!(s, Src::Annot(_))) {
-            annotate(self.chain(*c, false).val)
+        if let Some(Src::Annot(c, k)) = srcs.iter().find(|s| matches!(s, Src::Annot(..))) {
+            annotate_as(self.chain(*c, false).val, *k)
         } else {
             let mut out: Option<Val> = None;
             let mut external = false;
@@ -1439,11 +1494,17 @@ impl Resolver<'_, '_> {
                         continue;
                     }
                     Src::Iter(c) => match self.chain(*c, false).val {
-                        Val::External => Val::External,
+                        Val::Seq(x) => Val::Inst(x),
+                        Val::External | Val::Map(_) | Val::Items(_) => Val::External,
+                        _ => Val::Unknown,
+                    },
+                    Src::IterPart(c, i) => match self.chain(*c, false).val {
+                        Val::Items(x) if *i == 1 => Val::Inst(x),
+                        Val::External | Val::Map(_) | Val::Items(_) => Val::External,
                         _ => Val::Unknown,
                     },
                     Src::Enter(c) => self.enter(self.chain(*c, false).val),
-                    Src::Annot(_) | Src::Unknown => Val::Unknown,
+                    Src::Annot(..) | Src::Unknown => Val::Unknown,
                 };
                 // `x = x.next()`: a source that depends on the variable
                 // itself says nothing new about its type.

@@ -264,6 +264,7 @@ def gen():
         Some(TypeRef {
             path: path.into(),
             call,
+            cont: Cont::One,
         })
     };
     assert_eq!(ty("gw"), t("Gateway", false));
