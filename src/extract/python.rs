@@ -80,6 +80,11 @@ impl Import {
     }
 }
 
+/// The first segment of a [`TypeRef`] path that starts at `self` / `cls`
+/// (not an identifier, so it cannot clash with a name).
+pub const SELF_PATH: &str = "@self";
+pub const CLS_PATH: &str = "@cls";
+
 /// What an annotation declares about its principal type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Cont {
@@ -209,6 +214,9 @@ pub enum Root {
     SelfParam { class: u32, cls: bool },
     /// `super()` in a method of class `class`.
     Super { class: u32 },
+    /// A variable narrowed by `isinstance(x, C)`: an instance of the class
+    /// the chain `class` names.
+    Narrowed { class: u32 },
     /// A literal: its type is not in the repository.
     External,
     /// Anything else (an operator, a conditional…).
@@ -316,6 +324,8 @@ pub fn extract(path: &str, src: &[u8]) -> FileFacts {
         class_of_def: HashMap::new(),
         ret_chains: Vec::new(),
         dead: false,
+        narrowing: Vec::new(),
+        narrowed: Vec::new(),
         returns: HashMap::new(),
         no_inference: std::collections::HashSet::new(),
     };
@@ -413,6 +423,10 @@ struct Extractor<'s> {
     ret_chains: Vec<(usize, u32, Cont)>,
     /// Inside unreachable code.
     dead: bool,
+    /// Active `isinstance` narrowings: (name, class chain, scope).
+    narrowing: Vec<(String, u32, usize)>,
+    /// Chains whose root name was narrowed: (chain, class chain).
+    narrowed: Vec<(u32, u32)>,
     /// Returned values of functions without a return annotation
     /// (`None`: a value we cannot follow).
     returns: HashMap<u32, Vec<Option<u32>>>,
@@ -453,6 +467,7 @@ impl<'s> Extractor<'s> {
         let mut cur = node.walk();
         let children: Vec<Node> = node.named_children(&mut cur).collect();
         let dead = self.dead;
+        let narrowing = self.narrowing.len();
         for c in children {
             self.visit(c, sid, src);
             // Code after `raise`/`return` (also in the branch a static
@@ -460,8 +475,71 @@ impl<'s> Extractor<'s> {
             if !self.dead && self.exits(c) {
                 self.dead = true;
             }
+            // `if not isinstance(x, C): return` narrows x below.
+            if c.kind() == "if_statement"
+                && c.child_by_field_name("alternative").is_none()
+                && c.child_by_field_name("consequence")
+                    .is_some_and(|b| self.exits(b))
+            {
+                if let Some(cond) = c.child_by_field_name("condition") {
+                    self.narrow(cond, true, sid);
+                }
+            }
         }
         self.dead = dead;
+        self.narrowing.truncate(narrowing);
+    }
+
+    /// Record the `isinstance(name, Class)` facts a condition implies
+    /// (`negated`: the condition is known false).
+    fn narrow(&mut self, cond: Node, negated: bool, sid: usize) {
+        match cond.kind() {
+            "parenthesized_expression" => {
+                if let Some(c) = cond.named_child(0) {
+                    self.narrow(c, negated, sid);
+                }
+            }
+            "not_operator" => {
+                if let Some(c) = cond.child_by_field_name("argument") {
+                    self.narrow(c, !negated, sid);
+                }
+            }
+            "boolean_operator" if !negated => {
+                let is_and = cond
+                    .child_by_field_name("operator")
+                    .is_some_and(|o| o.kind() == "and");
+                if is_and {
+                    for f in ["left", "right"] {
+                        if let Some(c) = cond.child_by_field_name(f) {
+                            self.narrow(c, false, sid);
+                        }
+                    }
+                }
+            }
+            "call" if !negated => {
+                let is_isinstance = cond
+                    .child_by_field_name("function")
+                    .is_some_and(|f| self.text(f) == "isinstance");
+                let Some(args) = cond.child_by_field_name("arguments") else {
+                    return;
+                };
+                if !is_isinstance || args.named_child_count() != 2 {
+                    return;
+                }
+                let (Some(x), Some(class)) = (args.named_child(0), args.named_child(1)) else {
+                    return;
+                };
+                if x.kind() != "identifier" || !matches!(class.kind(), "identifier" | "attribute") {
+                    return;
+                }
+                let Some(&c) = self.chain_at.get(&(class.start_byte(), class.end_byte())) else {
+                    return;
+                };
+                let name = self.text(x).to_string();
+                self.narrowing.push((name, c, sid));
+            }
+            _ => {}
+        }
     }
 
     /// Does control never get past this statement?
@@ -744,7 +822,12 @@ impl<'s> Extractor<'s> {
                 let dead = self.dead;
                 if let Some(b) = node.child_by_field_name("consequence") {
                     self.dead = dead || value == Some(false);
+                    let before = self.narrowing.len();
+                    if let Some(c) = cond {
+                        self.narrow(c, false, sid);
+                    }
                     self.block(b, sid, src);
+                    self.narrowing.truncate(before);
                 }
                 let mut cur = node.walk();
                 let alts: Vec<Node> = node
@@ -1677,6 +1760,14 @@ impl<'s> Extractor<'s> {
         let idx = self.refs.chains.len() as u32;
         let root = match name {
             Some((n, sid)) => {
+                if let Some((_, class, _)) = self
+                    .narrowing
+                    .iter()
+                    .rev()
+                    .find(|(x, _, s)| *x == n && *s == sid)
+                {
+                    self.narrowed.push((idx, *class));
+                }
                 self.name(&n);
                 self.pending.push((idx, sid, n));
                 Root::Unknown
@@ -1876,6 +1967,12 @@ impl<'s> Extractor<'s> {
             let root = self.resolve_name(sid, &name);
             self.refs.chains[c as usize].root = root;
         }
+        for (c, class) in std::mem::take(&mut self.narrowed) {
+            let chain = &mut self.refs.chains[c as usize];
+            if matches!(chain.root, Root::Local(_) | Root::Global(_)) {
+                chain.root = Root::Narrowed { class };
+            }
+        }
         // Exported: names listed in __all__ too.
         if let Some(all) = &self.scope.all {
             for d in self.defs.iter_mut().skip(1) {
@@ -1994,6 +2091,9 @@ impl<'s> Extractor<'s> {
         let chain = self.refs.chains.get(c as usize)?;
         let mut path = match &chain.root {
             Root::Global(n) => n.clone(),
+            // `self._make()` in a method: resolved against the class.
+            Root::SelfParam { cls: false, .. } if !chain.ops.is_empty() => SELF_PATH.to_string(),
+            Root::SelfParam { cls: true, .. } if !chain.ops.is_empty() => CLS_PATH.to_string(),
             Root::Local(l) if chain.ops.is_empty() => {
                 let srcs = &self.refs.locals[*l as usize];
                 let s = srcs

@@ -21,7 +21,8 @@ use super::{
     MAX_CANDIDATES,
 };
 use crate::extract::python::{
-    Chain, Cont, Import, ImportKind, Op, Refs, Root, Scope, Src, TypeRef, FIXTURE, PROPERTY,
+    Chain, Cont, Import, ImportKind, Op, Refs, Root, Scope, Src, TypeRef, CLS_PATH, FIXTURE,
+    PROPERTY, SELF_PATH,
 };
 use crate::extract::{Family, LangScope};
 use crate::graph::{EdgeKind, NodeKind, Pos};
@@ -486,7 +487,7 @@ pub fn prepare(world: &World) -> Index {
                 .bases
                 .iter()
                 .filter(|b| b.as_str() != "object")
-                .map(|b| match ctx.eval_path(f, b, 0) {
+                .map(|b| match ctx.eval_path(f, b, None, 0) {
                     Val::Class(s) => Some(s),
                     _ => None,
                 })
@@ -851,8 +852,9 @@ impl Ctx<'_, '_> {
         out.unwrap_or(Val::Unknown)
     }
 
-    /// A dotted path in the module scope of file `f`.
-    fn eval_path(&self, f: FileIdx, path: &str, depth: u32) -> Val {
+    /// A dotted path in the module scope of file `f` (`@self.x`: an
+    /// attribute of the class `self_cls`).
+    fn eval_path(&self, f: FileIdx, path: &str, self_cls: Option<SymId>, depth: u32) -> Val {
         if depth > MAX_DEPTH {
             return Val::Unknown;
         }
@@ -860,9 +862,14 @@ impl Ctx<'_, '_> {
         let Some(first) = segs.next() else {
             return Val::Unknown;
         };
-        let mut v = match self.lookup_file(f, first, depth + 1) {
-            Some(h) => self.hit_val(h, depth + 1),
-            None => Val::External,
+        let mut v = match (first, self_cls) {
+            (SELF_PATH, Some(c)) => Val::Inst(c),
+            (CLS_PATH, Some(c)) => Val::Class(c),
+            (SELF_PATH | CLS_PATH, None) => Val::Unknown,
+            _ => match self.lookup_file(f, first, depth + 1) {
+                Some(h) => self.hit_val(h, depth + 1),
+                None => Val::External,
+            },
         };
         for s in segs {
             v = match self.member(v, s, depth + 1) {
@@ -886,7 +893,7 @@ impl Ctx<'_, '_> {
         if !t.call && !t.path.contains('.') && self.is_typevar(f, &t.path, depth) {
             return self_cls.map(Val::Inst).unwrap_or(Val::Unknown);
         }
-        let v = self.eval_path(f, &t.path, depth + 1);
+        let v = self.eval_path(f, &t.path, self_cls, depth + 1);
         if t.call {
             self.call(v, depth + 1)
         } else {
@@ -1323,6 +1330,7 @@ impl Resolver<'_, '_> {
                 V::new(if *cls { Val::Class(s) } else { Val::Inst(s) }, How::SelfM)
             }
             Root::Super { class } => V::new(Val::Super(self.sym(*class)), How::SelfM),
+            Root::Narrowed { class } => V::new(annotate(self.chain(*class, false).val), How::Typed),
             Root::External => V::new(Val::External, How::Syn),
             Root::Unknown => V::new(Val::Unknown, How::Typed),
         };
