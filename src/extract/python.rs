@@ -63,6 +63,8 @@ pub enum ImportKind {
         name: String,
         alias: Option<String>,
         pos: Pos,
+        /// The alias, when it repeats the name (`X as X`).
+        same_alias: Option<Pos>,
     },
     /// `from m import *`.
     Star,
@@ -1233,17 +1235,20 @@ impl<'s> Extractor<'s> {
                     name: self.text(c).to_string(),
                     alias: None,
                     pos: pos(c),
+                    same_alias: None,
                 },
                 "aliased_import" => {
                     let Some(n) = c.child_by_field_name("name") else {
                         continue;
                     };
+                    let alias = c.child_by_field_name("alias");
                     ImportKind::From {
                         name: self.text(n).to_string(),
-                        alias: c
-                            .child_by_field_name("alias")
-                            .map(|a| self.text(a).to_string()),
+                        alias: alias.map(|a| self.text(a).to_string()),
                         pos: pos(n),
+                        // `import X as X` (the re-export idiom): pyright
+                        // counts the alias as a reference too.
+                        same_alias: alias.filter(|a| self.text(*a) == self.text(n)).map(pos),
                     }
                 }
                 _ => continue,

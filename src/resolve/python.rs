@@ -1172,7 +1172,16 @@ impl Resolver<'_, '_> {
                     imp.module_pos,
                 );
             }
-            let (Some(m), ImportKind::From { name, pos, .. }) = (m, &imp.kind) else {
+            let (
+                Some(m),
+                ImportKind::From {
+                    name,
+                    pos,
+                    same_alias,
+                    ..
+                },
+            ) = (m, &imp.kind)
+            else {
                 continue;
             };
             match self.cx.lookup_mod(m, name, 1, true) {
@@ -1186,6 +1195,9 @@ impl Resolver<'_, '_> {
                         Strategy::ReExport
                     };
                     self.edge(imp.scope, s, EdgeKind::References, strategy, *pos);
+                    if let Some(alias) = same_alias {
+                        self.edge(imp.scope, s, EdgeKind::References, strategy, *alias);
+                    }
                 }
                 Some(Hit {
                     found: Found::Mod(sub),

@@ -225,7 +225,8 @@ def f():
             pos: Pos {
                 line: 3,
                 column: 23
-            }
+            },
+            same_alias: None,
         }
     );
     assert_eq!(imps[3].bound_name(), Some("w"));
