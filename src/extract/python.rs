@@ -1369,6 +1369,7 @@ impl<'s> Extractor<'s> {
                 if let Some(content) = content {
                     self.refs.all_sites.push((t.to_string(), pos(content)));
                 }
+                self.name(t);
             }
         }
         match (&mut self.scope.all, extend) {

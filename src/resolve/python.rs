@@ -49,6 +49,12 @@ pub struct Index {
     extra_roots: Vec<u32>,
     /// Directory → its `conftest.py`.
     conftests: HashMap<String, FileIdx>,
+    /// Submodules their package's `__init__` imports: `pkg.sub` works as
+    /// an attribute anywhere.
+    visible_subs: std::collections::HashSet<u32>,
+    /// Per file: the modules its `import a.b.c` statements load (with
+    /// their packages), which makes `a.b.c` work as attributes there.
+    file_imports: Vec<Vec<u32>>,
 }
 
 /// A module: a file stem (`src/shop/payments/gateway`) or a directory.
@@ -56,6 +62,7 @@ struct Module {
     /// `.py` first, then `.pyi`.
     files: Vec<FileIdx>,
     children: HashMap<String, u32>,
+    parent: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -344,12 +351,14 @@ impl Index {
         self.mods.push(Module {
             files: Vec::new(),
             children: HashMap::new(),
+            parent: None,
         });
         self.mod_by_path.insert(path.to_string(), id);
         if !path.is_empty() {
             let (dir, last) = path.rsplit_once('/').unwrap_or(("", path));
             let p = self.node(dir);
             self.mods[p as usize].children.insert(last.to_string(), id);
+            self.mods[id as usize].parent = Some(p);
         }
         id
     }
@@ -368,6 +377,8 @@ pub fn prepare(world: &World) -> Index {
         attr_counts: HashMap::new(),
         extra_roots: Vec::new(),
         conftests: HashMap::new(),
+        visible_subs: std::collections::HashSet::new(),
+        file_imports: Vec::new(),
     };
     ix.node("");
     let mut roots = std::collections::BTreeSet::new();
@@ -502,6 +513,59 @@ pub fn prepare(world: &World) -> Index {
         }
     }
     ix.bases = bases;
+    // Which submodules are reachable as attributes (pyright's rule: the
+    // package imports them, or the accessing file does).
+    let mut visible = std::collections::HashSet::new();
+    let mut file_imports = Vec::with_capacity(world.files.len());
+    {
+        let ctx = Ctx { world, ix: &ix };
+        for (i, wf) in world.files.iter().enumerate() {
+            let f = FileIdx(i as u32);
+            let mut imported = Vec::new();
+            let Some(scope) = py_scope(world, f) else {
+                file_imports.push(imported);
+                continue;
+            };
+            let is_init = wf.path.ends_with("__init__.py") || wf.path.ends_with("__init__.pyi");
+            let pkg = ix.mod_by_path.get(stem(wf.path)).copied();
+            for imp in &scope.imports {
+                let Some(r) = ctx.import_module(f, imp) else {
+                    continue;
+                };
+                if matches!(imp.kind, ImportKind::Plain | ImportKind::Alias(_)) {
+                    let mut x = Some(r);
+                    while let Some(m) = x {
+                        imported.push(m);
+                        x = ix.mods[m as usize].parent;
+                    }
+                }
+                if !is_init || imp.scope != 0 {
+                    continue;
+                }
+                let mut targets = vec![r];
+                if let ImportKind::From { name, .. } = &imp.kind {
+                    if let Some(&c) = ix.mods[r as usize].children.get(name) {
+                        targets.push(c);
+                    }
+                }
+                for t in targets {
+                    let mut x = t;
+                    while let Some(p) = ix.mods[x as usize].parent {
+                        if Some(p) == pkg {
+                            visible.insert(x);
+                            break;
+                        }
+                        x = p;
+                    }
+                }
+            }
+            imported.sort_unstable();
+            imported.dedup();
+            file_imports.push(imported);
+        }
+    }
+    ix.visible_subs = visible;
+    ix.file_imports = file_imports;
     ix
 }
 
@@ -872,7 +936,7 @@ impl Ctx<'_, '_> {
             },
         };
         for s in segs {
-            v = match self.member(v, s, depth + 1) {
+            v = match self.member(v, s, f, depth + 1) {
                 Member::Def(sym, _) => self.def_val(sym, member_recv(v), depth + 1),
                 Member::Value(x) => x,
                 Member::NotFound | Member::Unknown => Val::Unknown,
@@ -972,12 +1036,13 @@ impl Ctx<'_, '_> {
         (out, open)
     }
 
-    fn member(&self, v: Val, name: &str, depth: u32) -> Member {
+    /// Attribute `name` of value `v`, accessed from file `from`.
+    fn member(&self, v: Val, name: &str, from: FileIdx, depth: u32) -> Member {
         if depth > MAX_DEPTH {
             return Member::Unknown;
         }
         match v {
-            Val::Module(m) => match self.lookup_mod(m, name, depth + 1, true) {
+            Val::Module(m) => match self.lookup_mod(m, name, depth + 1, false) {
                 Some(Hit {
                     found: Found::Def(s),
                     hops,
@@ -986,7 +1051,12 @@ impl Ctx<'_, '_> {
                     Found::External => Member::External,
                     _ => Member::Value(self.hit_val(h, depth + 1)),
                 },
-                None => Member::NotFound,
+                None => match self.ix.mods[m as usize].children.get(name) {
+                    Some(&c) if self.submodule_visible(c, from) => Member::Value(Val::Module(c)),
+                    // A submodule nobody imported: pyright does not know it.
+                    Some(_) => Member::External,
+                    None => Member::NotFound,
+                },
             },
             Val::Class(c) | Val::Inst(c) | Val::Super(c) => {
                 let (mro, open) = self.mro(c);
@@ -1024,6 +1094,17 @@ impl Ctx<'_, '_> {
             }
             Val::Unknown => Member::Unknown,
         }
+    }
+}
+
+impl Ctx<'_, '_> {
+    fn submodule_visible(&self, m: u32, from: FileIdx) -> bool {
+        self.ix.visible_subs.contains(&m)
+            || self
+                .ix
+                .file_imports
+                .get(from.0 as usize)
+                .is_some_and(|v| v.binary_search(&m).is_ok())
     }
 }
 
@@ -1365,7 +1446,7 @@ impl Resolver<'_, '_> {
     }
 
     fn attr(&self, c: &Chain, v: V, name: &str, pos: Pos, kind: EdgeKind, emit: bool) -> V {
-        match self.cx.member(v.val, name, 0) {
+        match self.cx.member(v.val, name, self.file, 0) {
             Member::Def(s, hops) => {
                 let (strategy, how) = match v.val {
                     Val::Module(_) => {
@@ -1551,7 +1632,7 @@ impl Resolver<'_, '_> {
         match v {
             Val::Inst(c) => {
                 for name in ["__enter__", "__aenter__"] {
-                    match self.cx.member(v, name, 0) {
+                    match self.cx.member(v, name, self.file, 0) {
                         Member::Def(s, _) => return self.cx.returns(s, Some(c), 0),
                         Member::External => return Val::External,
                         _ => {}
