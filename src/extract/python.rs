@@ -326,6 +326,7 @@ pub fn extract(path: &str, src: &[u8]) -> FileFacts {
         class_of_def: HashMap::new(),
         ret_chains: Vec::new(),
         dead: false,
+        depth: 0,
         narrowing: Vec::new(),
         narrowed: Vec::new(),
         returns: HashMap::new(),
@@ -425,6 +426,8 @@ struct Extractor<'s> {
     ret_chains: Vec<(usize, u32, Cont)>,
     /// Inside unreachable code.
     dead: bool,
+    /// Current recursion depth of the walk.
+    depth: u32,
     /// Active `isinstance` narrowings: (name, class chain, scope).
     narrowing: Vec<(String, u32, usize)>,
     /// Chains whose root name was narrowed: (chain, class chain).
@@ -439,6 +442,9 @@ struct Extractor<'s> {
 fn pos(n: Node) -> Pos {
     Pos::from_ts(n.start_position())
 }
+
+/// How deep the walk descends into nested syntax.
+const MAX_NESTING: u32 = 256;
 
 const TYPING_WRAPPERS: [&str; 8] = [
     "Optional",
@@ -658,6 +664,17 @@ impl<'s> Extractor<'s> {
     }
 
     fn visit(&mut self, node: Node, sid: usize, src: u32) {
+        // Generated code nests expressions thousands deep: stop descending
+        // rather than overflow the stack.
+        if self.depth >= MAX_NESTING {
+            return;
+        }
+        self.depth += 1;
+        self.visit_node(node, sid, src);
+        self.depth -= 1;
+    }
+
+    fn visit_node(&mut self, node: Node, sid: usize, src: u32) {
         match node.kind() {
             "function_definition" => self.function(node, &[], node, sid, src),
             "class_definition" => self.class(node, &[], node, sid, src),
@@ -1825,6 +1842,23 @@ impl<'s> Extractor<'s> {
     /// Build a chain bottom-up; arguments and indexes are visited as their
     /// own expressions.
     fn chain_parts(
+        &mut self,
+        node: Node,
+        sid: usize,
+        src: u32,
+        annot: bool,
+        ops: &mut Vec<Op>,
+    ) -> (Option<String>, Root, Pos) {
+        if self.depth >= MAX_NESTING {
+            return (None, Root::Unknown, pos(node));
+        }
+        self.depth += 1;
+        let r = self.chain_parts_node(node, sid, src, annot, ops);
+        self.depth -= 1;
+        r
+    }
+
+    fn chain_parts_node(
         &mut self,
         node: Node,
         sid: usize,

@@ -1171,6 +1171,8 @@ struct Resolver<'a, 'w> {
     global_vals: RefCell<HashMap<String, State>>,
     /// Whether a star import of this file comes from outside the repository.
     opaque_star: std::cell::OnceCell<bool>,
+    /// Depth of nested chain evaluations.
+    nesting: std::cell::Cell<u32>,
     /// Set when an evaluation met a variable that is being evaluated.
     cycle: std::cell::Cell<bool>,
     out: RefCell<FileResolution>,
@@ -1188,6 +1190,7 @@ pub fn resolve_file(world: &World, index: &Index, file: FileIdx, refs: &Refs) ->
         chains: RefCell::new(vec![State::Todo; refs.chains.len()]),
         locals: RefCell::new(vec![State::Todo; refs.locals.len()]),
         cycle: std::cell::Cell::new(false),
+        nesting: std::cell::Cell::new(0),
         opaque_star: std::cell::OnceCell::new(),
         global_srcs: std::cell::OnceCell::new(),
         global_vals: RefCell::new(HashMap::new()),
@@ -1339,9 +1342,15 @@ impl Resolver<'_, '_> {
                 State::Todo => {}
             }
         }
+        // Long dependency chains between variables: give up, not overflow.
+        if self.nesting.get() > 64 {
+            return V::new(Val::Unknown, How::Typed);
+        }
         self.chains.borrow_mut()[idx] = State::Busy;
         let c = &self.refs.chains[idx];
+        self.nesting.set(self.nesting.get() + 1);
         let v = self.eval(c, emit);
+        self.nesting.set(self.nesting.get() - 1);
         self.chains.borrow_mut()[idx] = State::Done(v);
         v
     }

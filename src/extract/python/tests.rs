@@ -339,6 +339,26 @@ class Fine:
 }
 
 #[test]
+fn deep_nesting_does_not_overflow() {
+    let mut src = String::from("x = f(");
+    src.push_str(&"1 + ".repeat(20_000));
+    src.push_str("1)\ny = ");
+    src.push_str(&"[".repeat(3_000));
+    src.push_str(&"]".repeat(3_000));
+    src.push_str("\ng()\n");
+    let (_, _, refs) = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || facts(&src))
+        .unwrap()
+        .join()
+        .unwrap();
+    assert!(refs
+        .chains
+        .iter()
+        .any(|c| c.root == Root::Global("g".into())));
+}
+
+#[test]
 fn columns_are_utf8_bytes() {
     let src = "s = \"héllo wörld\"; f()\nclass Café:\n    def naïve(self): g()\n";
     let (defs, _, refs) = facts(src);
