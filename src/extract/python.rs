@@ -96,6 +96,9 @@ pub enum Cont {
     Seq,
     /// A mapping to it (`Dict[K, X]`).
     Map,
+    /// Not an annotation: the object the path names itself (`Alias = Foo`
+    /// holds the class, not an instance).
+    Value,
 }
 
 const SEQ_TYPES: [&str; 20] = [
@@ -1122,13 +1125,15 @@ impl<'s> Extractor<'s> {
         if d.name.starts_with("Test") {
             return true;
         }
+        // unittest.TestCase, or an in-repo base named like a test base
+        // (`BaseTestCase`, `TestBase`): bases are not resolved here.
         self.class_of_def
             .get(&class)
             .map(|&ci| {
-                self.scope.classes[ci]
-                    .bases
-                    .iter()
-                    .any(|b| b.rsplit('.').next().unwrap_or(b).ends_with("TestCase"))
+                self.scope.classes[ci].bases.iter().any(|b| {
+                    let last = b.rsplit('.').next().unwrap_or(b);
+                    last.ends_with("TestCase") || last.starts_with("Test")
+                })
             })
             .unwrap_or(false)
     }
@@ -2160,6 +2165,7 @@ impl<'s> Extractor<'s> {
                 _ => return None,
             }
         }
+        let cont = if !annot && !call { Cont::Value } else { cont };
         Some(TypeRef { path, call, cont })
     }
 }

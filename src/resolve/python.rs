@@ -1127,8 +1127,11 @@ fn annotate(v: Val) -> Val {
 /// The value of an annotation naming a container of `v`: the container is
 /// a builtin, its elements are instances of `v`.
 fn annotate_as(v: Val, cont: Cont) -> Val {
+    if cont == Cont::Value {
+        return v;
+    }
     match (cont, annotate(v)) {
-        (Cont::One, x) => x,
+        (Cont::One | Cont::Value, x) => x,
         (Cont::Seq, Val::Inst(c)) => Val::Seq(c),
         (Cont::Map, Val::Inst(c)) => Val::Map(c),
         _ => Val::External,

@@ -332,3 +332,39 @@ fn fixtures_resolve_through_conftest() {
     );
     assert_none_to(&out, "conftest.plain");
 }
+
+#[test]
+fn aliases_hold_the_object_not_an_instance() {
+    let out = edges(&[(
+        "m.py",
+        "\
+class Gateway:
+    def charge(self): ...
+    @classmethod
+    def create(cls) -> 'Gateway': ...
+Alias = Gateway
+def make():
+    return Alias()
+def run():
+    Alias().charge()
+    Alias.create().charge()
+    make().charge()
+",
+    )]);
+    assert_has(
+        &out,
+        "calls m.run -> m.Gateway.charge @m.py:9:13 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.run -> m.Gateway.create @m.py:10:11 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.run -> m.Gateway.charge @m.py:10:20 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.run -> m.Gateway.charge @m.py:11:12 TypedReceiver",
+    );
+}
