@@ -835,6 +835,20 @@ impl<'s> Extractor<'s> {
                 }
             }
             "case_clause" => self.case_clause(node, sid, src),
+            "try_statement" => {
+                // `else:` runs only when the body did not raise: pyright
+                // does not analyse it when the body always raises.
+                let body = node.child_by_field_name("body");
+                let skip_else = body.is_some_and(|b| self.exits(b));
+                let mut cur = node.walk();
+                let children: Vec<Node> = node.named_children(&mut cur).collect();
+                let dead = self.dead;
+                for c in children {
+                    self.dead = dead || (skip_else && c.kind() == "else_clause");
+                    self.visit(c, sid, src);
+                }
+                self.dead = dead;
+            }
             "if_statement" | "elif_clause" => {
                 let cond = node.child_by_field_name("condition");
                 if let Some(c) = cond {

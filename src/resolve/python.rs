@@ -776,20 +776,19 @@ impl Ctx<'_, '_> {
                 Binding::Def(d) => !scope.dead_defs.contains(d),
                 _ => false,
             };
-            let def = bs
-                .iter()
-                .rev()
-                .find(live)
-                .or_else(|| bs.iter().rev().find(|b| matches!(b, Binding::Def(_))));
-            if let Some(Binding::Def(d)) = def {
+            if let Some(Binding::Def(d)) = bs.iter().rev().find(live) {
                 return Some(Hit {
                     found: Found::Def(SymId { file: f, def: *d }),
                     hops: 0,
                 });
             }
+            // Live imports before unreachable definitions.
             for b in bs.iter().rev() {
                 if let Binding::Import(i) = b {
                     let imp = &scope.imports[*i as usize];
+                    if imp.dead {
+                        continue;
+                    }
                     if let Some(h) = self.import_target(f, imp, depth + 1) {
                         return Some(Hit {
                             found: h.found,
@@ -797,6 +796,12 @@ impl Ctx<'_, '_> {
                         });
                     }
                 }
+            }
+            if let Some(Binding::Def(d)) = bs.iter().rev().find(|b| matches!(b, Binding::Def(_))) {
+                return Some(Hit {
+                    found: Found::Def(SymId { file: f, def: *d }),
+                    hops: 0,
+                });
             }
             if let Some(Binding::Var(v)) = bs.iter().find(|b| matches!(b, Binding::Var(_))) {
                 return Some(Hit {
@@ -953,10 +958,7 @@ impl Ctx<'_, '_> {
         if t.path == "Self" || t.path.ends_with(".Self") {
             return self_cls.map(Val::Inst).unwrap_or(Val::Unknown);
         }
-        // `def __enter__(self: T) -> T` with `T = TypeVar("T", …)`.
-        if !t.call && !t.path.contains('.') && self.is_typevar(f, &t.path, depth) {
-            return self_cls.map(Val::Inst).unwrap_or(Val::Unknown);
-        }
+
         let v = self.eval_path(f, &t.path, self_cls, depth + 1);
         if t.call {
             self.call(v, depth + 1)
@@ -993,6 +995,14 @@ impl Ctx<'_, '_> {
         });
         let owner = owner.filter(|o| self.world.def(*o).kind == NodeKind::Class);
         match &func.ret {
+            // `def __enter__(self: T) -> T` with `T = TypeVar("T", …)`.
+            Some(t)
+                if !t.call
+                    && !t.path.contains('.')
+                    && self.is_typevar(sym.file, &t.path, depth) =>
+            {
+                recv.or(owner).map(Val::Inst).unwrap_or(Val::Unknown)
+            }
             Some(t) => self.eval_typeref(sym.file, t, recv.or(owner), depth + 1),
             None => Val::Unknown,
         }
