@@ -560,8 +560,10 @@ impl<'s> Extractor<'s> {
                 true
             }
             "block" => {
-                let c = n.named_child_count();
-                c > 0 && n.named_child((c - 1) as u32).is_some_and(|l| self.exits(l))
+                // Control never reaches the end when any statement exits.
+                let mut cur = n.walk();
+                let children: Vec<Node> = n.named_children(&mut cur).collect();
+                children.into_iter().any(|c| self.exits(c))
             }
             "else_clause" => n.child_by_field_name("body").is_some_and(|b| self.exits(b)),
             "assert_statement" => n
