@@ -1,23 +1,2276 @@
 //! python: Tree-sitter → definitions, scope and reference sites.
+//!
+//! One parse and one tree walk per file. The walk tracks Python's scopes
+//! (module, class, function, lambda, comprehension) and records every
+//! expression that names something as a [`Chain`] (`a.b(c).d`: a root name
+//! and a list of attribute/call/index operations). Bare names are bound to
+//! their scope at the end of the walk, when every binding of every function
+//! is known (an assignment anywhere in a function makes a name local to all
+//! of it). What other files need — imports, `__all__`, module variables,
+//! class bases and attribute types, return annotations, pytest fixtures — is
+//! in [`Scope`]; the rest is in [`Refs`].
+
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
+use tree_sitter::{Node, Parser};
 
-use super::{module_def, FileFacts, LangRefs, LangScope};
+use super::{module_def, syntax_diagnostics, Def, FileFacts, LangRefs, LangScope};
+use crate::graph::{NodeKind, Pos};
 
 /// What other files' resolution may read from this file.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct Scope {}
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Scope {
+    /// Every import statement of the file, in any scope (`scope` says which).
+    pub imports: Vec<Import>,
+    /// `__all__`, when the module declares it with literal strings.
+    pub all: Option<Vec<String>>,
+    /// Module-level variables (one entry per assignment).
+    pub vars: Vec<Var>,
+    pub classes: Vec<Class>,
+    /// Functions with a return type or decorators that matter.
+    pub funcs: Vec<Func>,
+    /// Module-level pytest fixtures (def indexes).
+    pub fixtures: Vec<u32>,
+    /// Definitions in unreachable code (name lookup prefers the others).
+    pub dead_defs: Vec<u32>,
+}
 
-/// Reference sites, read only when resolving this file.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct Refs {}
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Import {
+    /// The enclosing definition (0 = module level).
+    pub scope: u32,
+    /// Leading dots of a relative import.
+    pub level: u32,
+    /// Dotted module path as written after the dots (may be empty).
+    pub module: String,
+    pub kind: ImportKind,
+    /// The module name's last segment (or the dots of `from . import x`).
+    pub module_pos: Pos,
+    /// In unreachable code: no edges.
+    pub dead: bool,
+}
 
-pub fn extract(path: &str, src: &[u8]) -> FileFacts {
-    FileFacts {
-        defs: vec![module_def(path, src)],
-        diagnostics: Vec::new(),
-        ref_names: Vec::new(),
-        scope: LangScope::Python(Scope::default()),
-        refs: LangRefs::Python(Refs::default()),
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ImportKind {
+    /// `import a.b.c`: binds `a`.
+    Plain,
+    /// `import a.b.c as d`: binds `d` to `a.b.c`.
+    Alias(String),
+    /// `from m import name [as alias]`.
+    From {
+        name: String,
+        alias: Option<String>,
+        pos: Pos,
+        /// The alias, when it repeats the name (`X as X`).
+        same_alias: Option<Pos>,
+    },
+    /// `from m import *`.
+    Star,
+}
+
+impl Import {
+    /// The name this import binds in its scope.
+    pub fn bound_name(&self) -> Option<&str> {
+        match &self.kind {
+            ImportKind::Plain => self.module.split('.').next(),
+            ImportKind::Alias(a) => Some(a),
+            ImportKind::From { name, alias, .. } => Some(alias.as_deref().unwrap_or(name)),
+            ImportKind::Star => None,
+        }
     }
 }
+
+/// The first segment of a [`TypeRef`] path that starts at `self` / `cls`
+/// (not an identifier, so it cannot clash with a name).
+pub const SELF_PATH: &str = "@self";
+pub const CLS_PATH: &str = "@cls";
+
+/// What an annotation declares about its principal type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Cont {
+    /// A value of the type.
+    One,
+    /// A sequence or iterable of it (`List[X]`, `Iterable[X]`).
+    Seq,
+    /// A mapping to it (`Dict[K, X]`).
+    Map,
+    /// Not an annotation: the object the path names itself (`Alias = Foo`
+    /// holds the class, not an instance).
+    Value,
+}
+
+const SEQ_TYPES: [&str; 20] = [
+    "List",
+    "list",
+    "Sequence",
+    "MutableSequence",
+    "Iterable",
+    "Iterator",
+    "Collection",
+    "Set",
+    "set",
+    "FrozenSet",
+    "frozenset",
+    "AbstractSet",
+    "MutableSet",
+    "Deque",
+    "deque",
+    "Generator",
+    "AsyncIterator",
+    "AsyncIterable",
+    "AsyncGenerator",
+    "Reversible",
+];
+const MAP_TYPES: [&str; 8] = [
+    "Dict",
+    "dict",
+    "Mapping",
+    "MutableMapping",
+    "DefaultDict",
+    "defaultdict",
+    "OrderedDict",
+    "ChainMap",
+];
+
+/// A dotted name resolved in the module scope of the file that declares it:
+/// an annotation (`call == false`: an instance of the class) or a call
+/// (`call == true`: `Foo()` or `make()`'s return type).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TypeRef {
+    pub path: String,
+    pub call: bool,
+    pub cont: Cont,
+}
+
+/// A variable (module level) or attribute (class) and what it holds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Var {
+    pub name: String,
+    pub ty: Option<TypeRef>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Class {
+    pub def: u32,
+    /// Positional base classes as dotted paths (`""` when not a plain path).
+    pub bases: Vec<String>,
+    /// Class-level variables and `self.x` attributes assigned in methods.
+    pub attrs: Vec<Var>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Func {
+    pub def: u32,
+    pub ret: Option<TypeRef>,
+    /// [`PROPERTY`], [`STATIC`], [`CLASSMETHOD`], [`FIXTURE`].
+    pub flags: u8,
+}
+
+pub const PROPERTY: u8 = 1;
+pub const STATIC: u8 = 2;
+pub const CLASSMETHOD: u8 = 4;
+pub const FIXTURE: u8 = 8;
+
+/// Reference sites, read only when resolving this file.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Refs {
+    pub chains: Vec<Chain>,
+    /// Type sources of each function/class-local variable.
+    pub locals: Vec<Vec<Src>>,
+    /// Parameters of tests and fixtures (pytest injects fixtures by name).
+    pub fixture_params: Vec<FixtureParam>,
+    /// The string entries of `__all__`: references to module-level names.
+    pub all_sites: Vec<(String, Pos)>,
+    /// Module-level variables with what they are assigned (the resolver of
+    /// this file evaluates them fully; other files read `Scope::vars`).
+    pub globals: Vec<(String, Src)>,
+}
+
+/// An expression that names something: `root.op.op…`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Chain {
+    /// Innermost enclosing definition.
+    pub src: u32,
+    pub root: Root,
+    /// Start of the root identifier.
+    pub pos: Pos,
+    pub ops: Vec<Op>,
+    /// A base class in a `class` statement: its last name is an `extends`.
+    pub extends: bool,
+    /// In code pyright considers unreachable (`if sys.platform == "win32":`
+    /// on Linux, after a `raise`): no edges.
+    pub dead: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Root {
+    /// A module-level name of this file: a definition, an import, a
+    /// variable, a star import or a builtin.
+    Global(String),
+    /// A definition bound in a function or class body of this file.
+    Def(u32),
+    /// An import inside a function or class body (index in `Scope::imports`).
+    Import(u32),
+    /// A local variable or parameter (index in `Refs::locals`).
+    Local(u32),
+    /// `self` (or `cls` when `cls`) of a method of class `class`.
+    SelfParam { class: u32, cls: bool },
+    /// `super()` in a method of class `class`.
+    Super { class: u32 },
+    /// A variable narrowed by `isinstance(x, C)`: an instance of the class
+    /// the chain `class` names.
+    Narrowed { class: u32 },
+    /// A literal: its type is not in the repository.
+    External,
+    /// Anything else (an operator, a conditional…).
+    Unknown,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Op {
+    Attr(String, Pos),
+    Call,
+    Index,
+}
+
+/// Where a local variable's value comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Src {
+    /// Assigned the value of a chain.
+    Value(u32),
+    /// Declared with an annotation (the chain of the annotated type, or of
+    /// the element type of a container).
+    Annot(u32, Cont),
+    /// Assigned a literal (its type is not in the repository).
+    External,
+    /// An element of iterating a chain (`for x in chain`).
+    Iter(u32),
+    /// The `i`-th part of an element of iterating a chain
+    /// (`for k, v in chain`).
+    IterPart(u32, u32),
+    /// What entering a context manager returns (`with chain as x`).
+    Enter(u32),
+    /// Anything we cannot follow.
+    Unknown,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FixtureParam {
+    pub def: u32,
+    pub name: String,
+    pub pos: Pos,
+}
+
+static LANGUAGE: std::sync::LazyLock<tree_sitter::Language> =
+    std::sync::LazyLock::new(|| tree_sitter_python::LANGUAGE.into());
+
+thread_local! {
+    static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
+}
+
+fn parse(src: &[u8]) -> Option<tree_sitter::Tree> {
+    PARSER.with(|p| {
+        let mut p = p.borrow_mut();
+        if p.is_none() {
+            let mut parser = Parser::new();
+            parser.set_language(&LANGUAGE).ok()?;
+            *p = Some(parser);
+        }
+        p.as_mut()?.parse(src, None)
+    })
+}
+
+/// Is this path a test file by pytest's conventions?
+pub fn is_test_path(path: &str) -> bool {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    let stem = file
+        .strip_suffix(".py")
+        .or_else(|| file.strip_suffix(".pyi"))
+        .unwrap_or(file);
+    stem.starts_with("test_")
+        || stem.ends_with("_test")
+        || stem == "conftest"
+        || path
+            .split('/')
+            .rev()
+            .skip(1)
+            .any(|d| d == "tests" || d == "test")
+}
+
+pub fn extract(path: &str, src: &[u8]) -> FileFacts {
+    let module = module_def(path, src);
+    let Some(tree) = parse(src) else {
+        return FileFacts {
+            defs: vec![module],
+            diagnostics: vec![super::Diagnostic {
+                pos: Pos { line: 1, column: 1 },
+                message: "could not parse the file".into(),
+            }],
+            ref_names: Vec::new(),
+            scope: LangScope::Python(Scope::default()),
+            refs: LangRefs::Python(Refs::default()),
+        };
+    };
+    let root = tree.root_node();
+    let mut x = Extractor {
+        src,
+        test_file: is_test_path(path),
+        defs: vec![module],
+        scope: Scope::default(),
+        refs: Refs::default(),
+        scopes: vec![ScopeB::new(None, ScopeKind::Module, 0, None)],
+        pending: Vec::new(),
+        chain_at: HashMap::new(),
+        names: BTreeSet::new(),
+        attr_assigns: Vec::new(),
+        var_assigns: Vec::new(),
+        class_of_def: HashMap::new(),
+        ret_chains: Vec::new(),
+        dead: false,
+        depth: 0,
+        narrowing: Vec::new(),
+        narrowed: Vec::new(),
+        returns: HashMap::new(),
+        no_inference: std::collections::HashSet::new(),
+    };
+    x.block(root, 0, 0);
+    x.finish();
+    let diagnostics = syntax_diagnostics(root, 20);
+    let mut names = std::mem::take(&mut x.names);
+    for c in &x.refs.chains {
+        for op in &c.ops {
+            if let Op::Attr(n, _) = op {
+                if !names.contains(n.as_str()) {
+                    names.insert(n.clone());
+                }
+            }
+        }
+    }
+    FileFacts {
+        defs: x.defs,
+        diagnostics,
+        ref_names: names.into_iter().collect(),
+        scope: LangScope::Python(x.scope),
+        refs: LangRefs::Python(x.refs),
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ScopeKind {
+    Module,
+    Class,
+    Function,
+    /// Lambdas and comprehensions: their own names, no definitions.
+    Inner,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Bind {
+    Def(u32),
+    Import(u32),
+    Local(u32),
+    SelfParam { class: u32, cls: bool },
+}
+
+struct ScopeB {
+    parent: Option<usize>,
+    kind: ScopeKind,
+    /// For functions defined directly in a class: that class's def.
+    method_of: Option<u32>,
+    binds: HashMap<String, Bind>,
+    globals: Vec<String>,
+    nonlocals: Vec<String>,
+    def: u32,
+}
+
+impl ScopeB {
+    fn new(parent: Option<usize>, kind: ScopeKind, def: u32, method_of: Option<u32>) -> Self {
+        ScopeB {
+            parent,
+            kind,
+            method_of,
+            binds: HashMap::new(),
+            globals: Vec::new(),
+            nonlocals: Vec::new(),
+            def,
+        }
+    }
+}
+
+/// What a `self.x = …` or module-level `x = …` assignment holds.
+#[derive(Clone, Copy)]
+enum Rhs {
+    Value(u32),
+    Annot(u32, Cont),
+    Unknown,
+}
+
+struct Extractor<'s> {
+    src: &'s [u8],
+    test_file: bool,
+    defs: Vec<Def>,
+    scope: Scope,
+    refs: Refs,
+    scopes: Vec<ScopeB>,
+    /// Chains whose root is a bare name: (chain, scope, name).
+    pending: Vec<(u32, usize, String)>,
+    /// Chain by the byte range of its outermost node.
+    chain_at: HashMap<(usize, usize), u32>,
+    names: BTreeSet<String>,
+    /// `self.x = …` in methods: (index in `scope.classes`, name, value).
+    attr_assigns: Vec<(usize, String, Rhs)>,
+    /// Module-level `x = …`.
+    var_assigns: Vec<(String, Rhs)>,
+    /// Class def → index in `scope.classes`.
+    class_of_def: HashMap<u32, usize>,
+    /// Return annotations: (index in `scope.funcs`, chain).
+    ret_chains: Vec<(usize, u32, Cont)>,
+    /// Inside unreachable code.
+    dead: bool,
+    /// Current recursion depth of the walk.
+    depth: u32,
+    /// Active `isinstance` narrowings: (name, class chain, scope).
+    narrowing: Vec<(String, u32, usize)>,
+    /// Chains whose root name was narrowed: (chain, class chain).
+    narrowed: Vec<(u32, u32)>,
+    /// Returned values of functions without a return annotation
+    /// (`None`: a value we cannot follow).
+    returns: HashMap<u32, Vec<Option<u32>>>,
+    /// Functions with a return annotation, and generators.
+    no_inference: std::collections::HashSet<u32>,
+}
+
+fn pos(n: Node) -> Pos {
+    Pos::from_ts(n.start_position())
+}
+
+/// How deep the walk descends into nested syntax.
+const MAX_NESTING: u32 = 256;
+
+const TYPING_WRAPPERS: [&str; 8] = [
+    "Optional",
+    "Annotated",
+    "Final",
+    "ClassVar",
+    "Required",
+    "NotRequired",
+    "ReadOnly",
+    "TypeGuard",
+];
+
+impl<'s> Extractor<'s> {
+    fn text(&self, n: Node) -> &'s str {
+        n.utf8_text(self.src).unwrap_or("")
+    }
+
+    fn name(&mut self, s: &str) {
+        if !self.names.contains(s) {
+            self.names.insert(s.to_string());
+        }
+    }
+
+    // ---- statements -------------------------------------------------------
+
+    /// Visit every named child of `node` as a statement or expression.
+    fn block(&mut self, node: Node, sid: usize, src: u32) {
+        let mut cur = node.walk();
+        let children: Vec<Node> = node.named_children(&mut cur).collect();
+        let dead = self.dead;
+        let narrowing = self.narrowing.len();
+        for c in children {
+            self.visit(c, sid, src);
+            // Code after `raise`/`return` (also in the branch a static
+            // condition takes) is unreachable: pyright does not analyse it.
+            if !self.dead && self.exits(c) {
+                self.dead = true;
+            }
+            // `if not isinstance(x, C): return` narrows x below.
+            if c.kind() == "if_statement"
+                && c.child_by_field_name("alternative").is_none()
+                && c.child_by_field_name("consequence")
+                    .is_some_and(|b| self.exits(b))
+            {
+                if let Some(cond) = c.child_by_field_name("condition") {
+                    self.narrow(cond, true, sid);
+                }
+            }
+        }
+        self.dead = dead;
+        self.narrowing.truncate(narrowing);
+    }
+
+    /// Record the `isinstance(name, Class)` facts a condition implies
+    /// (`negated`: the condition is known false).
+    fn narrow(&mut self, cond: Node, negated: bool, sid: usize) {
+        match cond.kind() {
+            "parenthesized_expression" => {
+                if let Some(c) = cond.named_child(0) {
+                    self.narrow(c, negated, sid);
+                }
+            }
+            "not_operator" => {
+                if let Some(c) = cond.child_by_field_name("argument") {
+                    self.narrow(c, !negated, sid);
+                }
+            }
+            "boolean_operator" if !negated => {
+                let is_and = cond
+                    .child_by_field_name("operator")
+                    .is_some_and(|o| o.kind() == "and");
+                if is_and {
+                    for f in ["left", "right"] {
+                        if let Some(c) = cond.child_by_field_name(f) {
+                            self.narrow(c, false, sid);
+                        }
+                    }
+                }
+            }
+            "call" if !negated => {
+                let is_isinstance = cond
+                    .child_by_field_name("function")
+                    .is_some_and(|f| self.text(f) == "isinstance");
+                let Some(args) = cond.child_by_field_name("arguments") else {
+                    return;
+                };
+                if !is_isinstance || args.named_child_count() != 2 {
+                    return;
+                }
+                let (Some(x), Some(class)) = (args.named_child(0), args.named_child(1)) else {
+                    return;
+                };
+                if x.kind() != "identifier" || !matches!(class.kind(), "identifier" | "attribute") {
+                    return;
+                }
+                let Some(&c) = self.chain_at.get(&(class.start_byte(), class.end_byte())) else {
+                    return;
+                };
+                let name = self.text(x).to_string();
+                self.narrowing.push((name, c, sid));
+            }
+            _ => {}
+        }
+    }
+
+    /// Does control never get past this statement?
+    fn exits(&self, n: Node) -> bool {
+        match n.kind() {
+            "raise_statement" | "return_statement" | "continue_statement" | "break_statement" => {
+                true
+            }
+            "block" => {
+                // Control never reaches the end when any statement exits.
+                let mut cur = n.walk();
+                let children: Vec<Node> = n.named_children(&mut cur).collect();
+                children.into_iter().any(|c| self.exits(c))
+            }
+            "else_clause" => n.child_by_field_name("body").is_some_and(|b| self.exits(b)),
+            "assert_statement" => n
+                .named_child(0)
+                .is_some_and(|c| self.static_cond(c) == Some(false)),
+            "if_statement" => {
+                let cons = n.child_by_field_name("consequence");
+                let cons_exits = cons.is_some_and(|b| self.exits(b));
+                let mut cur = n.walk();
+                let alts: Vec<Node> = n.children_by_field_name("alternative", &mut cur).collect();
+                let cond = n
+                    .child_by_field_name("condition")
+                    .and_then(|c| self.static_cond(c));
+                match cond {
+                    Some(true) => cons_exits,
+                    Some(false) => alts.len() == 1 && self.exits(alts[0]),
+                    None => {
+                        cons_exits
+                            && alts.len() == 1
+                            && alts[0].kind() == "else_clause"
+                            && self.exits(alts[0])
+                    }
+                }
+            }
+            _ => false,
+        }
+    }
+
+    /// The value of a condition pyright evaluates statically (on Linux,
+    /// a recent Python): platform, version and `TYPE_CHECKING` checks.
+    fn static_cond(&self, n: Node) -> Option<bool> {
+        match n.kind() {
+            "parenthesized_expression" => self.static_cond(n.named_child(0)?),
+            "not_operator" => self
+                .static_cond(n.child_by_field_name("argument")?)
+                .map(|b| !b),
+            "boolean_operator" => {
+                let l = self.static_cond(n.child_by_field_name("left")?);
+                let r = self.static_cond(n.child_by_field_name("right")?);
+                let op = n.child_by_field_name("operator")?.kind();
+                match (op, l, r) {
+                    ("and", Some(false), _) | ("and", _, Some(false)) => Some(false),
+                    ("and", Some(true), Some(true)) => Some(true),
+                    ("or", Some(true), _) | ("or", _, Some(true)) => Some(true),
+                    ("or", Some(false), Some(false)) => Some(false),
+                    _ => None,
+                }
+            }
+            "identifier" | "attribute" => {
+                let t = self.text(n);
+                (t == "TYPE_CHECKING" || t == "typing.TYPE_CHECKING").then_some(true)
+            }
+            "call" => {
+                // sys.platform.startswith("win")
+                let f = self.text(n.child_by_field_name("function")?);
+                if f != "sys.platform.startswith" {
+                    return None;
+                }
+                let arg = n.child_by_field_name("arguments")?.named_child(0)?;
+                let lit = self.text(arg).trim_matches(|c| c == '"' || c == '\'');
+                Some("linux".starts_with(lit))
+            }
+            "comparison_operator" => {
+                let l = n.named_child(0)?;
+                let r = n.named_child(1)?;
+                if n.named_child_count() != 2 {
+                    return None;
+                }
+                let op = n.child(1)?.kind();
+                let lt = self.text(l);
+                let rt = self.text(r).trim_matches(|c| c == '"' || c == '\'');
+                match lt {
+                    "sys.platform" | "os.name" => {
+                        let actual = if lt == "os.name" { "posix" } else { "linux" };
+                        match op {
+                            "==" => Some(actual == rt),
+                            "!=" => Some(actual != rt),
+                            _ => None,
+                        }
+                    }
+                    "sys.version_info" => {
+                        // (3, N): assume Python 3.11.
+                        let nums: Vec<u32> = rt
+                            .trim_matches(|c| c == '(' || c == ')')
+                            .split(',')
+                            .filter_map(|x| x.trim().parse().ok())
+                            .collect();
+                        let v = (*nums.first()?, nums.get(1).copied().unwrap_or(0));
+                        let cur = (3, 11);
+                        match op {
+                            ">=" => Some(cur >= v),
+                            ">" => Some(cur > v),
+                            "<" => Some(cur < v),
+                            "<=" => Some(cur <= v),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    fn visit(&mut self, node: Node, sid: usize, src: u32) {
+        // Generated code nests expressions thousands deep: stop descending
+        // rather than overflow the stack.
+        if self.depth >= MAX_NESTING {
+            return;
+        }
+        self.depth += 1;
+        self.visit_node(node, sid, src);
+        self.depth -= 1;
+    }
+
+    fn visit_node(&mut self, node: Node, sid: usize, src: u32) {
+        match node.kind() {
+            "function_definition" => self.function(node, &[], node, sid, src),
+            "class_definition" => self.class(node, &[], node, sid, src),
+            "decorated_definition" => {
+                let mut cur = node.walk();
+                let decorators: Vec<Node> = node
+                    .named_children(&mut cur)
+                    .filter(|c| c.kind() == "decorator")
+                    .collect();
+                if let Some(def) = node.child_by_field_name("definition") {
+                    if def.kind() == "class_definition" {
+                        self.class(def, &decorators, node, sid, src);
+                    } else {
+                        self.function(def, &decorators, node, sid, src);
+                    }
+                }
+            }
+            "import_statement" => self.import(node, sid, src),
+            "import_from_statement" => self.import_from(node, sid, src),
+            "future_import_statement" | "comment" | "pass_statement" => {}
+            "global_statement" | "nonlocal_statement" => {
+                let global = node.kind() == "global_statement";
+                let mut cur = node.walk();
+                let ids: Vec<String> = node
+                    .named_children(&mut cur)
+                    .filter(|c| c.kind() == "identifier")
+                    .map(|c| self.text(c).to_string())
+                    .collect();
+                let s = &mut self.scopes[sid];
+                if global {
+                    s.globals.extend(ids);
+                } else {
+                    s.nonlocals.extend(ids);
+                }
+            }
+            "assignment" => self.assignment(node, sid, src),
+            "augmented_assignment" => {
+                if let Some(l) = node.child_by_field_name("left") {
+                    self.all_extend(l, node.child_by_field_name("right"), sid);
+                    self.expr(l, sid, src);
+                }
+                if let Some(r) = node.child_by_field_name("right") {
+                    self.expr(r, sid, src);
+                }
+            }
+            "for_statement" => {
+                let iter = node
+                    .child_by_field_name("right")
+                    .and_then(|r| self.expr(r, sid, src));
+                if let Some(l) = node.child_by_field_name("left") {
+                    self.target(
+                        l,
+                        Some(iter.map(Src::Iter).unwrap_or(Src::Unknown)),
+                        sid,
+                        src,
+                    );
+                }
+                for f in ["body", "alternative"] {
+                    if let Some(b) = node.child_by_field_name(f) {
+                        self.block(b, sid, src);
+                    }
+                }
+            }
+            "except_clause" => {
+                let value = node.child_by_field_name("value");
+                let mut cur = node.walk();
+                let children: Vec<Node> = node.named_children(&mut cur).collect();
+                let mut value_chain = None;
+                for c in children {
+                    if Some(c) == value {
+                        value_chain = self.expr(c, sid, src);
+                    } else if Some(c) == node.child_by_field_name("alias") {
+                        let s = value_chain
+                            .map(|c| Src::Annot(c, Cont::One))
+                            .unwrap_or(Src::Unknown);
+                        self.target(c, Some(s), sid, src);
+                    } else {
+                        self.visit(c, sid, src);
+                    }
+                }
+            }
+            "as_pattern" => {
+                let alias = node.child_by_field_name("alias");
+                let mut cur = node.walk();
+                let children: Vec<Node> = node.named_children(&mut cur).collect();
+                let mut value = None;
+                for c in children {
+                    if Some(c) == alias {
+                        // `with X() as x`: what `X.__enter__` returns.
+                        let s = value.map(Src::Enter).unwrap_or(Src::Unknown);
+                        self.target(c, Some(s), sid, src);
+                    } else {
+                        value = self.expr(c, sid, src);
+                    }
+                }
+            }
+            "named_expression" => {
+                let chain = node
+                    .child_by_field_name("value")
+                    .and_then(|v| self.expr(v, sid, src));
+                if let Some(n) = node.child_by_field_name("name") {
+                    let s = chain.map(Src::Value).unwrap_or(Src::Unknown);
+                    self.target(n, Some(s), sid, src);
+                }
+            }
+            "keyword_argument" => {
+                if let Some(v) = node.child_by_field_name("value") {
+                    self.expr(v, sid, src);
+                }
+            }
+            "lambda" => {
+                let inner = self.push_scope(sid, ScopeKind::Inner, src, None);
+                if let Some(p) = node.child_by_field_name("parameters") {
+                    let mut cur = p.walk();
+                    let params: Vec<Node> = p.named_children(&mut cur).collect();
+                    for prm in params {
+                        if let Some(v) = prm.child_by_field_name("value") {
+                            self.expr(v, sid, src);
+                        }
+                        if let Some(id) = param_name(prm) {
+                            let n = self.text(id).to_string();
+                            self.bind_local(inner, n, Src::Unknown);
+                        }
+                    }
+                }
+                if let Some(b) = node.child_by_field_name("body") {
+                    self.expr(b, inner, src);
+                }
+            }
+            "list_comprehension"
+            | "set_comprehension"
+            | "dictionary_comprehension"
+            | "generator_expression" => {
+                let inner = self.push_scope(sid, ScopeKind::Inner, src, None);
+                let mut cur = node.walk();
+                let children: Vec<Node> = node.named_children(&mut cur).collect();
+                // Names are bound to scopes at the end of the walk, so the
+                // body may be visited before the clauses that bind it.
+                for c in children {
+                    if c.kind() == "for_in_clause" {
+                        let mut cur = c.walk();
+                        let rights: Vec<Node> =
+                            c.children_by_field_name("right", &mut cur).collect();
+                        let mut iter = None;
+                        for r in rights {
+                            iter = self.expr(r, inner, src);
+                        }
+                        if let Some(l) = c.child_by_field_name("left") {
+                            let s = iter.map(Src::Iter).unwrap_or(Src::Unknown);
+                            self.target(l, Some(s), inner, src);
+                        }
+                    } else {
+                        self.visit(c, inner, src);
+                    }
+                }
+            }
+            "case_clause" => self.case_clause(node, sid, src),
+            "try_statement" => {
+                // `else:` runs only when the body did not raise: pyright
+                // does not analyse it when the body always raises.
+                let body = node.child_by_field_name("body");
+                let skip_else = body.is_some_and(|b| self.exits(b));
+                let mut cur = node.walk();
+                let children: Vec<Node> = node.named_children(&mut cur).collect();
+                let dead = self.dead;
+                for c in children {
+                    self.dead = dead || (skip_else && c.kind() == "else_clause");
+                    self.visit(c, sid, src);
+                }
+                self.dead = dead;
+            }
+            "if_statement" | "elif_clause" => {
+                let cond = node.child_by_field_name("condition");
+                if let Some(c) = cond {
+                    self.expr(c, sid, src);
+                }
+                let value = cond.and_then(|c| self.static_cond(c));
+                let dead = self.dead;
+                if let Some(b) = node.child_by_field_name("consequence") {
+                    self.dead = dead || value == Some(false);
+                    let before = self.narrowing.len();
+                    if let Some(c) = cond {
+                        self.narrow(c, false, sid);
+                    }
+                    self.block(b, sid, src);
+                    self.narrowing.truncate(before);
+                }
+                let mut cur = node.walk();
+                let alts: Vec<Node> = node
+                    .children_by_field_name("alternative", &mut cur)
+                    .collect();
+                for a in alts {
+                    self.dead = dead || value == Some(true);
+                    self.visit(a, sid, src);
+                }
+                self.dead = dead;
+            }
+            "return_statement" => {
+                let value = node.named_child(0);
+                let chain = match value {
+                    Some(v) if v.kind() != "none" => Some(self.expr(v, sid, src)),
+                    _ => None,
+                };
+                if let (Some(f), Some(c)) = (self.enclosing_function(sid), chain) {
+                    self.returns.entry(f).or_default().push(c);
+                }
+            }
+            "yield" => {
+                if let Some(f) = self.enclosing_function(sid) {
+                    self.no_inference.insert(f);
+                }
+                self.block(node, sid, src);
+            }
+            "type" => {
+                self.annotation(node, sid, src);
+            }
+            "decorator" => self.block(node, sid, src),
+            "identifier"
+            | "attribute"
+            | "call"
+            | "subscript"
+            | "await"
+            | "parenthesized_expression" => {
+                self.expr(node, sid, src);
+            }
+            "string" | "concatenated_string" => self.block(node, sid, src),
+            "block" => self.block(node, sid, src),
+            _ => {
+                if node.is_named() {
+                    self.block(node, sid, src)
+                }
+            }
+        }
+    }
+
+    fn push_scope(
+        &mut self,
+        parent: usize,
+        kind: ScopeKind,
+        def: u32,
+        method_of: Option<u32>,
+    ) -> usize {
+        self.scopes
+            .push(ScopeB::new(Some(parent), kind, def, method_of));
+        self.scopes.len() - 1
+    }
+
+    fn bind(&mut self, sid: usize, name: String, b: Bind) {
+        let s = &mut self.scopes[sid];
+        if s.kind == ScopeKind::Module {
+            return;
+        }
+        if s.globals.contains(&name) || s.nonlocals.contains(&name) {
+            return;
+        }
+        match s.binds.get(&name) {
+            // A definition wins over other bindings of the name; an import
+            // over a variable.
+            // The first definition stays: `@x.setter def x` and overloads
+            // refer to the first one.
+            Some(Bind::Def(_)) => {}
+            Some(Bind::Import(_)) => {
+                if matches!(b, Bind::Def(_) | Bind::Import(_)) {
+                    s.binds.insert(name, b);
+                }
+            }
+            Some(Bind::Local(_)) | Some(Bind::SelfParam { .. }) => {
+                if matches!(b, Bind::Def(_) | Bind::Import(_)) {
+                    s.binds.insert(name, b);
+                }
+            }
+            None => {
+                s.binds.insert(name, b);
+            }
+        }
+    }
+
+    /// Bind a variable in a function/class scope, adding a type source.
+    fn bind_local(&mut self, sid: usize, name: String, s: Src) {
+        let sc = &self.scopes[sid];
+        if sc.kind == ScopeKind::Module
+            || sc.globals.contains(&name)
+            || sc.nonlocals.contains(&name)
+        {
+            return;
+        }
+        match sc.binds.get(&name) {
+            Some(Bind::Local(id)) => {
+                let id = *id as usize;
+                self.refs.locals[id].push(s);
+            }
+            Some(_) => {}
+            None => {
+                let id = self.refs.locals.len() as u32;
+                self.refs.locals.push(vec![s]);
+                self.scopes[sid].binds.insert(name, Bind::Local(id));
+            }
+        }
+    }
+
+    // ---- definitions ------------------------------------------------------
+
+    fn new_def(
+        &mut self,
+        name_node: Node,
+        outer: Node,
+        node: Node,
+        kind: NodeKind,
+        parent: u32,
+    ) -> u32 {
+        let name = self.text(name_node).to_string();
+        let p = &self.defs[parent as usize];
+        let local = if p.local.is_empty() {
+            name.clone()
+        } else {
+            format!("{}.{}", p.local, name)
+        };
+        let exported = matches!(p.kind, NodeKind::Module | NodeKind::Class)
+            && (!name.starts_with('_') || (name.starts_with("__") && name.ends_with("__")));
+        if self.dead {
+            self.scope.dead_defs.push(self.defs.len() as u32);
+        }
+        self.defs.push(Def {
+            name,
+            local,
+            kind,
+            parent: Some(parent),
+            pos: pos(name_node),
+            start_line: outer.start_position().row as u32 + 1,
+            end_line: node.end_position().row as u32 + 1,
+            exported,
+        });
+        (self.defs.len() - 1) as u32
+    }
+
+    fn function(&mut self, node: Node, decorators: &[Node], outer: Node, sid: usize, src: u32) {
+        let Some(name_node) = node.child_by_field_name("name") else {
+            self.block(node, sid, src);
+            return;
+        };
+        let name = self.text(name_node);
+        let mut flags = 0u8;
+        for d in decorators {
+            let t = self.text(*d).trim_start_matches('@').trim();
+            let head = t.split('(').next().unwrap_or(t).trim();
+            match head {
+                "property" | "functools.cached_property" | "cached_property" => flags |= PROPERTY,
+                "staticmethod" => flags |= STATIC,
+                "classmethod" => flags |= CLASSMETHOD,
+                "pytest.fixture" | "fixture" | "pytest_asyncio.fixture" => flags |= FIXTURE,
+                _ => {}
+            }
+        }
+        let scope_kind = self.scopes[sid].kind;
+        let method_of = (scope_kind == ScopeKind::Class).then_some(self.scopes[sid].def);
+        let kind = if let Some(class) = method_of {
+            if self.test_file && name.starts_with("test") && self.is_test_class(class) {
+                NodeKind::Test
+            } else {
+                NodeKind::Method
+            }
+        } else if scope_kind == ScopeKind::Module
+            && self.test_file
+            && name.starts_with("test")
+            && flags & FIXTURE == 0
+        {
+            NodeKind::Test
+        } else {
+            NodeKind::Function
+        };
+        let parent = self.scopes[sid].def;
+        let idx = self.new_def(name_node, outer, node, kind, parent);
+        self.bind(sid, name.to_string(), Bind::Def(idx));
+        if flags & FIXTURE != 0 && scope_kind == ScopeKind::Module {
+            self.scope.fixtures.push(idx);
+        }
+        for d in decorators {
+            self.block(*d, sid, idx);
+        }
+        let fsid = self.push_scope(sid, ScopeKind::Function, idx, method_of);
+        let wants_fixtures = kind == NodeKind::Test || flags & FIXTURE != 0;
+        if let Some(params) = node.child_by_field_name("parameters") {
+            let mut cur = params.walk();
+            let list: Vec<Node> = params.named_children(&mut cur).collect();
+            let mut first = true;
+            for p in list {
+                if matches!(p.kind(), "keyword_separator" | "positional_separator") {
+                    continue;
+                }
+                let mut annot = None;
+                if let Some(t) = p.child_by_field_name("type") {
+                    annot = self.annotation(t, sid, idx);
+                }
+                let default = p.child_by_field_name("value");
+                if let Some(v) = default {
+                    self.expr(v, sid, idx);
+                }
+                let splat = matches!(p.kind(), "list_splat_pattern" | "dictionary_splat_pattern")
+                    || p.named_child(0).is_some_and(|c| {
+                        matches!(c.kind(), "list_splat_pattern" | "dictionary_splat_pattern")
+                    });
+                let Some(id) = param_name(p) else {
+                    first = false;
+                    continue;
+                };
+                let pname = self.text(id).to_string();
+                if first && !splat {
+                    if let Some(class) = method_of {
+                        if flags & STATIC == 0 {
+                            let cls = flags & CLASSMETHOD != 0
+                                || matches!(
+                                    name,
+                                    "__new__" | "__init_subclass__" | "__class_getitem__"
+                                );
+                            self.scopes[fsid]
+                                .binds
+                                .insert(pname, Bind::SelfParam { class, cls });
+                            first = false;
+                            continue;
+                        }
+                    }
+                }
+                first = false;
+                if wants_fixtures && default.is_none() && !splat {
+                    self.name(&pname);
+                    self.refs.fixture_params.push(FixtureParam {
+                        def: idx,
+                        name: pname.clone(),
+                        pos: pos(id),
+                    });
+                }
+                let s = annot.map(|(c, k)| Src::Annot(c, k)).unwrap_or(Src::Unknown);
+                self.bind_local(fsid, pname, s);
+            }
+        }
+        let ret_type = node.child_by_field_name("return_type");
+        if ret_type.is_some() {
+            self.no_inference.insert(idx);
+        }
+        let ret = ret_type.and_then(|t| self.annotation(t, sid, idx));
+        if let Some(body) = node.child_by_field_name("body") {
+            self.block(body, fsid, idx);
+        }
+        if ret.is_some() || flags != 0 {
+            // Resolved to a TypeRef in `finish`, when names are bound.
+            if let Some((c, k)) = ret {
+                self.ret_chains.push((self.scope.funcs.len(), c, k));
+            }
+            self.scope.funcs.push(Func {
+                def: idx,
+                ret: None,
+                flags,
+            });
+        }
+    }
+
+    fn is_test_class(&self, class: u32) -> bool {
+        let d = &self.defs[class as usize];
+        if d.name.starts_with("Test") {
+            return true;
+        }
+        // unittest.TestCase, or an in-repo base named like a test base
+        // (`BaseTestCase`, `TestBase`): bases are not resolved here.
+        self.class_of_def
+            .get(&class)
+            .map(|&ci| {
+                self.scope.classes[ci].bases.iter().any(|b| {
+                    let last = b.rsplit('.').next().unwrap_or(b);
+                    last.ends_with("TestCase") || last.starts_with("Test")
+                })
+            })
+            .unwrap_or(false)
+    }
+
+    fn class(&mut self, node: Node, decorators: &[Node], outer: Node, sid: usize, src: u32) {
+        let Some(name_node) = node.child_by_field_name("name") else {
+            self.block(node, sid, src);
+            return;
+        };
+        let parent = self.scopes[sid].def;
+        let idx = self.new_def(name_node, outer, node, NodeKind::Class, parent);
+        let name = self.text(name_node).to_string();
+        self.bind(sid, name, Bind::Def(idx));
+        for d in decorators {
+            self.block(*d, sid, idx);
+        }
+        let mut bases = Vec::new();
+        if let Some(args) = node.child_by_field_name("superclasses") {
+            let mut cur = args.walk();
+            let list: Vec<Node> = args.named_children(&mut cur).collect();
+            for a in list {
+                if a.kind() == "keyword_argument" {
+                    self.visit(a, sid, idx);
+                    continue;
+                }
+                let base = if a.kind() == "subscript" {
+                    a.child_by_field_name("value").unwrap_or(a)
+                } else {
+                    a
+                };
+                bases.push(if matches!(base.kind(), "identifier" | "attribute") {
+                    self.text(base).split_whitespace().collect::<String>()
+                } else {
+                    String::new()
+                });
+                if let Some(c) = self.expr(a, sid, idx) {
+                    self.refs.chains[c as usize].extends = true;
+                }
+            }
+        }
+        self.class_of_def.insert(idx, self.scope.classes.len());
+        self.scope.classes.push(Class {
+            def: idx,
+            bases,
+            attrs: Vec::new(),
+        });
+        let csid = self.push_scope(sid, ScopeKind::Class, idx, None);
+        if let Some(body) = node.child_by_field_name("body") {
+            self.block(body, csid, idx);
+        }
+    }
+
+    // ---- imports ----------------------------------------------------------
+
+    fn import(&mut self, node: Node, sid: usize, src: u32) {
+        let mut cur = node.walk();
+        let names: Vec<Node> = node.children_by_field_name("name", &mut cur).collect();
+        for n in names {
+            let (dotted, alias) = if n.kind() == "aliased_import" {
+                (
+                    n.child_by_field_name("name"),
+                    n.child_by_field_name("alias")
+                        .map(|a| self.text(a).to_string()),
+                )
+            } else {
+                (Some(n), None)
+            };
+            let Some(dotted) = dotted else { continue };
+            let module = self.dotted(dotted);
+            let module_pos = last_ident_pos(dotted);
+            let kind = match alias {
+                Some(a) => ImportKind::Alias(a),
+                None => ImportKind::Plain,
+            };
+            self.add_import(
+                Import {
+                    scope: src,
+                    level: 0,
+                    module,
+                    kind,
+                    module_pos,
+                    dead: false,
+                },
+                sid,
+            );
+        }
+    }
+
+    fn import_from(&mut self, node: Node, sid: usize, src: u32) {
+        let Some(m) = node.child_by_field_name("module_name") else {
+            return;
+        };
+        let (level, module, module_pos) = if m.kind() == "relative_import" {
+            let mut level = 0;
+            let mut module = String::new();
+            let mut mpos = pos(m);
+            let mut cur = m.walk();
+            let children: Vec<Node> = m.named_children(&mut cur).collect();
+            for c in children {
+                if c.kind() == "import_prefix" {
+                    level = self.text(c).chars().filter(|&ch| ch == '.').count() as u32;
+                } else if c.kind() == "dotted_name" {
+                    module = self.dotted(c);
+                    mpos = last_ident_pos(c);
+                }
+            }
+            (level, module, mpos)
+        } else {
+            (0, self.dotted(m), last_ident_pos(m))
+        };
+        let mut cur = node.walk();
+        let children: Vec<Node> = node.named_children(&mut cur).collect();
+        let mut any = false;
+        for c in children {
+            if c == m {
+                continue;
+            }
+            let kind = match c.kind() {
+                "wildcard_import" => ImportKind::Star,
+                "dotted_name" => ImportKind::From {
+                    name: self.text(c).to_string(),
+                    alias: None,
+                    pos: pos(c),
+                    same_alias: None,
+                },
+                "aliased_import" => {
+                    let Some(n) = c.child_by_field_name("name") else {
+                        continue;
+                    };
+                    let alias = c.child_by_field_name("alias");
+                    ImportKind::From {
+                        name: self.text(n).to_string(),
+                        alias: alias.map(|a| self.text(a).to_string()),
+                        pos: pos(n),
+                        // `import X as X` (the re-export idiom): pyright
+                        // counts the alias as a reference too.
+                        same_alias: alias.filter(|a| self.text(*a) == self.text(n)).map(pos),
+                    }
+                }
+                _ => continue,
+            };
+            any = true;
+            self.add_import(
+                Import {
+                    scope: src,
+                    level,
+                    module: module.clone(),
+                    kind,
+                    module_pos,
+                    dead: false,
+                },
+                sid,
+            );
+        }
+        if !any {
+            // `from x import (` with a syntax error: still the module edge.
+            self.add_import(
+                Import {
+                    scope: src,
+                    level,
+                    module,
+                    kind: ImportKind::Star,
+                    module_pos,
+                    dead: false,
+                },
+                sid,
+            );
+            if let Some(last) = self.scope.imports.last_mut() {
+                last.kind = ImportKind::Alias(String::new());
+            }
+        }
+    }
+
+    fn add_import(&mut self, mut imp: Import, sid: usize) {
+        imp.dead = self.dead;
+        for seg in imp.module.split('.').filter(|s| !s.is_empty()) {
+            self.name(seg);
+        }
+        if let ImportKind::From { name, alias, .. } = &imp.kind {
+            let (n, a) = (name.clone(), alias.clone());
+            self.name(&n);
+            if let Some(a) = a {
+                self.name(&a);
+            }
+        }
+        let idx = self.scope.imports.len() as u32;
+        if let Some(b) = imp.bound_name() {
+            if !b.is_empty() {
+                let b = b.to_string();
+                self.bind(sid, b, Bind::Import(idx));
+            }
+        }
+        self.scope.imports.push(imp);
+    }
+
+    fn dotted(&self, n: Node) -> String {
+        self.text(n).split_whitespace().collect()
+    }
+
+    // ---- assignments ------------------------------------------------------
+
+    fn assignment(&mut self, node: Node, sid: usize, src: u32) {
+        let left = node.child_by_field_name("left");
+        let right = node.child_by_field_name("right");
+        let annot = node
+            .child_by_field_name("type")
+            .and_then(|t| self.annotation(t, sid, src));
+        if let (Some(l), Some(r)) = (left, right) {
+            if sid == 0 && self.text(l) == "__all__" {
+                self.all_literal(r, false);
+            }
+        }
+        let value = match right {
+            Some(r) if r.kind() == "assignment" => {
+                // a = b = value
+                self.assignment(r, sid, src);
+                None
+            }
+            Some(r) => {
+                let c = self.expr(r, sid, src);
+                match c {
+                    Some(c) => Some(Src::Value(c)),
+                    None if is_literal(r.kind()) => Some(Src::External),
+                    None => Some(Src::Unknown),
+                }
+            }
+            None => None,
+        };
+        let s = match (annot, value) {
+            (Some((a, k)), _) => Some(Src::Annot(a, k)),
+            (None, v) => v,
+        };
+        if let Some(l) = left {
+            self.target(l, s.or(Some(Src::Unknown)), sid, src);
+        }
+    }
+
+    /// `__all__ = [...]`, `__all__ += [...]`, `__all__.extend([...])`.
+    fn all_literal(&mut self, r: Node, extend: bool) {
+        if !matches!(r.kind(), "list" | "tuple") {
+            return;
+        }
+        let mut names = Vec::new();
+        let mut cur = r.walk();
+        for c in r.named_children(&mut cur) {
+            if c.kind() == "string" {
+                let t = self.text(c);
+                let t = t.trim_matches(|ch| ch == '"' || ch == '\'');
+                names.push(t.to_string());
+                // pyright counts the entries of `__all__` as references.
+                let mut cur = c.walk();
+                let content = c
+                    .named_children(&mut cur)
+                    .find(|x| x.kind() == "string_content");
+                if let Some(content) = content {
+                    self.refs.all_sites.push((t.to_string(), pos(content)));
+                }
+                self.name(t);
+            }
+        }
+        match (&mut self.scope.all, extend) {
+            (Some(all), true) => all.extend(names),
+            (all, _) => *all = Some(names),
+        }
+    }
+
+    fn all_extend(&mut self, l: Node, r: Option<Node>, sid: usize) {
+        if sid == 0 && self.text(l) == "__all__" {
+            if let Some(r) = r {
+                self.all_literal(r, true);
+            }
+        }
+    }
+
+    /// An assignment target: bind names, record `self.x` attributes and
+    /// module variables, visit anything else as an expression.
+    fn target(&mut self, t: Node, s: Option<Src>, sid: usize, src: u32) {
+        match t.kind() {
+            "identifier" => {
+                let name = self.text(t).to_string();
+                let s = s.unwrap_or(Src::Unknown);
+                if self.scopes[sid].kind == ScopeKind::Module
+                    || self.scopes[sid].globals.contains(&name)
+                {
+                    if self.scopes[sid].kind == ScopeKind::Module {
+                        self.refs.globals.push((name.clone(), s));
+                    }
+                    let rhs = match s {
+                        Src::Value(c) => Rhs::Value(c),
+                        Src::Annot(c, k) => Rhs::Annot(c, k),
+                        Src::External => return self.var_assigns.push((name, Rhs::Unknown)),
+                        _ => Rhs::Unknown,
+                    };
+                    self.var_assigns.push((name, rhs));
+                } else {
+                    if self.scopes[sid].kind == ScopeKind::Class {
+                        let class = self.scopes[sid].def;
+                        if let Some(&ci) = self.class_of_def.get(&class) {
+                            let rhs = match s {
+                                Src::Value(c) => Rhs::Value(c),
+                                Src::Annot(c, k) => Rhs::Annot(c, k),
+                                _ => Rhs::Unknown,
+                            };
+                            self.attr_assigns.push((ci, name.clone(), rhs));
+                        }
+                    }
+                    self.bind_local(sid, name, s);
+                }
+            }
+            "attribute" => {
+                // `self.x = …` in a method: an attribute of the class.
+                if let (Some(obj), Some(attr)) = (
+                    t.child_by_field_name("object"),
+                    t.child_by_field_name("attribute"),
+                ) {
+                    if obj.kind() == "identifier" {
+                        let o = self.text(obj);
+                        if let Some(class) = self.self_class(sid, o) {
+                            if let Some(&ci) = self.class_of_def.get(&class) {
+                                let rhs = match s {
+                                    Some(Src::Value(c)) => Rhs::Value(c),
+                                    Some(Src::Annot(c, k)) => Rhs::Annot(c, k),
+                                    _ => Rhs::Unknown,
+                                };
+                                let n = self.text(attr).to_string();
+                                self.attr_assigns.push((ci, n, rhs));
+                            }
+                        }
+                    }
+                }
+                self.expr(t, sid, src);
+            }
+            "pattern_list"
+            | "tuple_pattern"
+            | "list_pattern"
+            | "expression_list"
+            | "tuple"
+            | "list"
+            | "parenthesized_expression" => {
+                // `for k, v in chain`: parts of the elements; unpacking an
+                // external value gives external values.
+                let mut cur = t.walk();
+                let children: Vec<Node> = t.named_children(&mut cur).collect();
+                for (i, c) in children.into_iter().enumerate() {
+                    let part = match s {
+                        Some(Src::Iter(chain)) => Some(Src::IterPart(chain, i as u32)),
+                        Some(Src::External) => Some(Src::External),
+                        _ => None,
+                    };
+                    self.target(c, part, sid, src);
+                }
+            }
+            "list_splat_pattern" | "list_splat" => {
+                if let Some(c) = t.named_child(0) {
+                    self.target(c, None, sid, src);
+                }
+            }
+            "as_pattern_target" => {
+                if let Some(c) = t.named_child(0) {
+                    self.target(c, s, sid, src);
+                }
+            }
+            _ => {
+                self.expr(t, sid, src);
+            }
+        }
+    }
+
+    /// The class whose method binds `name` as its `self` parameter, seen
+    /// from scope `sid`.
+    fn self_class(&self, mut sid: usize, name: &str) -> Option<u32> {
+        loop {
+            let s = &self.scopes[sid];
+            if s.kind == ScopeKind::Function || s.kind == ScopeKind::Inner {
+                match s.binds.get(name) {
+                    Some(Bind::SelfParam { class, cls: false }) => return Some(*class),
+                    Some(_) => return None,
+                    None => {}
+                }
+            }
+            if s.kind == ScopeKind::Module {
+                return None;
+            }
+            sid = s.parent?;
+        }
+    }
+
+    // ---- patterns (match statements) --------------------------------------
+
+    fn case_clause(&mut self, node: Node, sid: usize, src: u32) {
+        let mut cur = node.walk();
+        let children: Vec<Node> = node.named_children(&mut cur).collect();
+        for c in children {
+            if c.kind() == "case_pattern" {
+                self.pattern(c, sid, src);
+            } else {
+                self.visit(c, sid, src);
+            }
+        }
+    }
+
+    fn pattern(&mut self, node: Node, sid: usize, src: u32) {
+        match node.kind() {
+            "class_pattern" => {
+                let mut cur = node.walk();
+                let children: Vec<Node> = node.named_children(&mut cur).collect();
+                for c in children {
+                    if c.kind() == "dotted_name" {
+                        self.dotted_chain(c, sid, src);
+                    } else {
+                        self.pattern(c, sid, src);
+                    }
+                }
+            }
+            "dotted_name" => {
+                if node.named_child_count() == 1 {
+                    let name = self.text(node).to_string();
+                    if name != "_" {
+                        self.bind_local(sid, name, Src::Unknown);
+                    }
+                } else {
+                    self.dotted_chain(node, sid, src);
+                }
+            }
+            "keyword_pattern" => {
+                let mut cur = node.walk();
+                let children: Vec<Node> = node.named_children(&mut cur).skip(1).collect();
+                for c in children {
+                    self.pattern(c, sid, src);
+                }
+            }
+            "identifier" => {
+                let name = self.text(node).to_string();
+                self.bind_local(sid, name, Src::Unknown);
+            }
+            "as_pattern" => {
+                let alias = node.child_by_field_name("alias");
+                let mut cur = node.walk();
+                let children: Vec<Node> = node.named_children(&mut cur).collect();
+                for c in children {
+                    if Some(c) == alias {
+                        self.target(c, Some(Src::Unknown), sid, src);
+                    } else {
+                        self.pattern(c, sid, src);
+                    }
+                }
+            }
+            "if_clause" => self.visit(node, sid, src),
+            _ => {
+                let mut cur = node.walk();
+                let children: Vec<Node> = node.named_children(&mut cur).collect();
+                for c in children {
+                    self.pattern(c, sid, src);
+                }
+            }
+        }
+    }
+
+    /// A `dotted_name` used as a value (`case Color.RED`, `case Point()`).
+    fn dotted_chain(&mut self, node: Node, sid: usize, src: u32) {
+        let mut cur = node.walk();
+        let ids: Vec<Node> = node
+            .named_children(&mut cur)
+            .filter(|c| c.kind() == "identifier")
+            .collect();
+        let Some(first) = ids.first() else { return };
+        let name = self.text(*first).to_string();
+        let ops = ids[1..]
+            .iter()
+            .map(|i| Op::Attr(self.text(*i).to_string(), pos(*i)))
+            .collect();
+        self.push_chain(
+            node,
+            Some((name, sid)),
+            Root::Unknown,
+            pos(*first),
+            ops,
+            src,
+        );
+    }
+
+    // ---- expressions ------------------------------------------------------
+
+    /// An annotation: every name in it is a reference; returns the chain of
+    /// the type it declares (unwrapping `Optional[X]`, `X | None`, `"X"`).
+    fn annotation(&mut self, node: Node, sid: usize, src: u32) -> Option<(u32, Cont)> {
+        self.annot_visit(node, sid, src);
+        let (p, cont) = self.principal(node, Cont::One)?;
+        let c = self
+            .chain_at
+            .get(&(p.start_byte(), p.end_byte()))
+            .copied()?;
+        Some((c, cont))
+    }
+
+    fn annot_visit(&mut self, node: Node, sid: usize, src: u32) {
+        match node.kind() {
+            "string" => self.string_annotation(node, sid, src),
+            "identifier" | "attribute" => {
+                self.expr(node, sid, src);
+            }
+            "subscript" => {
+                self.chain_expr(node, sid, src, true);
+            }
+            "member_type" => {
+                let mut ids = Vec::new();
+                if flatten_member(node, &mut ids) && !ids.is_empty() {
+                    let name = self.text(ids[0]).to_string();
+                    let ops = ids[1..]
+                        .iter()
+                        .map(|i| Op::Attr(self.text(*i).to_string(), pos(*i)))
+                        .collect();
+                    self.push_chain(
+                        node,
+                        Some((name, sid)),
+                        Root::Unknown,
+                        pos(ids[0]),
+                        ops,
+                        src,
+                    );
+                }
+            }
+            _ => {
+                let mut cur = node.walk();
+                let children: Vec<Node> = node.named_children(&mut cur).collect();
+                for c in children {
+                    self.annot_visit(c, sid, src);
+                }
+            }
+        }
+    }
+
+    /// The type an annotation declares: the node naming it and whether it
+    /// is a container of it (`cont` is the container already entered).
+    fn principal<'t>(&self, node: Node<'t>, cont: Cont) -> Option<(Node<'t>, Cont)> {
+        match node.kind() {
+            "type" | "parenthesized_expression" => self.principal(node.named_child(0)?, cont),
+            "identifier" | "attribute" | "string" | "member_type" => Some((node, cont)),
+            "subscript" | "generic_type" => {
+                let generic = node.kind() == "generic_type";
+                let value = if generic {
+                    node.named_child(0)?
+                } else {
+                    node.child_by_field_name("value")?
+                };
+                let head = self.text(value).rsplit('.').next().unwrap_or("");
+                let mut cur = node.walk();
+                let args: Vec<Node> = if generic {
+                    let tp = node.named_child(1)?;
+                    tp.named_children(&mut cur).collect()
+                } else {
+                    node.children_by_field_name("subscript", &mut cur).collect()
+                };
+                if TYPING_WRAPPERS.contains(&head) {
+                    return self.principal(*args.first()?, cont);
+                }
+                if cont == Cont::One {
+                    if SEQ_TYPES.contains(&head) {
+                        return self.principal(*args.first()?, Cont::Seq);
+                    }
+                    if MAP_TYPES.contains(&head) {
+                        return self.principal(*args.get(1)?, Cont::Map);
+                    }
+                    // Tuple[X, ...] is a sequence of X.
+                    if (head == "Tuple" || head == "tuple")
+                        && args.len() == 2
+                        && self.text(args[1]).trim() == "..."
+                    {
+                        return self.principal(args[0], Cont::Seq);
+                    }
+                }
+                if head == "Union" {
+                    let non_none: Vec<Node> = args
+                        .into_iter()
+                        .filter(|a| a.kind() != "none" && self.text(*a) != "None")
+                        .collect();
+                    return if non_none.len() == 1 {
+                        self.principal(non_none[0], cont)
+                    } else {
+                        None
+                    };
+                }
+                Some((if generic { value } else { node }, cont))
+            }
+            "binary_operator" | "union_type" => {
+                let mut cur = node.walk();
+                let parts: Vec<Node> = node
+                    .named_children(&mut cur)
+                    .filter(|a| a.kind() != "none" && self.text(*a) != "None")
+                    .collect();
+                if parts.len() == 1 {
+                    self.principal(parts[0], cont)
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// `"Gateway"` or `"pkg.Gateway"` as an annotation.
+    fn string_annotation(&mut self, node: Node, sid: usize, src: u32) {
+        let mut cur = node.walk();
+        let contents: Vec<Node> = node
+            .named_children(&mut cur)
+            .filter(|c| c.kind() == "string_content")
+            .collect();
+        if contents.len() != 1 || node.named_child_count() != 3 {
+            return;
+        }
+        let content = contents[0];
+        let text = self.text(content);
+        let valid = !text.is_empty()
+            && text.split('.').all(|seg| {
+                let mut chars = seg.chars();
+                chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+                    && chars.all(|c| c.is_alphanumeric() || c == '_')
+            });
+        if !valid {
+            return;
+        }
+        let start = pos(content);
+        let mut offset = 0u32;
+        let mut segs = Vec::new();
+        for seg in text.split('.') {
+            segs.push((
+                seg.to_string(),
+                Pos {
+                    line: start.line,
+                    column: start.column + offset,
+                },
+            ));
+            offset += seg.len() as u32 + 1;
+        }
+        let (first, first_pos) = segs[0].clone();
+        let ops = segs[1..]
+            .iter()
+            .map(|(n, p)| Op::Attr(n.clone(), *p))
+            .collect();
+        self.push_chain(node, Some((first, sid)), Root::Unknown, first_pos, ops, src);
+    }
+
+    fn push_chain(
+        &mut self,
+        top: Node,
+        name: Option<(String, usize)>,
+        root: Root,
+        p: Pos,
+        ops: Vec<Op>,
+        src: u32,
+    ) -> u32 {
+        let idx = self.refs.chains.len() as u32;
+        let root = match name {
+            Some((n, sid)) => {
+                if let Some((_, class, _)) = self
+                    .narrowing
+                    .iter()
+                    .rev()
+                    .find(|(x, _, s)| *x == n && *s == sid)
+                {
+                    self.narrowed.push((idx, *class));
+                }
+                self.name(&n);
+                self.pending.push((idx, sid, n));
+                Root::Unknown
+            }
+            None => root,
+        };
+        self.refs.chains.push(Chain {
+            src,
+            root,
+            pos: p,
+            ops,
+            extends: false,
+            dead: self.dead,
+        });
+        self.chain_at
+            .insert((top.start_byte(), top.end_byte()), idx);
+        idx
+    }
+
+    /// Visit an expression; returns its chain when it is one.
+    fn expr(&mut self, node: Node, sid: usize, src: u32) -> Option<u32> {
+        match node.kind() {
+            "identifier" | "attribute" | "call" | "subscript" | "await" => {
+                self.chain_expr(node, sid, src, false)
+            }
+            "parenthesized_expression" if node.named_child_count() == 1 => {
+                let inner = node.named_child(0)?;
+                let c = self.expr(inner, sid, src)?;
+                self.chain_at
+                    .insert((node.start_byte(), node.end_byte()), c);
+                Some(c)
+            }
+            _ => {
+                self.visit(node, sid, src);
+                None
+            }
+        }
+    }
+
+    fn chain_expr(&mut self, node: Node, sid: usize, src: u32, annot: bool) -> Option<u32> {
+        let mut ops = Vec::new();
+        let (name, root, p) = self.chain_parts(node, sid, src, annot, &mut ops);
+        if name.is_none() && matches!(root, Root::Unknown | Root::External) && ops.is_empty() {
+            return None;
+        }
+        Some(self.push_chain(node, name.map(|n| (n, sid)), root, p, ops, src))
+    }
+
+    /// Build a chain bottom-up; arguments and indexes are visited as their
+    /// own expressions.
+    fn chain_parts(
+        &mut self,
+        node: Node,
+        sid: usize,
+        src: u32,
+        annot: bool,
+        ops: &mut Vec<Op>,
+    ) -> (Option<String>, Root, Pos) {
+        if self.depth >= MAX_NESTING {
+            return (None, Root::Unknown, pos(node));
+        }
+        self.depth += 1;
+        let r = self.chain_parts_node(node, sid, src, annot, ops);
+        self.depth -= 1;
+        r
+    }
+
+    fn chain_parts_node(
+        &mut self,
+        node: Node,
+        sid: usize,
+        src: u32,
+        annot: bool,
+        ops: &mut Vec<Op>,
+    ) -> (Option<String>, Root, Pos) {
+        match node.kind() {
+            "identifier" => (Some(self.text(node).to_string()), Root::Unknown, pos(node)),
+            "attribute" => {
+                let r = match node.child_by_field_name("object") {
+                    Some(o) => self.chain_parts(o, sid, src, annot, ops),
+                    None => (None, Root::Unknown, pos(node)),
+                };
+                if let Some(a) = node.child_by_field_name("attribute") {
+                    ops.push(Op::Attr(self.text(a).to_string(), pos(a)));
+                }
+                r
+            }
+            "call" => {
+                let func = node.child_by_field_name("function");
+                let args = node.child_by_field_name("arguments");
+                // super() / super(C, self) in a method.
+                if let Some(f) = func {
+                    if f.kind() == "identifier" && self.text(f) == "super" {
+                        if let Some(class) = self.enclosing_method_class(sid) {
+                            if let Some(a) = args {
+                                self.visit(a, sid, src);
+                            }
+                            return (None, Root::Super { class }, pos(f));
+                        }
+                    }
+                }
+                let r = match func {
+                    Some(f) => self.chain_parts(f, sid, src, annot, ops),
+                    None => (None, Root::Unknown, pos(node)),
+                };
+                if let Some(a) = args {
+                    self.visit(a, sid, src);
+                }
+                ops.push(Op::Call);
+                r
+            }
+            "subscript" => {
+                let r = match node.child_by_field_name("value") {
+                    Some(v) => self.chain_parts(v, sid, src, annot, ops),
+                    None => (None, Root::Unknown, pos(node)),
+                };
+                let mut cur = node.walk();
+                let subs: Vec<Node> = node.children_by_field_name("subscript", &mut cur).collect();
+                for s in subs {
+                    if annot {
+                        self.annot_visit(s, sid, src);
+                    } else {
+                        self.expr(s, sid, src);
+                    }
+                }
+                ops.push(Op::Index);
+                r
+            }
+            "await" => match node.named_child(0) {
+                Some(c) => self.chain_parts(c, sid, src, annot, ops),
+                None => (None, Root::Unknown, pos(node)),
+            },
+            "parenthesized_expression" if node.named_child_count() == 1 => {
+                match node.named_child(0) {
+                    Some(c) => self.chain_parts(c, sid, src, annot, ops),
+                    None => (None, Root::Unknown, pos(node)),
+                }
+            }
+            k => {
+                self.visit(node, sid, src);
+                let root = if is_literal(k) {
+                    Root::External
+                } else {
+                    Root::Unknown
+                };
+                (None, root, pos(node))
+            }
+        }
+    }
+
+    fn enclosing_function(&self, mut sid: usize) -> Option<u32> {
+        loop {
+            let s = &self.scopes[sid];
+            match s.kind {
+                ScopeKind::Function => return Some(s.def),
+                ScopeKind::Inner => sid = s.parent?,
+                _ => return None,
+            }
+        }
+    }
+
+    fn enclosing_method_class(&self, mut sid: usize) -> Option<u32> {
+        loop {
+            let s = &self.scopes[sid];
+            if s.kind == ScopeKind::Function {
+                if let Some(c) = s.method_of {
+                    return Some(c);
+                }
+            }
+            if s.kind == ScopeKind::Module || s.kind == ScopeKind::Class {
+                return None;
+            }
+            sid = s.parent?;
+        }
+    }
+
+    // ---- the end of the walk ----------------------------------------------
+
+    fn resolve_name(&self, sid: usize, name: &str) -> Root {
+        let mut s = sid;
+        let mut first = true;
+        loop {
+            let sc = &self.scopes[s];
+            match sc.kind {
+                ScopeKind::Module => return Root::Global(name.to_string()),
+                ScopeKind::Class if !first => {}
+                _ => {
+                    if sc.globals.iter().any(|g| g == name) {
+                        return Root::Global(name.to_string());
+                    }
+                    if !sc.nonlocals.iter().any(|g| g == name) {
+                        if let Some(b) = sc.binds.get(name) {
+                            return match *b {
+                                Bind::Def(d) => Root::Def(d),
+                                Bind::Import(i) => Root::Import(i),
+                                Bind::Local(l) => Root::Local(l),
+                                Bind::SelfParam { class, cls } => Root::SelfParam { class, cls },
+                            };
+                        }
+                    }
+                }
+            }
+            first = false;
+            match sc.parent {
+                Some(p) => s = p,
+                None => return Root::Global(name.to_string()),
+            }
+        }
+    }
+
+    fn finish(&mut self) {
+        let pending = std::mem::take(&mut self.pending);
+        for (c, sid, name) in pending {
+            let root = self.resolve_name(sid, &name);
+            self.refs.chains[c as usize].root = root;
+        }
+        for (c, class) in std::mem::take(&mut self.narrowed) {
+            let chain = &mut self.refs.chains[c as usize];
+            if matches!(chain.root, Root::Local(_) | Root::Global(_)) {
+                chain.root = Root::Narrowed { class };
+            }
+        }
+        // Exported: names listed in __all__ too.
+        if let Some(all) = &self.scope.all {
+            for d in self.defs.iter_mut().skip(1) {
+                if d.parent == Some(0) && all.contains(&d.name) {
+                    d.exported = true;
+                }
+            }
+        }
+        // Return annotations: chain → TypeRef.
+        for (fi, c, k) in std::mem::take(&mut self.ret_chains) {
+            self.scope.funcs[fi].ret = self.typeref(Rhs::Annot(c, k), 0);
+        }
+        // Unannotated functions: what they return, when every `return`
+        // agrees (pyright infers it the same way).
+        let mut returns: Vec<(u32, Vec<Option<u32>>)> = std::mem::take(&mut self.returns)
+            .into_iter()
+            .filter(|(f, _)| !self.no_inference.contains(f))
+            .collect();
+        returns.sort_by_key(|(f, _)| *f);
+        for (f, rets) in returns {
+            let mut ty: Option<TypeRef> = None;
+            let mut ok = true;
+            for r in rets {
+                let t = r.and_then(|c| self.return_typeref(c));
+                match (t, &ty) {
+                    (None, _) => ok = false,
+                    (Some(t), None) => ty = Some(t),
+                    (Some(t), Some(prev)) => ok &= &t == prev,
+                }
+            }
+            if !ok || ty.is_none() {
+                continue;
+            }
+            match self.scope.funcs.iter_mut().find(|x| x.def == f) {
+                Some(x) => x.ret = ty,
+                None => self.scope.funcs.push(Func {
+                    def: f,
+                    ret: ty,
+                    flags: 0,
+                }),
+            }
+        }
+        let attrs = std::mem::take(&mut self.attr_assigns);
+        for (ci, name, rhs) in attrs {
+            let ty = self.typeref(rhs, 0);
+            let class = &mut self.scope.classes[ci];
+            if let Some(v) = class.attrs.iter_mut().find(|v| v.name == name) {
+                // The first typed assignment, unless an annotation follows.
+                if (v.ty.is_none() || matches!(rhs, Rhs::Annot(..))) && ty.is_some() {
+                    v.ty = ty;
+                }
+            } else {
+                class.attrs.push(Var { name, ty });
+            }
+        }
+        let vars = std::mem::take(&mut self.var_assigns);
+        for (name, rhs) in vars {
+            let ty = self.typeref(rhs, 0);
+            self.name(&name);
+            self.scope.vars.push(Var { name, ty });
+        }
+        let mut extra = Vec::new();
+        for t in self
+            .scope
+            .vars
+            .iter()
+            .filter_map(|v| v.ty.as_ref())
+            .chain(self.scope.funcs.iter().filter_map(|f| f.ret.as_ref()))
+            .chain(
+                self.scope
+                    .classes
+                    .iter()
+                    .flat_map(|c| c.attrs.iter().filter_map(|a| a.ty.as_ref())),
+            )
+        {
+            extra.extend(t.path.split('.').map(str::to_string));
+        }
+        for c in &self.scope.classes {
+            extra.extend(
+                c.bases
+                    .iter()
+                    .flat_map(|b| b.split('.'))
+                    .map(str::to_string),
+            );
+        }
+        for n in extra {
+            self.name(&n);
+        }
+    }
+
+    /// A returned value as a type: `self`/`cls()` are `Self`.
+    fn return_typeref(&self, c: u32) -> Option<TypeRef> {
+        let chain = self.refs.chains.get(c as usize)?;
+        match (&chain.root, chain.ops.as_slice()) {
+            (Root::SelfParam { cls: false, .. }, [])
+            | (Root::SelfParam { cls: true, .. }, [Op::Call]) => Some(TypeRef {
+                path: "Self".into(),
+                call: false,
+                cont: Cont::One,
+            }),
+            _ => self.typeref(Rhs::Value(c), 0),
+        }
+    }
+
+    /// A chain that is a plain dotted path from a module-level name (with an
+    /// optional final call) as a [`TypeRef`]; locals are followed once.
+    fn typeref(&self, rhs: Rhs, depth: u32) -> Option<TypeRef> {
+        if depth > 3 {
+            return None;
+        }
+        let (c, annot, cont) = match rhs {
+            Rhs::Value(c) => (c, false, Cont::One),
+            Rhs::Annot(c, k) => (c, true, k),
+            Rhs::Unknown => return None,
+        };
+        let chain = self.refs.chains.get(c as usize)?;
+        let mut path = match &chain.root {
+            Root::Global(n) => n.clone(),
+            // `self._make()` in a method: resolved against the class.
+            Root::SelfParam { cls: false, .. } if !chain.ops.is_empty() => SELF_PATH.to_string(),
+            Root::SelfParam { cls: true, .. } if !chain.ops.is_empty() => CLS_PATH.to_string(),
+            Root::Local(l) if chain.ops.is_empty() => {
+                let srcs = &self.refs.locals[*l as usize];
+                let s = srcs
+                    .iter()
+                    .find(|s| matches!(s, Src::Annot(..)))
+                    .or(srcs.first())?;
+                return match *s {
+                    Src::Annot(c, k) => self.typeref(Rhs::Annot(c, k), depth + 1),
+                    Src::Value(c) if srcs.len() == 1 => self.typeref(Rhs::Value(c), depth + 1),
+                    _ => None,
+                };
+            }
+            _ => return None,
+        };
+        let mut call = false;
+        for (i, op) in chain.ops.iter().enumerate() {
+            match op {
+                Op::Attr(n, _) if !call => {
+                    path.push('.');
+                    path.push_str(n);
+                }
+                Op::Call if !annot && i + 1 == chain.ops.len() => call = true,
+                Op::Index if annot && i + 1 == chain.ops.len() => {}
+                _ => return None,
+            }
+        }
+        let cont = if !annot && !call { Cont::Value } else { cont };
+        Some(TypeRef { path, call, cont })
+    }
+}
+
+fn is_literal(kind: &str) -> bool {
+    matches!(
+        kind,
+        "string"
+            | "concatenated_string"
+            | "integer"
+            | "float"
+            | "true"
+            | "false"
+            | "none"
+            | "list"
+            | "dictionary"
+            | "set"
+            | "tuple"
+            | "list_comprehension"
+            | "dictionary_comprehension"
+            | "set_comprehension"
+            | "generator_expression"
+            | "ellipsis"
+    )
+}
+
+/// The identifier a parameter binds.
+fn param_name(p: Node) -> Option<Node> {
+    match p.kind() {
+        "identifier" => Some(p),
+        "default_parameter" | "typed_default_parameter" => p
+            .child_by_field_name("name")
+            .filter(|n| n.kind() == "identifier"),
+        "typed_parameter" => {
+            let c = p.named_child(0)?;
+            match c.kind() {
+                "identifier" => Some(c),
+                "list_splat_pattern" | "dictionary_splat_pattern" => c.named_child(0),
+                _ => None,
+            }
+        }
+        "list_splat_pattern" | "dictionary_splat_pattern" => {
+            p.named_child(0).filter(|n| n.kind() == "identifier")
+        }
+        _ => None,
+    }
+}
+
+/// The identifiers of `a.b.C` parsed as a `member_type`.
+fn flatten_member<'t>(n: Node<'t>, out: &mut Vec<Node<'t>>) -> bool {
+    match n.kind() {
+        "identifier" => {
+            out.push(n);
+            true
+        }
+        "type" => n.named_child(0).is_some_and(|c| flatten_member(c, out)),
+        "attribute" => {
+            let (Some(o), Some(a)) = (
+                n.child_by_field_name("object"),
+                n.child_by_field_name("attribute"),
+            ) else {
+                return false;
+            };
+            flatten_member(o, out) && {
+                out.push(a);
+                true
+            }
+        }
+        "member_type" => {
+            let (Some(t), Some(id)) = (n.named_child(0), n.named_child(1)) else {
+                return false;
+            };
+            flatten_member(t, out) && {
+                out.push(id);
+                true
+            }
+        }
+        _ => false,
+    }
+}
+
+fn last_ident_pos(dotted: Node) -> Pos {
+    let mut cur = dotted.walk();
+    let last = dotted
+        .named_children(&mut cur)
+        .filter(|c| c.kind() == "identifier")
+        .last();
+    pos(last.unwrap_or(dotted))
+}
+
+#[cfg(test)]
+mod tests;

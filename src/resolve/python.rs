@@ -1,27 +1,1752 @@
 //! python: scope and import rules → edges.
+//!
+//! Modules are nodes of a tree built from file paths (`pkg/sub/mod.py`,
+//! `pkg/__init__.py`, namespace directories), so absolute imports are
+//! resolved from the import roots pyright uses (the repository root, `src/`,
+//! the importing file's directory) plus the package roots found by
+//! [`module_key`], and relative imports from the importing file's
+//! directory. A name is looked up in a module the way Python binds it:
+//! definitions, then imports (followed through re-exports), variables, star
+//! imports and finally submodules. Expressions are evaluated to values
+//! (a module, a class, an instance, a function) along their [`Chain`] so
+//! `self.gw.refund()`, `make().m()` and `pkg.mod.f()` land on the right
+//! definition; a member on a receiver of unknown type falls back to every
+//! method of that name (`Member{k}`).
 
-use super::{FileIdx, FileResolution, World};
-use crate::extract::python::Refs;
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use super::{
+    FileIdx, FileResolution, Layout, ResolvedEdge, Strategy, SymId, Unresolved, World,
+    MAX_CANDIDATES,
+};
+use crate::extract::python::{
+    Chain, Cont, Import, ImportKind, Op, Refs, Root, Scope, Src, TypeRef, CLS_PATH, FIXTURE,
+    PROPERTY, SELF_PATH,
+};
+use crate::extract::{Family, LangScope};
+use crate::graph::{EdgeKind, NodeKind, Pos};
 
 /// Indexes built once per world.
-pub struct Index {}
-
-pub fn prepare(_world: &World) -> Index {
-    Index {}
+pub struct Index {
+    mods: Vec<Module>,
+    mod_by_path: HashMap<String, u32>,
+    /// Module-level bindings of each world file (empty for other languages).
+    names: Vec<HashMap<String, Vec<Binding>>>,
+    /// Class def → its index in the file's `Scope::classes`.
+    class_idx: HashMap<SymId, u32>,
+    /// Function def → its index in the file's `Scope::funcs`.
+    func_idx: HashMap<SymId, u32>,
+    /// Class → member name → child defs.
+    members: HashMap<SymId, HashMap<String, Vec<u32>>>,
+    /// Class → resolved bases (`None`: not an in-repo class).
+    bases: HashMap<SymId, Vec<Option<SymId>>>,
+    /// Every method by name, for receivers of unknown type.
+    methods: HashMap<String, Vec<SymId>>,
+    /// How many classes have a data attribute of that name.
+    attr_counts: HashMap<String, u32>,
+    /// Import roots after the repository root and `src/`.
+    extra_roots: Vec<u32>,
+    /// Directory → its `conftest.py`.
+    conftests: HashMap<String, FileIdx>,
+    /// Submodules their package's `__init__` imports: `pkg.sub` works as
+    /// an attribute anywhere.
+    visible_subs: std::collections::HashSet<u32>,
+    /// Per file: the modules its `import a.b.c` statements load (with
+    /// their packages), which makes `a.b.c` work as attributes there.
+    file_imports: Vec<Vec<u32>>,
 }
 
-pub fn resolve_file(
-    _world: &World,
-    _index: &Index,
-    _file: FileIdx,
-    _refs: &Refs,
-) -> FileResolution {
-    FileResolution::default()
+/// A module: a file stem (`src/shop/payments/gateway`) or a directory.
+struct Module {
+    /// `.py` first, then `.pyi`.
+    files: Vec<FileIdx>,
+    children: HashMap<String, u32>,
+    parent: Option<u32>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Binding {
+    Def(u32),
+    Import(u32),
+    Var(u32),
+}
+
+fn py_scope<'w>(world: &'w World, f: FileIdx) -> Option<&'w Scope> {
+    match world.file(f).scope {
+        LangScope::Python(s) => Some(s),
+        _ => None,
+    }
+}
+
+/// `a/b/c.py` → `a/b/c`; `a/b/__init__.py` → `a/b`.
+fn stem(path: &str) -> &str {
+    let s = path
+        .strip_suffix(".pyi")
+        .or_else(|| path.strip_suffix(".py"))
+        .unwrap_or(path);
+    if s == "__init__" {
+        ""
+    } else {
+        s.strip_suffix("/__init__").unwrap_or(s)
+    }
+}
+
+fn parent_dir(path: &str) -> &str {
+    path.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
+}
+
+/// Methods of the builtin types (`str`, `bytes`, `list`, `dict`, `set`,
+/// numbers, files): a receiver of unknown type calling one of these may
+/// well be a builtin.
+const BUILTIN_METHODS: &[&str] = &[
+    "add",
+    "append",
+    "capitalize",
+    "casefold",
+    "center",
+    "clear",
+    "close",
+    "copy",
+    "count",
+    "decode",
+    "difference",
+    "discard",
+    "encode",
+    "endswith",
+    "expandtabs",
+    "extend",
+    "find",
+    "flush",
+    "format",
+    "format_map",
+    "fromkeys",
+    "get",
+    "index",
+    "insert",
+    "intersection",
+    "isalnum",
+    "isalpha",
+    "isdigit",
+    "isdisjoint",
+    "islower",
+    "isspace",
+    "issubset",
+    "issuperset",
+    "istitle",
+    "isupper",
+    "items",
+    "join",
+    "keys",
+    "ljust",
+    "lower",
+    "lstrip",
+    "partition",
+    "pop",
+    "popitem",
+    "read",
+    "readline",
+    "readlines",
+    "remove",
+    "removeprefix",
+    "removesuffix",
+    "replace",
+    "reverse",
+    "rfind",
+    "rindex",
+    "rjust",
+    "rpartition",
+    "rsplit",
+    "rstrip",
+    "seek",
+    "setdefault",
+    "sort",
+    "split",
+    "splitlines",
+    "startswith",
+    "strip",
+    "swapcase",
+    "tell",
+    "title",
+    "translate",
+    "truncate",
+    "union",
+    "update",
+    "upper",
+    "values",
+    "write",
+    "writelines",
+    "zfill",
+    "group",
+    "groups",
+    "groupdict",
+    "span",
+    "start",
+    "end",
+    "match",
+    "search",
+    "sub",
+    "fullmatch",
+    "finditer",
+    "findall",
+];
+
+/// Top-level standard library modules: an import of one of these is never
+/// resolved through a local directory or a guessed package root.
+const STDLIB: &[&str] = &[
+    "__future__",
+    "abc",
+    "argparse",
+    "array",
+    "ast",
+    "asyncio",
+    "atexit",
+    "base64",
+    "binascii",
+    "bisect",
+    "builtins",
+    "bz2",
+    "calendar",
+    "cmath",
+    "codecs",
+    "collections",
+    "colorsys",
+    "concurrent",
+    "configparser",
+    "contextlib",
+    "contextvars",
+    "copy",
+    "copyreg",
+    "csv",
+    "ctypes",
+    "dataclasses",
+    "datetime",
+    "decimal",
+    "difflib",
+    "dis",
+    "email",
+    "enum",
+    "errno",
+    "faulthandler",
+    "fcntl",
+    "filecmp",
+    "fileinput",
+    "fnmatch",
+    "fractions",
+    "functools",
+    "gc",
+    "getopt",
+    "getpass",
+    "gettext",
+    "glob",
+    "graphlib",
+    "gzip",
+    "hashlib",
+    "heapq",
+    "hmac",
+    "html",
+    "http",
+    "imaplib",
+    "importlib",
+    "inspect",
+    "io",
+    "ipaddress",
+    "itertools",
+    "json",
+    "keyword",
+    "linecache",
+    "locale",
+    "logging",
+    "lzma",
+    "mailbox",
+    "marshal",
+    "math",
+    "mimetypes",
+    "mmap",
+    "multiprocessing",
+    "netrc",
+    "numbers",
+    "operator",
+    "optparse",
+    "os",
+    "pathlib",
+    "pdb",
+    "pickle",
+    "pkgutil",
+    "platform",
+    "plistlib",
+    "pprint",
+    "profile",
+    "pstats",
+    "pty",
+    "pwd",
+    "queue",
+    "random",
+    "re",
+    "readline",
+    "reprlib",
+    "resource",
+    "sched",
+    "secrets",
+    "select",
+    "selectors",
+    "shelve",
+    "shlex",
+    "shutil",
+    "signal",
+    "site",
+    "smtplib",
+    "socket",
+    "socketserver",
+    "sqlite3",
+    "ssl",
+    "stat",
+    "statistics",
+    "string",
+    "struct",
+    "subprocess",
+    "sys",
+    "sysconfig",
+    "tarfile",
+    "tempfile",
+    "termios",
+    "textwrap",
+    "threading",
+    "time",
+    "timeit",
+    "tkinter",
+    "token",
+    "tokenize",
+    "tomllib",
+    "trace",
+    "traceback",
+    "tracemalloc",
+    "types",
+    "typing",
+    "unicodedata",
+    "unittest",
+    "urllib",
+    "uuid",
+    "venv",
+    "warnings",
+    "wave",
+    "weakref",
+    "webbrowser",
+    "winreg",
+    "wsgiref",
+    "xml",
+    "xmlrpc",
+    "zipfile",
+    "zipimport",
+    "zlib",
+    "zoneinfo",
+];
+
+impl Index {
+    fn node(&mut self, path: &str) -> u32 {
+        if let Some(&m) = self.mod_by_path.get(path) {
+            return m;
+        }
+        let id = self.mods.len() as u32;
+        self.mods.push(Module {
+            files: Vec::new(),
+            children: HashMap::new(),
+            parent: None,
+        });
+        self.mod_by_path.insert(path.to_string(), id);
+        if !path.is_empty() {
+            let (dir, last) = path.rsplit_once('/').unwrap_or(("", path));
+            let p = self.node(dir);
+            self.mods[p as usize].children.insert(last.to_string(), id);
+            self.mods[id as usize].parent = Some(p);
+        }
+        id
+    }
+}
+
+pub fn prepare(world: &World) -> Index {
+    let mut ix = Index {
+        mods: Vec::new(),
+        mod_by_path: HashMap::new(),
+        names: Vec::with_capacity(world.files.len()),
+        class_idx: HashMap::new(),
+        func_idx: HashMap::new(),
+        members: HashMap::new(),
+        bases: HashMap::new(),
+        methods: HashMap::new(),
+        attr_counts: HashMap::new(),
+        extra_roots: Vec::new(),
+        conftests: HashMap::new(),
+        visible_subs: std::collections::HashSet::new(),
+        file_imports: Vec::new(),
+    };
+    ix.node("");
+    let mut roots = std::collections::BTreeSet::new();
+    for (i, wf) in world.files.iter().enumerate() {
+        let f = FileIdx(i as u32);
+        let mut names: HashMap<String, Vec<Binding>> = HashMap::new();
+        let Some(scope) = py_scope(world, f) else {
+            ix.names.push(names);
+            continue;
+        };
+        let st = stem(wf.path);
+        let m = ix.node(st);
+        ix.mods[m as usize].files.push(f);
+        // The package root the module key was computed from.
+        let segs = wf.module_key.split('.').count();
+        let comps: Vec<&str> = if st.is_empty() {
+            Vec::new()
+        } else {
+            st.split('/').collect()
+        };
+        if comps.len() >= segs {
+            roots.insert(comps[..comps.len() - segs].join("/"));
+        }
+        if wf.path.rsplit('/').next() == Some("conftest.py") {
+            ix.conftests.insert(parent_dir(wf.path).to_string(), f);
+        }
+        for (d, def) in wf.defs.iter().enumerate().skip(1) {
+            let d = d as u32;
+            let parent = def.parent.unwrap_or(0);
+            if parent == 0 {
+                names
+                    .entry(def.name.clone())
+                    .or_default()
+                    .push(Binding::Def(d));
+            }
+            if wf.defs[parent as usize].kind == NodeKind::Class {
+                ix.members
+                    .entry(SymId {
+                        file: f,
+                        def: parent,
+                    })
+                    .or_default()
+                    .entry(def.name.clone())
+                    .or_default()
+                    .push(d);
+            }
+            if def.kind == NodeKind::Method {
+                ix.methods
+                    .entry(def.name.clone())
+                    .or_default()
+                    .push(SymId { file: f, def: d });
+            }
+        }
+        for (k, imp) in scope.imports.iter().enumerate() {
+            if imp.scope == 0 {
+                if let Some(b) = imp.bound_name() {
+                    if !b.is_empty() {
+                        names
+                            .entry(b.to_string())
+                            .or_default()
+                            .push(Binding::Import(k as u32));
+                    }
+                }
+            }
+        }
+        for (k, v) in scope.vars.iter().enumerate() {
+            names
+                .entry(v.name.clone())
+                .or_default()
+                .push(Binding::Var(k as u32));
+        }
+        for (k, c) in scope.classes.iter().enumerate() {
+            ix.class_idx.insert(
+                SymId {
+                    file: f,
+                    def: c.def,
+                },
+                k as u32,
+            );
+            for a in &c.attrs {
+                *ix.attr_counts.entry(a.name.clone()).or_default() += 1;
+            }
+        }
+        for (k, fun) in scope.funcs.iter().enumerate() {
+            ix.func_idx.insert(
+                SymId {
+                    file: f,
+                    def: fun.def,
+                },
+                k as u32,
+            );
+        }
+        ix.names.push(names);
+    }
+    for m in &mut ix.mods {
+        m.files
+            .sort_by_key(|f| world.file(*f).path.ends_with(".pyi"));
+    }
+    for r in roots {
+        if r.is_empty() || r == "src" {
+            continue;
+        }
+        if let Some(&m) = ix.mod_by_path.get(&r) {
+            ix.extra_roots.push(m);
+        }
+    }
+    // Bases, resolved in the scope of the file that declares the class.
+    let mut bases = HashMap::new();
+    for (i, _) in world.files.iter().enumerate() {
+        let f = FileIdx(i as u32);
+        let Some(scope) = py_scope(world, f) else {
+            continue;
+        };
+        let ctx = Ctx { world, ix: &ix };
+        for c in &scope.classes {
+            let list: Vec<Option<SymId>> = c
+                .bases
+                .iter()
+                .filter(|b| b.as_str() != "object")
+                .map(|b| match ctx.eval_path(f, b, None, 0) {
+                    Val::Class(s) => Some(s),
+                    _ => None,
+                })
+                .collect();
+            bases.insert(
+                SymId {
+                    file: f,
+                    def: c.def,
+                },
+                list,
+            );
+        }
+    }
+    ix.bases = bases;
+    // Which submodules are reachable as attributes (pyright's rule: the
+    // package imports them, or the accessing file does).
+    let mut visible = std::collections::HashSet::new();
+    let mut file_imports = Vec::with_capacity(world.files.len());
+    {
+        let ctx = Ctx { world, ix: &ix };
+        for (i, wf) in world.files.iter().enumerate() {
+            let f = FileIdx(i as u32);
+            let mut imported = Vec::new();
+            let Some(scope) = py_scope(world, f) else {
+                file_imports.push(imported);
+                continue;
+            };
+            let is_init = wf.path.ends_with("__init__.py") || wf.path.ends_with("__init__.pyi");
+            let pkg = ix.mod_by_path.get(stem(wf.path)).copied();
+            for imp in &scope.imports {
+                let Some(r) = ctx.import_module(f, imp) else {
+                    continue;
+                };
+                if matches!(imp.kind, ImportKind::Plain | ImportKind::Alias(_)) {
+                    let mut x = Some(r);
+                    while let Some(m) = x {
+                        imported.push(m);
+                        x = ix.mods[m as usize].parent;
+                    }
+                }
+                if !is_init || imp.scope != 0 {
+                    continue;
+                }
+                let mut targets = vec![r];
+                if let ImportKind::From { name, .. } = &imp.kind {
+                    if let Some(&c) = ix.mods[r as usize].children.get(name) {
+                        targets.push(c);
+                    }
+                }
+                for t in targets {
+                    let mut x = t;
+                    while let Some(p) = ix.mods[x as usize].parent {
+                        if Some(p) == pkg {
+                            visible.insert(x);
+                            break;
+                        }
+                        x = p;
+                    }
+                }
+            }
+            imported.sort_unstable();
+            imported.dedup();
+            file_imports.push(imported);
+        }
+    }
+    ix.visible_subs = visible;
+    ix.file_imports = file_imports;
+    ix
+}
+
+/// A value an expression evaluates to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Val {
+    Module(u32),
+    /// The class object itself.
+    Class(SymId),
+    /// An instance of the class.
+    Inst(SymId),
+    /// `super()` in a method of the class.
+    Super(SymId),
+    /// A function or method; `recv` is the receiver's class for a method.
+    Func {
+        sym: SymId,
+        recv: Option<SymId>,
+    },
+    /// A sequence (or iterable) of instances of the class.
+    Seq(SymId),
+    /// A mapping whose values are instances of the class.
+    Map(SymId),
+    /// `mapping.items()`: pairs whose second part is an instance.
+    Items(SymId),
+    /// A method of a builtin container and the class of its elements.
+    ContMethod(ContMethod, SymId),
+    /// Outside the repository (a builtin, a literal, an external package).
+    External,
+    Unknown,
+}
+
+/// What calling a container's method gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ContMethod {
+    Elem,
+    Seq,
+    Map,
+    Items,
+}
+
+/// How the value was reached, weakest last.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum How {
+    Syn,
+    ReExp,
+    SelfM,
+    Typed,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct V {
+    val: Val,
+    how: How,
+}
+
+impl V {
+    fn new(val: Val, how: How) -> V {
+        V { val, how }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Found {
+    Def(SymId),
+    Mod(u32),
+    /// A module-level variable: the file and its name's first `Var` entry.
+    Var(FileIdx, u32),
+    External,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Hit {
+    found: Found,
+    /// Imports followed to get there (0: defined in the module itself).
+    hops: u32,
+}
+
+/// What an attribute of a value is.
+enum Member {
+    Def(SymId, u32),
+    Value(Val),
+    NotFound,
+    Unknown,
+    External,
+}
+
+const MAX_DEPTH: u32 = 12;
+
+/// Lookups shared by `prepare` and `resolve_file`.
+struct Ctx<'a, 'w> {
+    world: &'a World<'w>,
+    ix: &'a Index,
+}
+
+impl Ctx<'_, '_> {
+    fn scope(&self, f: FileIdx) -> Option<&Scope> {
+        py_scope(self.world, f)
+    }
+
+    fn walk(&self, mut m: u32, segs: &[&str]) -> Option<u32> {
+        for s in segs {
+            m = *self.ix.mods[m as usize].children.get(*s)?;
+        }
+        Some(m)
+    }
+
+    /// An absolute module name, as imported from file `from`.
+    fn resolve_abs(&self, dotted: &str, from: FileIdx) -> Option<u32> {
+        let segs: Vec<&str> = dotted.split('.').filter(|s| !s.is_empty()).collect();
+        if segs.is_empty() {
+            return None;
+        }
+        let mut namespace = None;
+        let mut try_root = |root: u32| -> Option<u32> {
+            let m = self.walk(root, &segs)?;
+            if !self.ix.mods[m as usize].files.is_empty() {
+                return Some(m);
+            }
+            namespace.get_or_insert(m);
+            None
+        };
+        if let Some(m) = try_root(0) {
+            return Some(m);
+        }
+        if let Some(&src) = self.ix.mod_by_path.get("src") {
+            if let Some(m) = try_root(src) {
+                return Some(m);
+            }
+        }
+        if STDLIB.contains(&segs[0]) {
+            return None;
+        }
+        let dir = parent_dir(self.world.file(from).path);
+        if let Some(&d) = self.ix.mod_by_path.get(dir) {
+            if d != 0 {
+                if let Some(m) = try_root(d) {
+                    return Some(m);
+                }
+            }
+        }
+        for &r in &self.ix.extra_roots {
+            if let Some(m) = try_root(r) {
+                return Some(m);
+            }
+        }
+        namespace
+    }
+
+    /// The module an import statement names.
+    fn import_module(&self, f: FileIdx, imp: &Import) -> Option<u32> {
+        if imp.level == 0 {
+            return self.resolve_abs(&imp.module, f);
+        }
+        let mut dir = parent_dir(self.world.file(f).path);
+        for _ in 1..imp.level {
+            if dir.is_empty() {
+                return None;
+            }
+            dir = parent_dir(dir);
+        }
+        let base = *self.ix.mod_by_path.get(dir)?;
+        let segs: Vec<&str> = imp.module.split('.').filter(|s| !s.is_empty()).collect();
+        self.walk(base, &segs)
+    }
+
+    /// What an import binds its name to.
+    fn import_target(&self, f: FileIdx, imp: &Import, depth: u32) -> Option<Hit> {
+        match &imp.kind {
+            ImportKind::Plain => {
+                let first = imp.module.split('.').next()?;
+                let m = if imp.level == 0 {
+                    self.resolve_abs(first, f)
+                } else {
+                    None
+                };
+                Some(Hit {
+                    found: m.map(Found::Mod).unwrap_or(Found::External),
+                    hops: 0,
+                })
+            }
+            ImportKind::Alias(_) => Some(Hit {
+                found: self
+                    .import_module(f, imp)
+                    .map(Found::Mod)
+                    .unwrap_or(Found::External),
+                hops: 0,
+            }),
+            ImportKind::From { name, .. } => match self.import_module(f, imp) {
+                None => Some(Hit {
+                    found: Found::External,
+                    hops: 0,
+                }),
+                Some(m) => self.lookup_mod(m, name, depth + 1, true),
+            },
+            ImportKind::Star => None,
+        }
+    }
+
+    /// A module-level name of file `f`.
+    fn lookup_file(&self, f: FileIdx, name: &str, depth: u32) -> Option<Hit> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let scope = self.scope(f)?;
+        if let Some(bs) = self.ix.names.get(f.0 as usize).and_then(|n| n.get(name)) {
+            // Conditional definitions: the last reachable one, as pyright.
+            let live = |b: &&Binding| match b {
+                Binding::Def(d) => !scope.dead_defs.contains(d),
+                _ => false,
+            };
+            if let Some(Binding::Def(d)) = bs.iter().rev().find(live) {
+                return Some(Hit {
+                    found: Found::Def(SymId { file: f, def: *d }),
+                    hops: 0,
+                });
+            }
+            // Live imports before unreachable definitions.
+            for b in bs.iter().rev() {
+                if let Binding::Import(i) = b {
+                    let imp = &scope.imports[*i as usize];
+                    if imp.dead {
+                        continue;
+                    }
+                    if let Some(h) = self.import_target(f, imp, depth + 1) {
+                        return Some(Hit {
+                            found: h.found,
+                            hops: h.hops + 1,
+                        });
+                    }
+                }
+            }
+            if let Some(Binding::Def(d)) = bs.iter().rev().find(|b| matches!(b, Binding::Def(_))) {
+                return Some(Hit {
+                    found: Found::Def(SymId { file: f, def: *d }),
+                    hops: 0,
+                });
+            }
+            if let Some(Binding::Var(v)) = bs.iter().find(|b| matches!(b, Binding::Var(_))) {
+                return Some(Hit {
+                    found: Found::Var(f, *v),
+                    hops: 0,
+                });
+            }
+        }
+        if name.starts_with('_') {
+            return None;
+        }
+        for imp in scope.imports.iter().rev() {
+            if imp.scope != 0 || imp.kind != ImportKind::Star {
+                continue;
+            }
+            let Some(m) = self.import_module(f, imp) else {
+                continue;
+            };
+            if !self.module_exports(m, name) {
+                continue;
+            }
+            if let Some(h) = self.lookup_mod(m, name, depth + 1, false) {
+                return Some(Hit {
+                    found: h.found,
+                    hops: h.hops + 1,
+                });
+            }
+        }
+        None
+    }
+
+    /// Does `from m import *` bind `name`?
+    fn module_exports(&self, m: u32, name: &str) -> bool {
+        for f in &self.ix.mods[m as usize].files {
+            if let Some(all) = self.scope(*f).and_then(|s| s.all.as_ref()) {
+                return all.iter().any(|a| a == name);
+            }
+        }
+        true
+    }
+
+    /// A name in module `m`: in one of its files, else a submodule.
+    fn lookup_mod(&self, m: u32, name: &str, depth: u32, submodules: bool) -> Option<Hit> {
+        let module = &self.ix.mods[m as usize];
+        for f in &module.files {
+            if let Some(h) = self.lookup_file(*f, name, depth) {
+                return Some(h);
+            }
+        }
+        if submodules {
+            if let Some(&c) = module.children.get(name) {
+                return Some(Hit {
+                    found: Found::Mod(c),
+                    hops: 0,
+                });
+            }
+        }
+        None
+    }
+
+    fn def_val(&self, sym: SymId, recv: Option<SymId>, depth: u32) -> Val {
+        match self.world.def(sym).kind {
+            NodeKind::Class => Val::Class(sym),
+            NodeKind::Module => Val::Unknown,
+            _ => {
+                if self.func_flags(sym) & PROPERTY != 0 {
+                    self.returns(sym, recv, depth + 1)
+                } else {
+                    Val::Func { sym, recv }
+                }
+            }
+        }
+    }
+
+    fn func_flags(&self, sym: SymId) -> u8 {
+        self.ix
+            .func_idx
+            .get(&sym)
+            .and_then(|&i| Some(self.scope(sym.file)?.funcs[i as usize].flags))
+            .unwrap_or(0)
+    }
+
+    fn hit_val(&self, h: Hit, depth: u32) -> Val {
+        match h.found {
+            Found::Def(s) => self.def_val(s, None, depth),
+            Found::Mod(m) => Val::Module(m),
+            Found::External => Val::External,
+            Found::Var(f, v) => self.var_val(f, v, depth),
+        }
+    }
+
+    /// A module variable's value: its assignments must agree.
+    fn var_val(&self, f: FileIdx, v: u32, depth: u32) -> Val {
+        let Some(scope) = self.scope(f) else {
+            return Val::Unknown;
+        };
+        let name = &scope.vars[v as usize].name;
+        let Some(bindings) = self.ix.names.get(f.0 as usize).and_then(|n| n.get(name)) else {
+            return Val::Unknown;
+        };
+        let mut out: Option<Val> = None;
+        let vars = bindings.iter().filter_map(|b| match b {
+            Binding::Var(i) => scope.vars.get(*i as usize),
+            _ => None,
+        });
+        for var in vars {
+            let val = match &var.ty {
+                Some(t) => self.eval_typeref(f, t, None, depth + 1),
+                None => Val::Unknown,
+            };
+            match out {
+                None => out = Some(val),
+                Some(o) if o == val => {}
+                Some(_) => return Val::Unknown,
+            }
+        }
+        out.unwrap_or(Val::Unknown)
+    }
+
+    /// A dotted path in the module scope of file `f` (`@self.x`: an
+    /// attribute of the class `self_cls`).
+    fn eval_path(&self, f: FileIdx, path: &str, self_cls: Option<SymId>, depth: u32) -> Val {
+        if depth > MAX_DEPTH {
+            return Val::Unknown;
+        }
+        let mut segs = path.split('.');
+        let Some(first) = segs.next() else {
+            return Val::Unknown;
+        };
+        let mut v = match (first, self_cls) {
+            (SELF_PATH, Some(c)) => Val::Inst(c),
+            (CLS_PATH, Some(c)) => Val::Class(c),
+            (SELF_PATH | CLS_PATH, None) => Val::Unknown,
+            _ => match self.lookup_file(f, first, depth + 1) {
+                Some(h) => self.hit_val(h, depth + 1),
+                None => Val::External,
+            },
+        };
+        for s in segs {
+            v = match self.member(v, s, f, depth + 1) {
+                Member::Def(sym, _) => self.def_val(sym, member_recv(v), depth + 1),
+                Member::Value(x) => x,
+                Member::NotFound | Member::Unknown => Val::Unknown,
+                Member::External => Val::External,
+            };
+        }
+        v
+    }
+
+    fn eval_typeref(&self, f: FileIdx, t: &TypeRef, self_cls: Option<SymId>, depth: u32) -> Val {
+        if depth > MAX_DEPTH {
+            return Val::Unknown;
+        }
+        if t.path == "Self" || t.path.ends_with(".Self") {
+            return self_cls.map(Val::Inst).unwrap_or(Val::Unknown);
+        }
+
+        let v = self.eval_path(f, &t.path, self_cls, depth + 1);
+        if t.call {
+            self.call(v, depth + 1)
+        } else {
+            annotate_as(v, t.cont)
+        }
+    }
+
+    fn is_typevar(&self, f: FileIdx, name: &str, depth: u32) -> bool {
+        let Some(Hit {
+            found: Found::Var(vf, v),
+            ..
+        }) = self.lookup_file(f, name, depth + 1)
+        else {
+            return false;
+        };
+        self.scope(vf)
+            .and_then(|s| s.vars.get(v as usize))
+            .and_then(|var| var.ty.as_ref())
+            .is_some_and(|ty| ty.call && (ty.path == "TypeVar" || ty.path.ends_with(".TypeVar")))
+    }
+
+    fn returns(&self, sym: SymId, recv: Option<SymId>, depth: u32) -> Val {
+        let Some(&i) = self.ix.func_idx.get(&sym) else {
+            return Val::Unknown;
+        };
+        let Some(scope) = self.scope(sym.file) else {
+            return Val::Unknown;
+        };
+        let func = &scope.funcs[i as usize];
+        let owner = self.world.def(sym).parent.map(|p| SymId {
+            file: sym.file,
+            def: p,
+        });
+        let owner = owner.filter(|o| self.world.def(*o).kind == NodeKind::Class);
+        match &func.ret {
+            // `def __enter__(self: T) -> T` with `T = TypeVar("T", …)`.
+            Some(t)
+                if !t.call
+                    && !t.path.contains('.')
+                    && self.is_typevar(sym.file, &t.path, depth) =>
+            {
+                recv.or(owner).map(Val::Inst).unwrap_or(Val::Unknown)
+            }
+            Some(t) => self.eval_typeref(sym.file, t, recv.or(owner), depth + 1),
+            None => Val::Unknown,
+        }
+    }
+
+    fn call(&self, v: Val, depth: u32) -> Val {
+        match v {
+            Val::Class(c) => Val::Inst(c),
+            Val::Func { sym, recv } => self.returns(sym, recv, depth + 1),
+            Val::ContMethod(m, c) => match m {
+                ContMethod::Elem => Val::Inst(c),
+                ContMethod::Seq => Val::Seq(c),
+                ContMethod::Map => Val::Map(c),
+                ContMethod::Items => Val::Items(c),
+            },
+            Val::External | Val::Seq(_) | Val::Map(_) | Val::Items(_) => Val::External,
+            _ => Val::Unknown,
+        }
+    }
+
+    /// Classes in method resolution order (depth-first, left to right,
+    /// each once), and whether some base is not an in-repo class.
+    fn mro(&self, c: SymId) -> (Vec<SymId>, bool) {
+        let mut out = Vec::new();
+        let mut open = false;
+        let mut stack = vec![c];
+        while let Some(x) = stack.pop() {
+            if out.contains(&x) || out.len() > 64 {
+                continue;
+            }
+            out.push(x);
+            if let Some(bs) = self.ix.bases.get(&x) {
+                for b in bs.iter().rev() {
+                    match b {
+                        Some(s) => stack.push(*s),
+                        None => open = true,
+                    }
+                }
+            }
+        }
+        (out, open)
+    }
+
+    /// Attribute `name` of value `v`, accessed from file `from`.
+    fn member(&self, v: Val, name: &str, from: FileIdx, depth: u32) -> Member {
+        if depth > MAX_DEPTH {
+            return Member::Unknown;
+        }
+        match v {
+            Val::Module(m) => match self.lookup_mod(m, name, depth + 1, false) {
+                Some(Hit {
+                    found: Found::Def(s),
+                    hops,
+                }) => Member::Def(s, hops),
+                Some(h) => match h.found {
+                    Found::External => Member::External,
+                    _ => Member::Value(self.hit_val(h, depth + 1)),
+                },
+                None => match self.ix.mods[m as usize].children.get(name) {
+                    Some(&c) if self.submodule_visible(c, from) => Member::Value(Val::Module(c)),
+                    // A submodule nobody imported: pyright does not know it.
+                    Some(_) => Member::External,
+                    None => Member::NotFound,
+                },
+            },
+            Val::Class(c) | Val::Inst(c) | Val::Super(c) => {
+                let (mro, open) = self.mro(c);
+                let skip = usize::from(matches!(v, Val::Super(_)));
+                for cls in mro.iter().skip(skip) {
+                    if let Some(ds) = self.ix.members.get(cls).and_then(|m| m.get(name)) {
+                        return Member::Def(
+                            SymId {
+                                file: cls.file,
+                                def: ds[0],
+                            },
+                            0,
+                        );
+                    }
+                    let attr = self.ix.class_idx.get(cls).and_then(|&ci| {
+                        let class = &self.scope(cls.file)?.classes[ci as usize];
+                        class.attrs.iter().find(|a| a.name == name)
+                    });
+                    if let Some(a) = attr {
+                        return Member::Value(match &a.ty {
+                            Some(t) => self.eval_typeref(cls.file, t, Some(c), depth + 1),
+                            None => Val::Unknown,
+                        });
+                    }
+                }
+                if open {
+                    Member::External
+                } else {
+                    Member::NotFound
+                }
+            }
+            Val::Seq(_) | Val::Map(_) => container_member(v, name),
+            Val::Func { .. } | Val::External | Val::Items(_) | Val::ContMethod(..) => {
+                Member::External
+            }
+            Val::Unknown => Member::Unknown,
+        }
+    }
+}
+
+impl Ctx<'_, '_> {
+    fn submodule_visible(&self, m: u32, from: FileIdx) -> bool {
+        self.ix.visible_subs.contains(&m)
+            || self
+                .ix
+                .file_imports
+                .get(from.0 as usize)
+                .is_some_and(|v| v.binary_search(&m).is_ok())
+    }
+}
+
+fn member_recv(v: Val) -> Option<SymId> {
+    match v {
+        Val::Inst(c) | Val::Class(c) | Val::Super(c) => Some(c),
+        _ => None,
+    }
+}
+
+/// The value of a name used as an annotation.
+fn annotate(v: Val) -> Val {
+    match v {
+        Val::Class(c) => Val::Inst(c),
+        Val::External => Val::External,
+        _ => Val::Unknown,
+    }
+}
+
+/// The value of an annotation naming a container of `v`: the container is
+/// a builtin, its elements are instances of `v`.
+fn annotate_as(v: Val, cont: Cont) -> Val {
+    if cont == Cont::Value {
+        return v;
+    }
+    match (cont, annotate(v)) {
+        (Cont::One | Cont::Value, x) => x,
+        (Cont::Seq, Val::Inst(c)) => Val::Seq(c),
+        (Cont::Map, Val::Inst(c)) => Val::Map(c),
+        _ => Val::External,
+    }
+}
+
+/// A builtin container's attribute.
+fn container_member(v: Val, name: &str) -> Member {
+    let m = match (v, name) {
+        (Val::Seq(c), "pop") | (Val::Map(c), "get" | "pop" | "setdefault") => {
+            Some((ContMethod::Elem, c))
+        }
+        (Val::Seq(c), "copy") | (Val::Map(c), "values") => Some((ContMethod::Seq, c)),
+        (Val::Map(c), "copy") => Some((ContMethod::Map, c)),
+        (Val::Map(c), "items") => Some((ContMethod::Items, c)),
+        _ => None,
+    };
+    match m {
+        Some((m, c)) => Member::Value(Val::ContMethod(m, c)),
+        None => Member::External,
+    }
+}
+
+#[derive(Clone, Copy)]
+enum State {
+    Todo,
+    Busy,
+    Done(V),
+}
+
+struct Resolver<'a, 'w> {
+    cx: Ctx<'a, 'w>,
+    file: FileIdx,
+    scope: &'a Scope,
+    refs: &'a Refs,
+    chains: RefCell<Vec<State>>,
+    locals: RefCell<Vec<State>>,
+    /// Module-level variables of this file: sources by name, and values.
+    global_srcs: std::cell::OnceCell<HashMap<&'a str, Vec<Src>>>,
+    global_vals: RefCell<HashMap<String, State>>,
+    /// Whether a star import of this file comes from outside the repository.
+    opaque_star: std::cell::OnceCell<bool>,
+    /// Depth of nested chain evaluations.
+    nesting: std::cell::Cell<u32>,
+    /// Set when an evaluation met a variable that is being evaluated.
+    cycle: std::cell::Cell<bool>,
+    out: RefCell<FileResolution>,
+}
+
+pub fn resolve_file(world: &World, index: &Index, file: FileIdx, refs: &Refs) -> FileResolution {
+    let Some(scope) = py_scope(world, file) else {
+        return FileResolution::default();
+    };
+    let r = Resolver {
+        cx: Ctx { world, ix: index },
+        file,
+        scope,
+        refs,
+        chains: RefCell::new(vec![State::Todo; refs.chains.len()]),
+        locals: RefCell::new(vec![State::Todo; refs.locals.len()]),
+        cycle: std::cell::Cell::new(false),
+        nesting: std::cell::Cell::new(0),
+        opaque_star: std::cell::OnceCell::new(),
+        global_srcs: std::cell::OnceCell::new(),
+        global_vals: RefCell::new(HashMap::new()),
+        out: RefCell::new(FileResolution::default()),
+    };
+    r.imports();
+    r.all_sites();
+    for i in 0..refs.chains.len() {
+        r.chain(i as u32, true);
+    }
+    r.fixtures();
+    r.out.into_inner()
+}
+
+impl Resolver<'_, '_> {
+    fn sym(&self, def: u32) -> SymId {
+        SymId {
+            file: self.file,
+            def,
+        }
+    }
+
+    fn edge(&self, src: u32, dst: SymId, kind: EdgeKind, strategy: Strategy, site: Pos) {
+        self.out.borrow_mut().edges.push(ResolvedEdge {
+            src: self.sym(src),
+            dst,
+            kind,
+            strategy,
+            site: Some(site),
+        });
+    }
+
+    /// Report a site only when its name is some in-repo Python definition.
+    fn unresolved(&self, src: u32, name: &str, kind: EdgeKind, site: Pos, reason: String) {
+        if self.cx.world.named(name, Family::Python).next().is_none() {
+            return;
+        }
+        self.out.borrow_mut().unresolved.push(Unresolved {
+            src,
+            name: name.to_string(),
+            kind,
+            site,
+            reason,
+        });
+    }
+
+    fn module_file(&self, m: u32) -> Option<SymId> {
+        self.cx.ix.mods[m as usize]
+            .files
+            .first()
+            .map(|f| SymId { file: *f, def: 0 })
+    }
+
+    fn imports(&self) {
+        for imp in self.scope.imports.iter().filter(|i| !i.dead) {
+            let m = self.cx.import_module(self.file, imp);
+            if let Some(dst) = m.and_then(|m| self.module_file(m)) {
+                self.edge(
+                    imp.scope,
+                    dst,
+                    EdgeKind::Imports,
+                    Strategy::Import,
+                    imp.module_pos,
+                );
+            }
+            let (
+                Some(m),
+                ImportKind::From {
+                    name,
+                    pos,
+                    same_alias,
+                    ..
+                },
+            ) = (m, &imp.kind)
+            else {
+                continue;
+            };
+            match self.cx.lookup_mod(m, name, 1, true) {
+                Some(Hit {
+                    found: Found::Def(s),
+                    hops,
+                }) => {
+                    let strategy = if hops == 0 {
+                        Strategy::Import
+                    } else {
+                        Strategy::ReExport
+                    };
+                    self.edge(imp.scope, s, EdgeKind::References, strategy, *pos);
+                    if let Some(alias) = same_alias {
+                        self.edge(imp.scope, s, EdgeKind::References, strategy, *alias);
+                    }
+                }
+                Some(Hit {
+                    found: Found::Mod(sub),
+                    ..
+                }) => {
+                    if let Some(dst) = self.module_file(sub) {
+                        self.edge(imp.scope, dst, EdgeKind::Imports, Strategy::Import, *pos);
+                    }
+                }
+                Some(_) => {}
+                None => self.unresolved(
+                    imp.scope,
+                    name,
+                    EdgeKind::References,
+                    *pos,
+                    "not found in module".into(),
+                ),
+            }
+        }
+    }
+
+    /// `__all__ = ["name", …]`: each entry references the module's name.
+    fn all_sites(&self) {
+        for (name, pos) in &self.refs.all_sites {
+            if let Some(Hit {
+                found: Found::Def(s),
+                hops,
+            }) = self.cx.lookup_file(self.file, name, 0)
+            {
+                let strategy = match hops {
+                    0 => Strategy::Local,
+                    1 => Strategy::Import,
+                    _ => Strategy::ReExport,
+                };
+                self.edge(0, s, EdgeKind::References, strategy, *pos);
+            }
+        }
+    }
+
+    /// Does a star import of this file come from outside the repository?
+    fn opaque_star(&self) -> bool {
+        *self.opaque_star.get_or_init(|| {
+            self.scope.imports.iter().any(|i| {
+                i.scope == 0
+                    && i.kind == ImportKind::Star
+                    && self.cx.import_module(self.file, i).is_none()
+            })
+        })
+    }
+
+    /// Evaluate chain `i`; with `emit`, record an edge for each name in it.
+    fn chain(&self, i: u32, emit: bool) -> V {
+        let idx = i as usize;
+        if !emit {
+            match self.chains.borrow()[idx] {
+                State::Done(v) => return v,
+                State::Busy => return V::new(Val::Unknown, How::Typed),
+                State::Todo => {}
+            }
+        }
+        // Long dependency chains between variables: give up, not overflow.
+        if self.nesting.get() > 64 {
+            return V::new(Val::Unknown, How::Typed);
+        }
+        self.chains.borrow_mut()[idx] = State::Busy;
+        let c = &self.refs.chains[idx];
+        self.nesting.set(self.nesting.get() + 1);
+        let v = self.eval(c, emit);
+        self.nesting.set(self.nesting.get() - 1);
+        self.chains.borrow_mut()[idx] = State::Done(v);
+        v
+    }
+
+    /// The edge kind of the name followed by op `next`.
+    fn kind_at(c: &Chain, next: usize) -> EdgeKind {
+        match c.ops.get(next) {
+            Some(Op::Call) => EdgeKind::Calls,
+            _ => {
+                let last_name = !c.ops[next.min(c.ops.len())..]
+                    .iter()
+                    .any(|o| matches!(o, Op::Attr(..) | Op::Call));
+                if c.extends && last_name {
+                    EdgeKind::Extends
+                } else {
+                    EdgeKind::References
+                }
+            }
+        }
+    }
+
+    fn eval(&self, c: &Chain, emit: bool) -> V {
+        let emit = emit && !c.dead;
+        let kind = Self::kind_at(c, 0);
+        let mut v = match &c.root {
+            Root::Global(name) => match self.cx.lookup_file(self.file, name, 0) {
+                Some(h) => {
+                    if let (true, Found::Def(s)) = (emit, h.found) {
+                        let strategy = match h.hops {
+                            0 => Strategy::Local,
+                            1 => Strategy::Import,
+                            _ => Strategy::ReExport,
+                        };
+                        self.edge(c.src, s, kind, strategy, c.pos);
+                    }
+                    match h.found {
+                        Found::Var(f, _) if f == self.file => self.global(name),
+                        _ => {
+                            let how = if h.hops > 1 { How::ReExp } else { How::Syn };
+                            V::new(self.cx.hit_val(h, 0), how)
+                        }
+                    }
+                }
+                None => {
+                    if emit && self.opaque_star() {
+                        self.unresolved(c.src, name, kind, c.pos, "no definition in scope".into());
+                    }
+                    V::new(Val::External, How::Syn)
+                }
+            },
+            Root::Def(d) => {
+                let s = self.sym(*d);
+                if emit {
+                    self.edge(c.src, s, kind, Strategy::Local, c.pos);
+                }
+                V::new(self.cx.def_val(s, None, 0), How::Syn)
+            }
+            Root::Import(i) => {
+                let imp = &self.scope.imports[*i as usize];
+                match self.cx.import_target(self.file, imp, 0) {
+                    Some(h) => {
+                        if let (true, Found::Def(s)) = (emit, h.found) {
+                            let strategy = if h.hops == 0 {
+                                Strategy::Import
+                            } else {
+                                Strategy::ReExport
+                            };
+                            self.edge(c.src, s, kind, strategy, c.pos);
+                        }
+                        let how = if h.hops > 0 { How::ReExp } else { How::Syn };
+                        V::new(self.cx.hit_val(h, 0), how)
+                    }
+                    None => V::new(Val::Unknown, How::Syn),
+                }
+            }
+            Root::Local(l) => self.local(*l),
+            Root::SelfParam { class, cls } => {
+                let s = self.sym(*class);
+                V::new(if *cls { Val::Class(s) } else { Val::Inst(s) }, How::SelfM)
+            }
+            Root::Super { class } => V::new(Val::Super(self.sym(*class)), How::SelfM),
+            Root::Narrowed { class } => V::new(annotate(self.chain(*class, false).val), How::Typed),
+            Root::External => V::new(Val::External, How::Syn),
+            Root::Unknown => V::new(Val::Unknown, How::Typed),
+        };
+        for (k, op) in c.ops.iter().enumerate() {
+            v = match op {
+                Op::Call => V::new(self.cx.call(v.val, 0), v.how.max(How::Typed)),
+                Op::Index => V::new(
+                    match v.val {
+                        Val::Class(x) => Val::Class(x),
+                        Val::Seq(x) | Val::Map(x) => Val::Inst(x),
+                        Val::External => Val::External,
+                        _ => Val::Unknown,
+                    },
+                    v.how,
+                ),
+                Op::Attr(name, pos) => self.attr(c, v, name, *pos, Self::kind_at(c, k + 1), emit),
+            };
+        }
+        v
+    }
+
+    fn attr(&self, c: &Chain, v: V, name: &str, pos: Pos, kind: EdgeKind, emit: bool) -> V {
+        match self.cx.member(v.val, name, self.file, 0) {
+            Member::Def(s, hops) => {
+                let (strategy, how) = match v.val {
+                    Val::Module(_) => {
+                        if v.how == How::Typed {
+                            (Strategy::TypedReceiver, How::Typed)
+                        } else if hops > 0 {
+                            (Strategy::ReExport, v.how.max(How::ReExp))
+                        } else {
+                            (Strategy::Path, v.how)
+                        }
+                    }
+                    Val::Class(_) => (
+                        match v.how {
+                            How::Syn => Strategy::Path,
+                            How::ReExp => Strategy::ReExport,
+                            How::SelfM => Strategy::SelfMember,
+                            How::Typed => Strategy::TypedReceiver,
+                        },
+                        v.how,
+                    ),
+                    Val::Super(_) => (Strategy::SelfMember, How::SelfM),
+                    _ => {
+                        if v.how == How::SelfM {
+                            (Strategy::SelfMember, How::SelfM)
+                        } else {
+                            (Strategy::TypedReceiver, How::Typed)
+                        }
+                    }
+                };
+                if emit {
+                    self.edge(c.src, s, kind, strategy, pos);
+                }
+                V::new(self.cx.def_val(s, member_recv(v.val), 0), how)
+            }
+            // A submodule is as certain as its package; data is inferred.
+            Member::Value(x @ Val::Module(_)) => V::new(x, v.how),
+            Member::Value(x) => V::new(x, v.how.max(How::Typed)),
+            Member::External => V::new(Val::External, v.how),
+            Member::NotFound => {
+                if emit {
+                    let reason = match v.val {
+                        Val::Module(_) => "not found in module",
+                        _ => "not found on type",
+                    };
+                    self.unresolved(c.src, name, kind, pos, reason.into());
+                }
+                V::new(Val::Unknown, How::Typed)
+            }
+            Member::Unknown => {
+                if emit {
+                    self.guess(c.src, name, kind, pos);
+                }
+                V::new(Val::Unknown, How::Typed)
+            }
+        }
+    }
+
+    /// A member of a receiver of unknown type: every method of that name.
+    /// Data attributes of that name and methods of the builtin types count
+    /// as candidates too (they get no edge, but lower the confidence).
+    fn guess(&self, src: u32, name: &str, kind: EdgeKind, pos: Pos) {
+        let cands = self
+            .cx
+            .ix
+            .methods
+            .get(name)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        let others = self.cx.ix.attr_counts.get(name).copied().unwrap_or(0)
+            + u32::from(BUILTIN_METHODS.contains(&name));
+        let k = cands.len() as u32 + others;
+        if cands.is_empty() {
+            self.unresolved(src, name, kind, pos, "unknown receiver".into());
+        } else if k > MAX_CANDIDATES {
+            self.unresolved(src, name, kind, pos, format!("{k} candidates"));
+        } else {
+            for s in cands {
+                self.edge(src, *s, kind, Strategy::Member { k }, pos);
+            }
+        }
+    }
+
+    /// A local variable's value: its annotation, else its assignments when
+    /// they agree (literals only count when nothing else is assigned).
+    fn local(&self, l: u32) -> V {
+        let idx = l as usize;
+        match self.locals.borrow()[idx] {
+            State::Done(v) => return v,
+            State::Busy => {
+                self.cycle.set(true);
+                return V::new(Val::Unknown, How::Typed);
+            }
+            State::Todo => {}
+        }
+        self.locals.borrow_mut()[idx] = State::Busy;
+        let v = V::new(self.combine(&self.refs.locals[idx]), How::Typed);
+        self.locals.borrow_mut()[idx] = State::Done(v);
+        v
+    }
+
+    /// A module-level variable of this file, from all its assignments.
+    fn global(&self, name: &str) -> V {
+        if let Some(state) = self.global_vals.borrow().get(name) {
+            match *state {
+                State::Done(v) => return v,
+                State::Busy => {
+                    self.cycle.set(true);
+                    return V::new(Val::Unknown, How::Typed);
+                }
+                State::Todo => {}
+            }
+        }
+        self.global_vals
+            .borrow_mut()
+            .insert(name.to_string(), State::Busy);
+        let index = self.global_srcs.get_or_init(|| {
+            let mut m: HashMap<&str, Vec<Src>> = HashMap::new();
+            for (n, s) in &self.refs.globals {
+                m.entry(n.as_str()).or_default().push(*s);
+            }
+            m
+        });
+        let srcs = index.get(name).map(Vec::as_slice).unwrap_or(&[]);
+        let v = V::new(self.combine(srcs), How::Typed);
+        self.global_vals
+            .borrow_mut()
+            .insert(name.to_string(), State::Done(v));
+        v
+    }
+
+    /// A variable's value from its sources: its annotation, else its
+    /// assignments when they agree (literals only count when nothing else
+    /// is assigned).
+    fn combine(&self, srcs: &[Src]) -> Val {
+        if let Some(Src::Annot(c, k)) = srcs.iter().find(|s| matches!(s, Src::Annot(..))) {
+            annotate_as(self.chain(*c, false).val, *k)
+        } else {
+            let mut out: Option<Val> = None;
+            let mut external = false;
+            for s in srcs {
+                let outer = self.cycle.replace(false);
+                let val = match s {
+                    Src::Value(c) => self.chain(*c, false).val,
+                    Src::External => {
+                        external = true;
+                        continue;
+                    }
+                    Src::Iter(c) => match self.chain(*c, false).val {
+                        Val::Seq(x) => Val::Inst(x),
+                        Val::External | Val::Map(_) | Val::Items(_) => Val::External,
+                        _ => Val::Unknown,
+                    },
+                    Src::IterPart(c, i) => match self.chain(*c, false).val {
+                        Val::Items(x) if *i == 1 => Val::Inst(x),
+                        Val::External | Val::Map(_) | Val::Items(_) => Val::External,
+                        _ => Val::Unknown,
+                    },
+                    Src::Enter(c) => self.enter(self.chain(*c, false).val),
+                    Src::Annot(..) | Src::Unknown => Val::Unknown,
+                };
+                // `x = x.next()`: a source that depends on the variable
+                // itself says nothing new about its type.
+                let cyclic = self.cycle.replace(outer);
+                if cyclic && val == Val::Unknown {
+                    continue;
+                }
+                match out {
+                    None => out = Some(val),
+                    Some(o) if o == val => {}
+                    Some(_) => out = Some(Val::Unknown),
+                }
+            }
+            match out {
+                Some(v) => v,
+                None if external => Val::External,
+                None => Val::Unknown,
+            }
+        }
+    }
+
+    /// What `with v as x` binds: `__enter__`'s return value.
+    fn enter(&self, v: Val) -> Val {
+        match v {
+            Val::Inst(c) => {
+                for name in ["__enter__", "__aenter__"] {
+                    match self.cx.member(v, name, self.file, 0) {
+                        Member::Def(s, _) => return self.cx.returns(s, Some(c), 0),
+                        Member::External => return Val::External,
+                        _ => {}
+                    }
+                }
+                Val::Unknown
+            }
+            Val::External => Val::External,
+            _ => Val::Unknown,
+        }
+    }
+
+    /// Test and fixture parameters named like a visible fixture. pytest
+    /// injects them by name: a rule the language server does not know, so
+    /// these are `NameUnique` guesses, not syntactic edges.
+    fn fixtures(&self) {
+        for p in &self.refs.fixture_params {
+            if let Some((s, strategy)) = self.fixture(&p.name) {
+                self.edge(p.def, s, EdgeKind::References, strategy, p.pos);
+            }
+        }
+    }
+
+    fn fixture(&self, name: &str) -> Option<(SymId, Strategy)> {
+        let is_fixture = |s: SymId| self.cx.func_flags(s) & FIXTURE != 0;
+        if let Some(h) = self.cx.lookup_file(self.file, name, 0) {
+            if let Found::Def(s) = h.found {
+                if is_fixture(s) {
+                    return Some((s, Strategy::NameUnique));
+                }
+            }
+        }
+        let mut dir = parent_dir(self.cx.world.file(self.file).path);
+        loop {
+            if let Some(&f) = self.cx.ix.conftests.get(dir) {
+                if f != self.file {
+                    if let Some(Hit {
+                        found: Found::Def(s),
+                        ..
+                    }) = self.cx.lookup_file(f, name, 0)
+                    {
+                        if is_fixture(s) {
+                            return Some((s, Strategy::NameUnique));
+                        }
+                    }
+                }
+            }
+            if dir.is_empty() {
+                return None;
+            }
+            dir = parent_dir(dir);
+        }
+    }
 }
 
 /// `pkg/sub/mod.py` → `pkg.sub.mod`, rooted at the first directory upward
-/// without an `__init__.py`.
-pub fn module_key(path: &str, _layout: &super::Layout) -> String {
-    let p = path.trim_end_matches(".pyi").trim_end_matches(".py");
-    p.trim_end_matches("/__init__").replace('/', ".")
+/// without an `__init__.py`; `pkg/__init__.py` → `pkg`.
+pub fn module_key(path: &str, layout: &Layout) -> String {
+    let s = path
+        .strip_suffix(".pyi")
+        .or_else(|| path.strip_suffix(".py"))
+        .unwrap_or(path);
+    let mut parts: Vec<&str> = s.split('/').collect();
+    let is_init = parts.last() == Some(&"__init__");
+    if is_init {
+        parts.pop();
+        if parts.is_empty() {
+            return "__init__".to_string();
+        }
+    }
+    // Components of the directory that contains the module.
+    let dir_len = if is_init {
+        parts.len()
+    } else {
+        parts.len() - 1
+    };
+    let mut start = dir_len;
+    while start > 0 {
+        let dir = parts[..start].join("/");
+        let has_init = layout.files.contains(&format!("{dir}/__init__.py"))
+            || layout.files.contains(&format!("{dir}/__init__.pyi"));
+        if !has_init {
+            break;
+        }
+        start -= 1;
+    }
+    if is_init && start == dir_len {
+        // An `__init__.py` the layout does not list: its own directory.
+        start = dir_len - 1;
+    }
+    parts[start..].join(".")
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,370 @@
+//! Resolution rules for Python, on small in-memory repositories.
+
+use super::*;
+use crate::extract::{self, Lang};
+use crate::index::{analyze, Analyzed};
+use crate::resolve::{grade, WorldInput};
+
+/// Every edge (except `contains`/`tests`) and unresolved site, one per line:
+/// `calls a.f -> b.g @3:5 Import`.
+fn edges(files: &[(&str, &str)]) -> Vec<String> {
+    let analyzed: Vec<Analyzed> = files
+        .iter()
+        .map(|(p, s)| Analyzed {
+            path: p.to_string(),
+            lang: Lang::Python,
+            facts: extract::extract(Lang::Python, p, s.as_bytes()),
+        })
+        .collect();
+    let mut layout = Layout::default();
+    for (p, _) in files {
+        layout.files.insert(p.to_string());
+    }
+    let res = analyze(&analyzed, &layout);
+    let world = World::new(
+        analyzed
+            .iter()
+            .map(|a| WorldInput {
+                path: &a.path,
+                lang: a.lang,
+                defs: &a.facts.defs,
+                scope: &a.facts.scope,
+            })
+            .collect(),
+        &layout,
+    );
+    let mut out = Vec::new();
+    for (fi, r) in res.iter().enumerate() {
+        for e in &r.edges {
+            if matches!(e.kind, EdgeKind::Contains | EdgeKind::Tests) {
+                continue;
+            }
+            let site = e.site.unwrap();
+            let _ = grade(e.strategy);
+            out.push(format!(
+                "{} {} -> {} @{}:{}:{} {:?}",
+                e.kind.as_str(),
+                world.key(e.src),
+                world.key(e.dst),
+                files[fi].0,
+                site.line,
+                site.column,
+                e.strategy
+            ));
+        }
+        for u in &r.unresolved {
+            out.push(format!(
+                "U {} {} @{}:{}:{} ({})",
+                u.kind.as_str(),
+                u.name,
+                files[fi].0,
+                u.site.line,
+                u.site.column,
+                u.reason
+            ));
+        }
+    }
+    out.sort();
+    out
+}
+
+fn has(out: &[String], line: &str) -> bool {
+    out.iter().any(|l| l == line)
+}
+
+#[track_caller]
+fn assert_has(out: &[String], line: &str) {
+    assert!(has(out, line), "missing `{line}` in:\n{}", out.join("\n"));
+}
+
+#[track_caller]
+fn assert_none_to(out: &[String], needle: &str) {
+    assert!(
+        !out.iter().any(|l| l.contains(needle)),
+        "unexpected `{needle}` in:\n{}",
+        out.join("\n")
+    );
+}
+
+#[test]
+fn module_keys() {
+    let mut layout = Layout::default();
+    for f in [
+        "src/shop/__init__.py",
+        "src/shop/x.py",
+        "src/shop/sub/__init__.pyi",
+        "src/shop/sub/y.py",
+        "tests/test_a.py",
+        "a.py",
+        "ns/pkg/__init__.py",
+        "ns/pkg/m.py",
+    ] {
+        layout.files.insert(f.to_string());
+    }
+    assert_eq!(module_key("src/shop/x.py", &layout), "shop.x");
+    assert_eq!(module_key("src/shop/__init__.py", &layout), "shop");
+    assert_eq!(module_key("src/shop/sub/y.py", &layout), "shop.sub.y");
+    assert_eq!(module_key("src/shop/sub/__init__.pyi", &layout), "shop.sub");
+    assert_eq!(module_key("tests/test_a.py", &layout), "test_a");
+    assert_eq!(module_key("a.py", &layout), "a");
+    assert_eq!(module_key("a.pyi", &layout), "a");
+    assert_eq!(module_key("ns/pkg/m.py", &layout), "pkg.m");
+}
+
+#[test]
+fn bare_names_never_cross_modules_without_an_import() {
+    let out = edges(&[
+        ("a.py", "def helper(): ...\n"),
+        ("b.py", "def run():\n    helper()\n"),
+    ]);
+    assert_none_to(&out, "a.helper");
+}
+
+#[test]
+fn locals_shadow_and_class_bodies_do_not_leak() {
+    let out = edges(&[(
+        "m.py",
+        "\
+def validate(): ...
+class S:
+    def validate(self): ...
+    def run(self, check):
+        validate()
+        self.validate()
+    def other(self, validate):
+        validate()
+",
+    )]);
+    assert_has(&out, "calls m.S.run -> m.validate @m.py:5:9 Local");
+    assert_has(&out, "calls m.S.run -> m.S.validate @m.py:6:14 SelfMember");
+    assert_none_to(&out, "@m.py:8:9");
+}
+
+#[test]
+fn imports_aliases_and_reexports() {
+    let out = edges(&[
+        ("shop/__init__.py", "from .pay.gw import Gateway\n"),
+        ("shop/pay/__init__.py", ""),
+        (
+            "shop/pay/gw.py",
+            "class Gateway:\n    def charge(self): ...\ndef make() -> Gateway: ...\n",
+        ),
+        (
+            "app.py",
+            "\
+import shop.pay.gw
+import shop.pay.gw as g2
+from shop import Gateway
+from shop.pay import gw as g3
+shop.pay.gw.make()
+g2.make().charge()
+Gateway().charge()
+g3.Gateway
+",
+        ),
+    ]);
+    assert_has(&out, "imports app -> shop.pay.gw @app.py:1:17 Import");
+    assert_has(
+        &out,
+        "references app -> shop.pay.gw.Gateway @app.py:3:18 ReExport",
+    );
+    assert_has(&out, "imports app -> shop.pay.gw @app.py:4:22 Import");
+    assert_has(&out, "calls app -> shop.pay.gw.make @app.py:5:13 Path");
+    assert_has(&out, "calls app -> shop.pay.gw.make @app.py:6:4 Path");
+    assert_has(
+        &out,
+        "calls app -> shop.pay.gw.Gateway.charge @app.py:6:11 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls app -> shop.pay.gw.Gateway @app.py:7:1 ReExport",
+    );
+    assert_has(
+        &out,
+        "references app -> shop.pay.gw.Gateway @app.py:8:4 Path",
+    );
+    assert_has(
+        &out,
+        "references shop -> shop.pay.gw.Gateway @shop/__init__.py:1:21 Import",
+    );
+}
+
+#[test]
+fn relative_and_star_imports() {
+    let out = edges(&[
+        ("p/__init__.py", ""),
+        ("p/a.py", "__all__ = ['f']\ndef f(): ...\ndef g(): ...\n"),
+        ("p/sub/__init__.py", ""),
+        (
+            "p/sub/b.py",
+            "from ..a import *\nfrom .. import a\nfrom . import c\nf()\ng()\na.g()\n",
+        ),
+        ("p/sub/c.py", ""),
+    ]);
+    assert_has(&out, "calls p.sub.b -> p.a.f @p/sub/b.py:4:1 Import");
+    assert_none_to(&out, "@p/sub/b.py:5:1");
+    assert_has(&out, "calls p.sub.b -> p.a.g @p/sub/b.py:6:3 Path");
+    assert_has(&out, "imports p.sub.b -> p.a @p/sub/b.py:2:16 Import");
+    assert_has(&out, "imports p.sub.b -> p.sub.c @p/sub/b.py:3:15 Import");
+}
+
+#[test]
+fn receivers_typed_by_annotations_attributes_and_returns() {
+    let out = edges(&[(
+        "m.py",
+        "\
+from typing import Optional
+class Base:
+    def refund(self): ...
+    def __enter__(self) -> 'Base': ...
+class A(Base):
+    def charge(self): ...
+class B(Base):
+    def charge(self): ...
+    def refund(self):
+        return super().refund()
+def make():
+    return B()
+class Svc:
+    def __init__(self, gw: Optional[A]):
+        self.gw = gw
+        self.other = make()
+    def run(self, x: 'B'):
+        self.gw.refund()
+        self.other.charge()
+        x.charge()
+        y = A()
+        y.charge()
+        with B() as z:
+            z.refund()
+",
+    )]);
+    assert_has(
+        &out,
+        "calls m.B.refund -> m.Base.refund @m.py:10:24 SelfMember",
+    );
+    assert_has(
+        &out,
+        "calls m.Svc.run -> m.Base.refund @m.py:18:17 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.Svc.run -> m.B.charge @m.py:19:20 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.Svc.run -> m.B.charge @m.py:20:11 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.Svc.run -> m.A.charge @m.py:22:11 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.Svc.run -> m.Base.refund @m.py:24:15 TypedReceiver",
+    );
+    assert_has(&out, "extends m.A -> m.Base @m.py:5:9 Local");
+}
+
+#[test]
+fn unknown_receivers_fall_back_to_member_candidates() {
+    let mut methods = String::new();
+    for i in 0..6 {
+        methods.push_str(&format!("class C{i}:\n    def many(self): ...\n"));
+    }
+    methods.push_str("class D:\n    def twice(self): ...\nclass E:\n    def twice(self): ...\n");
+    let out = edges(&[
+        ("lib.py", &methods),
+        (
+            "use.py",
+            "def f(x):\n    x.twice()\n    x.many()\n    x.nothing()\n",
+        ),
+    ]);
+    assert_has(
+        &out,
+        "calls use.f -> lib.D.twice @use.py:2:7 Member { k: 2 }",
+    );
+    assert_has(
+        &out,
+        "calls use.f -> lib.E.twice @use.py:2:7 Member { k: 2 }",
+    );
+    assert_has(&out, "U calls many @use.py:3:7 (6 candidates)");
+    assert_none_to(&out, "nothing");
+}
+
+#[test]
+fn external_receivers_are_not_guessed() {
+    let out = edges(&[
+        ("lib.py", "class D:\n    def join(self): ...\n    def get(self): ...\n"),
+        (
+            "use.py",
+            "import os\ndef f():\n    os.path.join('a')\n    ', '.join([])\n    d = {}\n    d.get(1)\n",
+        ),
+    ]);
+    assert_none_to(&out, "lib.D");
+}
+
+#[test]
+fn conditional_definitions_take_the_reachable_branch() {
+    let out = edges(&[
+        (
+            "c.py",
+            "import sys\nif sys.version_info >= (3, 8):\n    def f(): ...\nelse:\n    def f(): ...\n",
+        ),
+        ("u.py", "from c import f\nf()\n"),
+    ]);
+    assert_has(&out, "calls u -> c.f @u.py:2:1 Import");
+    assert_none_to(&out, "c.f#2");
+}
+
+#[test]
+fn fixtures_resolve_through_conftest() {
+    let out = edges(&[
+        (
+            "tests/conftest.py",
+            "import pytest\n@pytest.fixture\ndef user(): ...\ndef plain(): ...\n",
+        ),
+        ("tests/unit/test_u.py", "def test_x(user, plain): ...\n"),
+    ]);
+    assert_has(
+        &out,
+        "references test_u.test_x -> conftest.user @tests/unit/test_u.py:1:12 NameUnique",
+    );
+    assert_none_to(&out, "conftest.plain");
+}
+
+#[test]
+fn aliases_hold_the_object_not_an_instance() {
+    let out = edges(&[(
+        "m.py",
+        "\
+class Gateway:
+    def charge(self): ...
+    @classmethod
+    def create(cls) -> 'Gateway': ...
+Alias = Gateway
+def make():
+    return Alias()
+def run():
+    Alias().charge()
+    Alias.create().charge()
+    make().charge()
+",
+    )]);
+    assert_has(
+        &out,
+        "calls m.run -> m.Gateway.charge @m.py:9:13 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.run -> m.Gateway.create @m.py:10:11 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.run -> m.Gateway.charge @m.py:10:20 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.run -> m.Gateway.charge @m.py:11:12 TypedReceiver",
+    );
+}
