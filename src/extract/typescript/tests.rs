@@ -1,0 +1,1 @@
+//! Extraction rules for TypeScript/JavaScript.

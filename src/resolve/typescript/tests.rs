@@ -1,0 +1,1 @@
+//! Resolution rules for TypeScript/JavaScript.
