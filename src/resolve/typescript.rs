@@ -144,6 +144,11 @@ pub fn resolve_file(world: &World, index: &Index, file: FileIdx, refs: &Refs) ->
 enum Val {
     /// An in-repo definition itself (a function, a class, a method).
     Sym(SymId),
+    /// A definition reached through a variable or property holding it
+    /// (`const string = ZodString.create`): usable as a receiver, but the
+    /// language server defines such a name at the variable, so a site
+    /// naming it gets no edge.
+    Alias(SymId),
     /// An instance of an in-repo class or interface.
     Inst(SymId),
     /// A module namespace (`import * as ns`).
@@ -152,6 +157,22 @@ enum Val {
     External,
     /// Nothing known.
     Unknown,
+}
+
+impl Val {
+    fn unalias(self) -> Val {
+        match self {
+            Val::Alias(s) => Val::Sym(s),
+            v => v,
+        }
+    }
+}
+
+fn alias(v: Val) -> Val {
+    match v {
+        Val::Sym(s) => Val::Alias(s),
+        v => v,
+    }
 }
 
 struct Eval<'a, 'w> {
@@ -201,7 +222,7 @@ impl<'a, 'w> Eval<'a, 'w> {
             Expr::Var(v) => match s.vars.get(*v as usize) {
                 Some(e) => {
                     let (val, st) = self.eval(f, e, ns, depth + 1);
-                    (val, combine(st, Strategy::TypedReceiver))
+                    (alias(val), combine(st, Strategy::TypedReceiver))
                 }
                 None => (Val::Unknown, local),
             },
@@ -216,7 +237,7 @@ impl<'a, 'w> Eval<'a, 'w> {
                 match info.bases.first() {
                     Some(b) => {
                         let (v, _) = self.eval(f, b, NS_ANY, depth + 1);
-                        match v {
+                        match v.unalias() {
                             Val::Sym(b) if self.kind(b) == NodeKind::Class => {
                                 (Val::Sym(b), Strategy::SelfMember)
                             }
@@ -239,7 +260,7 @@ impl<'a, 'w> Eval<'a, 'w> {
             }
             Expr::Call(callee) => {
                 let (v, st) = self.eval(f, callee, NS_VALUE, depth + 1);
-                match v {
+                match v.unalias() {
                     Val::Sym(sym)
                         if matches!(self.kind(sym), NodeKind::Function | NodeKind::Method) =>
                     {
@@ -257,7 +278,7 @@ impl<'a, 'w> Eval<'a, 'w> {
             }
             Expr::Instance(t) => {
                 let (v, st) = self.eval(f, t, NS_TYPE, depth + 1);
-                match v {
+                match v.unalias() {
                     Val::Sym(c) if self.kind(c) == NodeKind::Class => (Val::Inst(c), st),
                     Val::External => (Val::External, st),
                     _ => (Val::Unknown, st),
@@ -355,7 +376,7 @@ impl<'a, 'w> Eval<'a, 'w> {
 
     /// `recv.name` for an evaluated receiver.
     fn member(&self, rv: Val, rs: Strategy, name: &str, ns: u8, depth: u32) -> (Val, Strategy) {
-        match rv {
+        match rv.unalias() {
             Val::Module(m) => match self.export(m, name, ns, depth + 1) {
                 Some((v, st, re)) => {
                     let step = if re {
@@ -414,13 +435,13 @@ impl<'a, 'w> Eval<'a, 'w> {
             }
             if s.name(fl.name) == name {
                 let (v, st) = self.eval(c.file, &fl.value, NS_VALUE, depth + 1);
-                return (v, combine(st, Strategy::TypedReceiver));
+                return (alias(v), combine(st, Strategy::TypedReceiver));
             }
         }
         if let Some(info) = class_info(s, c.def) {
             for b in &info.bases {
                 let (bv, _) = self.eval(c.file, b, NS_ANY, depth + 1);
-                if let Val::Sym(base) = bv {
+                if let Val::Sym(base) = bv.unalias() {
                     if self.kind(base) == NodeKind::Class && base != c {
                         let (v, st) = self.member_lookup(base, name, depth + 1);
                         if v != Val::External {

@@ -126,6 +126,9 @@ struct Walker<'s> {
     node_defs: HashMap<usize, u32>,
     /// (class, member name) → definition, for accessor pairs and overloads.
     member_defs: HashMap<(u32, &'s str), u32>,
+    /// Overload signatures seen before an implementation in the block being
+    /// hoisted: name → (signature name node, signature statement).
+    first_sig: HashMap<&'s str, (Node<'s>, Node<'s>)>,
 }
 
 impl<'s> Walker<'s> {
@@ -147,6 +150,7 @@ impl<'s> Walker<'s> {
             returned: HashSet::new(),
             node_defs: HashMap::new(),
             member_defs: HashMap::new(),
+            first_sig: HashMap::new(),
         }
     }
 
@@ -401,6 +405,7 @@ impl<'s> Walker<'s> {
                 }
             }
         }
+        self.first_sig.clear();
         for s in stmts {
             if s.kind() == "import_statement" {
                 self.import_statement(s);
@@ -419,12 +424,20 @@ impl<'s> Walker<'s> {
             "function_declaration" | "generator_function_declaration" => {
                 let Some(nn) = name_node else { return };
                 let def = self.add_def(name, nn, Self::outer(d), NodeKind::Function, exported);
+                // Overloads: tsserver's definition of a call is a signature,
+                // most often the first, so the node starts there.
+                if let Some((sig_name, sig)) = self.first_sig.remove(name) {
+                    let def_mut = &mut self.defs[def as usize];
+                    def_mut.pos = Pos::from_ts(sig_name.start_position());
+                    def_mut.start_line = Self::outer(sig).start_position().row as u32 + 1;
+                }
                 self.node_defs.insert(d.id(), def);
                 self.bind(name, NS_VALUE, Binding::Def(def));
             }
             "function_signature" => {
                 let Some(nn) = name_node else { return };
                 if impls.contains(name) {
+                    self.first_sig.entry(name).or_insert((nn, d));
                     return;
                 }
                 let existing = self
@@ -576,7 +589,9 @@ impl<'s> Walker<'s> {
                     };
                     let i = self.push_import(l, spec, what);
                     self.bind(local_text, NS_ANY, Binding::Import(i));
-                    self.site(key, SiteKind::Ref, NS_ANY, Expr::Import(i));
+                    // No site at `key`: tsserver defines a destructured
+                    // CommonJS name at the exporting object's property.
+                    let _ = key;
                 }
             }
             _ => {}
@@ -695,6 +710,20 @@ impl<'s> Walker<'s> {
     }
 
     fn walk(&mut self, n: Node<'s>) {
+        if matches!(
+            n.kind(),
+            "class_declaration"
+                | "abstract_class_declaration"
+                | "interface_declaration"
+                | "type_alias_declaration"
+                | "enum_declaration"
+                | "internal_module"
+                | "module"
+        ) && !self.node_defs.contains_key(&n.id())
+        {
+            // Not at block level (inside an error, a `case`): declare now.
+            self.hoist_decl(n, &HashSet::new());
+        }
         match n.kind() {
             "program" | "statement_block" => {
                 self.push_frame();
@@ -731,7 +760,15 @@ impl<'s> Walker<'s> {
                 self.function(n, None, None)
             }
             "class_declaration" | "abstract_class_declaration" | "class" => {
-                let def = self.node_defs.get(&n.id()).copied();
+                let mut def = self.node_defs.get(&n.id()).copied();
+                if def.is_none() {
+                    // A named class expression (or a declaration the
+                    // parser recovered as one).
+                    if let Some(nn) = n.child_by_field_name("name") {
+                        let name = self.text(nn);
+                        def = Some(self.add_def(name, nn, n, NodeKind::Class, false));
+                    }
+                }
                 self.class(n, def);
             }
             "interface_declaration" => {
@@ -1367,12 +1404,6 @@ impl<'s> Walker<'s> {
         }
         let mut c = body.walk();
         let kids: Vec<Node> = body.named_children(&mut c).collect();
-        let impls: HashSet<&str> = kids
-            .iter()
-            .filter(|k| k.kind() == "method_definition")
-            .filter_map(|k| k.child_by_field_name("name"))
-            .map(|n| self.text(n))
-            .collect();
         for m in kids {
             match m.kind() {
                 "method_definition" | "method_signature" | "abstract_method_signature" => {
@@ -1383,9 +1414,8 @@ impl<'s> Walker<'s> {
                     if nn.kind() == "computed_property_name" {
                         self.walk(nn);
                     }
-                    let is_ctor = name == "constructor" && m.kind() == "method_definition";
-                    let overload = m.kind() == "method_signature" && impls.contains(name);
-                    let def = match (class, is_ctor || overload) {
+                    let is_ctor = name == "constructor";
+                    let def = match (class, is_ctor) {
                         (Some(cl), false) => Some(self.member_def(cl, name, nn, m)),
                         _ => None,
                     };
@@ -1466,8 +1496,13 @@ impl<'s> Walker<'s> {
         }
     }
 
+    /// The node of a class member: the first declaration of the name
+    /// (an overload signature, a getter) spanning to the last one.
     fn member_def(&mut self, class: u32, name: &'s str, nn: Node<'s>, m: Node<'s>) -> u32 {
         if let Some(&d) = self.member_defs.get(&(class, name)) {
+            let end = m.end_position().row as u32 + 1;
+            let def = &mut self.defs[d as usize];
+            def.end_line = def.end_line.max(end);
             return d;
         }
         let saved = self.cur;
@@ -2246,6 +2281,11 @@ fn unwrap_decl(s: Node) -> Node {
             "export_statement" => match s.child_by_field_name("declaration") {
                 Some(d) => s = d,
                 None => return s,
+            },
+            // `namespace N {}` at statement level parses as an expression.
+            "expression_statement" => match s.named_child(0) {
+                Some(d) if matches!(d.kind(), "internal_module" | "module") => s = d,
+                _ => return s,
             },
             "ambient_declaration" => {
                 let mut c = s.walk();
