@@ -29,6 +29,12 @@ pub const EXPORT_EQUALS: &str = "=";
 pub const NS_VALUE: u8 = 1;
 pub const NS_TYPE: u8 = 2;
 pub const NS_ANY: u8 = NS_VALUE | NS_TYPE;
+/// Export flag: a property of a CommonJS `module.exports = { … }` object
+/// whose value is not a local definition (`{ a: require('./a') }`, a
+/// re-exported import). tsserver defines such a name at the property,
+/// except when it is called (then at the function too), so only calls to
+/// functions get edges.
+pub const CJS_PROPERTY: u8 = 4;
 
 /// What a name or expression denotes, as far as one file can tell.
 /// `Var`, `Import`, `Def`, `This`, `Super` indexes are into the file's own
@@ -87,7 +93,7 @@ pub struct Import {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Export {
     pub name: Name,
-    /// [`NS_VALUE`] / [`NS_TYPE`] bits.
+    /// [`NS_VALUE`] / [`NS_TYPE`] bits, and [`CJS_PROPERTY`].
     pub ns: u8,
     pub target: Expr,
 }

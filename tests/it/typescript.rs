@@ -27,8 +27,19 @@ fn render_dir() {
     ) else {
         return;
     };
+    let root = Path::new(&dir);
     let start = std::time::Instant::now();
-    let text = refgraph::index::render(Path::new(&dir));
-    eprintln!("rendered {dir} in {:?}", start.elapsed());
+    let w = refgraph::walk::walk(root, &Default::default());
+    let (files, _) = refgraph::index::extract_files(root, &w.files);
+    let extracted = start.elapsed();
+    let layout = refgraph::index::read_layout(root, &w, &files);
+    let _ = refgraph::index::analyze(&files, &layout);
+    eprintln!(
+        "{} files: walk+extract {:?}, resolve {:?}",
+        files.len(),
+        extracted,
+        start.elapsed() - extracted
+    );
+    let text = refgraph::index::render(root);
     std::fs::write(out, text).unwrap();
 }

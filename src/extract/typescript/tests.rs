@@ -127,10 +127,11 @@ class Local {}
     assert_eq!(scope.stars.len(), 1);
     let names: Vec<&str> = scope.exports.iter().map(|e| scope.name(e.name)).collect();
     assert_eq!(names, ["c", "default", "v", "y"]);
-    // Import specifier sites are at the imported name (`a`, not `b`).
+    // Import specifier sites: the default, the imported name `a` and its
+    // alias `b` (tsserver counts both), the type.
     let s2 = sites_at(&f, 2);
     let cols: Vec<u32> = s2.iter().map(|s| s.pos.column).collect();
-    assert_eq!(cols, [8, 15, 28]);
+    assert_eq!(cols, [8, 15, 20, 28]);
     // Module sites are inside the quotes.
     assert_eq!(refs.modules[0].0, Pos { line: 2, column: 38 });
     let v = scope.exports.iter().find(|e| scope.name(e.name) == "v").unwrap();
@@ -284,3 +285,12 @@ fn ref_names_cover_imports_and_members() {
     assert!(f.ref_names.windows(2).all(|w| w[0] < w[1]));
 }
 
+
+#[test]
+fn zz_debug_sexp() {
+    let mut p = tree_sitter::Parser::new();
+    p.set_language(&tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()).unwrap();
+    let src = std::env::var("SEXP_SRC").unwrap_or_default();
+    let t = p.parse(&src, None).unwrap();
+    eprintln!("{}", t.root_node().to_sexp());
+}

@@ -10,7 +10,7 @@ use tree_sitter::{Node, Parser};
 
 use super::{
     is_test_path, ClassInfo, Export, Expr, Field, Import, Imported, Name, Refs, Scope, Site,
-    SiteKind, DEFAULT, EXPORT_EQUALS, NS_ANY, NS_TYPE, NS_VALUE,
+    SiteKind, CJS_PROPERTY, DEFAULT, EXPORT_EQUALS, NS_ANY, NS_TYPE, NS_VALUE,
 };
 use crate::extract::{module_def, syntax_diagnostics, Def, Diagnostic, Lang};
 use crate::graph::{NodeKind, Pos};
@@ -482,12 +482,19 @@ impl<'s> Walker<'s> {
                 let Some(nn) = name_node.filter(|n| n.kind() == "identifier") else {
                     return;
                 };
-                let existing = self
-                    .frames
-                    .last()
-                    .and_then(|f| f.values.get(name).copied());
+                // Declaration merging: a namespace adds members to the class,
+                // interface or namespace of the same name.
+                let existing = self.frames.last().and_then(|f| {
+                    f.values
+                        .get(name)
+                        .or_else(|| f.types.get(name))
+                        .copied()
+                });
                 let def = match existing {
                     Some(Binding::Def(def)) if self.defs[def as usize].kind == NodeKind::Class => {
+                        if !self.frames.last().is_some_and(|f| f.values.contains_key(name)) {
+                            self.bind(name, NS_VALUE, Binding::Def(def));
+                        }
                         def
                     }
                     _ => {
@@ -669,6 +676,10 @@ impl<'s> Walker<'s> {
                                     let i = self.push_import(l, spec, what);
                                     self.bind(local, NS_ANY, Binding::Import(i));
                                     self.site(name, SiteKind::Ref, NS_ANY, Expr::Import(i));
+                                    // tsserver counts the alias too.
+                                    if let Some(alias) = sp.child_by_field_name("alias") {
+                                        self.site(alias, SiteKind::Ref, NS_ANY, Expr::Import(i));
+                                    }
                                 }
                             }
                             _ => {}
@@ -806,7 +817,15 @@ impl<'s> Walker<'s> {
             "call_expression" => self.call(n),
             "new_expression" => self.new_expr(n),
             "member_expression" => self.member_ref(n),
-            "identifier" | "shorthand_property_identifier" => self.ident_ref(n, NS_VALUE),
+            "identifier" => self.ident_ref(n, NS_VALUE),
+            "shorthand_property_identifier" => {
+                // tsserver defines `{ x }` at x's local declaration: for an
+                // imported x that is the import, not the imported definition.
+                let name = self.text(n);
+                if let Some(b @ Binding::Def(_)) = self.lookup(name, NS_VALUE) {
+                    self.site(n, SiteKind::Ref, NS_VALUE, b.expr());
+                }
+            }
             "type_identifier" => self.ident_ref(n, NS_TYPE),
             "nested_type_identifier" => {
                 if let Some(name) = n.child_by_field_name("name") {
@@ -903,6 +922,26 @@ impl<'s> Walker<'s> {
             self.walk_children(n);
             return;
         };
+        if matches!(obj.kind(), "satisfies_expression" | "as_expression") {
+            // The grammar reads `x satisfies a.B.C` as `(x satisfies a.B).C`.
+            let last = obj.named_child(obj.named_child_count().saturating_sub(1) as u32);
+            if let Some(t) = last.filter(|t| {
+                matches!(t.kind(), "nested_type_identifier" | "type_identifier")
+            }) {
+                let base = match t.kind() {
+                    "type_identifier" => {
+                        let name = self.text(t);
+                        self.lookup_expr(name, NS_ANY)
+                    }
+                    _ => self.nested_type(t),
+                };
+                let name = self.text(prop);
+                let e = self.member_of(&base, name);
+                self.site(prop, SiteKind::Ref, NS_TYPE, e);
+                self.walk(obj);
+                return;
+            }
+        }
         let recv = self.expr(obj);
         if !matches!(recv, Expr::Unknown) {
             let name = self.text(prop);
@@ -1579,6 +1618,9 @@ impl<'s> Walker<'s> {
                             };
                             let i = self.push_import(nm, spec, what);
                             self.site(name, SiteKind::Ref, NS_ANY, Expr::Import(i));
+                            if let Some(a) = s.child_by_field_name("alias") {
+                                self.site(a, SiteKind::Ref, NS_ANY, Expr::Import(i));
+                            }
                             if module_level {
                                 let al = self.intern(alias);
                                 self.scope.exports.push(Export {
@@ -1634,9 +1676,11 @@ impl<'s> Walker<'s> {
                             .unwrap_or(local);
                         let b = self.lookup(local, NS_ANY);
                         let Some(b) = b else { continue };
-                        if let Binding::Def(d) | Binding::Import(d) = b {
-                            let _ = d;
+                        if let Binding::Def(_) | Binding::Import(_) = b {
                             self.site(name, SiteKind::Ref, NS_ANY, b.expr());
+                            if let Some(a) = s.child_by_field_name("alias") {
+                                self.site(a, SiteKind::Ref, NS_ANY, b.expr());
+                            }
                         }
                         if let Binding::Def(d) = b {
                             self.defs[d as usize].exported = true;
@@ -1799,7 +1843,10 @@ impl<'s> Walker<'s> {
                 if on_exports {
                     let e = match right.kind() {
                         "function_expression" | "arrow_function" | "function" => {
-                            let d = self.add_def(prop_name, prop, n, NodeKind::Function, true);
+                            // `exports.f = function f() {}`: tsserver names it
+                            // at the function's own name.
+                            let at = right.child_by_field_name("name").unwrap_or(prop);
+                            let d = self.add_def(prop_name, at, n, NodeKind::Function, true);
                             self.function(right, Some(d), None);
                             Expr::Def(d)
                         }
@@ -1832,7 +1879,11 @@ impl<'s> Walker<'s> {
                 }
             }
         }
-        self.walk(left);
+        match (left.kind(), left.child_by_field_name("object")) {
+            // `this.x = …` declares `x` (in JavaScript, for tsserver too).
+            ("member_expression", Some(o)) if o.kind() == "this" => {}
+            _ => self.walk(left),
+        }
         self.walk(right);
         if left.kind() == "identifier" {
             // `x = new Foo()` refines a local variable declared without a value.
@@ -1879,10 +1930,18 @@ impl<'s> Walker<'s> {
                 if let Expr::Def(d) = e {
                     self.defs[d as usize].exported = true;
                 }
+                // A property holding a local function or class is defined
+                // there by tsserver; holding anything else (a `require`d
+                // value), at the property itself.
+                let ns = if matches!(e, Expr::Def(_)) {
+                    NS_VALUE
+                } else {
+                    NS_VALUE | CJS_PROPERTY
+                };
                 let nm = self.intern(name);
                 self.scope.exports.push(Export {
                     name: nm,
-                    ns: NS_VALUE,
+                    ns,
                     target: e,
                 });
             }
