@@ -29,11 +29,9 @@ pub const EXPORT_EQUALS: &str = "=";
 pub const NS_VALUE: u8 = 1;
 pub const NS_TYPE: u8 = 2;
 pub const NS_ANY: u8 = NS_VALUE | NS_TYPE;
-/// Export flag: a property of a CommonJS `module.exports = { … }` object
-/// whose value is not a local definition (`{ a: require('./a') }`, a
-/// re-exported import). tsserver defines such a name at the property,
-/// except when it is called (then at the function too), so only calls to
-/// functions get edges.
+/// Export flag: a property of a CommonJS `module.exports = { … }` object.
+/// tsserver defines such a name at the property, and when it is called at
+/// the function too, so only calls to functions get edges.
 pub const CJS_PROPERTY: u8 = 4;
 
 /// What a name or expression denotes, as far as one file can tell.

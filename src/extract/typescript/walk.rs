@@ -777,7 +777,9 @@ impl<'s> Walker<'s> {
                     // parser recovered as one).
                     if let Some(nn) = n.child_by_field_name("name") {
                         let name = self.text(nn);
-                        def = Some(self.add_def(name, nn, n, NodeKind::Class, false));
+                        let d = self.add_def(name, nn, n, NodeKind::Class, false);
+                        self.node_defs.insert(n.id(), d);
+                        def = Some(d);
                     }
                 }
                 self.class(n, def);
@@ -1828,8 +1830,37 @@ impl<'s> Walker<'s> {
             ) {
                 let prop_name = self.text(prop);
                 if self.is_free(obj, "module") && prop_name == "exports" {
-                    self.module_exports(right);
-                    self.walk(right);
+                    // `module.exports = class X {}` / `= function f() {}`:
+                    // the definition is the export.
+                    let named = right.child_by_field_name("name");
+                    let def = match (right.kind(), named) {
+                        ("class", Some(_)) => {
+                            self.walk(right);
+                            self.node_defs.get(&right.id()).copied()
+                        }
+                        ("function_expression" | "function", Some(nn)) => {
+                            let name = self.text(nn);
+                            let d = self.add_def(name, nn, n, NodeKind::Function, true);
+                            self.function(right, Some(d), None);
+                            Some(d)
+                        }
+                        _ => None,
+                    };
+                    match def {
+                        Some(d) => {
+                            self.defs[d as usize].exported = true;
+                            let nm = self.intern(EXPORT_EQUALS);
+                            self.scope.exports.push(Export {
+                                name: nm,
+                                ns: NS_ANY,
+                                target: Expr::Def(d),
+                            });
+                        }
+                        None => {
+                            self.module_exports(right);
+                            self.walk(right);
+                        }
+                    }
                     return;
                 }
                 let on_exports = self.is_free(obj, "exports")
@@ -1930,14 +1961,9 @@ impl<'s> Walker<'s> {
                 if let Expr::Def(d) = e {
                     self.defs[d as usize].exported = true;
                 }
-                // A property holding a local function or class is defined
-                // there by tsserver; holding anything else (a `require`d
-                // value), at the property itself.
-                let ns = if matches!(e, Expr::Def(_)) {
-                    NS_VALUE
-                } else {
-                    NS_VALUE | CJS_PROPERTY
-                };
+                // tsserver defines these names at the property (and, for a
+                // call, at the function too).
+                let ns = NS_VALUE | CJS_PROPERTY;
                 let nm = self.intern(name);
                 self.scope.exports.push(Export {
                     name: nm,
