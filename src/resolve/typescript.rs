@@ -29,15 +29,88 @@ pub use modules::Target;
 /// Method names of builtins (arrays, strings, promises, maps, events,
 /// streams): on a receiver of unknown type they are not guessed.
 const COMMON_METHODS: &[&str] = &[
-    "add", "all", "apply", "assign", "at", "bind", "call", "catch", "charAt", "clear", "close",
-    "concat", "create", "debug", "delete", "emit", "end", "endsWith", "entries", "error", "every",
-    "exec", "fill", "filter", "finally", "find", "findIndex", "flat", "flatMap", "forEach", "from",
-    "get", "has", "includes", "indexOf", "info", "join", "json", "keys", "lastIndexOf", "length",
-    "log", "map", "match", "next", "of", "off", "on", "once", "open", "parse", "pipe", "pop",
-    "push", "read", "reduce", "reject", "replace", "resolve", "reverse", "send", "set", "shift",
-    "slice", "some", "sort", "splice", "split", "startsWith", "stringify", "substring", "test",
-    "then", "toLowerCase", "toString", "toUpperCase", "trim", "unshift", "values", "valueOf",
-    "warn", "write",
+    "add",
+    "all",
+    "apply",
+    "assign",
+    "at",
+    "bind",
+    "call",
+    "catch",
+    "charAt",
+    "clear",
+    "close",
+    "concat",
+    "create",
+    "debug",
+    "delete",
+    "emit",
+    "end",
+    "endsWith",
+    "entries",
+    "error",
+    "every",
+    "exec",
+    "fill",
+    "filter",
+    "finally",
+    "find",
+    "findIndex",
+    "flat",
+    "flatMap",
+    "forEach",
+    "from",
+    "get",
+    "has",
+    "includes",
+    "indexOf",
+    "info",
+    "join",
+    "json",
+    "keys",
+    "lastIndexOf",
+    "length",
+    "log",
+    "map",
+    "match",
+    "next",
+    "of",
+    "off",
+    "on",
+    "once",
+    "open",
+    "parse",
+    "pipe",
+    "pop",
+    "push",
+    "read",
+    "reduce",
+    "reject",
+    "replace",
+    "resolve",
+    "reverse",
+    "send",
+    "set",
+    "shift",
+    "slice",
+    "some",
+    "sort",
+    "splice",
+    "split",
+    "startsWith",
+    "stringify",
+    "substring",
+    "test",
+    "then",
+    "toLowerCase",
+    "toString",
+    "toUpperCase",
+    "trim",
+    "unshift",
+    "values",
+    "valueOf",
+    "warn",
+    "write",
 ];
 
 const MAX_DEPTH: u32 = 24;
@@ -52,7 +125,8 @@ pub struct Index {
 
 pub fn prepare(world: &World) -> Index {
     let mods = modules::Modules::new(world.layout);
-    let per_file: Vec<(Vec<Target>, Vec<(u32, u32)>)> = world
+    type PerFile = (Vec<Target>, Vec<(u32, u32)>);
+    let per_file: Vec<PerFile> = world
         .files
         .par_iter()
         .map(|f| {
@@ -239,10 +313,7 @@ impl<'a, 'w> Eval<'a, 'w> {
                 }
                 None => (Val::Unknown, local),
             },
-            Expr::This(c) => (
-                Val::Inst(SymId { file: f, def: *c }),
-                Strategy::SelfMember,
-            ),
+            Expr::This(c) => (Val::Inst(SymId { file: f, def: *c }), Strategy::SelfMember),
             Expr::Super(c) => {
                 let Some(info) = class_info(s, *c) else {
                     return (Val::External, local);
@@ -480,7 +551,12 @@ impl<'a, 'w> Eval<'a, 'w> {
             return false;
         }
         let d = self.world.def(m);
-        let parent = d.parent.map(|p| self.world.def(SymId { file: m.file, def: p }));
+        let parent = d.parent.map(|p| {
+            self.world.def(SymId {
+                file: m.file,
+                def: p,
+            })
+        });
         !d.exported && parent.is_some_and(|p| p.exported)
     }
 
@@ -512,7 +588,10 @@ impl<'a, 'w> Eval<'a, 'w> {
             let reason = if k > MAX_CANDIDATES {
                 format!("{k} candidates")
             } else {
-                format!("unknown receiver, {k} candidate{}", if k == 1 { "" } else { "s" })
+                format!(
+                    "unknown receiver, {k} candidate{}",
+                    if k == 1 { "" } else { "s" }
+                )
             };
             res.unresolved.push(Unresolved {
                 src: src.def,
@@ -549,7 +628,6 @@ fn class_info(s: &Scope, def: u32) -> Option<&crate::extract::typescript::ClassI
     let i = s.classes.binary_search_by_key(&def, |c| c.def).ok()?;
     Some(&s.classes[i])
 }
-
 
 #[cfg(test)]
 mod tests;

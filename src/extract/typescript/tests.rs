@@ -27,7 +27,12 @@ fn def_idx(f: &FileFacts, local: &str) -> u32 {
 }
 
 fn sites_at(f: &FileFacts, line: u32) -> Vec<&Site> {
-    parts(f).1.sites.iter().filter(|s| s.pos.line == line).collect()
+    parts(f)
+        .1
+        .sites
+        .iter()
+        .filter(|s| s.pos.line == line)
+        .collect()
 }
 
 #[test]
@@ -74,7 +79,13 @@ function over(a: any) {}
     assert_eq!(over[0].pos.line, 17);
     assert_eq!((over[0].start_line, over[0].end_line), (17, 19));
     // Name positions: `Shop` at column 14 of line 2.
-    assert_eq!(find("Shop").pos, Pos { line: 2, column: 14 });
+    assert_eq!(
+        find("Shop").pos,
+        Pos {
+            line: 2,
+            column: 14
+        }
+    );
     assert_eq!(find("Shop").start_line, 2);
     assert_eq!(find("Shop").end_line, 8);
 }
@@ -133,8 +144,18 @@ class Local {}
     let cols: Vec<u32> = s2.iter().map(|s| s.pos.column).collect();
     assert_eq!(cols, [8, 15, 20, 28]);
     // Module sites are inside the quotes.
-    assert_eq!(refs.modules[0].0, Pos { line: 2, column: 38 });
-    let v = scope.exports.iter().find(|e| scope.name(e.name) == "v").unwrap();
+    assert_eq!(
+        refs.modules[0].0,
+        Pos {
+            line: 2,
+            column: 38
+        }
+    );
+    let v = scope
+        .exports
+        .iter()
+        .find(|e| scope.name(e.name) == "v")
+        .unwrap();
     assert!(matches!(v.target, Expr::Var(_)));
 
     let j = facts(
@@ -256,10 +277,17 @@ ok();
 "#);
     assert!(!f.diagnostics.is_empty());
     assert!(f.defs.iter().any(|d| d.name == "ok"));
-    assert!(f.defs.iter().any(|d| d.local == "Fine.m" || d.name == "Fine"));
+    assert!(f
+        .defs
+        .iter()
+        .any(|d| d.local == "Fine.m" || d.name == "Fine"));
     // And the garbage does not panic any grammar.
     for lang in [Lang::TypeScript, Lang::Tsx, Lang::JavaScript] {
-        let g = facts(lang, "x.ts", "class { ( => } ] export * from ; <div></ import");
+        let g = facts(
+            lang,
+            "x.ts",
+            "class { ( => } ] export * from ; <div></ import",
+        );
         assert_eq!(g.defs[0].kind, NodeKind::Module);
     }
 }
@@ -280,16 +308,20 @@ fn columns_are_utf8_bytes() {
 fn ref_names_cover_imports_and_members() {
     let f = ts("import { a } from \"./pkg/mod\";\nx.y.z();\na();\n");
     for n in ["a", "mod", "pkg", "x", "z", "y"] {
-        assert!(f.ref_names.iter().any(|r| r == n), "{n} in {:?}", f.ref_names);
+        assert!(
+            f.ref_names.iter().any(|r| r == n),
+            "{n} in {:?}",
+            f.ref_names
+        );
     }
     assert!(f.ref_names.windows(2).all(|w| w[0] < w[1]));
 }
 
-
 #[test]
 fn zz_debug_sexp() {
     let mut p = tree_sitter::Parser::new();
-    p.set_language(&tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()).unwrap();
+    p.set_language(&tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into())
+        .unwrap();
     let src = std::env::var("SEXP_SRC").unwrap_or_default();
     let t = p.parse(&src, None).unwrap();
     eprintln!("{}", t.root_node().to_sexp());

@@ -21,7 +21,16 @@ thread_local! {
 
 /// Call names that declare tests (with `.only`, `.skip`, `.each` …).
 const TEST_FNS: &[&str] = &[
-    "describe", "it", "test", "suite", "context", "fdescribe", "xdescribe", "fit", "xit", "xtest",
+    "describe",
+    "it",
+    "test",
+    "suite",
+    "context",
+    "fdescribe",
+    "xdescribe",
+    "fit",
+    "xit",
+    "xtest",
 ];
 const TEST_MODIFIERS: &[&str] = &[
     "only",
@@ -440,10 +449,7 @@ impl<'s> Walker<'s> {
                     self.first_sig.entry(name).or_insert((nn, d));
                     return;
                 }
-                let existing = self
-                    .frames
-                    .last()
-                    .and_then(|f| f.values.get(name).copied());
+                let existing = self.frames.last().and_then(|f| f.values.get(name).copied());
                 let def = match existing {
                     Some(Binding::Def(def)) => def,
                     _ => {
@@ -463,10 +469,7 @@ impl<'s> Walker<'s> {
             }
             "interface_declaration" | "type_alias_declaration" => {
                 let Some(nn) = name_node else { return };
-                let existing = self
-                    .frames
-                    .last()
-                    .and_then(|f| f.types.get(name).copied());
+                let existing = self.frames.last().and_then(|f| f.types.get(name).copied());
                 let def = match existing {
                     // Interface merging: one node for all declarations.
                     Some(Binding::Def(def)) if d.kind() == "interface_declaration" => def,
@@ -484,15 +487,17 @@ impl<'s> Walker<'s> {
                 };
                 // Declaration merging: a namespace adds members to the class,
                 // interface or namespace of the same name.
-                let existing = self.frames.last().and_then(|f| {
-                    f.values
-                        .get(name)
-                        .or_else(|| f.types.get(name))
-                        .copied()
-                });
+                let existing = self
+                    .frames
+                    .last()
+                    .and_then(|f| f.values.get(name).or_else(|| f.types.get(name)).copied());
                 let def = match existing {
                     Some(Binding::Def(def)) if self.defs[def as usize].kind == NodeKind::Class => {
-                        if !self.frames.last().is_some_and(|f| f.values.contains_key(name)) {
+                        if !self
+                            .frames
+                            .last()
+                            .is_some_and(|f| f.values.contains_key(name))
+                        {
                             self.bind(name, NS_VALUE, Binding::Def(def));
                         }
                         def
@@ -633,9 +638,8 @@ impl<'s> Walker<'s> {
                             }
                             "namespace_import" => {
                                 let mut c3 = p.walk();
-                                let id = p
-                                    .named_children(&mut c3)
-                                    .find(|n| n.kind() == "identifier");
+                                let id =
+                                    p.named_children(&mut c3).find(|n| n.kind() == "identifier");
                                 if let Some(id) = id {
                                     let local = self.text(id);
                                     let l = self.intern(local);
@@ -660,7 +664,8 @@ impl<'s> Walker<'s> {
                                         },
                                         _ => self.text(name),
                                     };
-                                    let local_node = sp.child_by_field_name("alias").unwrap_or(name);
+                                    let local_node =
+                                        sp.child_by_field_name("alias").unwrap_or(name);
                                     let local = if local_node.kind() == "string" {
                                         imported
                                     } else {
@@ -908,11 +913,8 @@ impl<'s> Walker<'s> {
 
     fn ident_ref(&mut self, n: Node<'s>, ns: u8) {
         let name = self.text(n);
-        match self.lookup(name, ns) {
-            Some(b @ (Binding::Def(_) | Binding::Import(_))) => {
-                self.site(n, SiteKind::Ref, ns, b.expr())
-            }
-            _ => {}
+        if let Some(b @ (Binding::Def(_) | Binding::Import(_))) = self.lookup(name, ns) {
+            self.site(n, SiteKind::Ref, ns, b.expr())
         }
     }
 
@@ -927,9 +929,9 @@ impl<'s> Walker<'s> {
         if matches!(obj.kind(), "satisfies_expression" | "as_expression") {
             // The grammar reads `x satisfies a.B.C` as `(x satisfies a.B).C`.
             let last = obj.named_child(obj.named_child_count().saturating_sub(1) as u32);
-            if let Some(t) = last.filter(|t| {
-                matches!(t.kind(), "nested_type_identifier" | "type_identifier")
-            }) {
+            if let Some(t) =
+                last.filter(|t| matches!(t.kind(), "nested_type_identifier" | "type_identifier"))
+            {
                 let base = match t.kind() {
                     "type_identifier" => {
                         let name = self.text(t);
@@ -965,10 +967,8 @@ impl<'s> Walker<'s> {
         for k in kids {
             if Some(k) == name {
                 match k.kind() {
-                    "identifier" => {
-                        if self.text(k).starts_with(|c: char| c.is_ascii_uppercase()) {
-                            self.ident_ref(k, NS_VALUE);
-                        }
+                    "identifier" if self.text(k).starts_with(|c: char| c.is_ascii_uppercase()) => {
+                        self.ident_ref(k, NS_VALUE);
                     }
                     "member_expression" => self.member_ref(k),
                     _ => {}
@@ -1552,9 +1552,8 @@ impl<'s> Walker<'s> {
         self.cur = saved;
         let mut c = m.walk();
         let private = name.starts_with('#')
-            || m.children(&mut c).any(|k| {
-                k.kind() == "accessibility_modifier" && self.text(k) == "private"
-            });
+            || m.children(&mut c)
+                .any(|k| k.kind() == "accessibility_modifier" && self.text(k) == "private");
         self.private[d as usize] = private;
         self.member_defs.insert((class, name), d);
         d
@@ -1787,9 +1786,11 @@ impl<'s> Walker<'s> {
                     let mut names = Vec::new();
                     pattern_names(nn, self.src, &mut names);
                     for name in names {
-                        if let Some(b) = self.frames.last().and_then(|f| {
-                            f.values.get(name).or_else(|| f.types.get(name)).copied()
-                        }) {
+                        if let Some(b) = self
+                            .frames
+                            .last()
+                            .and_then(|f| f.values.get(name).or_else(|| f.types.get(name)).copied())
+                        {
                             out.push((name, b));
                         }
                     }
@@ -1992,7 +1993,9 @@ impl<'s> Walker<'s> {
 
     /// Is `n` the identifier `name`, not declared in the file?
     fn is_free(&mut self, n: Node<'s>, name: &str) -> bool {
-        n.kind() == "identifier" && self.text(n) == name && self.lookup(self.text(n), NS_VALUE).is_none()
+        n.kind() == "identifier"
+            && self.text(n) == name
+            && self.lookup(self.text(n), NS_VALUE).is_none()
     }
 
     // ----- calls -------------------------------------------------------------
@@ -2028,11 +2031,10 @@ impl<'s> Walker<'s> {
                         return;
                     }
                 }
-                match self.lookup(name, NS_VALUE) {
-                    Some(b @ (Binding::Def(_) | Binding::Import(_))) => {
-                        self.site(f, SiteKind::Call, NS_VALUE, b.expr())
-                    }
-                    _ => {}
+                if let Some(b @ (Binding::Def(_) | Binding::Import(_))) =
+                    self.lookup(name, NS_VALUE)
+                {
+                    self.site(f, SiteKind::Call, NS_VALUE, b.expr())
                 }
             }
             "import" => {
@@ -2127,11 +2129,10 @@ impl<'s> Walker<'s> {
             match ctor.kind() {
                 "identifier" => {
                     let name = self.text(ctor);
-                    match self.lookup(name, NS_VALUE) {
-                        Some(b @ (Binding::Def(_) | Binding::Import(_))) => {
-                            self.site(ctor, SiteKind::Call, NS_VALUE, b.expr())
-                        }
-                        _ => {}
+                    if let Some(b @ (Binding::Def(_) | Binding::Import(_))) =
+                        self.lookup(name, NS_VALUE)
+                    {
+                        self.site(ctor, SiteKind::Call, NS_VALUE, b.expr())
                     }
                 }
                 "member_expression" => {
@@ -2208,7 +2209,9 @@ impl<'s> Walker<'s> {
                 let e = self.expr(c);
                 instance(e)
             }
-            "await_expression" | "parenthesized_expression" | "non_null_expression"
+            "await_expression"
+            | "parenthesized_expression"
+            | "non_null_expression"
             | "satisfies_expression" => match n.named_child(0) {
                 Some(c) => self.expr(c),
                 None => Expr::Unknown,
@@ -2259,8 +2262,7 @@ impl<'s> Walker<'s> {
             }
             "nested_identifier" | "member_expression" => {
                 let (Some(o), Some(p)) = (
-                    m.child_by_field_name("object")
-                        .or_else(|| m.named_child(0)),
+                    m.child_by_field_name("object").or_else(|| m.named_child(0)),
                     m.child_by_field_name("property")
                         .or_else(|| m.named_child(m.named_child_count().saturating_sub(1) as u32)),
                 ) else {
@@ -2320,10 +2322,14 @@ impl<'s> Walker<'s> {
                 Some(c) => self.expr(c),
                 None => Expr::Unknown,
             },
-            "predefined_type" | "array_type" | "tuple_type" | "function_type"
-            | "literal_type" | "template_literal_type" | "readonly_type" | "constructor_type" => {
-                Expr::Global
-            }
+            "predefined_type"
+            | "array_type"
+            | "tuple_type"
+            | "function_type"
+            | "literal_type"
+            | "template_literal_type"
+            | "readonly_type"
+            | "constructor_type" => Expr::Global,
             _ => Expr::Unknown,
         }
     }
@@ -2376,7 +2382,10 @@ fn unwrap_decl(s: Node) -> Node {
                 let mut c = s.walk();
                 let inner = s.named_children(&mut c).find(|k| {
                     k.kind().ends_with("declaration")
-                        || matches!(k.kind(), "function_signature" | "internal_module" | "module")
+                        || matches!(
+                            k.kind(),
+                            "function_signature" | "internal_module" | "module"
+                        )
                 });
                 match inner {
                     Some(d) => s = d,

@@ -138,8 +138,7 @@ impl Modules {
                     for out in ["dist/", "lib/", "build/", "out/", "esm/", "cjs/"] {
                         let prefix = join(&p.dir, out);
                         if let Some(tail) = e.strip_prefix(&prefix) {
-                            if let Some(f) = probe(files, &join(&p.dir, &format!("src/{tail}")))
-                            {
+                            if let Some(f) = probe(files, &join(&p.dir, &format!("src/{tail}"))) {
                                 return Target::File(f);
                             }
                         }
