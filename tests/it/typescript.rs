@@ -126,6 +126,32 @@ fn render_dir() {
         extracted,
         start.elapsed() - extracted
     );
+    // Parse-only versus full extraction, one thread, to see what the walk costs.
+    let srcs: Vec<(String, Vec<u8>)> = w
+        .files
+        .iter()
+        .map(|f| (f.path.clone(), std::fs::read(root.join(&f.path)).unwrap()))
+        .collect();
+    let t0 = std::time::Instant::now();
+    let mut parser = tree_sitter::Parser::new();
+    for (p, b) in &srcs {
+        let lang: tree_sitter::Language = if p.ends_with(".tsx") {
+            tree_sitter_typescript::LANGUAGE_TSX.into()
+        } else if p.ends_with(".ts") {
+            tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()
+        } else {
+            tree_sitter_javascript::LANGUAGE.into()
+        };
+        parser.set_language(&lang).unwrap();
+        let _ = parser.parse(b, None);
+    }
+    let parse = t0.elapsed();
+    let t1 = std::time::Instant::now();
+    for (p, b) in &srcs {
+        let lang = refgraph::extract::Lang::of_path(p).unwrap();
+        let _ = refgraph::extract::extract(lang, p, b);
+    }
+    eprintln!("one thread: parse {parse:?}, extract {:?}", t1.elapsed());
     let text = refgraph::index::render(root);
     std::fs::write(out, text).unwrap();
 }

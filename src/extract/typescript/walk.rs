@@ -3,8 +3,9 @@
 //! `let`/`const`/`var` names, imports) so that uses before the declaration
 //! line bind like the language binds them.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::LazyLock;
 
 use tree_sitter::{Node, Parser};
 
@@ -17,6 +18,39 @@ use crate::graph::{NodeKind, Pos};
 
 thread_local! {
     static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
+    /// Field name → id of the grammar being walked on this thread.
+    static FIELDS: Cell<Option<&'static FieldIds>> = const { Cell::new(None) };
+}
+
+type FieldIds = HashMap<Box<str>, u16>;
+
+/// Field ids per grammar: `child_by_field_name` compares the name with
+/// every field name of the grammar, which showed in profiles.
+fn field_ids(language: &tree_sitter::Language) -> FieldIds {
+    (1..=language.field_count() as u16)
+        .filter_map(|id| language.field_name_for_id(id).map(|n| (n.into(), id)))
+        .collect()
+}
+
+static TS_FIELDS: LazyLock<FieldIds> =
+    LazyLock::new(|| field_ids(&tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()));
+static TSX_FIELDS: LazyLock<FieldIds> =
+    LazyLock::new(|| field_ids(&tree_sitter_typescript::LANGUAGE_TSX.into()));
+static JS_FIELDS: LazyLock<FieldIds> =
+    LazyLock::new(|| field_ids(&tree_sitter_javascript::LANGUAGE.into()));
+
+/// `child_by_field_name` through the current grammar's field-id table.
+trait Fld<'t> {
+    fn fld(&self, name: &str) -> Option<Node<'t>>;
+}
+
+impl<'t> Fld<'t> for Node<'t> {
+    fn fld(&self, name: &str) -> Option<Node<'t>> {
+        match FIELDS.with(Cell::get) {
+            Some(ids) => ids.get(name).and_then(|id| self.child_by_field_id(*id)),
+            None => self.child_by_field_name(name),
+        }
+    }
 }
 
 /// Call names that declare tests (with `.only`, `.skip`, `.each` …).
@@ -56,11 +90,15 @@ const TRANSPARENT_GENERICS: &[&str] = &[
 type Facts = (Vec<Def>, Vec<Diagnostic>, Vec<String>, Scope, Refs);
 
 pub(super) fn run(lang: Lang, path: &str, src: &[u8]) -> Facts {
-    let language: tree_sitter::Language = match lang {
-        Lang::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
-        Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
-        _ => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+    let (language, fields): (tree_sitter::Language, &'static FieldIds) = match lang {
+        Lang::Tsx => (tree_sitter_typescript::LANGUAGE_TSX.into(), &TSX_FIELDS),
+        Lang::JavaScript => (tree_sitter_javascript::LANGUAGE.into(), &JS_FIELDS),
+        _ => (
+            tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+            &TS_FIELDS,
+        ),
     };
+    FIELDS.with(|f| f.set(Some(fields)));
     let tree = PARSER.with(|p| {
         let mut p = p.borrow_mut();
         if p.set_language(&language).is_err() {
@@ -122,7 +160,7 @@ struct Walker<'s> {
     name_ids: HashMap<String, Name>,
     spec_ids: HashMap<String, u32>,
     refs: Refs,
-    used: BTreeSet<&'s str>,
+    used: HashSet<&'s str>,
     frames: Vec<Frame<'s>>,
     /// Innermost enclosing definition.
     cur: u32,
@@ -151,7 +189,7 @@ impl<'s> Walker<'s> {
             name_ids: HashMap::new(),
             spec_ids: HashMap::new(),
             refs: Refs::default(),
-            used: BTreeSet::new(),
+            used: HashSet::new(),
             frames: Vec::new(),
             cur: 0,
             this_class: None,
@@ -409,7 +447,7 @@ impl<'s> Walker<'s> {
                 d.kind(),
                 "function_declaration" | "generator_function_declaration"
             ) {
-                if let Some(n) = d.child_by_field_name("name") {
+                if let Some(n) = d.fld("name") {
                     impls.insert(self.text(n));
                 }
             }
@@ -426,7 +464,7 @@ impl<'s> Walker<'s> {
     }
 
     fn hoist_decl(&mut self, d: Node<'s>, impls: &HashSet<&str>) {
-        let name_node = d.child_by_field_name("name");
+        let name_node = d.fld("name");
         let name = name_node.map(|n| self.text(n)).unwrap_or("");
         let exported = Self::is_exported(d);
         match d.kind() {
@@ -525,10 +563,10 @@ impl<'s> Walker<'s> {
     }
 
     fn hoist_declarator(&mut self, v: Node<'s>, exported: bool) {
-        let Some(nn) = v.child_by_field_name("name") else {
+        let Some(nn) = v.fld("name") else {
             return;
         };
-        let value = v.child_by_field_name("value").map(skip_parens);
+        let value = v.fld("value").map(skip_parens);
         if let Some(val) = value {
             if let Some(spec_node) = require_arg(val, self.src) {
                 self.require_declarator(nn, spec_node);
@@ -578,9 +616,7 @@ impl<'s> Walker<'s> {
                     let (key, local) = match k.kind() {
                         "shorthand_property_identifier_pattern" => (k, k),
                         "pair_pattern" => {
-                            let (Some(key), Some(val)) =
-                                (k.child_by_field_name("key"), k.child_by_field_name("value"))
-                            else {
+                            let (Some(key), Some(val)) = (k.fld("key"), k.fld("value")) else {
                                 continue;
                             };
                             if val.kind() != "identifier" {
@@ -619,7 +655,7 @@ impl<'s> Walker<'s> {
     fn import_statement(&mut self, s: Node<'s>) {
         let mut c = s.walk();
         let kids: Vec<Node> = s.named_children(&mut c).collect();
-        let source = s.child_by_field_name("source");
+        let source = s.fld("source");
         let spec = source.and_then(|src| self.module_site(src));
         for k in kids {
             match k.kind() {
@@ -654,7 +690,7 @@ impl<'s> Walker<'s> {
                                     .filter(|n| n.kind() == "import_specifier")
                                     .collect();
                                 for sp in specs {
-                                    let Some(name) = sp.child_by_field_name("name") else {
+                                    let Some(name) = sp.fld("name") else {
                                         continue;
                                     };
                                     let imported = match name.kind() {
@@ -664,8 +700,7 @@ impl<'s> Walker<'s> {
                                         },
                                         _ => self.text(name),
                                     };
-                                    let local_node =
-                                        sp.child_by_field_name("alias").unwrap_or(name);
+                                    let local_node = sp.fld("alias").unwrap_or(name);
                                     let local = if local_node.kind() == "string" {
                                         imported
                                     } else {
@@ -682,7 +717,7 @@ impl<'s> Walker<'s> {
                                     self.bind(local, NS_ANY, Binding::Import(i));
                                     self.site(name, SiteKind::Ref, NS_ANY, Expr::Import(i));
                                     // tsserver counts the alias too.
-                                    if let Some(alias) = sp.child_by_field_name("alias") {
+                                    if let Some(alias) = sp.fld("alias") {
                                         self.site(alias, SiteKind::Ref, NS_ANY, Expr::Import(i));
                                     }
                                 }
@@ -692,9 +727,7 @@ impl<'s> Walker<'s> {
                     }
                 }
                 "import_require_clause" => {
-                    let spec = k
-                        .child_by_field_name("source")
-                        .and_then(|src| self.module_site(src));
+                    let spec = k.fld("source").and_then(|src| self.module_site(src));
                     let mut c2 = k.walk();
                     let id = k.named_children(&mut c2).find(|n| n.kind() == "identifier");
                     if let (Some(spec), Some(id)) = (spec, id) {
@@ -713,14 +746,22 @@ impl<'s> Walker<'s> {
 
     fn walk_children(&mut self, n: Node<'s>) {
         let mut c = n.walk();
-        let kids: Vec<Node> = n.named_children(&mut c).collect();
-        for k in kids {
-            self.walk(k);
+        if !c.goto_first_child() {
+            return;
+        }
+        loop {
+            let k = c.node();
+            if k.is_named() {
+                self.walk(k);
+            }
+            if !c.goto_next_sibling() {
+                break;
+            }
         }
     }
 
     fn walk_field(&mut self, n: Node<'s>, field: &str) {
-        if let Some(f) = n.child_by_field_name(field) {
+        if let Some(f) = n.fld(field) {
             self.walk(f);
         }
     }
@@ -753,7 +794,7 @@ impl<'s> Walker<'s> {
                     Some(&d) => d,
                     None => {
                         // Not at block level (`case 1: function f() {}`).
-                        let Some(nn) = n.child_by_field_name("name") else {
+                        let Some(nn) = n.fld("name") else {
                             return;
                         };
                         let name = self.text(nn);
@@ -780,7 +821,7 @@ impl<'s> Walker<'s> {
                 if def.is_none() {
                     // A named class expression (or a declaration the
                     // parser recovered as one).
-                    if let Some(nn) = n.child_by_field_name("name") {
+                    if let Some(nn) = n.fld("name") {
                         let name = self.text(nn);
                         let d = self.add_def(name, nn, n, NodeKind::Class, false);
                         self.node_defs.insert(n.id(), d);
@@ -835,7 +876,7 @@ impl<'s> Walker<'s> {
             }
             "type_identifier" => self.ident_ref(n, NS_TYPE),
             "nested_type_identifier" => {
-                if let Some(name) = n.child_by_field_name("name") {
+                if let Some(name) = n.fld("name") {
                     let e = self.nested_type(n);
                     self.site(name, SiteKind::Ref, NS_TYPE, e);
                 }
@@ -845,7 +886,7 @@ impl<'s> Walker<'s> {
             }
             "catch_clause" => {
                 self.push_frame();
-                if let Some(p) = n.child_by_field_name("parameter") {
+                if let Some(p) = n.fld("parameter") {
                     self.bind_pattern(p, Expr::Unknown);
                 }
                 self.walk_field(n, "type");
@@ -855,8 +896,8 @@ impl<'s> Walker<'s> {
             "for_in_statement" => {
                 self.push_frame();
                 self.walk_field(n, "right");
-                if let Some(left) = n.child_by_field_name("left") {
-                    if n.child_by_field_name("kind").is_some() {
+                if let Some(left) = n.fld("left") {
+                    if n.fld("kind").is_some() {
                         self.bind_pattern(left, Expr::Unknown);
                     } else {
                         self.walk(left);
@@ -919,10 +960,7 @@ impl<'s> Walker<'s> {
     }
 
     fn member_ref(&mut self, n: Node<'s>) {
-        let (Some(obj), Some(prop)) = (
-            n.child_by_field_name("object"),
-            n.child_by_field_name("property"),
-        ) else {
+        let (Some(obj), Some(prop)) = (n.fld("object"), n.fld("property")) else {
             self.walk_children(n);
             return;
         };
@@ -963,7 +1001,7 @@ impl<'s> Walker<'s> {
     fn jsx(&mut self, n: Node<'s>) {
         let mut c = n.walk();
         let kids: Vec<Node> = n.named_children(&mut c).collect();
-        let name = n.child_by_field_name("name");
+        let name = n.fld("name");
         for k in kids {
             if Some(k) == name {
                 match k.kind() {
@@ -1003,19 +1041,19 @@ impl<'s> Walker<'s> {
         self.push_frame();
         // A named function expression binds its own name inside.
         if n.kind() == "function_expression" && def.is_none() {
-            if let Some(nn) = n.child_by_field_name("name") {
+            if let Some(nn) = n.fld("name") {
                 let name = self.text(nn);
                 self.bind(name, NS_VALUE, Binding::Opaque);
             }
         }
         self.type_params(n);
-        if let Some(p) = n.child_by_field_name("parameters") {
+        if let Some(p) = n.fld("parameters") {
             self.params(p, ctor_class);
         }
-        if let Some(p) = n.child_by_field_name("parameter") {
+        if let Some(p) = n.fld("parameter") {
             self.bind_pattern(p, Expr::Unknown);
         }
-        if let Some(rt) = n.child_by_field_name("return_type") {
+        if let Some(rt) = n.fld("return_type") {
             self.walk(rt);
             if let Some(d) = def {
                 if rt.kind() == "type_annotation" {
@@ -1027,7 +1065,7 @@ impl<'s> Walker<'s> {
                 }
             }
         }
-        if let Some(body) = n.child_by_field_name("body") {
+        if let Some(body) = n.fld("body") {
             if body.kind() == "statement_block" {
                 self.walk(body);
             } else {
@@ -1048,13 +1086,13 @@ impl<'s> Walker<'s> {
     }
 
     fn type_params(&mut self, n: Node<'s>) {
-        let Some(tp) = n.child_by_field_name("type_parameters") else {
+        let Some(tp) = n.fld("type_parameters") else {
             return;
         };
         let mut c = tp.walk();
         let params: Vec<Node> = tp.named_children(&mut c).collect();
         for p in &params {
-            if let Some(name) = p.child_by_field_name("name") {
+            if let Some(name) = p.fld("name") {
                 let t = self.text(name);
                 self.bind(t, NS_TYPE, Binding::Opaque);
             }
@@ -1086,15 +1124,13 @@ impl<'s> Walker<'s> {
                     if p.children(&mut c3).any(|k| k.kind() == "readonly") {
                         property = true;
                     }
-                    let ty = p.child_by_field_name("type");
+                    let ty = p.fld("type");
                     if let Some(t) = ty {
                         self.walk(t);
                     }
                     self.walk_field(p, "value");
                     let val = ty.map(|t| self.type_value(t)).unwrap_or(Expr::Unknown);
-                    let pat = p
-                        .child_by_field_name("pattern")
-                        .or_else(|| p.child_by_field_name("name"));
+                    let pat = p.fld("pattern").or_else(|| p.fld("name"));
                     let Some(pat) = pat else { continue };
                     if pat.kind() == "this" {
                         continue;
@@ -1150,7 +1186,7 @@ impl<'s> Walker<'s> {
                             self.bind_var(name, v);
                         }
                         "pair_pattern" => {
-                            let key = k.child_by_field_name("key");
+                            let key = k.fld("key");
                             let v = match key {
                                 Some(key) if key.kind() == "property_identifier" => {
                                     let t = self.text(key);
@@ -1158,13 +1194,13 @@ impl<'s> Walker<'s> {
                                 }
                                 _ => Expr::Unknown,
                             };
-                            if let Some(value) = k.child_by_field_name("value") {
+                            if let Some(value) = k.fld("value") {
                                 self.bind_pattern(value, v);
                             }
                         }
                         "object_assignment_pattern" => {
                             self.walk_field(k, "right");
-                            if let Some(left) = k.child_by_field_name("left") {
+                            if let Some(left) = k.fld("left") {
                                 let v = if left.kind() == "shorthand_property_identifier_pattern" {
                                     let t = self.text(left);
                                     let name = self.text(left);
@@ -1191,7 +1227,7 @@ impl<'s> Walker<'s> {
             }
             "assignment_pattern" => {
                 self.walk_field(p, "right");
-                if let Some(left) = p.child_by_field_name("left") {
+                if let Some(left) = p.fld("left") {
                     self.bind_pattern(left, val);
                 }
             }
@@ -1225,11 +1261,11 @@ impl<'s> Walker<'s> {
         if self.node_defs.get(&v.id()) == Some(&u32::MAX) {
             return; // a `require` declarator, done when hoisted
         }
-        let Some(name) = v.child_by_field_name("name") else {
+        let Some(name) = v.fld("name") else {
             return;
         };
-        let value = v.child_by_field_name("value");
-        let ty = v.child_by_field_name("type");
+        let value = v.fld("value");
+        let ty = v.fld("type");
         if let Some(&def) = self.node_defs.get(&v.id()) {
             if let Some(t) = ty {
                 self.walk(t);
@@ -1288,7 +1324,7 @@ impl<'s> Walker<'s> {
                     for cl in clauses {
                         match cl.kind() {
                             "extends_clause" => {
-                                if let Some(v) = cl.child_by_field_name("value") {
+                                if let Some(v) = cl.fld("value") {
                                     if let Some(b) = self.heritage_value(v) {
                                         bases.push(b);
                                     }
@@ -1314,7 +1350,7 @@ impl<'s> Walker<'s> {
                 _ => {}
             }
         }
-        if let Some(body) = n.child_by_field_name("body") {
+        if let Some(body) = n.fld("body") {
             self.members(body, def);
         }
         self.pop_frame();
@@ -1336,10 +1372,10 @@ impl<'s> Walker<'s> {
             }
             "member_expression" => {
                 let e = self.expr(v);
-                if let Some(p) = v.child_by_field_name("property") {
+                if let Some(p) = v.fld("property") {
                     self.site(p, SiteKind::Extends, NS_VALUE, e.clone());
                 }
-                if let Some(o) = v.child_by_field_name("object") {
+                if let Some(o) = v.fld("object") {
                     self.walk(o);
                 }
                 Some(e)
@@ -1362,15 +1398,13 @@ impl<'s> Walker<'s> {
             }
             "nested_type_identifier" => {
                 let e = self.nested_type(t);
-                if let Some(name) = t.child_by_field_name("name") {
+                if let Some(name) = t.fld("name") {
                     self.site(name, kind, NS_TYPE, e.clone());
                 }
                 Some(e)
             }
             "generic_type" => {
-                let base = t
-                    .child_by_field_name("name")
-                    .and_then(|nm| self.heritage_type(nm, kind));
+                let base = t.fld("name").and_then(|nm| self.heritage_type(nm, kind));
                 self.walk_field(t, "type_arguments");
                 base
             }
@@ -1403,7 +1437,7 @@ impl<'s> Walker<'s> {
                 }
             }
         }
-        if let Some(body) = n.child_by_field_name("body") {
+        if let Some(body) = n.fld("body") {
             self.members(body, def);
         }
         self.pop_frame();
@@ -1423,7 +1457,7 @@ impl<'s> Walker<'s> {
         }
         self.push_frame();
         self.type_params(n);
-        if let Some(v) = n.child_by_field_name("value") {
+        if let Some(v) = n.fld("value") {
             if v.kind() == "object_type" {
                 self.members(v, def);
             } else {
@@ -1448,7 +1482,7 @@ impl<'s> Walker<'s> {
         for m in kids {
             match m.kind() {
                 "method_definition" | "method_signature" | "abstract_method_signature" => {
-                    let Some(nn) = m.child_by_field_name("name") else {
+                    let Some(nn) = m.fld("name") else {
                         continue;
                     };
                     let name = self.text(nn);
@@ -1465,11 +1499,9 @@ impl<'s> Walker<'s> {
                     self.function_with(m, def, class, ctor);
                 }
                 "public_field_definition" | "field_definition" | "property_signature" => {
-                    let nn = m
-                        .child_by_field_name("name")
-                        .or_else(|| m.child_by_field_name("property"));
-                    let value = m.child_by_field_name("value").map(skip_parens);
-                    let ty = m.child_by_field_name("type");
+                    let nn = m.fld("name").or_else(|| m.fld("property"));
+                    let value = m.fld("value").map(skip_parens);
+                    let ty = m.fld("type");
                     self.walk_decorators(m);
                     let (Some(nn), Some(cl)) = (nn, class) else {
                         if let Some(t) = ty {
@@ -1572,7 +1604,7 @@ impl<'s> Walker<'s> {
                 self.walk(*t);
             }
         }
-        if let Some(decl) = n.child_by_field_name("declaration") {
+        if let Some(decl) = n.fld("declaration") {
             self.walk(decl);
             if module_level {
                 for (name, b) in self.declared(decl) {
@@ -1588,7 +1620,7 @@ impl<'s> Walker<'s> {
             }
             return;
         }
-        if let Some(source) = n.child_by_field_name("source") {
+        if let Some(source) = n.fld("source") {
             let Some(spec) = self.module_site(source) else {
                 return;
             };
@@ -1603,12 +1635,12 @@ impl<'s> Walker<'s> {
                             .filter(|s| s.kind() == "export_specifier")
                             .collect();
                         for s in specs {
-                            let Some(name) = s.child_by_field_name("name") else {
+                            let Some(name) = s.fld("name") else {
                                 continue;
                             };
                             let imported = self.spec_name(name);
                             let alias = s
-                                .child_by_field_name("alias")
+                                .fld("alias")
                                 .map(|a| self.spec_name(a))
                                 .unwrap_or(imported);
                             let nm = self.intern(imported);
@@ -1619,7 +1651,7 @@ impl<'s> Walker<'s> {
                             };
                             let i = self.push_import(nm, spec, what);
                             self.site(name, SiteKind::Ref, NS_ANY, Expr::Import(i));
-                            if let Some(a) = s.child_by_field_name("alias") {
+                            if let Some(a) = s.fld("alias") {
                                 self.site(a, SiteKind::Ref, NS_ANY, Expr::Import(i));
                             }
                             if module_level {
@@ -1667,19 +1699,16 @@ impl<'s> Walker<'s> {
                         .filter(|s| s.kind() == "export_specifier")
                         .collect();
                     for s in specs {
-                        let Some(name) = s.child_by_field_name("name") else {
+                        let Some(name) = s.fld("name") else {
                             continue;
                         };
                         let local = self.spec_name(name);
-                        let alias = s
-                            .child_by_field_name("alias")
-                            .map(|a| self.spec_name(a))
-                            .unwrap_or(local);
+                        let alias = s.fld("alias").map(|a| self.spec_name(a)).unwrap_or(local);
                         let b = self.lookup(local, NS_ANY);
                         let Some(b) = b else { continue };
                         if let Binding::Def(_) | Binding::Import(_) = b {
                             self.site(name, SiteKind::Ref, NS_ANY, b.expr());
-                            if let Some(a) = s.child_by_field_name("alias") {
+                            if let Some(a) = s.fld("alias") {
                                 self.site(a, SiteKind::Ref, NS_ANY, b.expr());
                             }
                         }
@@ -1780,7 +1809,7 @@ impl<'s> Walker<'s> {
                     if d.kind() != "variable_declarator" {
                         continue;
                     }
-                    let Some(nn) = d.child_by_field_name("name") else {
+                    let Some(nn) = d.fld("name") else {
                         continue;
                     };
                     let mut names = Vec::new();
@@ -1804,10 +1833,7 @@ impl<'s> Walker<'s> {
                 }
             }
             _ => {
-                if let (Some(nn), Some(&d)) = (
-                    decl.child_by_field_name("name"),
-                    self.node_defs.get(&decl.id()),
-                ) {
+                if let (Some(nn), Some(&d)) = (decl.fld("name"), self.node_defs.get(&decl.id())) {
                     out.push((self.text(nn), Binding::Def(d)));
                 }
             }
@@ -1816,24 +1842,18 @@ impl<'s> Walker<'s> {
     }
 
     fn assignment(&mut self, n: Node<'s>) {
-        let (Some(left), Some(right)) = (
-            n.child_by_field_name("left"),
-            n.child_by_field_name("right"),
-        ) else {
+        let (Some(left), Some(right)) = (n.fld("left"), n.fld("right")) else {
             self.walk_children(n);
             return;
         };
         let right = skip_parens(right);
         if left.kind() == "member_expression" {
-            if let (Some(obj), Some(prop)) = (
-                left.child_by_field_name("object"),
-                left.child_by_field_name("property"),
-            ) {
+            if let (Some(obj), Some(prop)) = (left.fld("object"), left.fld("property")) {
                 let prop_name = self.text(prop);
                 if self.is_free(obj, "module") && prop_name == "exports" {
                     // `module.exports = class X {}` / `= function f() {}`:
                     // the definition is the export.
-                    let named = right.child_by_field_name("name");
+                    let named = right.fld("name");
                     let def = match (right.kind(), named) {
                         ("class", Some(_)) => {
                             self.walk(right);
@@ -1866,18 +1886,16 @@ impl<'s> Walker<'s> {
                 }
                 let on_exports = self.is_free(obj, "exports")
                     || (obj.kind() == "member_expression"
+                        && obj.fld("object").is_some_and(|o| self.is_free(o, "module"))
                         && obj
-                            .child_by_field_name("object")
-                            .is_some_and(|o| self.is_free(o, "module"))
-                        && obj
-                            .child_by_field_name("property")
+                            .fld("property")
                             .is_some_and(|p| self.text(p) == "exports"));
                 if on_exports {
                     let e = match right.kind() {
                         "function_expression" | "arrow_function" | "function" => {
                             // `exports.f = function f() {}`: tsserver names it
                             // at the function's own name.
-                            let at = right.child_by_field_name("name").unwrap_or(prop);
+                            let at = right.fld("name").unwrap_or(prop);
                             let d = self.add_def(prop_name, at, n, NodeKind::Function, true);
                             self.function(right, Some(d), None);
                             Expr::Def(d)
@@ -1911,7 +1929,7 @@ impl<'s> Walker<'s> {
                 }
             }
         }
-        match (left.kind(), left.child_by_field_name("object")) {
+        match (left.kind(), left.fld("object")) {
             // `this.x = …` declares `x` (in JavaScript, for tsserver too).
             ("member_expression", Some(o)) if o.kind() == "this" => {}
             _ => self.walk(left),
@@ -1940,9 +1958,7 @@ impl<'s> Walker<'s> {
                         (t, self.lookup_expr(t, NS_ANY))
                     }
                     "pair" => {
-                        let (Some(key), Some(v)) =
-                            (k.child_by_field_name("key"), k.child_by_field_name("value"))
-                        else {
+                        let (Some(key), Some(v)) = (k.fld("key"), k.fld("value")) else {
                             continue;
                         };
                         if key.kind() != "property_identifier" {
@@ -2001,11 +2017,11 @@ impl<'s> Walker<'s> {
     // ----- calls -------------------------------------------------------------
 
     fn call(&mut self, n: Node<'s>) {
-        let Some(f) = n.child_by_field_name("function") else {
+        let Some(f) = n.fld("function") else {
             self.walk_children(n);
             return;
         };
-        let args = n.child_by_field_name("arguments");
+        let args = n.fld("arguments");
         if self.test_file {
             if let Some((name, at)) = self.test_call(n) {
                 let saved = self.cur;
@@ -2044,10 +2060,7 @@ impl<'s> Walker<'s> {
                 }
             }
             "member_expression" => {
-                if let (Some(obj), Some(prop)) = (
-                    f.child_by_field_name("object"),
-                    f.child_by_field_name("property"),
-                ) {
+                if let (Some(obj), Some(prop)) = (f.fld("object"), f.fld("property")) {
                     let recv = self.expr(obj);
                     let name = self.text(prop);
                     let p = self.intern(name);
@@ -2078,34 +2091,34 @@ impl<'s> Walker<'s> {
     /// `describe('…', …)`, `it.only('…', …)`, `test.each(t)('…', …)`:
     /// the test's name and the node it starts at.
     fn test_call(&self, n: Node<'s>) -> Option<(&'s str, Node<'s>)> {
-        let f = n.child_by_field_name("function")?;
+        let f = n.fld("function")?;
         let base = match f.kind() {
             "identifier" => f,
             "member_expression" => {
-                let prop = f.child_by_field_name("property")?;
+                let prop = f.fld("property")?;
                 if !TEST_MODIFIERS.contains(&self.text(prop)) {
                     return None;
                 }
-                let obj = f.child_by_field_name("object")?;
+                let obj = f.fld("object")?;
                 if obj.kind() == "member_expression" {
                     // `describe.skip.each`-style chains: look at the root.
-                    obj.child_by_field_name("object")?
+                    obj.fld("object")?
                 } else {
                     obj
                 }
             }
             "call_expression" => {
-                let inner = f.child_by_field_name("function")?;
+                let inner = f.fld("function")?;
                 if inner.kind() != "member_expression" {
                     return None;
                 }
-                let prop = inner.child_by_field_name("property")?;
+                let prop = inner.fld("property")?;
                 if self.text(prop) != "each" {
                     return None;
                 }
-                let obj = inner.child_by_field_name("object")?;
+                let obj = inner.fld("object")?;
                 if obj.kind() == "member_expression" {
-                    obj.child_by_field_name("object")?
+                    obj.fld("object")?
                 } else {
                     obj
                 }
@@ -2115,7 +2128,7 @@ impl<'s> Walker<'s> {
         if base.kind() != "identifier" || !TEST_FNS.contains(&self.text(base)) {
             return None;
         }
-        let args = n.child_by_field_name("arguments")?;
+        let args = n.fld("arguments")?;
         let first = args.named_child(0)?;
         let (name, _) = self.string_value(first)?;
         if name.is_empty() {
@@ -2125,7 +2138,7 @@ impl<'s> Walker<'s> {
     }
 
     fn new_expr(&mut self, n: Node<'s>) {
-        if let Some(ctor) = n.child_by_field_name("constructor") {
+        if let Some(ctor) = n.fld("constructor") {
             match ctor.kind() {
                 "identifier" => {
                     let name = self.text(ctor);
@@ -2137,10 +2150,10 @@ impl<'s> Walker<'s> {
                 }
                 "member_expression" => {
                     let e = self.expr(ctor);
-                    if let Some(p) = ctor.child_by_field_name("property") {
+                    if let Some(p) = ctor.fld("property") {
                         self.site(p, SiteKind::Call, NS_VALUE, e);
                     }
-                    if let Some(o) = ctor.child_by_field_name("object") {
+                    if let Some(o) = ctor.fld("object") {
                         self.walk(o);
                     }
                 }
@@ -2172,10 +2185,7 @@ impl<'s> Walker<'s> {
                 None => Expr::Unknown,
             },
             "member_expression" => {
-                let (Some(obj), Some(prop)) = (
-                    n.child_by_field_name("object"),
-                    n.child_by_field_name("property"),
-                ) else {
+                let (Some(obj), Some(prop)) = (n.fld("object"), n.fld("property")) else {
                     return Expr::Unknown;
                 };
                 let o = self.expr(obj);
@@ -2183,12 +2193,12 @@ impl<'s> Walker<'s> {
                 self.member_of(&o, name)
             }
             "call_expression" => {
-                let Some(f) = n.child_by_field_name("function") else {
+                let Some(f) = n.fld("function") else {
                     return Expr::Unknown;
                 };
                 if f.kind() == "identifier" && self.text(f) == "require" {
                     if let Some(spec) = n
-                        .child_by_field_name("arguments")
+                        .fld("arguments")
                         .and_then(|a| first_string_arg(a))
                         .and_then(|s| self.string_value(s))
                     {
@@ -2203,7 +2213,7 @@ impl<'s> Walker<'s> {
                 }
             }
             "new_expression" => {
-                let Some(c) = n.child_by_field_name("constructor") else {
+                let Some(c) = n.fld("constructor") else {
                     return Expr::Unknown;
                 };
                 let e = self.expr(c);
@@ -2220,7 +2230,7 @@ impl<'s> Walker<'s> {
                 Some(t) => self.type_value(t),
                 None => Expr::Unknown,
             },
-            "instantiation_expression" => match n.child_by_field_name("function") {
+            "instantiation_expression" => match n.fld("function") {
                 Some(f) => self.expr(f),
                 None => Expr::Unknown,
             },
@@ -2244,8 +2254,8 @@ impl<'s> Walker<'s> {
 
     /// `a.b.C` in a type: `Member(Member(a, b), C)`.
     fn nested_type(&mut self, t: Node<'s>) -> Expr {
-        let module = t.child_by_field_name("module");
-        let name = t.child_by_field_name("name");
+        let module = t.fld("module");
+        let name = t.fld("name");
         let (Some(m), Some(nm)) = (module, name) else {
             return Expr::Unknown;
         };
@@ -2262,8 +2272,8 @@ impl<'s> Walker<'s> {
             }
             "nested_identifier" | "member_expression" => {
                 let (Some(o), Some(p)) = (
-                    m.child_by_field_name("object").or_else(|| m.named_child(0)),
-                    m.child_by_field_name("property")
+                    m.fld("object").or_else(|| m.named_child(0)),
+                    m.fld("property")
                         .or_else(|| m.named_child(m.named_child_count().saturating_sub(1) as u32)),
                 ) else {
                     return Expr::Unknown;
@@ -2290,7 +2300,7 @@ impl<'s> Walker<'s> {
                 instance(e)
             }
             "generic_type" => {
-                let Some(name) = t.child_by_field_name("name") else {
+                let Some(name) = t.fld("name") else {
                     return Expr::Unknown;
                 };
                 let text = self.text(name);
@@ -2298,9 +2308,7 @@ impl<'s> Walker<'s> {
                     && TRANSPARENT_GENERICS.contains(&text)
                     && self.lookup(text, NS_TYPE).is_none()
                 {
-                    let arg = t
-                        .child_by_field_name("type_arguments")
-                        .and_then(|a| a.named_child(0));
+                    let arg = t.fld("type_arguments").and_then(|a| a.named_child(0));
                     return match arg {
                         Some(a) => self.type_value(a),
                         None => Expr::Unknown,
@@ -2369,7 +2377,7 @@ fn unwrap_decl(s: Node) -> Node {
     let mut s = s;
     loop {
         match s.kind() {
-            "export_statement" => match s.child_by_field_name("declaration") {
+            "export_statement" => match s.fld("declaration") {
                 Some(d) => s = d,
                 None => return s,
             },
@@ -2402,11 +2410,11 @@ fn require_arg<'t>(n: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
     if n.kind() != "call_expression" {
         return None;
     }
-    let f = n.child_by_field_name("function")?;
+    let f = n.fld("function")?;
     if f.kind() != "identifier" || f.utf8_text(src).ok()? != "require" {
         return None;
     }
-    first_string_arg(n.child_by_field_name("arguments")?)
+    first_string_arg(n.fld("arguments")?)
 }
 
 fn first_string_arg(args: Node) -> Option<Node> {
@@ -2444,12 +2452,12 @@ fn pattern_names<'t>(p: Node, src: &'t [u8], out: &mut Vec<&'t str>) {
             }
         }
         "pair_pattern" => {
-            if let Some(v) = p.child_by_field_name("value") {
+            if let Some(v) = p.fld("value") {
                 pattern_names(v, src, out);
             }
         }
         "assignment_pattern" | "object_assignment_pattern" => {
-            if let Some(v) = p.child_by_field_name("left") {
+            if let Some(v) = p.fld("left") {
                 pattern_names(v, src, out);
             }
         }
