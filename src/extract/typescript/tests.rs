@@ -326,3 +326,29 @@ fn zz_debug_sexp() {
     let t = p.parse(&src, None).unwrap();
     eprintln!("{}", t.root_node().to_sexp());
 }
+
+#[test]
+fn deep_nesting_does_not_overflow() {
+    // Generated code: long operator chains and deep brackets.
+    let chain = format!("const x = {}1;\n", "a + ".repeat(20_000));
+    let brackets = format!("const y = {}1{};\n", "[".repeat(5_000), "]".repeat(5_000));
+    let calls = format!("z{};\n", ".m()".repeat(5_000));
+    for src in [chain, brackets, calls] {
+        let messages = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || {
+                ts(&src)
+                    .diagnostics
+                    .into_iter()
+                    .map(|d| d.message)
+                    .collect::<Vec<_>>()
+            })
+            .unwrap()
+            .join()
+            .expect("no stack overflow");
+        assert!(
+            messages.iter().any(|m| m.contains("too deep")),
+            "{messages:?}"
+        );
+    }
+}

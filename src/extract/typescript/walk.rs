@@ -176,6 +176,25 @@ struct Walker<'s> {
     /// Overload signatures seen before an implementation in the block being
     /// hoisted: name → (signature name node, signature statement).
     first_sig: HashMap<&'s str, (Node<'s>, Node<'s>)>,
+    /// Recursion depth of the walk (deeply nested generated code must not
+    /// overflow the stack).
+    depth: u32,
+    stack_base: usize,
+    too_deep: bool,
+    extra_diagnostics: Vec<Diagnostic>,
+}
+
+/// Deeper syntax than this is not analysed.
+const MAX_DEPTH: u32 = 3000;
+/// Nor once the walk has used this much stack (rayon threads have 2 MiB;
+/// debug builds have large frames).
+const STACK_BUDGET: usize = 1 << 20;
+
+/// An address on the current stack.
+#[inline(always)]
+fn stack_here() -> usize {
+    let probe = 0u8;
+    std::hint::black_box(&probe) as *const u8 as usize
 }
 
 impl<'s> Walker<'s> {
@@ -198,10 +217,15 @@ impl<'s> Walker<'s> {
             node_defs: HashMap::new(),
             member_defs: HashMap::new(),
             first_sig: HashMap::new(),
+            depth: 0,
+            stack_base: stack_here(),
+            too_deep: false,
+            extra_diagnostics: Vec::new(),
         }
     }
 
-    fn finish(mut self, diagnostics: Vec<Diagnostic>) -> Facts {
+    fn finish(mut self, mut diagnostics: Vec<Diagnostic>) -> Facts {
+        diagnostics.append(&mut self.extra_diagnostics);
         // Members are visible when their class is, unless private.
         for i in 1..self.defs.len() {
             let p = self.defs[i].parent.unwrap_or(0) as usize;
@@ -766,7 +790,28 @@ impl<'s> Walker<'s> {
         }
     }
 
+    /// Too deep to go on (the stack grows down on every supported target).
+    fn too_deep_here(&self) -> bool {
+        self.depth >= MAX_DEPTH || self.stack_base.saturating_sub(stack_here()) > STACK_BUDGET
+    }
+
     fn walk(&mut self, n: Node<'s>) {
+        if self.too_deep_here() {
+            if !self.too_deep {
+                self.too_deep = true;
+                self.extra_diagnostics.push(Diagnostic {
+                    pos: Pos::from_ts(n.start_position()),
+                    message: "nesting too deep: not analysed further".into(),
+                });
+            }
+            return;
+        }
+        self.depth += 1;
+        self.walk_node(n);
+        self.depth -= 1;
+    }
+
+    fn walk_node(&mut self, n: Node<'s>) {
         if matches!(
             n.kind(),
             "class_declaration"
@@ -1930,8 +1975,22 @@ impl<'s> Walker<'s> {
             }
         }
         match (left.kind(), left.fld("object")) {
-            // `this.x = …` declares `x` (in JavaScript, for tsserver too).
-            ("member_expression", Some(o)) if o.kind() == "this" => {}
+            // `this.x = …` declares `x` (in JavaScript, for tsserver too),
+            // and says what `this.x` holds.
+            ("member_expression", Some(o)) if o.kind() == "this" => {
+                if let (Some(class), Some(prop)) = (self.this_class, left.fld("property")) {
+                    let e = self.expr(right);
+                    if matches!(e, Expr::Instance(_) | Expr::Def(_) | Expr::Import(_)) {
+                        let name = self.text(prop);
+                        let n = self.intern(name);
+                        self.scope.fields.push(Field {
+                            class,
+                            name: n,
+                            value: e,
+                        });
+                    }
+                }
+            }
             _ => self.walk(left),
         }
         self.walk(right);
@@ -2168,6 +2227,16 @@ impl<'s> Walker<'s> {
 
     /// What an expression evaluates to, as far as this file can say.
     fn expr(&mut self, n: Node<'s>) -> Expr {
+        if self.too_deep_here() {
+            return Expr::Unknown;
+        }
+        self.depth += 1;
+        let e = self.expr_node(n);
+        self.depth -= 1;
+        e
+    }
+
+    fn expr_node(&mut self, n: Node<'s>) -> Expr {
         match n.kind() {
             "identifier" => {
                 let t = self.text(n);
@@ -2288,6 +2357,16 @@ impl<'s> Walker<'s> {
 
     /// The value something annotated with type `t` holds.
     fn type_value(&mut self, t: Node<'s>) -> Expr {
+        if self.too_deep_here() {
+            return Expr::Unknown;
+        }
+        self.depth += 1;
+        let e = self.type_value_node(t);
+        self.depth -= 1;
+        e
+    }
+
+    fn type_value_node(&mut self, t: Node<'s>) -> Expr {
         match t.kind() {
             "type_annotation" | "parenthesized_type" | "opting_type_annotation" => {
                 match t.named_child(0) {
