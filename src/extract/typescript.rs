@@ -112,18 +112,24 @@ pub struct Field {
     pub value: Expr,
 }
 
+/// A module specifier.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Spec {
+    pub text: String,
+    /// Re-exported wholesale: `export * from`.
+    pub star: bool,
+}
+
 /// What other files' resolution may read from this file.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Scope {
     /// Interned identifiers used by every other table.
     pub names: Vec<String>,
     /// Module specifiers as written (`./stripe`, `@shop/auth`).
-    pub specs: Vec<String>,
+    pub specs: Vec<Spec>,
     pub imports: Vec<Import>,
     /// Sorted by name text.
     pub exports: Vec<Export>,
-    /// `export * from` specifiers.
-    pub stars: Vec<u32>,
     /// Value of each local variable (its annotated type's instance, else its
     /// initialiser).
     pub vars: Vec<Expr>,

@@ -136,7 +136,7 @@ pub fn prepare(world: &World) -> Index {
             let specs = scope
                 .specs
                 .iter()
-                .map(|s| mods.resolve(&world.by_path, f.path, s))
+                .map(|s| mods.resolve(&world.by_path, f.path, &s.text))
                 .collect();
             let mut children: Vec<(u32, u32)> = f
                 .defs
@@ -453,8 +453,11 @@ impl<'a, 'w> Eval<'a, 'w> {
         if name == DEFAULT || name == EXPORT_EQUALS {
             return None;
         }
-        for star in &s.stars {
-            if let Some(Target::File(st)) = self.index.specs[t.0 as usize].get(*star as usize) {
+        for (i, spec) in s.specs.iter().enumerate() {
+            if !spec.star {
+                continue;
+            }
+            if let Some(Target::File(st)) = self.index.specs[t.0 as usize].get(i) {
                 if let Some((v, strat, _)) = self.export(*st, name, ns, depth + 1) {
                     return Some((v, strat, true));
                 }

@@ -134,8 +134,15 @@ export const v = new Local();
 class Local {}
 "#);
     let (scope, refs) = parts(&f);
-    assert_eq!(scope.specs, ["./m", "../n.js", "./star", "./re"]);
-    assert_eq!(scope.stars.len(), 1);
+    let specs: Vec<&str> = scope.specs.iter().map(|s| s.text.as_str()).collect();
+    assert_eq!(specs, ["./m", "../n.js", "./star", "./re"]);
+    let stars: Vec<&str> = scope
+        .specs
+        .iter()
+        .filter(|s| s.star)
+        .map(|s| s.text.as_str())
+        .collect();
+    assert_eq!(stars, ["./star"]);
     let names: Vec<&str> = scope.exports.iter().map(|e| scope.name(e.name)).collect();
     assert_eq!(names, ["c", "default", "v", "y"]);
     // Import specifier sites: the default, the imported name `a` and its

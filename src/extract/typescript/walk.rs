@@ -11,7 +11,7 @@ use tree_sitter::{Node, Parser};
 
 use super::{
     is_test_path, ClassInfo, Export, Expr, Field, Import, Imported, Name, Refs, Scope, Site,
-    SiteKind, CJS_PROPERTY, DEFAULT, EXPORT_EQUALS, NS_ANY, NS_TYPE, NS_VALUE,
+    SiteKind, Spec, CJS_PROPERTY, DEFAULT, EXPORT_EQUALS, NS_ANY, NS_TYPE, NS_VALUE,
 };
 use crate::extract::{module_def, syntax_diagnostics, Def, Diagnostic, Lang};
 use crate::graph::{NodeKind, Pos};
@@ -246,7 +246,7 @@ impl<'s> Walker<'s> {
         let mut ref_names: BTreeSet<String> = self.used.iter().map(|s| s.to_string()).collect();
         ref_names.extend(self.scope.names.iter().cloned());
         for spec in &self.scope.specs {
-            for seg in spec.split('/') {
+            for seg in spec.text.split('/') {
                 let stem = seg.split('.').next().unwrap_or(seg);
                 if !stem.is_empty() {
                     ref_names.insert(stem.to_string());
@@ -285,7 +285,10 @@ impl<'s> Walker<'s> {
             return i;
         }
         let i = self.scope.specs.len() as u32;
-        self.scope.specs.push(s.to_string());
+        self.scope.specs.push(Spec {
+            text: s.to_string(),
+            star: false,
+        });
         self.spec_ids.insert(s.to_string(), i);
         i
     }
@@ -1730,7 +1733,7 @@ impl<'s> Walker<'s> {
                 }
             }
             if !any && module_level {
-                self.scope.stars.push(spec);
+                self.scope.specs[spec as usize].star = true;
             }
             return;
         }
