@@ -1,23 +1,202 @@
 //! TypeScript, TSX and JavaScript: Tree-sitter → definitions, scope and reference sites.
+//!
+//! One parse and one scope-tracking walk per file ([`walk`]). Every name a
+//! reference site uses is bound *here*, by the language's own scope rules
+//! (block scoping, hoisting, shadowing, separate value and type spaces,
+//! imports), into an [`Expr`]: a small description of the value the site
+//! refers to (`Import(3)`, `Member(Var(2), "refund")`, `Instance(Def(5))`).
+//! The resolver later evaluates these expressions across files (module
+//! specifiers, exports, re-exports, class members, base classes, field and
+//! return types). A name bound nowhere in the file is a global
+//! ([`Expr::Global`]) and is never guessed to be another module's definition.
+
+mod walk;
 
 use serde::{Deserialize, Serialize};
 
-use super::{module_def, FileFacts, Lang, LangRefs, LangScope};
+use super::{FileFacts, Lang, LangRefs, LangScope};
+use crate::graph::Pos;
+
+/// Index into [`Scope::names`].
+pub type Name = u32;
+
+/// The name of the default export.
+pub const DEFAULT: &str = "default";
+/// The name of `export =` / `module.exports =`.
+pub const EXPORT_EQUALS: &str = "=";
+
+/// Namespace bits: TypeScript keeps values and types apart.
+pub const NS_VALUE: u8 = 1;
+pub const NS_TYPE: u8 = 2;
+pub const NS_ANY: u8 = NS_VALUE | NS_TYPE;
+/// Export flag: a property of a CommonJS `module.exports = { … }` object.
+/// tsserver defines such a name at the property, and when it is called at
+/// the function too, so only calls to functions get edges.
+pub const CJS_PROPERTY: u8 = 4;
+
+/// What a name or expression denotes, as far as one file can tell.
+/// `Var`, `Import`, `Def`, `This`, `Super` indexes are into the file's own
+/// [`Scope`] / definitions, so an `Expr` is evaluated in its file's context.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Expr {
+    /// Bound locally, but to nothing known (an untyped parameter, a `?:`).
+    /// A method called on it may be guessed by name.
+    Unknown,
+    /// Not declared in the file (a global such as `console`), a literal, an
+    /// array or a builtin type: never an in-repo definition.
+    Global,
+    /// A definition of this file.
+    Def(u32),
+    /// An import binding ([`Scope::imports`]).
+    Import(u32),
+    /// A local variable ([`Scope::vars`]).
+    Var(u32),
+    /// `this` in the class (or interface) definition given.
+    This(u32),
+    /// `super` in the class given: its base class.
+    Super(u32),
+    /// `require('spec')`: the module's `module.exports`.
+    Require(u32),
+    /// `obj.name`.
+    Member(Box<Expr>, Name),
+    /// The result of calling the expression.
+    Call(Box<Expr>),
+    /// An instance of the class the inner expression names (`new X()`, `: X`).
+    Instance(Box<Expr>),
+}
+
+/// What an import binding takes from its module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Imported {
+    /// `import { name }`, `const { name } = require()`.
+    Named(Name),
+    /// `import x from`.
+    Default,
+    /// `import * as ns`, `export * as ns from`.
+    Namespace,
+    /// `const x = require()`, `import x = require()`: `module.exports`.
+    Module,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Import {
+    pub local: Name,
+    /// Index into [`Scope::specs`].
+    pub spec: u32,
+    pub what: Imported,
+}
+
+/// One exported name and what it denotes in this file (re-exports are
+/// exports of an [`Expr::Import`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Export {
+    pub name: Name,
+    /// [`NS_VALUE`] / [`NS_TYPE`] bits, and [`CJS_PROPERTY`].
+    pub ns: u8,
+    pub target: Expr,
+}
+
+/// A class or interface: what `extends` names (in this file's context).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClassInfo {
+    pub def: u32,
+    pub bases: Vec<Expr>,
+}
+
+/// A typed or initialised property of a class, interface or object type that
+/// is not itself a definition (`private gw: Gateway`, `gw = new Stripe()`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Field {
+    pub class: u32,
+    pub name: Name,
+    pub value: Expr,
+}
+
+/// A module specifier.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Spec {
+    pub text: String,
+    /// Re-exported wholesale: `export * from`.
+    pub star: bool,
+}
 
 /// What other files' resolution may read from this file.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct Scope {}
+pub struct Scope {
+    /// Interned identifiers used by every other table.
+    pub names: Vec<String>,
+    /// Module specifiers as written (`./stripe`, `@shop/auth`).
+    pub specs: Vec<Spec>,
+    pub imports: Vec<Import>,
+    /// Sorted by name text.
+    pub exports: Vec<Export>,
+    /// Value of each local variable (its annotated type's instance, else its
+    /// initialiser).
+    pub vars: Vec<Expr>,
+    /// Sorted by `def`.
+    pub classes: Vec<ClassInfo>,
+    /// Sorted by `class`.
+    pub fields: Vec<Field>,
+    /// Declared (or single-expression) return value per function, sorted by def.
+    pub returns: Vec<(u32, Expr)>,
+}
+
+impl Scope {
+    pub fn name(&self, n: Name) -> &str {
+        &self.names[n as usize]
+    }
+}
+
+/// How a site uses what it names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SiteKind {
+    Call,
+    Ref,
+    Extends,
+    Implements,
+}
+
+/// One reference site.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Site {
+    /// Start of the referencing identifier.
+    pub pos: Pos,
+    /// Innermost enclosing definition.
+    pub src: u32,
+    pub kind: SiteKind,
+    /// Which namespace the name is looked up in ([`NS_VALUE`], [`NS_TYPE`], both).
+    pub ns: u8,
+    pub target: Expr,
+}
 
 /// Reference sites, read only when resolving this file.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct Refs {}
+pub struct Refs {
+    pub sites: Vec<Site>,
+    /// Module specifier strings (`imports` edges): position of the path
+    /// text and index into [`Scope::specs`].
+    pub modules: Vec<(Pos, u32)>,
+}
 
-pub fn extract(_lang: Lang, path: &str, src: &[u8]) -> FileFacts {
+/// Is this path a test file by the usual JS conventions?
+pub fn is_test_path(path: &str) -> bool {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    file.contains(".test.")
+        || file.contains(".spec.")
+        || path.starts_with("__tests__/")
+        || path.contains("/__tests__/")
+}
+
+pub fn extract(lang: Lang, path: &str, src: &[u8]) -> FileFacts {
+    let (defs, diagnostics, ref_names, scope, refs) = walk::run(lang, path, src);
     FileFacts {
-        defs: vec![module_def(path, src)],
-        diagnostics: Vec::new(),
-        ref_names: Vec::new(),
-        scope: LangScope::Script(Scope::default()),
-        refs: LangRefs::Script(Refs::default()),
+        defs,
+        diagnostics,
+        ref_names,
+        scope: LangScope::Script(scope),
+        refs: LangRefs::Script(refs),
     }
 }
+
+#[cfg(test)]
+mod tests;

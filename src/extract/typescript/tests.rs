@@ -1,0 +1,361 @@
+//! Extraction rules for TypeScript/JavaScript.
+
+use super::*;
+use crate::extract::FileFacts;
+use crate::graph::NodeKind;
+
+fn facts(lang: Lang, path: &str, src: &str) -> FileFacts {
+    extract(lang, path, src.as_bytes())
+}
+
+fn ts(src: &str) -> FileFacts {
+    facts(Lang::TypeScript, "src/a.ts", src)
+}
+
+fn parts(f: &FileFacts) -> (&Scope, &Refs) {
+    match (&f.scope, &f.refs) {
+        (LangScope::Script(s), LangRefs::Script(r)) => (s, r),
+        _ => panic!("not a script file"),
+    }
+}
+
+fn def_idx(f: &FileFacts, local: &str) -> u32 {
+    f.defs
+        .iter()
+        .position(|d| d.local == local)
+        .unwrap_or_else(|| panic!("no def {local}: {:?}", f.defs)) as u32
+}
+
+fn sites_at(f: &FileFacts, line: u32) -> Vec<&Site> {
+    parts(f)
+        .1
+        .sites
+        .iter()
+        .filter(|s| s.pos.line == line)
+        .collect()
+}
+
+#[test]
+fn defs_kinds_and_locals() {
+    let f = ts(r#"
+export class Shop {
+  constructor(private gw: Gateway) {}
+  get total(): number { return 1; }
+  set total(v: number) {}
+  handle = () => { this.pay(); };
+  pay(): void {}
+}
+export interface Gateway { refund(id: string): void; }
+type Alias = string;
+enum E { A }
+function outer() {
+  const inner = () => 1;
+  return inner();
+}
+namespace Ns { export function f() {} }
+function over(a: string): void;
+function over(a: number): void;
+function over(a: any) {}
+"#);
+    let find = |local: &str| &f.defs[def_idx(&f, local) as usize];
+    assert_eq!(find("Shop").kind, NodeKind::Class);
+    assert!(find("Shop").exported);
+    assert_eq!(find("Shop.total").kind, NodeKind::Method);
+    assert_eq!(find("Shop.handle").kind, NodeKind::Method);
+    assert!(!f.defs.iter().any(|d| d.name == "constructor"));
+    // One node for a getter/setter pair.
+    assert_eq!(f.defs.iter().filter(|d| d.local == "Shop.total").count(), 1);
+    assert_eq!(find("Gateway.refund").kind, NodeKind::Method);
+    assert!(find("Gateway.refund").exported);
+    assert_eq!(find("Alias").kind, NodeKind::Class);
+    assert!(!find("Alias").exported);
+    assert_eq!(find("E").kind, NodeKind::Class);
+    assert_eq!(find("outer.inner").kind, NodeKind::Function);
+    assert_eq!(find("Ns.f").kind, NodeKind::Function);
+    // Overloads: one node, named at the first signature (tsserver's usual
+    // definition of a call) and spanning to the implementation's end.
+    let over: Vec<_> = f.defs.iter().filter(|d| d.name == "over").collect();
+    assert_eq!(over.len(), 1);
+    assert_eq!(over[0].pos.line, 17);
+    assert_eq!((over[0].start_line, over[0].end_line), (17, 19));
+    // Name positions: `Shop` at column 14 of line 2.
+    assert_eq!(
+        find("Shop").pos,
+        Pos {
+            line: 2,
+            column: 14
+        }
+    );
+    assert_eq!(find("Shop").start_line, 2);
+    assert_eq!(find("Shop").end_line, 8);
+}
+
+#[test]
+fn block_scoping_and_shadowing() {
+    let f = ts(r#"
+import { helper } from "./h";
+function run() {}
+function g(run: number) {
+  run;
+  helper();
+  { const helper = 1; helper; }
+}
+later();
+function later() {}
+console.log(missing);
+"#);
+    // The parameter shadows the function: no site for `run` on line 5.
+    assert!(sites_at(&f, 5).is_empty());
+    // The import is called on line 6.
+    let s6 = sites_at(&f, 6);
+    assert_eq!(s6.len(), 1);
+    assert!(matches!(s6[0].target, Expr::Import(_)));
+    assert_eq!(s6[0].kind, SiteKind::Call);
+    // A block-level const shadows the import.
+    assert!(sites_at(&f, 7).is_empty());
+    // Hoisting: `later` is called before its declaration.
+    let s9 = sites_at(&f, 9);
+    assert_eq!(s9.len(), 1);
+    assert_eq!(s9[0].target, Expr::Def(def_idx(&f, "later")));
+    // Globals are not sites.
+    assert!(sites_at(&f, 11).is_empty());
+}
+
+#[test]
+fn imports_exports_and_requires() {
+    let f = ts(r#"
+import def, { a as b, type T } from "./m";
+import * as ns from "../n.js";
+export { b as c };
+export * from "./star";
+export { x as y } from "./re";
+export default def;
+export const v = new Local();
+class Local {}
+"#);
+    let (scope, refs) = parts(&f);
+    let specs: Vec<&str> = scope.specs.iter().map(|s| s.text.as_str()).collect();
+    assert_eq!(specs, ["./m", "../n.js", "./star", "./re"]);
+    let stars: Vec<&str> = scope
+        .specs
+        .iter()
+        .filter(|s| s.star)
+        .map(|s| s.text.as_str())
+        .collect();
+    assert_eq!(stars, ["./star"]);
+    let names: Vec<&str> = scope.exports.iter().map(|e| scope.name(e.name)).collect();
+    assert_eq!(names, ["c", "default", "v", "y"]);
+    // Import specifier sites: the default, the imported name `a` and its
+    // alias `b` (tsserver counts both), the type.
+    let s2 = sites_at(&f, 2);
+    let cols: Vec<u32> = s2.iter().map(|s| s.pos.column).collect();
+    assert_eq!(cols, [8, 15, 20, 28]);
+    // Module sites are inside the quotes.
+    assert_eq!(
+        refs.modules[0].0,
+        Pos {
+            line: 2,
+            column: 38
+        }
+    );
+    let v = scope
+        .exports
+        .iter()
+        .find(|e| scope.name(e.name) == "v")
+        .unwrap();
+    assert!(matches!(v.target, Expr::Var(_)));
+
+    let j = facts(
+        Lang::JavaScript,
+        "lib/x.js",
+        r#"
+const { a, b: bb } = require("./a");
+const mod = require("./mod");
+function f() {}
+exports.g = function () {};
+module.exports.h = f;
+"#,
+    );
+    let (scope, _) = parts(&j);
+    assert_eq!(scope.imports.len(), 3);
+    assert!(matches!(scope.imports[2].what, Imported::Module));
+    assert!(j.defs.iter().any(|d| d.name == "g" && d.exported));
+    assert!(j.defs.iter().any(|d| d.name == "f" && d.exported));
+}
+
+#[test]
+fn receivers_fields_and_returns() {
+    let f = ts(r#"
+import { Gateway } from "./g";
+class Svc {
+  constructor(private gw: Gateway, plain: Gateway) {}
+  run() { this.gw.refund(); }
+}
+function make(): Svc { return new Svc(null!, null!); }
+const s = make();
+s.run();
+"#);
+    let (scope, _) = parts(&f);
+    let svc = def_idx(&f, "Svc");
+    // Only the parameter property is a field.
+    assert_eq!(scope.fields.len(), 1);
+    assert_eq!(scope.fields[0].class, svc);
+    let s5 = sites_at(&f, 5);
+    let refund = s5
+        .iter()
+        .find(|s| s.kind == SiteKind::Call)
+        .expect("refund call");
+    match &refund.target {
+        Expr::Member(recv, _) => match recv.as_ref() {
+            Expr::Member(this, _) => assert_eq!(**this, Expr::This(svc)),
+            other => panic!("{other:?}"),
+        },
+        other => panic!("{other:?}"),
+    }
+    let make = def_idx(&f, "make");
+    assert!(scope.returns.iter().any(|(d, _)| *d == make));
+    let s9 = sites_at(&f, 9);
+    assert_eq!(s9.len(), 1);
+}
+
+#[test]
+fn tests_in_test_files_only() {
+    let src = r#"
+describe("Checkout", () => {
+  it("pays", () => { pay(); });
+  it.each([1])("each %s", () => {});
+  test.skip("skipped", () => {});
+});
+function pay() {}
+"#;
+    let f = facts(Lang::TypeScript, "src/checkout.test.ts", src);
+    let tests: Vec<&str> = f
+        .defs
+        .iter()
+        .filter(|d| d.kind == NodeKind::Test)
+        .map(|d| d.local.as_str())
+        .collect();
+    assert_eq!(
+        tests,
+        [
+            "Checkout",
+            "Checkout > pays",
+            "Checkout > each %s",
+            "Checkout > skipped"
+        ]
+    );
+    let pays = def_idx(&f, "Checkout > pays");
+    let call = sites_at(&f, 3);
+    assert_eq!(call[0].src, pays);
+    assert_eq!(f.defs[pays as usize].parent, Some(def_idx(&f, "Checkout")));
+    let plain = facts(Lang::TypeScript, "src/checkout.ts", src);
+    assert!(!plain.defs.iter().any(|d| d.kind == NodeKind::Test));
+    assert!(is_test_path("src/__tests__/a.ts"));
+    assert!(is_test_path("a.spec.tsx"));
+    assert!(!is_test_path("src/contest.ts"));
+}
+
+#[test]
+fn jsx_components_and_type_sites() {
+    let f = facts(
+        Lang::Tsx,
+        "src/ui/A.tsx",
+        r#"
+import { Button } from "./Button";
+export function A(): JSX.Element {
+  return <div><Button label="x"></Button><span /></div>;
+}
+"#,
+    );
+    let s4 = sites_at(&f, 4);
+    let cols: Vec<u32> = s4.iter().map(|s| s.pos.column).collect();
+    // Opening and closing tags of the component, not the intrinsics.
+    assert_eq!(cols, [16, 35]);
+}
+
+#[test]
+fn syntax_errors_give_partial_facts() {
+    let f = ts(r#"
+export function ok() { return 1; }
+function broken( { ;
+class Fine { m() {} }
+const x = ((( ;
+ok();
+"#);
+    assert!(!f.diagnostics.is_empty());
+    assert!(f.defs.iter().any(|d| d.name == "ok"));
+    assert!(f
+        .defs
+        .iter()
+        .any(|d| d.local == "Fine.m" || d.name == "Fine"));
+    // And the garbage does not panic any grammar.
+    for lang in [Lang::TypeScript, Lang::Tsx, Lang::JavaScript] {
+        let g = facts(
+            lang,
+            "x.ts",
+            "class { ( => } ] export * from ; <div></ import",
+        );
+        assert_eq!(g.defs[0].kind, NodeKind::Module);
+    }
+}
+
+#[test]
+fn columns_are_utf8_bytes() {
+    let f = ts("import { f } from \"./f\";\nconst s = \"héllo ✓\"; f();\n");
+    let s2 = sites_at(&f, 2);
+    assert_eq!(s2.len(), 1);
+    // `const s = "héllo ✓"; ` is 21 chars but 24 bytes: `f` is at byte 25.
+    assert_eq!(s2[0].pos.column, 25);
+    let g = ts("function ñandú() {}\nñandú();\n");
+    assert_eq!(g.defs[1].name, "ñandú");
+    assert_eq!(g.defs[1].pos.column, 10);
+}
+
+#[test]
+fn ref_names_cover_imports_and_members() {
+    let f = ts("import { a } from \"./pkg/mod\";\nx.y.z();\na();\n");
+    for n in ["a", "mod", "pkg", "x", "z", "y"] {
+        assert!(
+            f.ref_names.iter().any(|r| r == n),
+            "{n} in {:?}",
+            f.ref_names
+        );
+    }
+    assert!(f.ref_names.windows(2).all(|w| w[0] < w[1]));
+}
+
+#[test]
+fn zz_debug_sexp() {
+    let mut p = tree_sitter::Parser::new();
+    p.set_language(&tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into())
+        .unwrap();
+    let src = std::env::var("SEXP_SRC").unwrap_or_default();
+    let t = p.parse(&src, None).unwrap();
+    eprintln!("{}", t.root_node().to_sexp());
+}
+
+#[test]
+fn deep_nesting_does_not_overflow() {
+    // Generated code: long operator chains and deep brackets.
+    let chain = format!("const x = {}1;\n", "a + ".repeat(20_000));
+    let brackets = format!("const y = {}1{};\n", "[".repeat(5_000), "]".repeat(5_000));
+    let calls = format!("z{};\n", ".m()".repeat(5_000));
+    for src in [chain, brackets, calls] {
+        let messages = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || {
+                ts(&src)
+                    .diagnostics
+                    .into_iter()
+                    .map(|d| d.message)
+                    .collect::<Vec<_>>()
+            })
+            .unwrap()
+            .join()
+            .expect("no stack overflow");
+        assert!(
+            messages.iter().any(|m| m.contains("too deep")),
+            "{messages:?}"
+        );
+    }
+}

@@ -1,0 +1,2553 @@
+//! The scope-tracking walk: one pass over the tree, with a pre-pass per
+//! block that hoists its declarations (functions, classes, interfaces,
+//! `let`/`const`/`var` names, imports) so that uses before the declaration
+//! line bind like the language binds them.
+
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::LazyLock;
+
+use tree_sitter::{Node, Parser};
+
+use super::{
+    is_test_path, ClassInfo, Export, Expr, Field, Import, Imported, Name, Refs, Scope, Site,
+    SiteKind, Spec, CJS_PROPERTY, DEFAULT, EXPORT_EQUALS, NS_ANY, NS_TYPE, NS_VALUE,
+};
+use crate::extract::{module_def, syntax_diagnostics, Def, Diagnostic, Lang};
+use crate::graph::{NodeKind, Pos};
+
+thread_local! {
+    static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
+    /// Field name → id of the grammar being walked on this thread.
+    static FIELDS: Cell<Option<&'static FieldIds>> = const { Cell::new(None) };
+}
+
+type FieldIds = HashMap<Box<str>, u16>;
+
+/// Field ids per grammar: `child_by_field_name` compares the name with
+/// every field name of the grammar, which showed in profiles.
+fn field_ids(language: &tree_sitter::Language) -> FieldIds {
+    (1..=language.field_count() as u16)
+        .filter_map(|id| language.field_name_for_id(id).map(|n| (n.into(), id)))
+        .collect()
+}
+
+static TS_FIELDS: LazyLock<FieldIds> =
+    LazyLock::new(|| field_ids(&tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()));
+static TSX_FIELDS: LazyLock<FieldIds> =
+    LazyLock::new(|| field_ids(&tree_sitter_typescript::LANGUAGE_TSX.into()));
+static JS_FIELDS: LazyLock<FieldIds> =
+    LazyLock::new(|| field_ids(&tree_sitter_javascript::LANGUAGE.into()));
+
+/// `child_by_field_name` through the current grammar's field-id table.
+trait Fld<'t> {
+    fn fld(&self, name: &str) -> Option<Node<'t>>;
+}
+
+impl<'t> Fld<'t> for Node<'t> {
+    fn fld(&self, name: &str) -> Option<Node<'t>> {
+        match FIELDS.with(Cell::get) {
+            Some(ids) => ids.get(name).and_then(|id| self.child_by_field_id(*id)),
+            None => self.child_by_field_name(name),
+        }
+    }
+}
+
+/// Call names that declare tests (with `.only`, `.skip`, `.each` …).
+const TEST_FNS: &[&str] = &[
+    "describe",
+    "it",
+    "test",
+    "suite",
+    "context",
+    "fdescribe",
+    "xdescribe",
+    "fit",
+    "xit",
+    "xtest",
+];
+const TEST_MODIFIERS: &[&str] = &[
+    "only",
+    "skip",
+    "todo",
+    "concurrent",
+    "failing",
+    "sequential",
+    "skipIf",
+    "runIf",
+];
+/// Wrapper types whose members are those of their argument.
+const TRANSPARENT_GENERICS: &[&str] = &[
+    "Promise",
+    "PromiseLike",
+    "Awaited",
+    "Readonly",
+    "Partial",
+    "Required",
+    "NonNullable",
+];
+
+type Facts = (Vec<Def>, Vec<Diagnostic>, Vec<String>, Scope, Refs);
+
+pub(super) fn run(lang: Lang, path: &str, src: &[u8]) -> Facts {
+    let (language, fields): (tree_sitter::Language, &'static FieldIds) = match lang {
+        Lang::Tsx => (tree_sitter_typescript::LANGUAGE_TSX.into(), &TSX_FIELDS),
+        Lang::JavaScript => (tree_sitter_javascript::LANGUAGE.into(), &JS_FIELDS),
+        _ => (
+            tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+            &TS_FIELDS,
+        ),
+    };
+    FIELDS.with(|f| f.set(Some(fields)));
+    let tree = PARSER.with(|p| {
+        let mut p = p.borrow_mut();
+        if p.set_language(&language).is_err() {
+            return None;
+        }
+        p.parse(src, None)
+    });
+    let module = module_def(path, src);
+    let Some(tree) = tree else {
+        return (
+            vec![module],
+            vec![Diagnostic {
+                pos: Pos { line: 1, column: 1 },
+                message: "could not parse this file".into(),
+            }],
+            Vec::new(),
+            Scope::default(),
+            Refs::default(),
+        );
+    };
+    let root = tree.root_node();
+    let mut w = Walker::new(src, is_test_path(path), module);
+    w.walk(root);
+    w.finish(syntax_diagnostics(root, 50))
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Binding {
+    Def(u32),
+    Import(u32),
+    Var(u32),
+    /// Declared, but nothing is known about its value.
+    Opaque,
+}
+
+impl Binding {
+    fn expr(self) -> Expr {
+        match self {
+            Binding::Def(d) => Expr::Def(d),
+            Binding::Import(i) => Expr::Import(i),
+            Binding::Var(v) => Expr::Var(v),
+            Binding::Opaque => Expr::Unknown,
+        }
+    }
+}
+
+#[derive(Default)]
+struct Frame<'s> {
+    values: HashMap<&'s str, Binding>,
+    types: HashMap<&'s str, Binding>,
+}
+
+struct Walker<'s> {
+    src: &'s [u8],
+    test_file: bool,
+    defs: Vec<Def>,
+    private: Vec<bool>,
+    scope: Scope,
+    name_ids: HashMap<String, Name>,
+    spec_ids: HashMap<String, u32>,
+    refs: Refs,
+    used: HashSet<&'s str>,
+    frames: Vec<Frame<'s>>,
+    /// Innermost enclosing definition.
+    cur: u32,
+    /// Class whose instance `this` is.
+    this_class: Option<u32>,
+    /// Function whose `return` values are recorded.
+    fn_def: Option<u32>,
+    returned: HashSet<u32>,
+    /// Declaration node id → its definition (made by the hoisting pre-pass).
+    node_defs: HashMap<usize, u32>,
+    /// (class, member name) → definition, for accessor pairs and overloads.
+    member_defs: HashMap<(u32, &'s str), u32>,
+    /// Overload signatures seen before an implementation in the block being
+    /// hoisted: name → (signature name node, signature statement).
+    first_sig: HashMap<&'s str, (Node<'s>, Node<'s>)>,
+    /// Recursion depth of the walk (deeply nested generated code must not
+    /// overflow the stack).
+    depth: u32,
+    stack_base: usize,
+    too_deep: bool,
+    extra_diagnostics: Vec<Diagnostic>,
+}
+
+/// Deeper syntax than this is not analysed.
+const MAX_DEPTH: u32 = 3000;
+/// Nor once the walk has used this much stack (rayon threads have 2 MiB;
+/// debug builds have large frames).
+const STACK_BUDGET: usize = 1 << 20;
+
+/// An address on the current stack.
+#[inline(always)]
+fn stack_here() -> usize {
+    let probe = 0u8;
+    std::hint::black_box(&probe) as *const u8 as usize
+}
+
+impl<'s> Walker<'s> {
+    fn new(src: &'s [u8], test_file: bool, module: Def) -> Self {
+        Walker {
+            src,
+            test_file,
+            defs: vec![module],
+            private: vec![false],
+            scope: Scope::default(),
+            name_ids: HashMap::new(),
+            spec_ids: HashMap::new(),
+            refs: Refs::default(),
+            used: HashSet::new(),
+            frames: Vec::new(),
+            cur: 0,
+            this_class: None,
+            fn_def: None,
+            returned: HashSet::new(),
+            node_defs: HashMap::new(),
+            member_defs: HashMap::new(),
+            first_sig: HashMap::new(),
+            depth: 0,
+            stack_base: stack_here(),
+            too_deep: false,
+            extra_diagnostics: Vec::new(),
+        }
+    }
+
+    fn finish(mut self, mut diagnostics: Vec<Diagnostic>) -> Facts {
+        diagnostics.append(&mut self.extra_diagnostics);
+        // Members are visible when their class is, unless private.
+        for i in 1..self.defs.len() {
+            let p = self.defs[i].parent.unwrap_or(0) as usize;
+            if p != 0
+                && self.defs[p].kind == NodeKind::Class
+                && matches!(self.defs[i].kind, NodeKind::Method | NodeKind::Class)
+            {
+                self.defs[i].exported = self.defs[p].exported && !self.private[i];
+            }
+        }
+        let names = &self.scope.names;
+        self.scope
+            .exports
+            .sort_by(|a, b| names[a.name as usize].cmp(&names[b.name as usize]));
+        self.scope.classes.sort_by_key(|c| c.def);
+        self.scope.fields.sort_by_key(|f| f.class);
+        self.scope.returns.sort_by_key(|r| r.0);
+        let mut ref_names: BTreeSet<String> = self.used.iter().map(|s| s.to_string()).collect();
+        ref_names.extend(self.scope.names.iter().cloned());
+        for spec in &self.scope.specs {
+            for seg in spec.text.split('/') {
+                let stem = seg.split('.').next().unwrap_or(seg);
+                if !stem.is_empty() {
+                    ref_names.insert(stem.to_string());
+                }
+            }
+        }
+        ref_names.remove(DEFAULT);
+        ref_names.remove(EXPORT_EQUALS);
+        (
+            self.defs,
+            diagnostics,
+            ref_names.into_iter().collect(),
+            self.scope,
+            self.refs,
+        )
+    }
+
+    // ----- small helpers -------------------------------------------------
+
+    fn text(&self, n: Node<'s>) -> &'s str {
+        n.utf8_text(self.src).unwrap_or("")
+    }
+
+    fn intern(&mut self, s: &str) -> Name {
+        if let Some(&i) = self.name_ids.get(s) {
+            return i;
+        }
+        let i = self.scope.names.len() as Name;
+        self.scope.names.push(s.to_string());
+        self.name_ids.insert(s.to_string(), i);
+        i
+    }
+
+    fn intern_spec(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.spec_ids.get(s) {
+            return i;
+        }
+        let i = self.scope.specs.len() as u32;
+        self.scope.specs.push(Spec {
+            text: s.to_string(),
+            star: false,
+        });
+        self.spec_ids.insert(s.to_string(), i);
+        i
+    }
+
+    /// The text and position of a string literal's content.
+    fn string_value(&self, n: Node<'s>) -> Option<(&'s str, Pos)> {
+        match n.kind() {
+            "string" => {
+                let mut c = n.walk();
+                let frag = n
+                    .named_children(&mut c)
+                    .find(|c| c.kind() == "string_fragment");
+                match frag {
+                    Some(f) => Some((self.text(f), Pos::from_ts(f.start_position()))),
+                    None => {
+                        let p = Pos::from_ts(n.start_position());
+                        Some((
+                            "",
+                            Pos {
+                                line: p.line,
+                                column: p.column + 1,
+                            },
+                        ))
+                    }
+                }
+            }
+            "template_string" => {
+                let mut c = n.walk();
+                let mut kids = n.named_children(&mut c);
+                if kids.any(|k| k.kind() == "template_substitution") {
+                    return None;
+                }
+                let t = self.text(n);
+                let p = Pos::from_ts(n.start_position());
+                Some((
+                    t.trim_matches('`'),
+                    Pos {
+                        line: p.line,
+                        column: p.column + 1,
+                    },
+                ))
+            }
+            _ => None,
+        }
+    }
+
+    fn push_frame(&mut self) {
+        self.frames.push(Frame::default());
+    }
+
+    fn pop_frame(&mut self) {
+        self.frames.pop();
+    }
+
+    fn bind(&mut self, name: &'s str, ns: u8, b: Binding) {
+        if self.frames.is_empty() {
+            self.push_frame();
+        }
+        let f = self.frames.last_mut().expect("a frame");
+        if ns & NS_VALUE != 0 {
+            f.values.insert(name, b);
+        }
+        if ns & NS_TYPE != 0 {
+            f.types.insert(name, b);
+        }
+    }
+
+    fn lookup(&mut self, name: &'s str, ns: u8) -> Option<Binding> {
+        self.used.insert(name);
+        for f in self.frames.iter().rev() {
+            if ns & NS_VALUE != 0 {
+                if let Some(b) = f.values.get(name) {
+                    return Some(*b);
+                }
+            }
+            if ns & NS_TYPE != 0 {
+                if let Some(b) = f.types.get(name) {
+                    return Some(*b);
+                }
+            }
+        }
+        None
+    }
+
+    fn lookup_expr(&mut self, name: &'s str, ns: u8) -> Expr {
+        match self.lookup(name, ns) {
+            Some(b) => b.expr(),
+            None => Expr::Global,
+        }
+    }
+
+    fn at_module_level(&self) -> bool {
+        self.frames.len() == 1
+    }
+
+    fn add_def(
+        &mut self,
+        name: &str,
+        name_node: Node,
+        outer: Node,
+        kind: NodeKind,
+        exported: bool,
+    ) -> u32 {
+        let parent = self.cur;
+        let p = &self.defs[parent as usize];
+        let local = if p.local.is_empty() {
+            name.to_string()
+        } else if kind == NodeKind::Test && p.kind == NodeKind::Test {
+            format!("{} > {}", p.local, name)
+        } else {
+            format!("{}.{}", p.local, name)
+        };
+        let idx = self.defs.len() as u32;
+        self.defs.push(Def {
+            name: name.to_string(),
+            local,
+            kind,
+            parent: Some(parent),
+            pos: Pos::from_ts(name_node.start_position()),
+            start_line: outer.start_position().row as u32 + 1,
+            end_line: outer.end_position().row as u32 + 1,
+            exported,
+        });
+        self.private.push(false);
+        idx
+    }
+
+    /// The node whose lines a declaration spans (its `export` wrapper).
+    fn outer(n: Node) -> Node {
+        let mut o = n;
+        while let Some(p) = o.parent() {
+            if matches!(p.kind(), "export_statement" | "ambient_declaration") {
+                o = p;
+            } else {
+                break;
+            }
+        }
+        o
+    }
+
+    fn is_exported(n: Node) -> bool {
+        let mut o = n;
+        while let Some(p) = o.parent() {
+            match p.kind() {
+                "export_statement" => return true,
+                "ambient_declaration" => o = p,
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    fn site(&mut self, pos_node: Node<'s>, kind: SiteKind, ns: u8, target: Expr) {
+        if is_dead(&target) {
+            return;
+        }
+        self.refs.sites.push(Site {
+            pos: Pos::from_ts(pos_node.start_position()),
+            src: self.cur,
+            kind,
+            ns,
+            target,
+        });
+    }
+
+    fn module_site(&mut self, string: Node<'s>) -> Option<u32> {
+        let (text, pos) = self.string_value(string)?;
+        let spec = self.intern_spec(text);
+        self.refs.modules.push((pos, spec));
+        Some(spec)
+    }
+
+    // ----- hoisting ------------------------------------------------------
+
+    /// Declare what a block's statements bind before walking them.
+    fn hoist(&mut self, block: Node<'s>) {
+        let mut c = block.walk();
+        let stmts: Vec<Node> = block.named_children(&mut c).collect();
+        let mut impls: HashSet<&str> = HashSet::new();
+        for s in &stmts {
+            let d = unwrap_decl(*s);
+            if matches!(
+                d.kind(),
+                "function_declaration" | "generator_function_declaration"
+            ) {
+                if let Some(n) = d.fld("name") {
+                    impls.insert(self.text(n));
+                }
+            }
+        }
+        self.first_sig.clear();
+        for s in stmts {
+            if s.kind() == "import_statement" {
+                self.import_statement(s);
+                continue;
+            }
+            let d = unwrap_decl(s);
+            self.hoist_decl(d, &impls);
+        }
+    }
+
+    fn hoist_decl(&mut self, d: Node<'s>, impls: &HashSet<&str>) {
+        let name_node = d.fld("name");
+        let name = name_node.map(|n| self.text(n)).unwrap_or("");
+        let exported = Self::is_exported(d);
+        match d.kind() {
+            "function_declaration" | "generator_function_declaration" => {
+                let Some(nn) = name_node else { return };
+                let def = self.add_def(name, nn, Self::outer(d), NodeKind::Function, exported);
+                // Overloads: tsserver's definition of a call is a signature,
+                // most often the first, so the node starts there.
+                if let Some((sig_name, sig)) = self.first_sig.remove(name) {
+                    let def_mut = &mut self.defs[def as usize];
+                    def_mut.pos = Pos::from_ts(sig_name.start_position());
+                    def_mut.start_line = Self::outer(sig).start_position().row as u32 + 1;
+                }
+                self.node_defs.insert(d.id(), def);
+                self.bind(name, NS_VALUE, Binding::Def(def));
+            }
+            "function_signature" => {
+                let Some(nn) = name_node else { return };
+                if impls.contains(name) {
+                    self.first_sig.entry(name).or_insert((nn, d));
+                    return;
+                }
+                let existing = self.frames.last().and_then(|f| f.values.get(name).copied());
+                let def = match existing {
+                    Some(Binding::Def(def)) => def,
+                    _ => {
+                        let def =
+                            self.add_def(name, nn, Self::outer(d), NodeKind::Function, exported);
+                        self.bind(name, NS_VALUE, Binding::Def(def));
+                        def
+                    }
+                };
+                self.node_defs.insert(d.id(), def);
+            }
+            "class_declaration" | "abstract_class_declaration" | "enum_declaration" => {
+                let Some(nn) = name_node else { return };
+                let def = self.add_def(name, nn, Self::outer(d), NodeKind::Class, exported);
+                self.node_defs.insert(d.id(), def);
+                self.bind(name, NS_ANY, Binding::Def(def));
+            }
+            "interface_declaration" | "type_alias_declaration" => {
+                let Some(nn) = name_node else { return };
+                let existing = self.frames.last().and_then(|f| f.types.get(name).copied());
+                let def = match existing {
+                    // Interface merging: one node for all declarations.
+                    Some(Binding::Def(def)) if d.kind() == "interface_declaration" => def,
+                    _ => {
+                        let def = self.add_def(name, nn, Self::outer(d), NodeKind::Class, exported);
+                        self.bind(name, NS_TYPE, Binding::Def(def));
+                        def
+                    }
+                };
+                self.node_defs.insert(d.id(), def);
+            }
+            "internal_module" | "module" => {
+                let Some(nn) = name_node.filter(|n| n.kind() == "identifier") else {
+                    return;
+                };
+                // Declaration merging: a namespace adds members to the class,
+                // interface or namespace of the same name.
+                let existing = self
+                    .frames
+                    .last()
+                    .and_then(|f| f.values.get(name).or_else(|| f.types.get(name)).copied());
+                let def = match existing {
+                    Some(Binding::Def(def)) if self.defs[def as usize].kind == NodeKind::Class => {
+                        if !self
+                            .frames
+                            .last()
+                            .is_some_and(|f| f.values.contains_key(name))
+                        {
+                            self.bind(name, NS_VALUE, Binding::Def(def));
+                        }
+                        def
+                    }
+                    _ => {
+                        let def = self.add_def(name, nn, Self::outer(d), NodeKind::Class, exported);
+                        self.bind(name, NS_ANY, Binding::Def(def));
+                        def
+                    }
+                };
+                self.node_defs.insert(d.id(), def);
+            }
+            "lexical_declaration" | "variable_declaration" => {
+                let mut c = d.walk();
+                let decls: Vec<Node> = d
+                    .named_children(&mut c)
+                    .filter(|n| n.kind() == "variable_declarator")
+                    .collect();
+                for v in decls {
+                    self.hoist_declarator(v, exported);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn hoist_declarator(&mut self, v: Node<'s>, exported: bool) {
+        let Some(nn) = v.fld("name") else {
+            return;
+        };
+        let value = v.fld("value").map(skip_parens);
+        if let Some(val) = value {
+            if let Some(spec_node) = require_arg(val, self.src) {
+                self.require_declarator(nn, spec_node);
+                self.node_defs.insert(v.id(), u32::MAX);
+                return;
+            }
+        }
+        if nn.kind() != "identifier" {
+            return;
+        }
+        let name = self.text(nn);
+        match value.map(|n| n.kind()) {
+            Some("arrow_function" | "function_expression" | "function" | "generator_function") => {
+                let def = self.add_def(name, nn, Self::outer(v), NodeKind::Function, exported);
+                self.node_defs.insert(v.id(), def);
+                self.bind(name, NS_VALUE, Binding::Def(def));
+            }
+            Some("class") => {
+                let def = self.add_def(name, nn, Self::outer(v), NodeKind::Class, exported);
+                self.node_defs.insert(v.id(), def);
+                self.bind(name, NS_ANY, Binding::Def(def));
+            }
+            _ => {
+                let var = self.scope.vars.len() as u32;
+                self.scope.vars.push(Expr::Unknown);
+                self.bind(name, NS_VALUE, Binding::Var(var));
+            }
+        }
+    }
+
+    /// `const x = require('m')` / `const { a, b: c } = require('m')`.
+    fn require_declarator(&mut self, name: Node<'s>, spec_node: Node<'s>) {
+        let Some(spec) = self.module_site(spec_node) else {
+            return;
+        };
+        match name.kind() {
+            "identifier" => {
+                let local = self.text(name);
+                let l = self.intern(local);
+                let i = self.push_import(l, spec, Imported::Module);
+                self.bind(local, NS_ANY, Binding::Import(i));
+            }
+            "object_pattern" => {
+                let mut c = name.walk();
+                let kids: Vec<Node> = name.named_children(&mut c).collect();
+                for k in kids {
+                    let (key, local) = match k.kind() {
+                        "shorthand_property_identifier_pattern" => (k, k),
+                        "pair_pattern" => {
+                            let (Some(key), Some(val)) = (k.fld("key"), k.fld("value")) else {
+                                continue;
+                            };
+                            if val.kind() != "identifier" {
+                                continue;
+                            }
+                            (key, val)
+                        }
+                        _ => continue,
+                    };
+                    let imported = self.text(key);
+                    let local_text = self.text(local);
+                    let n = self.intern(imported);
+                    let l = self.intern(local_text);
+                    let what = if imported == DEFAULT {
+                        Imported::Default
+                    } else {
+                        Imported::Named(n)
+                    };
+                    let i = self.push_import(l, spec, what);
+                    self.bind(local_text, NS_ANY, Binding::Import(i));
+                    // No site at `key`: tsserver defines a destructured
+                    // CommonJS name at the exporting object's property.
+                    let _ = key;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn push_import(&mut self, local: Name, spec: u32, what: Imported) -> u32 {
+        let i = self.scope.imports.len() as u32;
+        self.scope.imports.push(Import { local, spec, what });
+        i
+    }
+
+    fn import_statement(&mut self, s: Node<'s>) {
+        let mut c = s.walk();
+        let kids: Vec<Node> = s.named_children(&mut c).collect();
+        let source = s.fld("source");
+        let spec = source.and_then(|src| self.module_site(src));
+        for k in kids {
+            match k.kind() {
+                "import_clause" => {
+                    let Some(spec) = spec else { continue };
+                    let mut c2 = k.walk();
+                    let parts: Vec<Node> = k.named_children(&mut c2).collect();
+                    for p in parts {
+                        match p.kind() {
+                            "identifier" => {
+                                let local = self.text(p);
+                                let l = self.intern(local);
+                                let i = self.push_import(l, spec, Imported::Default);
+                                self.bind(local, NS_ANY, Binding::Import(i));
+                                self.site(p, SiteKind::Ref, NS_ANY, Expr::Import(i));
+                            }
+                            "namespace_import" => {
+                                let mut c3 = p.walk();
+                                let id =
+                                    p.named_children(&mut c3).find(|n| n.kind() == "identifier");
+                                if let Some(id) = id {
+                                    let local = self.text(id);
+                                    let l = self.intern(local);
+                                    let i = self.push_import(l, spec, Imported::Namespace);
+                                    self.bind(local, NS_ANY, Binding::Import(i));
+                                }
+                            }
+                            "named_imports" => {
+                                let mut c3 = p.walk();
+                                let specs: Vec<Node> = p
+                                    .named_children(&mut c3)
+                                    .filter(|n| n.kind() == "import_specifier")
+                                    .collect();
+                                for sp in specs {
+                                    let Some(name) = sp.fld("name") else {
+                                        continue;
+                                    };
+                                    let imported = match name.kind() {
+                                        "string" => match self.string_value(name) {
+                                            Some((t, _)) => t,
+                                            None => continue,
+                                        },
+                                        _ => self.text(name),
+                                    };
+                                    let local_node = sp.fld("alias").unwrap_or(name);
+                                    let local = if local_node.kind() == "string" {
+                                        imported
+                                    } else {
+                                        self.text(local_node)
+                                    };
+                                    let n = self.intern(imported);
+                                    let l = self.intern(local);
+                                    let what = if imported == DEFAULT {
+                                        Imported::Default
+                                    } else {
+                                        Imported::Named(n)
+                                    };
+                                    let i = self.push_import(l, spec, what);
+                                    self.bind(local, NS_ANY, Binding::Import(i));
+                                    self.site(name, SiteKind::Ref, NS_ANY, Expr::Import(i));
+                                    // tsserver counts the alias too.
+                                    if let Some(alias) = sp.fld("alias") {
+                                        self.site(alias, SiteKind::Ref, NS_ANY, Expr::Import(i));
+                                    }
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                "import_require_clause" => {
+                    let spec = k.fld("source").and_then(|src| self.module_site(src));
+                    let mut c2 = k.walk();
+                    let id = k.named_children(&mut c2).find(|n| n.kind() == "identifier");
+                    if let (Some(spec), Some(id)) = (spec, id) {
+                        let local = self.text(id);
+                        let l = self.intern(local);
+                        let i = self.push_import(l, spec, Imported::Module);
+                        self.bind(local, NS_ANY, Binding::Import(i));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    // ----- the walk ------------------------------------------------------
+
+    fn walk_children(&mut self, n: Node<'s>) {
+        let mut c = n.walk();
+        if !c.goto_first_child() {
+            return;
+        }
+        loop {
+            let k = c.node();
+            if k.is_named() {
+                self.walk(k);
+            }
+            if !c.goto_next_sibling() {
+                break;
+            }
+        }
+    }
+
+    fn walk_field(&mut self, n: Node<'s>, field: &str) {
+        if let Some(f) = n.fld(field) {
+            self.walk(f);
+        }
+    }
+
+    /// Too deep to go on (the stack grows down on every supported target).
+    fn too_deep_here(&self) -> bool {
+        self.depth >= MAX_DEPTH || self.stack_base.saturating_sub(stack_here()) > STACK_BUDGET
+    }
+
+    fn walk(&mut self, n: Node<'s>) {
+        if self.too_deep_here() {
+            if !self.too_deep {
+                self.too_deep = true;
+                self.extra_diagnostics.push(Diagnostic {
+                    pos: Pos::from_ts(n.start_position()),
+                    message: "nesting too deep: not analysed further".into(),
+                });
+            }
+            return;
+        }
+        self.depth += 1;
+        self.walk_node(n);
+        self.depth -= 1;
+    }
+
+    fn walk_node(&mut self, n: Node<'s>) {
+        if matches!(
+            n.kind(),
+            "class_declaration"
+                | "abstract_class_declaration"
+                | "interface_declaration"
+                | "type_alias_declaration"
+                | "enum_declaration"
+                | "internal_module"
+                | "module"
+        ) && !self.node_defs.contains_key(&n.id())
+        {
+            // Not at block level (inside an error, a `case`): declare now.
+            self.hoist_decl(n, &HashSet::new());
+        }
+        match n.kind() {
+            "program" | "statement_block" => {
+                self.push_frame();
+                self.hoist(n);
+                self.walk_children(n);
+                self.pop_frame();
+            }
+            "class_static_block" => self.walk_children(n),
+            "function_declaration" | "generator_function_declaration" => {
+                let def = match self.node_defs.get(&n.id()) {
+                    Some(&d) => d,
+                    None => {
+                        // Not at block level (`case 1: function f() {}`).
+                        let Some(nn) = n.fld("name") else {
+                            return;
+                        };
+                        let name = self.text(nn);
+                        let d = self.add_def(name, nn, n, NodeKind::Function, false);
+                        self.bind(name, NS_VALUE, Binding::Def(d));
+                        d
+                    }
+                };
+                self.function(n, Some(def), None);
+            }
+            "function_signature" => {
+                let def = self.node_defs.get(&n.id()).copied();
+                self.function(n, def, None);
+            }
+            "arrow_function" => {
+                let this = self.this_class;
+                self.function(n, None, this);
+            }
+            "function_expression" | "function" | "generator_function" | "method_definition" => {
+                self.function(n, None, None)
+            }
+            "class_declaration" | "abstract_class_declaration" | "class" => {
+                let mut def = self.node_defs.get(&n.id()).copied();
+                if def.is_none() {
+                    // A named class expression (or a declaration the
+                    // parser recovered as one).
+                    if let Some(nn) = n.fld("name") {
+                        let name = self.text(nn);
+                        let d = self.add_def(name, nn, n, NodeKind::Class, false);
+                        self.node_defs.insert(n.id(), d);
+                        def = Some(d);
+                    }
+                }
+                self.class(n, def);
+            }
+            "interface_declaration" => {
+                let def = self.node_defs.get(&n.id()).copied();
+                self.interface(n, def);
+            }
+            "type_alias_declaration" => {
+                let def = self.node_defs.get(&n.id()).copied();
+                self.type_alias(n, def);
+            }
+            "enum_declaration" => self.walk_field(n, "body"),
+            "internal_module" | "module" => {
+                let saved = self.cur;
+                if let Some(&d) = self.node_defs.get(&n.id()) {
+                    self.cur = d;
+                }
+                self.walk_field(n, "body");
+                self.cur = saved;
+            }
+            "lexical_declaration" | "variable_declaration" => {
+                let mut c = n.walk();
+                let kids: Vec<Node> = n.named_children(&mut c).collect();
+                for k in kids {
+                    if k.kind() == "variable_declarator" {
+                        self.declarator(k);
+                    } else {
+                        self.walk(k);
+                    }
+                }
+            }
+            "import_statement" => {
+                // Handled when its block was hoisted.
+            }
+            "export_statement" => self.export(n),
+            "call_expression" => self.call(n),
+            "new_expression" => self.new_expr(n),
+            "member_expression" => self.member_ref(n),
+            "identifier" => self.ident_ref(n, NS_VALUE),
+            "shorthand_property_identifier" => {
+                // tsserver defines `{ x }` at x's local declaration: for an
+                // imported x that is the import, not the imported definition.
+                let name = self.text(n);
+                if let Some(b @ Binding::Def(_)) = self.lookup(name, NS_VALUE) {
+                    self.site(n, SiteKind::Ref, NS_VALUE, b.expr());
+                }
+            }
+            "type_identifier" => self.ident_ref(n, NS_TYPE),
+            "nested_type_identifier" => {
+                if let Some(name) = n.fld("name") {
+                    let e = self.nested_type(n);
+                    self.site(name, SiteKind::Ref, NS_TYPE, e);
+                }
+            }
+            "jsx_opening_element" | "jsx_closing_element" | "jsx_self_closing_element" => {
+                self.jsx(n)
+            }
+            "catch_clause" => {
+                self.push_frame();
+                if let Some(p) = n.fld("parameter") {
+                    self.bind_pattern(p, Expr::Unknown);
+                }
+                self.walk_field(n, "type");
+                self.walk_field(n, "body");
+                self.pop_frame();
+            }
+            "for_in_statement" => {
+                self.push_frame();
+                self.walk_field(n, "right");
+                if let Some(left) = n.fld("left") {
+                    if n.fld("kind").is_some() {
+                        self.bind_pattern(left, Expr::Unknown);
+                    } else {
+                        self.walk(left);
+                    }
+                }
+                self.walk_field(n, "body");
+                self.pop_frame();
+            }
+            "for_statement" => {
+                self.push_frame();
+                self.walk_children(n);
+                self.pop_frame();
+            }
+            "assignment_expression" => self.assignment(n),
+            "return_statement" => {
+                if let Some(d) = self.fn_def {
+                    if !self.returned.contains(&d) {
+                        if let Some(v) = n.named_child(0) {
+                            let e = self.expr(v);
+                            if !matches!(e, Expr::Unknown | Expr::Global) {
+                                self.returned.insert(d);
+                                self.scope.returns.push((d, e));
+                            }
+                        }
+                    }
+                }
+                self.walk_children(n);
+            }
+            "required_parameter" | "optional_parameter" => {
+                // Parameters of a function *type*: only the types are uses.
+                self.walk_field(n, "type");
+            }
+            "property_identifier"
+            | "private_property_identifier"
+            | "statement_identifier"
+            | "shorthand_property_identifier_pattern"
+            | "comment"
+            | "string"
+            | "number"
+            | "regex"
+            | "predefined_type"
+            | "this"
+            | "super"
+            | "import"
+            | "undefined"
+            | "true"
+            | "false"
+            | "null"
+            | "string_fragment"
+            | "hash_bang_line" => {}
+            _ => self.walk_children(n),
+        }
+    }
+
+    fn ident_ref(&mut self, n: Node<'s>, ns: u8) {
+        let name = self.text(n);
+        if let Some(b @ (Binding::Def(_) | Binding::Import(_))) = self.lookup(name, ns) {
+            self.site(n, SiteKind::Ref, ns, b.expr())
+        }
+    }
+
+    fn member_ref(&mut self, n: Node<'s>) {
+        let (Some(obj), Some(prop)) = (n.fld("object"), n.fld("property")) else {
+            self.walk_children(n);
+            return;
+        };
+        if matches!(obj.kind(), "satisfies_expression" | "as_expression") {
+            // The grammar reads `x satisfies a.B.C` as `(x satisfies a.B).C`.
+            let last = obj.named_child(obj.named_child_count().saturating_sub(1) as u32);
+            if let Some(t) =
+                last.filter(|t| matches!(t.kind(), "nested_type_identifier" | "type_identifier"))
+            {
+                let base = match t.kind() {
+                    "type_identifier" => {
+                        let name = self.text(t);
+                        self.lookup_expr(name, NS_ANY)
+                    }
+                    _ => self.nested_type(t),
+                };
+                let name = self.text(prop);
+                let e = self.member_of(&base, name);
+                self.site(prop, SiteKind::Ref, NS_TYPE, e);
+                self.walk(obj);
+                return;
+            }
+        }
+        let recv = self.expr(obj);
+        if !matches!(recv, Expr::Unknown) {
+            let name = self.text(prop);
+            let p = self.intern(name);
+            self.site(
+                prop,
+                SiteKind::Ref,
+                NS_VALUE,
+                Expr::Member(Box::new(recv), p),
+            );
+        }
+        self.walk(obj);
+    }
+
+    fn jsx(&mut self, n: Node<'s>) {
+        let mut c = n.walk();
+        let kids: Vec<Node> = n.named_children(&mut c).collect();
+        let name = n.fld("name");
+        for k in kids {
+            if Some(k) == name {
+                match k.kind() {
+                    "identifier" if self.text(k).starts_with(|c: char| c.is_ascii_uppercase()) => {
+                        self.ident_ref(k, NS_VALUE);
+                    }
+                    "member_expression" => self.member_ref(k),
+                    _ => {}
+                }
+            } else {
+                self.walk(k);
+            }
+        }
+    }
+
+    // ----- functions and classes ------------------------------------------
+
+    /// Walk a function-like node. `def` becomes the enclosing definition of
+    /// its body; `this` is the class `this` refers to inside it.
+    fn function(&mut self, n: Node<'s>, def: Option<u32>, this: Option<u32>) {
+        self.function_with(n, def, this, None)
+    }
+
+    fn function_with(
+        &mut self,
+        n: Node<'s>,
+        def: Option<u32>,
+        this: Option<u32>,
+        ctor_class: Option<u32>,
+    ) {
+        let saved = (self.cur, self.this_class, self.fn_def);
+        if let Some(d) = def {
+            self.cur = d;
+        }
+        self.fn_def = def;
+        self.this_class = this;
+        self.push_frame();
+        // A named function expression binds its own name inside.
+        if n.kind() == "function_expression" && def.is_none() {
+            if let Some(nn) = n.fld("name") {
+                let name = self.text(nn);
+                self.bind(name, NS_VALUE, Binding::Opaque);
+            }
+        }
+        self.type_params(n);
+        if let Some(p) = n.fld("parameters") {
+            self.params(p, ctor_class);
+        }
+        if let Some(p) = n.fld("parameter") {
+            self.bind_pattern(p, Expr::Unknown);
+        }
+        if let Some(rt) = n.fld("return_type") {
+            self.walk(rt);
+            if let Some(d) = def {
+                if rt.kind() == "type_annotation" {
+                    let e = self.type_value(rt);
+                    if !matches!(e, Expr::Unknown) {
+                        self.returned.insert(d);
+                        self.scope.returns.push((d, e));
+                    }
+                }
+            }
+        }
+        if let Some(body) = n.fld("body") {
+            if body.kind() == "statement_block" {
+                self.walk(body);
+            } else {
+                if let Some(d) = def {
+                    if !self.returned.contains(&d) {
+                        let e = self.expr(body);
+                        if !matches!(e, Expr::Unknown | Expr::Global) {
+                            self.returned.insert(d);
+                            self.scope.returns.push((d, e));
+                        }
+                    }
+                }
+                self.walk(body);
+            }
+        }
+        self.pop_frame();
+        (self.cur, self.this_class, self.fn_def) = saved;
+    }
+
+    fn type_params(&mut self, n: Node<'s>) {
+        let Some(tp) = n.fld("type_parameters") else {
+            return;
+        };
+        let mut c = tp.walk();
+        let params: Vec<Node> = tp.named_children(&mut c).collect();
+        for p in &params {
+            if let Some(name) = p.fld("name") {
+                let t = self.text(name);
+                self.bind(t, NS_TYPE, Binding::Opaque);
+            }
+        }
+        for p in params {
+            self.walk_field(p, "constraint");
+            self.walk_field(p, "value");
+        }
+    }
+
+    fn params(&mut self, fp: Node<'s>, ctor_class: Option<u32>) {
+        let mut c = fp.walk();
+        let kids: Vec<Node> = fp.named_children(&mut c).collect();
+        for p in kids {
+            match p.kind() {
+                "required_parameter" | "optional_parameter" => {
+                    let mut c2 = p.walk();
+                    let parts: Vec<Node> = p.named_children(&mut c2).collect();
+                    let mut property = false;
+                    for part in &parts {
+                        match part.kind() {
+                            "decorator" => self.walk(*part),
+                            "accessibility_modifier" | "override_modifier" => property = true,
+                            _ => {}
+                        }
+                    }
+                    // `readonly` is an anonymous token.
+                    let mut c3 = p.walk();
+                    if p.children(&mut c3).any(|k| k.kind() == "readonly") {
+                        property = true;
+                    }
+                    let ty = p.fld("type");
+                    if let Some(t) = ty {
+                        self.walk(t);
+                    }
+                    self.walk_field(p, "value");
+                    let val = ty.map(|t| self.type_value(t)).unwrap_or(Expr::Unknown);
+                    let pat = p.fld("pattern").or_else(|| p.fld("name"));
+                    let Some(pat) = pat else { continue };
+                    if pat.kind() == "this" {
+                        continue;
+                    }
+                    if let (true, Some(class), "identifier") = (property, ctor_class, pat.kind()) {
+                        let name = self.text(pat);
+                        let nm = self.intern(name);
+                        if !matches!(val, Expr::Unknown) {
+                            self.scope.fields.push(Field {
+                                class,
+                                name: nm,
+                                value: val.clone(),
+                            });
+                        }
+                    }
+                    self.bind_pattern(pat, val);
+                }
+                "comment" => {}
+                _ => self.bind_pattern(p, Expr::Unknown),
+            }
+        }
+    }
+
+    fn bind_var(&mut self, name: &'s str, val: Expr) {
+        if let Some(Binding::Var(v)) = self.frames.last().and_then(|f| f.values.get(name)) {
+            self.scope.vars[*v as usize] = val;
+            return;
+        }
+        let b = if matches!(val, Expr::Unknown) {
+            Binding::Opaque
+        } else {
+            let v = self.scope.vars.len() as u32;
+            self.scope.vars.push(val);
+            Binding::Var(v)
+        };
+        self.bind(name, NS_VALUE, b);
+    }
+
+    fn bind_pattern(&mut self, p: Node<'s>, val: Expr) {
+        match p.kind() {
+            "identifier" => {
+                let name = self.text(p);
+                self.bind_var(name, val);
+            }
+            "object_pattern" => {
+                let mut c = p.walk();
+                let kids: Vec<Node> = p.named_children(&mut c).collect();
+                for k in kids {
+                    match k.kind() {
+                        "shorthand_property_identifier_pattern" => {
+                            let name = self.text(k);
+                            let v = self.member_of(&val, name);
+                            self.bind_var(name, v);
+                        }
+                        "pair_pattern" => {
+                            let key = k.fld("key");
+                            let v = match key {
+                                Some(key) if key.kind() == "property_identifier" => {
+                                    let t = self.text(key);
+                                    self.member_of(&val, t)
+                                }
+                                _ => Expr::Unknown,
+                            };
+                            if let Some(value) = k.fld("value") {
+                                self.bind_pattern(value, v);
+                            }
+                        }
+                        "object_assignment_pattern" => {
+                            self.walk_field(k, "right");
+                            if let Some(left) = k.fld("left") {
+                                let v = if left.kind() == "shorthand_property_identifier_pattern" {
+                                    let t = self.text(left);
+                                    let name = self.text(left);
+                                    let v = self.member_of(&val, t);
+                                    self.bind_var(name, v);
+                                    continue;
+                                } else {
+                                    Expr::Unknown
+                                };
+                                self.bind_pattern(left, v);
+                            }
+                        }
+                        "rest_pattern" => self.bind_pattern(k, Expr::Unknown),
+                        _ => {}
+                    }
+                }
+            }
+            "array_pattern" => {
+                let mut c = p.walk();
+                let kids: Vec<Node> = p.named_children(&mut c).collect();
+                for k in kids {
+                    self.bind_pattern(k, Expr::Unknown);
+                }
+            }
+            "assignment_pattern" => {
+                self.walk_field(p, "right");
+                if let Some(left) = p.fld("left") {
+                    self.bind_pattern(left, val);
+                }
+            }
+            "rest_pattern" => {
+                let mut c = p.walk();
+                let kids: Vec<Node> = p.named_children(&mut c).collect();
+                for k in kids {
+                    self.bind_pattern(k, Expr::Unknown);
+                }
+            }
+            "shorthand_property_identifier_pattern" => {
+                let name = self.text(p);
+                self.bind_var(name, Expr::Unknown);
+            }
+            _ => self.walk(p),
+        }
+    }
+
+    fn member_of(&mut self, val: &Expr, name: &str) -> Expr {
+        match val {
+            Expr::Unknown => Expr::Unknown,
+            Expr::Global => Expr::Global,
+            v => {
+                let n = self.intern(name);
+                Expr::Member(Box::new(v.clone()), n)
+            }
+        }
+    }
+
+    fn declarator(&mut self, v: Node<'s>) {
+        if self.node_defs.get(&v.id()) == Some(&u32::MAX) {
+            return; // a `require` declarator, done when hoisted
+        }
+        let Some(name) = v.fld("name") else {
+            return;
+        };
+        let value = v.fld("value");
+        let ty = v.fld("type");
+        if let Some(&def) = self.node_defs.get(&v.id()) {
+            if let Some(t) = ty {
+                self.walk(t);
+            }
+            if let Some(val) = value.map(skip_parens) {
+                if val.kind() == "class" {
+                    self.class(val, Some(def));
+                } else {
+                    let this = if val.kind() == "arrow_function" {
+                        self.this_class
+                    } else {
+                        None
+                    };
+                    self.function(val, Some(def), this);
+                }
+            }
+            return;
+        }
+        if let Some(val) = value.map(skip_parens) {
+            if let Some(spec) = require_arg(val, self.src) {
+                // Not hoisted (e.g. in a `for` header): bind now.
+                self.require_declarator(name, spec);
+                return;
+            }
+        }
+        if let Some(t) = ty {
+            self.walk(t);
+        }
+        if let Some(val) = value {
+            self.walk(val);
+        }
+        let e = match (ty, value) {
+            (Some(t), _) => self.type_value(t),
+            (None, Some(val)) => self.expr(val),
+            (None, None) => Expr::Unknown,
+        };
+        self.bind_pattern(name, e);
+    }
+
+    fn class(&mut self, n: Node<'s>, def: Option<u32>) {
+        let saved = (self.cur, self.this_class, self.fn_def);
+        if let Some(d) = def {
+            self.cur = d;
+        }
+        self.push_frame();
+        self.type_params(n);
+        let mut bases = Vec::new();
+        let mut c = n.walk();
+        let kids: Vec<Node> = n.named_children(&mut c).collect();
+        for k in &kids {
+            match k.kind() {
+                "decorator" => self.walk(*k),
+                "class_heritage" => {
+                    let mut c2 = k.walk();
+                    let clauses: Vec<Node> = k.named_children(&mut c2).collect();
+                    for cl in clauses {
+                        match cl.kind() {
+                            "extends_clause" => {
+                                if let Some(v) = cl.fld("value") {
+                                    if let Some(b) = self.heritage_value(v) {
+                                        bases.push(b);
+                                    }
+                                }
+                                self.walk_field(cl, "type_arguments");
+                            }
+                            "implements_clause" => {
+                                let mut c3 = cl.walk();
+                                let types: Vec<Node> = cl.named_children(&mut c3).collect();
+                                for t in types {
+                                    self.heritage_type(t, SiteKind::Implements);
+                                }
+                            }
+                            // JavaScript: `extends <expression>` directly.
+                            _ => {
+                                if let Some(b) = self.heritage_value(cl) {
+                                    bases.push(b);
+                                }
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(body) = n.fld("body") {
+            self.members(body, def);
+        }
+        self.pop_frame();
+        if let Some(d) = def {
+            self.scope.classes.push(ClassInfo { def: d, bases });
+        }
+        (self.cur, self.this_class, self.fn_def) = saved;
+    }
+
+    /// `extends <value>` of a class: an `extends` site and the base.
+    fn heritage_value(&mut self, v: Node<'s>) -> Option<Expr> {
+        let v = skip_parens(v);
+        match v.kind() {
+            "identifier" => {
+                let name = self.text(v);
+                let e = self.lookup_expr(name, NS_VALUE);
+                self.site(v, SiteKind::Extends, NS_VALUE, e.clone());
+                Some(e)
+            }
+            "member_expression" => {
+                let e = self.expr(v);
+                if let Some(p) = v.fld("property") {
+                    self.site(p, SiteKind::Extends, NS_VALUE, e.clone());
+                }
+                if let Some(o) = v.fld("object") {
+                    self.walk(o);
+                }
+                Some(e)
+            }
+            _ => {
+                self.walk(v);
+                None
+            }
+        }
+    }
+
+    /// A type in `implements` / interface `extends`: a site, and the type.
+    fn heritage_type(&mut self, t: Node<'s>, kind: SiteKind) -> Option<Expr> {
+        match t.kind() {
+            "type_identifier" => {
+                let name = self.text(t);
+                let e = self.lookup_expr(name, NS_TYPE);
+                self.site(t, kind, NS_TYPE, e.clone());
+                Some(e)
+            }
+            "nested_type_identifier" => {
+                let e = self.nested_type(t);
+                if let Some(name) = t.fld("name") {
+                    self.site(name, kind, NS_TYPE, e.clone());
+                }
+                Some(e)
+            }
+            "generic_type" => {
+                let base = t.fld("name").and_then(|nm| self.heritage_type(nm, kind));
+                self.walk_field(t, "type_arguments");
+                base
+            }
+            // JavaScript-ish or unusual forms (`implements a.B` as an expression).
+            _ => {
+                self.walk(t);
+                None
+            }
+        }
+    }
+
+    fn interface(&mut self, n: Node<'s>, def: Option<u32>) {
+        let saved = (self.cur, self.this_class, self.fn_def);
+        if let Some(d) = def {
+            self.cur = d;
+        }
+        self.push_frame();
+        self.type_params(n);
+        let mut bases = Vec::new();
+        let mut c = n.walk();
+        let kids: Vec<Node> = n.named_children(&mut c).collect();
+        for k in kids {
+            if k.kind() == "extends_type_clause" {
+                let mut c2 = k.walk();
+                let types: Vec<Node> = k.named_children(&mut c2).collect();
+                for t in types {
+                    if let Some(b) = self.heritage_type(t, SiteKind::Extends) {
+                        bases.push(b);
+                    }
+                }
+            }
+        }
+        if let Some(body) = n.fld("body") {
+            self.members(body, def);
+        }
+        self.pop_frame();
+        if let Some(d) = def {
+            match self.scope.classes.iter_mut().find(|c| c.def == d) {
+                Some(ci) => ci.bases.extend(bases),
+                None => self.scope.classes.push(ClassInfo { def: d, bases }),
+            }
+        }
+        (self.cur, self.this_class, self.fn_def) = saved;
+    }
+
+    fn type_alias(&mut self, n: Node<'s>, def: Option<u32>) {
+        let saved = self.cur;
+        if let Some(d) = def {
+            self.cur = d;
+        }
+        self.push_frame();
+        self.type_params(n);
+        if let Some(v) = n.fld("value") {
+            if v.kind() == "object_type" {
+                self.members(v, def);
+            } else {
+                self.walk(v);
+            }
+        }
+        self.pop_frame();
+        self.cur = saved;
+    }
+
+    /// Members of a class body, interface body or object type.
+    fn members(&mut self, body: Node<'s>, class: Option<u32>) {
+        let saved = (self.cur, self.this_class);
+        if let Some(c) = class {
+            self.cur = c;
+            self.this_class = Some(c);
+        } else {
+            self.this_class = None;
+        }
+        let mut c = body.walk();
+        let kids: Vec<Node> = body.named_children(&mut c).collect();
+        for m in kids {
+            match m.kind() {
+                "method_definition" | "method_signature" | "abstract_method_signature" => {
+                    let Some(nn) = m.fld("name") else {
+                        continue;
+                    };
+                    let name = self.text(nn);
+                    if nn.kind() == "computed_property_name" {
+                        self.walk(nn);
+                    }
+                    let is_ctor = name == "constructor";
+                    let def = match (class, is_ctor) {
+                        (Some(cl), false) => Some(self.member_def(cl, name, nn, m)),
+                        _ => None,
+                    };
+                    self.walk_decorators(m);
+                    let ctor = if is_ctor { class } else { None };
+                    self.function_with(m, def, class, ctor);
+                }
+                "public_field_definition" | "field_definition" | "property_signature" => {
+                    let nn = m.fld("name").or_else(|| m.fld("property"));
+                    let value = m.fld("value").map(skip_parens);
+                    let ty = m.fld("type");
+                    self.walk_decorators(m);
+                    let (Some(nn), Some(cl)) = (nn, class) else {
+                        if let Some(t) = ty {
+                            self.walk(t);
+                        }
+                        if let Some(v) = value {
+                            self.walk(v);
+                        }
+                        continue;
+                    };
+                    let name = self.text(nn);
+                    if nn.kind() == "computed_property_name" {
+                        self.walk(nn);
+                    }
+                    if let Some(t) = ty {
+                        self.walk(t);
+                    }
+                    let fn_value = value.filter(|v| {
+                        matches!(
+                            v.kind(),
+                            "arrow_function" | "function_expression" | "function"
+                        )
+                    });
+                    if let Some(f) = fn_value {
+                        let def = self.member_def(cl, name, nn, m);
+                        let this = if f.kind() == "arrow_function" {
+                            Some(cl)
+                        } else {
+                            None
+                        };
+                        self.function(f, Some(def), this);
+                        continue;
+                    }
+                    if let Some(v) = value {
+                        self.walk(v);
+                    }
+                    let e = match (ty, value) {
+                        (Some(t), _) => self.type_value(t),
+                        (None, Some(v)) => self.expr(v),
+                        _ => Expr::Unknown,
+                    };
+                    if !matches!(e, Expr::Unknown) {
+                        let n = self.intern(name);
+                        self.scope.fields.push(Field {
+                            class: cl,
+                            name: n,
+                            value: e,
+                        });
+                    }
+                }
+                _ => self.walk(m),
+            }
+        }
+        (self.cur, self.this_class) = saved;
+    }
+
+    fn walk_decorators(&mut self, m: Node<'s>) {
+        let mut c = m.walk();
+        let decs: Vec<Node> = m
+            .named_children(&mut c)
+            .filter(|k| k.kind() == "decorator")
+            .collect();
+        for d in decs {
+            self.walk(d);
+        }
+    }
+
+    /// The node of a class member: the first declaration of the name
+    /// (an overload signature, a getter) spanning to the last one.
+    fn member_def(&mut self, class: u32, name: &'s str, nn: Node<'s>, m: Node<'s>) -> u32 {
+        if let Some(&d) = self.member_defs.get(&(class, name)) {
+            let end = m.end_position().row as u32 + 1;
+            let def = &mut self.defs[d as usize];
+            def.end_line = def.end_line.max(end);
+            return d;
+        }
+        let saved = self.cur;
+        self.cur = class;
+        let d = self.add_def(name, nn, m, NodeKind::Method, false);
+        self.cur = saved;
+        let mut c = m.walk();
+        let private = name.starts_with('#')
+            || m.children(&mut c)
+                .any(|k| k.kind() == "accessibility_modifier" && self.text(k) == "private");
+        self.private[d as usize] = private;
+        self.member_defs.insert((class, name), d);
+        d
+    }
+
+    // ----- statements with special meaning ---------------------------------
+
+    fn export(&mut self, n: Node<'s>) {
+        let module_level = self.at_module_level();
+        let mut c = n.walk();
+        let tokens: Vec<Node> = n.children(&mut c).collect();
+        let is_default = tokens.iter().any(|t| t.kind() == "default");
+        let is_equals = tokens.iter().any(|t| t.kind() == "=");
+        for t in &tokens {
+            if t.kind() == "decorator" {
+                self.walk(*t);
+            }
+        }
+        if let Some(decl) = n.fld("declaration") {
+            self.walk(decl);
+            if module_level {
+                for (name, b) in self.declared(decl) {
+                    let ns = self.ns_of(b);
+                    let exported = if is_default { DEFAULT } else { name };
+                    let nm = self.intern(exported);
+                    self.scope.exports.push(Export {
+                        name: nm,
+                        ns,
+                        target: b.expr(),
+                    });
+                }
+            }
+            return;
+        }
+        if let Some(source) = n.fld("source") {
+            let Some(spec) = self.module_site(source) else {
+                return;
+            };
+            let mut any = false;
+            for t in tokens {
+                match t.kind() {
+                    "export_clause" => {
+                        any = true;
+                        let mut c2 = t.walk();
+                        let specs: Vec<Node> = t
+                            .named_children(&mut c2)
+                            .filter(|s| s.kind() == "export_specifier")
+                            .collect();
+                        for s in specs {
+                            let Some(name) = s.fld("name") else {
+                                continue;
+                            };
+                            let imported = self.spec_name(name);
+                            let alias = s
+                                .fld("alias")
+                                .map(|a| self.spec_name(a))
+                                .unwrap_or(imported);
+                            let nm = self.intern(imported);
+                            let what = if imported == DEFAULT {
+                                Imported::Default
+                            } else {
+                                Imported::Named(nm)
+                            };
+                            let i = self.push_import(nm, spec, what);
+                            self.site(name, SiteKind::Ref, NS_ANY, Expr::Import(i));
+                            if let Some(a) = s.fld("alias") {
+                                self.site(a, SiteKind::Ref, NS_ANY, Expr::Import(i));
+                            }
+                            if module_level {
+                                let al = self.intern(alias);
+                                self.scope.exports.push(Export {
+                                    name: al,
+                                    ns: NS_ANY,
+                                    target: Expr::Import(i),
+                                });
+                            }
+                        }
+                    }
+                    "namespace_export" => {
+                        any = true;
+                        let mut c2 = t.walk();
+                        let id = t.named_children(&mut c2).next();
+                        if let Some(id) = id {
+                            let alias = self.spec_name(id);
+                            let al = self.intern(alias);
+                            let i = self.push_import(al, spec, Imported::Namespace);
+                            if module_level {
+                                self.scope.exports.push(Export {
+                                    name: al,
+                                    ns: NS_ANY,
+                                    target: Expr::Import(i),
+                                });
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if !any && module_level {
+                self.scope.specs[spec as usize].star = true;
+            }
+            return;
+        }
+        let mut handled_value = false;
+        for t in tokens {
+            match t.kind() {
+                "export_clause" => {
+                    let mut c2 = t.walk();
+                    let specs: Vec<Node> = t
+                        .named_children(&mut c2)
+                        .filter(|s| s.kind() == "export_specifier")
+                        .collect();
+                    for s in specs {
+                        let Some(name) = s.fld("name") else {
+                            continue;
+                        };
+                        let local = self.spec_name(name);
+                        let alias = s.fld("alias").map(|a| self.spec_name(a)).unwrap_or(local);
+                        let b = self.lookup(local, NS_ANY);
+                        let Some(b) = b else { continue };
+                        if let Binding::Def(_) | Binding::Import(_) = b {
+                            self.site(name, SiteKind::Ref, NS_ANY, b.expr());
+                            if let Some(a) = s.fld("alias") {
+                                self.site(a, SiteKind::Ref, NS_ANY, b.expr());
+                            }
+                        }
+                        if let Binding::Def(d) = b {
+                            self.defs[d as usize].exported = true;
+                        }
+                        if module_level {
+                            let ns = self.ns_of(b);
+                            let al = self.intern(alias);
+                            self.scope.exports.push(Export {
+                                name: al,
+                                ns,
+                                target: b.expr(),
+                            });
+                        }
+                    }
+                }
+                "decorator" | "comment" => {}
+                _ if t.is_named() && !handled_value => {
+                    // `export default <expr>` / `export = <expr>`.
+                    handled_value = true;
+                    self.export_value(t, if is_equals { EXPORT_EQUALS } else { DEFAULT });
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn export_value(&mut self, v: Node<'s>, as_name: &str) {
+        let v = skip_parens(v);
+        self.walk(v);
+        let e = if v.kind() == "identifier" {
+            let t = self.text(v);
+            self.lookup_expr(t, NS_ANY)
+        } else {
+            self.expr(v)
+        };
+        if let Expr::Def(d) = e {
+            self.defs[d as usize].exported = true;
+        }
+        if self.at_module_level() {
+            let ns = match &e {
+                Expr::Def(d) => self.def_ns(*d),
+                _ => NS_ANY,
+            };
+            let nm = self.intern(as_name);
+            self.scope.exports.push(Export {
+                name: nm,
+                ns,
+                target: e,
+            });
+        }
+    }
+
+    fn spec_name(&self, n: Node<'s>) -> &'s str {
+        if n.kind() == "string" {
+            self.string_value(n).map(|(t, _)| t).unwrap_or("")
+        } else {
+            self.text(n)
+        }
+    }
+
+    fn def_ns(&self, d: u32) -> u8 {
+        match self.defs[d as usize].kind {
+            NodeKind::Class => NS_ANY,
+            _ => NS_VALUE,
+        }
+    }
+
+    fn ns_of(&self, b: Binding) -> u8 {
+        match b {
+            Binding::Def(d) => {
+                // Interfaces and type aliases are types only; we cannot
+                // tell them from classes by kind, so look at the binding.
+                let name = self.defs[d as usize].name.as_str();
+                let f = &self.frames[0];
+                let v = f.values.get(name) == Some(&b);
+                let t = f.types.get(name) == Some(&b);
+                match (v, t) {
+                    (true, false) => NS_VALUE,
+                    (false, true) => NS_TYPE,
+                    _ => self.def_ns(d),
+                }
+            }
+            Binding::Var(_) | Binding::Opaque => NS_VALUE,
+            Binding::Import(_) => NS_ANY,
+        }
+    }
+
+    /// Names a declaration statement binds, with their bindings.
+    fn declared(&mut self, decl: Node<'s>) -> Vec<(&'s str, Binding)> {
+        let mut out = Vec::new();
+        match decl.kind() {
+            "lexical_declaration" | "variable_declaration" => {
+                let mut c = decl.walk();
+                let decls: Vec<Node> = decl.named_children(&mut c).collect();
+                for d in decls {
+                    if d.kind() != "variable_declarator" {
+                        continue;
+                    }
+                    let Some(nn) = d.fld("name") else {
+                        continue;
+                    };
+                    let mut names = Vec::new();
+                    pattern_names(nn, self.src, &mut names);
+                    for name in names {
+                        if let Some(b) = self
+                            .frames
+                            .last()
+                            .and_then(|f| f.values.get(name).or_else(|| f.types.get(name)).copied())
+                        {
+                            out.push((name, b));
+                        }
+                    }
+                }
+            }
+            "ambient_declaration" => {
+                let mut c = decl.walk();
+                let kids: Vec<Node> = decl.named_children(&mut c).collect();
+                for k in kids {
+                    out.extend(self.declared(k));
+                }
+            }
+            _ => {
+                if let (Some(nn), Some(&d)) = (decl.fld("name"), self.node_defs.get(&decl.id())) {
+                    out.push((self.text(nn), Binding::Def(d)));
+                }
+            }
+        }
+        out
+    }
+
+    fn assignment(&mut self, n: Node<'s>) {
+        let (Some(left), Some(right)) = (n.fld("left"), n.fld("right")) else {
+            self.walk_children(n);
+            return;
+        };
+        let right = skip_parens(right);
+        if left.kind() == "member_expression" {
+            if let (Some(obj), Some(prop)) = (left.fld("object"), left.fld("property")) {
+                let prop_name = self.text(prop);
+                if self.is_free(obj, "module") && prop_name == "exports" {
+                    // `module.exports = class X {}` / `= function f() {}`:
+                    // the definition is the export.
+                    let named = right.fld("name");
+                    let def = match (right.kind(), named) {
+                        ("class", Some(_)) => {
+                            self.walk(right);
+                            self.node_defs.get(&right.id()).copied()
+                        }
+                        ("function_expression" | "function", Some(nn)) => {
+                            let name = self.text(nn);
+                            let d = self.add_def(name, nn, n, NodeKind::Function, true);
+                            self.function(right, Some(d), None);
+                            Some(d)
+                        }
+                        _ => None,
+                    };
+                    match def {
+                        Some(d) => {
+                            self.defs[d as usize].exported = true;
+                            let nm = self.intern(EXPORT_EQUALS);
+                            self.scope.exports.push(Export {
+                                name: nm,
+                                ns: NS_ANY,
+                                target: Expr::Def(d),
+                            });
+                        }
+                        None => {
+                            self.module_exports(right);
+                            self.walk(right);
+                        }
+                    }
+                    return;
+                }
+                let on_exports = self.is_free(obj, "exports")
+                    || (obj.kind() == "member_expression"
+                        && obj.fld("object").is_some_and(|o| self.is_free(o, "module"))
+                        && obj
+                            .fld("property")
+                            .is_some_and(|p| self.text(p) == "exports"));
+                if on_exports {
+                    let e = match right.kind() {
+                        "function_expression" | "arrow_function" | "function" => {
+                            // `exports.f = function f() {}`: tsserver names it
+                            // at the function's own name.
+                            let at = right.fld("name").unwrap_or(prop);
+                            let d = self.add_def(prop_name, at, n, NodeKind::Function, true);
+                            self.function(right, Some(d), None);
+                            Expr::Def(d)
+                        }
+                        "class" => {
+                            let d = self.add_def(prop_name, prop, n, NodeKind::Class, true);
+                            self.class(right, Some(d));
+                            Expr::Def(d)
+                        }
+                        _ => {
+                            self.walk(right);
+                            let e = if right.kind() == "identifier" {
+                                let t = self.text(right);
+                                self.lookup_expr(t, NS_ANY)
+                            } else {
+                                self.expr(right)
+                            };
+                            if let Expr::Def(d) = e {
+                                self.defs[d as usize].exported = true;
+                            }
+                            e
+                        }
+                    };
+                    let nm = self.intern(prop_name);
+                    self.scope.exports.push(Export {
+                        name: nm,
+                        ns: NS_VALUE,
+                        target: e,
+                    });
+                    return;
+                }
+            }
+        }
+        match (left.kind(), left.fld("object")) {
+            // `this.x = …` declares `x` (in JavaScript, for tsserver too),
+            // and says what `this.x` holds.
+            ("member_expression", Some(o)) if o.kind() == "this" => {
+                if let (Some(class), Some(prop)) = (self.this_class, left.fld("property")) {
+                    let e = self.expr(right);
+                    if matches!(e, Expr::Instance(_) | Expr::Def(_) | Expr::Import(_)) {
+                        let name = self.text(prop);
+                        let n = self.intern(name);
+                        self.scope.fields.push(Field {
+                            class,
+                            name: n,
+                            value: e,
+                        });
+                    }
+                }
+            }
+            _ => self.walk(left),
+        }
+        self.walk(right);
+        if left.kind() == "identifier" {
+            // `x = new Foo()` refines a local variable declared without a value.
+            let name = self.text(left);
+            if let Some(Binding::Var(v)) = self.lookup(name, NS_VALUE) {
+                if matches!(self.scope.vars[v as usize], Expr::Unknown) {
+                    self.scope.vars[v as usize] = self.expr(right);
+                }
+            }
+        }
+    }
+
+    /// `module.exports = X` / `module.exports = { a, b: c }`.
+    fn module_exports(&mut self, right: Node<'s>) {
+        if right.kind() == "object" {
+            let mut c = right.walk();
+            let kids: Vec<Node> = right.named_children(&mut c).collect();
+            for k in kids {
+                let (name, e) = match k.kind() {
+                    "shorthand_property_identifier" => {
+                        let t = self.text(k);
+                        (t, self.lookup_expr(t, NS_ANY))
+                    }
+                    "pair" => {
+                        let (Some(key), Some(v)) = (k.fld("key"), k.fld("value")) else {
+                            continue;
+                        };
+                        if key.kind() != "property_identifier" {
+                            continue;
+                        }
+                        let v = skip_parens(v);
+                        let e = if v.kind() == "identifier" {
+                            let t = self.text(v);
+                            self.lookup_expr(t, NS_ANY)
+                        } else {
+                            self.expr(v)
+                        };
+                        (self.text(key), e)
+                    }
+                    _ => continue,
+                };
+                if let Expr::Def(d) = e {
+                    self.defs[d as usize].exported = true;
+                }
+                // tsserver defines these names at the property (and, for a
+                // call, at the function too).
+                let ns = NS_VALUE | CJS_PROPERTY;
+                let nm = self.intern(name);
+                self.scope.exports.push(Export {
+                    name: nm,
+                    ns,
+                    target: e,
+                });
+            }
+            return;
+        }
+        let e = if right.kind() == "identifier" {
+            let t = self.text(right);
+            self.lookup_expr(t, NS_ANY)
+        } else {
+            self.expr(right)
+        };
+        if let Expr::Def(d) = e {
+            self.defs[d as usize].exported = true;
+        }
+        let nm = self.intern(EXPORT_EQUALS);
+        self.scope.exports.push(Export {
+            name: nm,
+            ns: NS_ANY,
+            target: e,
+        });
+    }
+
+    /// Is `n` the identifier `name`, not declared in the file?
+    fn is_free(&mut self, n: Node<'s>, name: &str) -> bool {
+        n.kind() == "identifier"
+            && self.text(n) == name
+            && self.lookup(self.text(n), NS_VALUE).is_none()
+    }
+
+    // ----- calls -------------------------------------------------------------
+
+    fn call(&mut self, n: Node<'s>) {
+        let Some(f) = n.fld("function") else {
+            self.walk_children(n);
+            return;
+        };
+        let args = n.fld("arguments");
+        if self.test_file {
+            if let Some((name, at)) = self.test_call(n) {
+                let saved = self.cur;
+                let d = self.add_def(name, at, n, NodeKind::Test, false);
+                self.cur = d;
+                if let Some(a) = args {
+                    let mut c = a.walk();
+                    let kids: Vec<Node> = a.named_children(&mut c).skip(1).collect();
+                    for k in kids {
+                        self.walk(k);
+                    }
+                }
+                self.cur = saved;
+                return;
+            }
+        }
+        match f.kind() {
+            "identifier" => {
+                let name = self.text(f);
+                if name == "require" && self.lookup(name, NS_VALUE).is_none() {
+                    if let Some(spec) = args.and_then(|a| first_string_arg(a)) {
+                        self.module_site(spec);
+                        return;
+                    }
+                }
+                if let Some(b @ (Binding::Def(_) | Binding::Import(_))) =
+                    self.lookup(name, NS_VALUE)
+                {
+                    self.site(f, SiteKind::Call, NS_VALUE, b.expr())
+                }
+            }
+            "import" => {
+                if let Some(spec) = args.and_then(|a| first_string_arg(a)) {
+                    self.module_site(spec);
+                    return;
+                }
+            }
+            "member_expression" => {
+                if let (Some(obj), Some(prop)) = (f.fld("object"), f.fld("property")) {
+                    let recv = self.expr(obj);
+                    let name = self.text(prop);
+                    let p = self.intern(name);
+                    self.site(
+                        prop,
+                        SiteKind::Call,
+                        NS_VALUE,
+                        Expr::Member(Box::new(recv), p),
+                    );
+                    self.walk(obj);
+                } else {
+                    self.walk(f);
+                }
+            }
+            "super" => {
+                if let Some(c) = self.this_class {
+                    self.site(f, SiteKind::Call, NS_VALUE, Expr::Super(c));
+                }
+            }
+            _ => self.walk(f),
+        }
+        self.walk_field(n, "type_arguments");
+        if let Some(a) = args {
+            self.walk(a);
+        }
+    }
+
+    /// `describe('…', …)`, `it.only('…', …)`, `test.each(t)('…', …)`:
+    /// the test's name and the node it starts at.
+    fn test_call(&self, n: Node<'s>) -> Option<(&'s str, Node<'s>)> {
+        let f = n.fld("function")?;
+        let base = match f.kind() {
+            "identifier" => f,
+            "member_expression" => {
+                let prop = f.fld("property")?;
+                if !TEST_MODIFIERS.contains(&self.text(prop)) {
+                    return None;
+                }
+                let obj = f.fld("object")?;
+                if obj.kind() == "member_expression" {
+                    // `describe.skip.each`-style chains: look at the root.
+                    obj.fld("object")?
+                } else {
+                    obj
+                }
+            }
+            "call_expression" => {
+                let inner = f.fld("function")?;
+                if inner.kind() != "member_expression" {
+                    return None;
+                }
+                let prop = inner.fld("property")?;
+                if self.text(prop) != "each" {
+                    return None;
+                }
+                let obj = inner.fld("object")?;
+                if obj.kind() == "member_expression" {
+                    obj.fld("object")?
+                } else {
+                    obj
+                }
+            }
+            _ => return None,
+        };
+        if base.kind() != "identifier" || !TEST_FNS.contains(&self.text(base)) {
+            return None;
+        }
+        let args = n.fld("arguments")?;
+        let first = args.named_child(0)?;
+        let (name, _) = self.string_value(first)?;
+        if name.is_empty() {
+            return None;
+        }
+        Some((name, first))
+    }
+
+    fn new_expr(&mut self, n: Node<'s>) {
+        if let Some(ctor) = n.fld("constructor") {
+            match ctor.kind() {
+                "identifier" => {
+                    let name = self.text(ctor);
+                    if let Some(b @ (Binding::Def(_) | Binding::Import(_))) =
+                        self.lookup(name, NS_VALUE)
+                    {
+                        self.site(ctor, SiteKind::Call, NS_VALUE, b.expr())
+                    }
+                }
+                "member_expression" => {
+                    let e = self.expr(ctor);
+                    if let Some(p) = ctor.fld("property") {
+                        self.site(p, SiteKind::Call, NS_VALUE, e);
+                    }
+                    if let Some(o) = ctor.fld("object") {
+                        self.walk(o);
+                    }
+                }
+                _ => self.walk(ctor),
+            }
+        }
+        self.walk_field(n, "type_arguments");
+        self.walk_field(n, "arguments");
+    }
+
+    // ----- expressions and types as values -------------------------------------
+
+    /// What an expression evaluates to, as far as this file can say.
+    fn expr(&mut self, n: Node<'s>) -> Expr {
+        if self.too_deep_here() {
+            return Expr::Unknown;
+        }
+        self.depth += 1;
+        let e = self.expr_node(n);
+        self.depth -= 1;
+        e
+    }
+
+    fn expr_node(&mut self, n: Node<'s>) -> Expr {
+        match n.kind() {
+            "identifier" => {
+                let t = self.text(n);
+                if t == "undefined" {
+                    return Expr::Global;
+                }
+                self.lookup_expr(t, NS_VALUE)
+            }
+            "this" => match self.this_class {
+                Some(c) => Expr::This(c),
+                None => Expr::Unknown,
+            },
+            "super" => match self.this_class {
+                Some(c) => Expr::Super(c),
+                None => Expr::Unknown,
+            },
+            "member_expression" => {
+                let (Some(obj), Some(prop)) = (n.fld("object"), n.fld("property")) else {
+                    return Expr::Unknown;
+                };
+                let o = self.expr(obj);
+                let name = self.text(prop);
+                self.member_of(&o, name)
+            }
+            "call_expression" => {
+                let Some(f) = n.fld("function") else {
+                    return Expr::Unknown;
+                };
+                if f.kind() == "identifier" && self.text(f) == "require" {
+                    if let Some(spec) = n
+                        .fld("arguments")
+                        .and_then(|a| first_string_arg(a))
+                        .and_then(|s| self.string_value(s))
+                    {
+                        let i = self.intern_spec(spec.0);
+                        return Expr::Require(i);
+                    }
+                }
+                match self.expr(f) {
+                    Expr::Unknown => Expr::Unknown,
+                    Expr::Global => Expr::Global,
+                    e => Expr::Call(Box::new(e)),
+                }
+            }
+            "new_expression" => {
+                let Some(c) = n.fld("constructor") else {
+                    return Expr::Unknown;
+                };
+                let e = self.expr(c);
+                instance(e)
+            }
+            "await_expression"
+            | "parenthesized_expression"
+            | "non_null_expression"
+            | "satisfies_expression" => match n.named_child(0) {
+                Some(c) => self.expr(c),
+                None => Expr::Unknown,
+            },
+            "as_expression" => match n.named_child(1) {
+                Some(t) => self.type_value(t),
+                None => Expr::Unknown,
+            },
+            "instantiation_expression" => match n.fld("function") {
+                Some(f) => self.expr(f),
+                None => Expr::Unknown,
+            },
+            "string" | "template_string" | "number" | "true" | "false" | "null" | "array"
+            | "object" | "regex" | "binary_expression" | "unary_expression" => Expr::Global,
+            _ => Expr::Unknown,
+        }
+    }
+
+    /// The class a type names (for `extends`/`implements` and instances).
+    fn type_name(&mut self, t: Node<'s>) -> Expr {
+        match t.kind() {
+            "type_identifier" | "identifier" => {
+                let name = self.text(t);
+                self.lookup_expr(name, NS_TYPE)
+            }
+            "nested_type_identifier" => self.nested_type(t),
+            _ => Expr::Unknown,
+        }
+    }
+
+    /// `a.b.C` in a type: `Member(Member(a, b), C)`.
+    fn nested_type(&mut self, t: Node<'s>) -> Expr {
+        let module = t.fld("module");
+        let name = t.fld("name");
+        let (Some(m), Some(nm)) = (module, name) else {
+            return Expr::Unknown;
+        };
+        let base = self.nested_module(m);
+        let text = self.text(nm);
+        self.member_of(&base, text)
+    }
+
+    fn nested_module(&mut self, m: Node<'s>) -> Expr {
+        match m.kind() {
+            "identifier" => {
+                let t = self.text(m);
+                self.lookup_expr(t, NS_ANY)
+            }
+            "nested_identifier" | "member_expression" => {
+                let (Some(o), Some(p)) = (
+                    m.fld("object").or_else(|| m.named_child(0)),
+                    m.fld("property")
+                        .or_else(|| m.named_child(m.named_child_count().saturating_sub(1) as u32)),
+                ) else {
+                    return Expr::Unknown;
+                };
+                let base = self.nested_module(o);
+                let text = self.text(p);
+                self.member_of(&base, text)
+            }
+            _ => Expr::Unknown,
+        }
+    }
+
+    /// The value something annotated with type `t` holds.
+    fn type_value(&mut self, t: Node<'s>) -> Expr {
+        if self.too_deep_here() {
+            return Expr::Unknown;
+        }
+        self.depth += 1;
+        let e = self.type_value_node(t);
+        self.depth -= 1;
+        e
+    }
+
+    fn type_value_node(&mut self, t: Node<'s>) -> Expr {
+        match t.kind() {
+            "type_annotation" | "parenthesized_type" | "opting_type_annotation" => {
+                match t.named_child(0) {
+                    Some(c) => self.type_value(c),
+                    None => Expr::Unknown,
+                }
+            }
+            "type_identifier" | "nested_type_identifier" => {
+                let e = self.type_name(t);
+                instance(e)
+            }
+            "generic_type" => {
+                let Some(name) = t.fld("name") else {
+                    return Expr::Unknown;
+                };
+                let text = self.text(name);
+                if name.kind() == "type_identifier"
+                    && TRANSPARENT_GENERICS.contains(&text)
+                    && self.lookup(text, NS_TYPE).is_none()
+                {
+                    let arg = t.fld("type_arguments").and_then(|a| a.named_child(0));
+                    return match arg {
+                        Some(a) => self.type_value(a),
+                        None => Expr::Unknown,
+                    };
+                }
+                let e = self.type_name(name);
+                instance(e)
+            }
+            "union_type" => {
+                let mut leaves = Vec::new();
+                union_leaves(t, self.src, &mut leaves);
+                if leaves.len() == 1 {
+                    self.type_value(leaves[0])
+                } else {
+                    Expr::Unknown
+                }
+            }
+            "type_query" => match t.named_child(0) {
+                Some(c) => self.expr(c),
+                None => Expr::Unknown,
+            },
+            "predefined_type"
+            | "array_type"
+            | "tuple_type"
+            | "function_type"
+            | "literal_type"
+            | "template_literal_type"
+            | "readonly_type"
+            | "constructor_type" => Expr::Global,
+            _ => Expr::Unknown,
+        }
+    }
+}
+
+/// `new e` / `: e` as a value.
+fn instance(e: Expr) -> Expr {
+    match e {
+        Expr::Unknown => Expr::Unknown,
+        Expr::Global => Expr::Global,
+        e => Expr::Instance(Box::new(e)),
+    }
+}
+
+/// Can this target never be an in-repo definition (rooted at a global)?
+fn is_dead(e: &Expr) -> bool {
+    match e {
+        Expr::Global => true,
+        Expr::Member(b, _) | Expr::Call(b) | Expr::Instance(b) => is_dead(b),
+        _ => false,
+    }
+}
+
+fn skip_parens(n: Node) -> Node {
+    let mut n = n;
+    while n.kind() == "parenthesized_expression" {
+        match n.named_child(0) {
+            Some(c) => n = c,
+            None => break,
+        }
+    }
+    n
+}
+
+/// The declaration inside `export …` / `declare …`.
+fn unwrap_decl(s: Node) -> Node {
+    let mut s = s;
+    loop {
+        match s.kind() {
+            "export_statement" => match s.fld("declaration") {
+                Some(d) => s = d,
+                None => return s,
+            },
+            // `namespace N {}` at statement level parses as an expression.
+            "expression_statement" => match s.named_child(0) {
+                Some(d) if matches!(d.kind(), "internal_module" | "module") => s = d,
+                _ => return s,
+            },
+            "ambient_declaration" => {
+                let mut c = s.walk();
+                let inner = s.named_children(&mut c).find(|k| {
+                    k.kind().ends_with("declaration")
+                        || matches!(
+                            k.kind(),
+                            "function_signature" | "internal_module" | "module"
+                        )
+                });
+                match inner {
+                    Some(d) => s = d,
+                    None => return s,
+                }
+            }
+            _ => return s,
+        }
+    }
+}
+
+/// `require('x')`: the string node.
+fn require_arg<'t>(n: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
+    if n.kind() != "call_expression" {
+        return None;
+    }
+    let f = n.fld("function")?;
+    if f.kind() != "identifier" || f.utf8_text(src).ok()? != "require" {
+        return None;
+    }
+    first_string_arg(n.fld("arguments")?)
+}
+
+fn first_string_arg(args: Node) -> Option<Node> {
+    let first = args.named_child(0)?;
+    (first.kind() == "string").then_some(first)
+}
+
+fn union_leaves<'t>(t: Node<'t>, src: &[u8], out: &mut Vec<Node<'t>>) {
+    let mut c = t.walk();
+    for k in t.named_children(&mut c) {
+        match k.kind() {
+            "union_type" => union_leaves(k, src, out),
+            "literal_type" => {
+                let txt = k.utf8_text(src).unwrap_or("");
+                if txt != "null" && txt != "undefined" {
+                    out.push(k);
+                }
+            }
+            "predefined_type" => {
+                let txt = k.utf8_text(src).unwrap_or("");
+                if txt != "undefined" && txt != "null" && txt != "void" {
+                    out.push(k);
+                }
+            }
+            _ => out.push(k),
+        }
+    }
+}
+
+fn pattern_names<'t>(p: Node, src: &'t [u8], out: &mut Vec<&'t str>) {
+    match p.kind() {
+        "identifier" | "shorthand_property_identifier_pattern" => {
+            if let Ok(t) = p.utf8_text(src) {
+                out.push(t);
+            }
+        }
+        "pair_pattern" => {
+            if let Some(v) = p.fld("value") {
+                pattern_names(v, src, out);
+            }
+        }
+        "assignment_pattern" | "object_assignment_pattern" => {
+            if let Some(v) = p.fld("left") {
+                pattern_names(v, src, out);
+            }
+        }
+        _ => {
+            let mut c = p.walk();
+            for k in p.named_children(&mut c) {
+                pattern_names(k, src, out);
+            }
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! Resolution rules for TypeScript/JavaScript, on small in-memory worlds.
+
+use crate::extract::{self, Lang};
+use crate::graph::EdgeKind;
+use crate::resolve::{self, FileIdx, Layout, Strategy, World};
+
+/// `(src key, dst key, kind, strategy, "line:col")` of every non-contains
+/// edge, and the unresolved `(name, reason)`.
+type Resolved = (
+    Vec<(String, String, EdgeKind, Strategy, String)>,
+    Vec<(String, String)>,
+);
+
+fn resolve_all(files: &[(&str, &str)]) -> Resolved {
+    let facts: Vec<_> = files
+        .iter()
+        .map(|(p, s)| {
+            let lang = Lang::of_path(p).unwrap();
+            (p.to_string(), lang, extract::extract(lang, p, s.as_bytes()))
+        })
+        .collect();
+    let mut layout = Layout::default();
+    for (p, _, _) in &facts {
+        layout.files.insert(p.clone());
+    }
+    let world = World::new(
+        facts
+            .iter()
+            .map(|(p, l, f)| resolve::world_input(p, *l, f))
+            .collect(),
+        &layout,
+    );
+    let prepared = resolve::prepare(&world);
+    let mut edges = Vec::new();
+    let mut unresolved = Vec::new();
+    for (i, (_, _, f)) in facts.iter().enumerate() {
+        let res = resolve::resolve_file(&world, &prepared, FileIdx(i as u32), &f.refs);
+        for e in res.edges {
+            if matches!(e.kind, EdgeKind::Contains | EdgeKind::Tests) {
+                continue;
+            }
+            let site = e
+                .site
+                .map(|s| format!("{}:{}", s.line, s.column))
+                .unwrap_or_default();
+            edges.push((
+                world.key(e.src).to_string(),
+                world.key(e.dst).to_string(),
+                e.kind,
+                e.strategy,
+                site,
+            ));
+        }
+        for u in res.unresolved {
+            unresolved.push((u.name, u.reason));
+        }
+    }
+    (edges, unresolved)
+}
+
+fn targets(r: &Resolved, site: &str) -> Vec<String> {
+    r.0.iter()
+        .filter(|e| e.4 == site)
+        .map(|e| e.1.clone())
+        .collect()
+}
+
+#[test]
+fn undeclared_names_are_globals_not_other_modules() {
+    let r = resolve_all(&[
+        ("a.ts", "export function helper() {}\n"),
+        ("b.ts", "helper();\nexport {};\n"),
+    ]);
+    assert!(r.0.is_empty(), "{:?}", r.0);
+}
+
+#[test]
+fn barrels_and_star_cycles() {
+    let r = resolve_all(&[
+        ("lib/impl.ts", "export class Impl { run() {} }\n"),
+        (
+            "lib/index.ts",
+            "export * from './impl';\nexport * from './index';\n",
+        ),
+        (
+            "app.ts",
+            "import { Impl } from './lib';\nnew Impl().run();\nimport { Nope } from './lib';\n",
+        ),
+    ]);
+    let at = |s: &str| targets(&r, s);
+    assert_eq!(at("1:10"), ["lib/impl.ts:Impl"]);
+    assert_eq!(at("2:5"), ["lib/impl.ts:Impl"]);
+    assert_eq!(at("2:12"), ["lib/impl.ts:Impl.run"]);
+    let new = r.0.iter().find(|e| e.4 == "2:5").unwrap();
+    assert_eq!(new.2, EdgeKind::Calls);
+    assert_eq!(new.3, Strategy::ReExport);
+    let run = r.0.iter().find(|e| e.4 == "2:12").unwrap();
+    assert_eq!(run.3, Strategy::TypedReceiver);
+    assert!(at("3:10").is_empty());
+}
+
+#[test]
+fn types_and_values_are_separate_namespaces() {
+    let r = resolve_all(&[
+        (
+            "m.ts",
+            "export const Schema = make();\nexport type Schema = { id: string };\nfunction make() { return 1; }\n",
+        ),
+        (
+            "u.ts",
+            "import { Schema } from './m';\nlet x: Schema;\nSchema.toString();\n",
+        ),
+    ]);
+    assert_eq!(targets(&r, "2:8"), ["m.ts:Schema"]);
+    // The value `Schema` is a constant, not a node: no edge.
+    assert!(targets(&r, "3:1").is_empty());
+}
+
+#[test]
+fn unknown_receivers() {
+    let r = resolve_all(&[
+        ("a.ts", "export class A { settle() {} map() {} twice() {} }\n"),
+        ("b.ts", "export class B { twice() {} }\n"),
+        (
+            "c.ts",
+            "export function f() {\n  use((x) => {\n    x.settle();\n    x.map();\n    x.twice();\n  });\n}\ndeclare function use(cb: (x: any) => void): void;\n",
+        ),
+        ("d.js", "function g(y) { y.settle(); }\nmodule.exports = g;\n"),
+    ]);
+    // A unique method name in TypeScript: one weak edge.
+    let settle = r.0.iter().find(|e| e.4 == "3:7").unwrap();
+    assert_eq!(settle.1, "a.ts:A.settle");
+    assert_eq!(settle.3, Strategy::Member { k: 1 });
+    // Builtin-looking names are not guessed; two candidates are left to
+    // the language server, and so is every guess in JavaScript.
+    assert!(targets(&r, "4:7").is_empty());
+    assert!(targets(&r, "5:7").is_empty());
+    assert!(targets(&r, "1:19").is_empty());
+    assert!(r
+        .1
+        .contains(&("twice".into(), "unknown receiver, 2 candidates".into())));
+    assert!(r
+        .1
+        .contains(&("settle".into(), "unknown receiver, 1 candidate".into())));
+}
+
+#[test]
+fn commonjs_and_export_equals() {
+    let r = resolve_all(&[
+        (
+            "lib/u.js",
+            "function fmt(x) { return x; }\nclass Ledger { add() {} }\nmodule.exports = { fmt, Ledger };\n",
+        ),
+        ("lib/k.js", "module.exports = class Klass { go() {} };\n"),
+        ("lib/t.ts", "class T { m() {} }\nexport = T;\n"),
+        (
+            "app.js",
+            "const u = require('./lib/u');\nconst K = require('./lib/k');\nu.fmt(1);\nconst f = u.fmt;\nnew K().go();\n",
+        ),
+        ("app2.ts", "import T = require('./lib/t');\nnew T().m();\n"),
+    ]);
+    assert_eq!(targets(&r, "3:3"), ["lib/u.js:fmt"]);
+    // A non-call use of a `module.exports` property names the property.
+    assert!(targets(&r, "4:13").is_empty());
+    assert_eq!(targets(&r, "5:5"), ["lib/k.js:Klass"]);
+    assert_eq!(targets(&r, "5:9"), ["lib/k.js:Klass.go"]);
+    let app2: Vec<_> = r.0.iter().filter(|e| e.0 == "app2.ts").collect();
+    assert!(app2.iter().any(|e| e.1 == "lib/t.ts:T.m"), "{app2:?}");
+}
+
+#[test]
+fn self_members_inheritance_and_fields() {
+    let r = resolve_all(&[
+        (
+            "base.ts",
+            "export interface Port { send(): void }\nexport class Base { protected log() {} }\n",
+        ),
+        (
+            "sub.ts",
+            "import { Base, Port } from './base';\nclass Sub extends Base {\n  private port!: Port;\n  run() { this.log(); this.port.send(); }\n}\n",
+        ),
+    ]);
+    let log = r.0.iter().find(|e| e.4 == "4:16").unwrap();
+    assert_eq!(log.1, "base.ts:Base.log");
+    assert_eq!(log.3, Strategy::SelfMember);
+    let send = r.0.iter().find(|e| e.4 == "4:33").unwrap();
+    assert_eq!(send.1, "base.ts:Port.send");
+    assert_eq!(send.3, Strategy::TypedReceiver);
+    let ext = r.0.iter().find(|e| e.2 == EdgeKind::Extends).unwrap();
+    assert_eq!(
+        (ext.0.as_str(), ext.1.as_str()),
+        ("sub.ts:Sub", "base.ts:Base")
+    );
+}
