@@ -150,6 +150,15 @@ pub const MANIFESTS: [&str; 5] = [
     "setup.cfg",
 ];
 
+/// Whether a file name is a manifest the layout collects: the names in
+/// [`MANIFESTS`], `jsconfig.json`, and `tsconfig.*.json` (monorepos keep
+/// `paths` in a `tsconfig.base.json` that others extend).
+pub fn is_manifest(name: &str) -> bool {
+    MANIFESTS.contains(&name)
+        || name == "jsconfig.json"
+        || (name.starts_with("tsconfig.") && name.ends_with(".json"))
+}
+
 /// The module key of a file (DESIGN §2): `shop.payments.gateway`,
 /// `src/payments/gateway.ts`, `shop::payments::gateway`.
 pub fn module_key(lang: Lang, path: &str, layout: &Layout) -> String {

@@ -11,7 +11,6 @@ use std::time::UNIX_EPOCH;
 use ignore::{WalkBuilder, WalkState};
 
 use crate::extract::Lang;
-use crate::resolve::MANIFESTS;
 
 /// Version-control and refgraph's own folders: skipped, not counted.
 const VCS_DIRS: [&str; 4] = [".git", ".hg", ".svn", ".refgraph"];
@@ -182,7 +181,7 @@ fn visit(root: &Path, e: &ignore::DirEntry, config: &WalkConfig, out: &Mutex<Wal
     let path = rel_path(root, e.path());
     let name = e.file_name().to_str().unwrap_or("");
     let lang = Lang::of_path(name);
-    if MANIFESTS.contains(&name) && ft.is_file() {
+    if crate::resolve::is_manifest(name) && ft.is_file() {
         out.lock()
             .unwrap()
             .manifests
