@@ -107,7 +107,7 @@ impl Session {
             .nodes
             .values()
             .filter(|n| matches!(n.kind, NodeKind::Function | NodeKind::Method))
-            .filter(|n| !is_test_path(&n.file))
+            .filter(|n| !is_test_path(&n.file) && !is_declaration_file(&n.file))
             .filter(|n| {
                 l.graph
                     .index
@@ -309,7 +309,7 @@ impl Session {
         };
         let mut out = Vec::new();
         for n in nodes.values() {
-            if !is_code(n.kind) || is_entry(n) {
+            if !is_code(n.kind) || is_entry(n) || is_declaration_file(&n.file) {
                 continue;
             }
             if g.index.get(&n.id).is_some_and(|&i| reached[i as usize]) {
@@ -452,6 +452,14 @@ fn is_entry(n: &NodeRow) -> bool {
         || n.name == "main"
         || n.exported
         || (n.name.starts_with("__") && n.name.ends_with("__"))
+}
+
+/// `.d.ts` and `.pyi` files declare what exists elsewhere: never dead, never untested.
+fn is_declaration_file(path: &str) -> bool {
+    path.ends_with(".d.ts")
+        || path.ends_with(".d.mts")
+        || path.ends_with(".d.cts")
+        || path.ends_with(".pyi")
 }
 
 pub(crate) fn is_test_path(path: &str) -> bool {

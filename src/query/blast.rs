@@ -431,7 +431,12 @@ impl Session {
 
         // 4. Rank. Changed symbols are listed in `changed`, not again as
         // impacted; test files' modules are where tests live, not impact.
-        let is_code = |n: &NodeRow| matches!(n.kind, NodeKind::Function | NodeKind::Method | NodeKind::Class);
+        let is_code = |n: &NodeRow| {
+            matches!(
+                n.kind,
+                NodeKind::Function | NodeKind::Method | NodeKind::Class
+            )
+        };
         let mut untested: Vec<String> = info
             .iter()
             .filter_map(|(id, _)| nodes.get(id))
@@ -444,7 +449,10 @@ impl Session {
             .iter()
             .filter(|(id, (d, _, _))| *d > 0 && !changed.contains_key(id))
             .filter_map(|(id, v)| Some((id, v, nodes.get(id)?)))
-            .filter(|(_, _, n)| n.kind != NodeKind::Test && !(n.kind == NodeKind::Module && super::analysis::is_test_path(&n.file)))
+            .filter(|(_, _, n)| {
+                n.kind != NodeKind::Test
+                    && !(n.kind == NodeKind::Module && super::analysis::is_test_path(&n.file))
+            })
             .map(|(id, (d, conf, status), n)| {
                 let is_tested = tested.contains(id);
                 let policy = self.threshold(None, &n.file) > super::DEFAULT_MIN_CONFIDENCE;
@@ -463,7 +471,11 @@ impl Session {
                 }
             })
             .collect();
-        impacted.sort_by(|a, b| b.risk.total_cmp(&a.risk).then_with(|| a.symbol.cmp(&b.symbol)));
+        impacted.sort_by(|a, b| {
+            b.risk
+                .total_cmp(&a.risk)
+                .then_with(|| a.symbol.cmp(&b.symbol))
+        });
         let below = impacted.iter().filter(|i| i.confidence < min).count();
         let mut changed_out: Vec<ChangedSymbol> = changed
             .values()

@@ -4,5 +4,6 @@ mod cli;
 mod lsp;
 mod mcp;
 mod python;
+mod queries;
 mod rust_lang;
 mod typescript;

@@ -1,0 +1,388 @@
+//! Queries on the fixtures and on small projects written here, through the
+//! real binary: exact answers a reviewer can check.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::cli::{copy_fixture, run, stderr, stdout, write};
+
+fn json(repo: &Path, args: &[&str]) -> Value {
+    let mut a = args.to_vec();
+    a.push("--json");
+    let out = run(repo, &a);
+    assert!(
+        out.status.success(),
+        "refgraph {args:?} failed: {}",
+        stderr(&out)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn keys(v: &Value, field: &str) -> Vec<String> {
+    v[field]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["key"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn git(repo: &Path, args: &[&str]) {
+    let ok = std::process::Command::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args(["-c", "user.name=t", "-c", "user.email=t@localhost"])
+        .args(args)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+#[test]
+fn blast_radius_of_a_payments_commit() {
+    let repo = copy_fixture("python");
+    let root = repo.path();
+    git(root, &["init", "-q"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "init"]);
+    let f = root.join("shop/payments/stripe_gateway.py");
+    let text = std::fs::read_to_string(&f).unwrap().replace(
+        "return charge_id.startswith(\"ch_\")",
+        "return charge_id.startswith(\"ch_\") and len(charge_id) > 3",
+    );
+    std::fs::write(&f, text).unwrap();
+    git(root, &["commit", "-qam", "refund: check the length"]);
+
+    let out = tempfile::NamedTempFile::new().unwrap();
+    let v = json(
+        root,
+        &[
+            "blast-radius",
+            "--commit",
+            "HEAD",
+            "--output",
+            out.path().to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        keys(&v, "changed"),
+        ["shop.payments.stripe_gateway.StripeGateway.refund"]
+    );
+    assert_eq!(v["changed"][0]["change"], "modified");
+    let impacted = keys(&v, "impacted");
+    assert!(
+        impacted.contains(&"shop.services.checkout.refund_all".to_string()),
+        "{v}"
+    );
+    assert!(
+        !impacted.iter().any(|k| k.contains("StripeGateway.refund")),
+        "changed symbols are not repeated"
+    );
+    assert_eq!(keys(&v, "tests"), ["test_checkout.test_refund_all"]);
+    assert!(v["untested"].as_array().unwrap().is_empty(), "{v}");
+    let full: Value = serde_json::from_slice(&std::fs::read(out.path()).unwrap()).unwrap();
+    assert_eq!(full["total"], v["total"]);
+    // The text answer is compact.
+    let text = run(root, &["blast-radius", "--commit", "HEAD"]);
+    assert!(stdout(&text).len() < 2048, "{}", stdout(&text));
+
+    // The working tree: a new untested caller of refund.
+    write(
+        root,
+        "shop/services/audit.py",
+        "from shop.payments.stripe_gateway import StripeGateway\n\n\ndef audit_refund(g: StripeGateway) -> bool:\n    return g.refund(\"ch_1\")\n",
+    );
+    git(root, &["add", "-A"]);
+    let v = json(root, &["blast-radius", "--staged"]);
+    assert_eq!(
+        keys(&v, "changed"),
+        ["shop.services.audit", "shop.services.audit.audit_refund"]
+    );
+    assert!(
+        v["changed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["change"] == "added"),
+        "{v}"
+    );
+    assert!(
+        v["untested"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|k| k == "shop.services.audit.audit_refund"),
+        "{v}"
+    );
+}
+
+#[test]
+fn blast_radius_bad_input_is_named() {
+    let repo = copy_fixture("python");
+    let root = repo.path();
+    let out = run(root, &["blast-radius", "--commit", "--upload-pack=x"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = run(root, &["blast-radius", "--commit", "HEAD"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("needs a git repository"),
+        "{}",
+        stderr(&out)
+    );
+    let diff = root.join("bad.diff");
+    std::fs::write(&diff, "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n?bad\n").unwrap();
+    let out = run(root, &["blast-radius", "--diff", diff.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("malformed diff: line 4"),
+        "{}",
+        stderr(&out)
+    );
+    git(root, &["init", "-q"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "init"]);
+    let out = run(root, &["blast-radius", "--commit", "deadbeef"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("unknown commit `deadbeef`"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(root, &["blast-radius", "--range", "HEAD"]);
+    assert!(stderr(&out).contains("expected A..B"), "{}", stderr(&out));
+}
+
+#[test]
+fn same_named_functions_are_never_merged() {
+    for (fixture, a, b) in [
+        (
+            "python",
+            "shop.auth.tokens.validate",
+            "shop.services.checkout.validate",
+        ),
+        (
+            "typescript",
+            "src/auth/tokens.ts:validate",
+            "src/services/checkout.ts:validate",
+        ),
+    ] {
+        let repo = copy_fixture(fixture);
+        let found = keys(&json(repo.path(), &["find", "validate"]), "results");
+        assert!(
+            found.contains(&a.to_string()) && found.contains(&b.to_string()),
+            "{found:?}"
+        );
+        let ra = json(repo.path(), &["refs", a]);
+        let rb = json(repo.path(), &["refs", b]);
+        let sites = |v: &Value| -> Vec<String> {
+            v["results"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| format!("{}:{}:{}", r["file"], r["line"], r["column"]))
+                .collect()
+        };
+        let (sa, sb) = (sites(&ra), sites(&rb));
+        assert!(!sa.is_empty() && !sb.is_empty(), "{fixture}: {ra} {rb}");
+        assert!(
+            sa.iter().all(|s| !sb.contains(s)),
+            "{fixture}: a site refers to both: {sa:?} {sb:?}"
+        );
+    }
+}
+
+#[test]
+fn ambiguous_and_unknown_names() {
+    let repo = copy_fixture("python");
+    let out = run(repo.path(), &["refs", "refund", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let c = keys(&v, "candidates");
+    assert_eq!(c.len(), 4, "{c:?}");
+    assert!(v.get("symbol").is_none());
+    let out = run(repo.path(), &["refs", "refnud"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("closest names: refund"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn refs_and_callers_with_paths() {
+    let repo = copy_fixture("python");
+    let v = json(repo.path(), &["refs", "shop.services.checkout.refund_all"]);
+    let sites: Vec<(String, u64, String)> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["file"].as_str().unwrap().into(),
+                r["line"].as_u64().unwrap(),
+                r["kind"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        sites,
+        [
+            (
+                "tests/test_checkout.py".to_string(),
+                2,
+                "references".to_string()
+            ),
+            (
+                "tests/test_checkout.py".to_string(),
+                16,
+                "calls".to_string()
+            )
+        ]
+    );
+    assert_eq!(
+        v["results"][1]["referrer"]["key"],
+        "test_checkout.test_refund_all"
+    );
+    let v = json(
+        repo.path(),
+        &["callers", "StripeGateway.refund", "--depth", "5"],
+    );
+    let first = &v["results"][0];
+    assert_eq!(first["key"], "shop.services.checkout.refund_all");
+    assert_eq!(first["depth"], 1);
+    let deeper = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"] == "test_checkout.test_refund_all")
+        .expect("the test is a transitive caller");
+    assert_eq!(deeper["depth"], 2);
+    assert_eq!(
+        deeper["path"],
+        serde_json::json!([
+            "shop.payments.stripe_gateway.StripeGateway.refund",
+            "shop.services.checkout.refund_all",
+            "test_checkout.test_refund_all"
+        ])
+    );
+    let callees = keys(
+        &json(
+            repo.path(),
+            &["callees", "shop.services.checkout.refund_all"],
+        ),
+        "results",
+    );
+    assert!(
+        callees.iter().any(|k| k.ends_with("StripeGateway.refund")),
+        "{callees:?}"
+    );
+    let deps = json(repo.path(), &["dependents", "shop/services/checkout.py"]);
+    let files: Vec<&str> = deps["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["file"].as_str().unwrap())
+        .collect();
+    assert!(files.contains(&"tests/test_checkout.py"), "{files:?}");
+}
+
+/// A small project with a cycle, a hub, a dead function and one whose
+/// reachability the graph cannot know.
+fn analysis_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(r, "app/__init__.py", "");
+    write(
+        r,
+        "app/core.py",
+        "def ping(n):\n    return pong(n - 1) if n else 0\n\n\ndef pong(n):\n    return ping(n)\n\n\ndef hub():\n    return 1\n\n\ndef _dead_helper():\n    return hub()\n\n\ndef _maybe_used():\n    return hub()\n",
+    );
+    write(
+        r,
+        "app/users.py",
+        "from app.core import hub, ping\n\n\ndef a():\n    return hub() + ping(2)\n\n\ndef b():\n    return hub()\n\n\ndef c(obj):\n    return hub() + obj._maybe_used()\n",
+    );
+    write(
+        r,
+        "tests/test_users.py",
+        "from app.users import a\n\n\ndef test_a():\n    assert a() == 1\n",
+    );
+    dir
+}
+
+#[test]
+fn cycles_hubs_dead_code_untested() {
+    let repo = analysis_project();
+    let r = repo.path();
+    let cycles = json(r, &["cycles"]);
+    assert_eq!(
+        cycles["results"][0]["members"],
+        serde_json::json!(["app.core.ping", "app.core.pong"])
+    );
+    let hubs = json(r, &["hubs", "--limit", "1"]);
+    assert_eq!(hubs["results"][0]["key"], "app.core.hub");
+    assert_eq!(hubs["results"][0]["fan_in"], 5);
+    let dead = json(r, &["dead-code"]);
+    let verdict = |key: &str| {
+        dead["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["key"] == key)
+            .map(|d| d["verdict"].as_str().unwrap().to_string())
+    };
+    assert_eq!(
+        verdict("app.core._dead_helper").as_deref(),
+        Some("dead"),
+        "{dead}"
+    );
+    assert_eq!(
+        verdict("app.core._maybe_used").as_deref(),
+        Some("unknown"),
+        "{dead}"
+    );
+    assert_eq!(verdict("app.users.b"), None, "public API is an entry point");
+    let untested = keys(&json(r, &["untested"]), "results");
+    assert!(
+        untested.contains(&"app.users.b".to_string()),
+        "{untested:?}"
+    );
+    assert!(
+        !untested.contains(&"app.users.a".to_string()),
+        "{untested:?}"
+    );
+    assert!(
+        !untested.contains(&"app.core.hub".to_string()),
+        "reached through a: {untested:?}"
+    );
+    let bridges = json(r, &["bridges"]);
+    assert_eq!(bridges["results"][0]["key"], "app.users.a", "{bridges}");
+    let comms = json(r, &["communities"]);
+    assert!(comms["total"].as_u64().unwrap() >= 1, "{comms}");
+}
+
+#[test]
+fn incremental_updates_equal_a_fresh_index() {
+    crate::cli::assert_incremental_equals_cold(
+        "python",
+        &[
+            ("shop/services/checkout.py", None),
+            (
+                "shop/extra.py",
+                Some("from shop.payments.stripe_gateway import StripeGateway\n\n\ndef extra(g: StripeGateway):\n    return g.refund(\"x\")\n"),
+            ),
+            ("shop/auth/__init__.py", Some("from .tokens import *\n")),
+        ],
+    );
+    crate::cli::assert_incremental_equals_cold(
+        "typescript",
+        &[
+            ("src/legacy/util.js", None),
+            ("src/extra.ts", Some("import { validate } from './services/checkout';\nexport function extra() { return validate; }\n")),
+            ("src/payments/stripe.ts", Some("export class StripeGateway {}\n")),
+        ],
+    );
+}
