@@ -7,3 +7,4 @@ mod python;
 mod queries;
 mod rust_lang;
 mod typescript;
+mod verify;
