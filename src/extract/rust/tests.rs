@@ -1,0 +1,1 @@
+//! Extractor unit tests.

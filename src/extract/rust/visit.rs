@@ -1,0 +1,1594 @@
+//! The one tree walk of a Rust file: definitions, scope facts and sites.
+
+use std::collections::HashMap;
+
+use tree_sitter::Node;
+
+use super::{
+    Field, Impl, InlineMod, Item, Recv, Refs, Ret, Role, Scope, Site, SiteKind, Super, Ty, Use,
+    NONE,
+};
+use crate::extract::Def;
+use crate::graph::{NodeKind, Pos};
+
+/// Attribute names (last path segment) that make a function a test.
+const TEST_ATTRS: [&str; 4] = ["test", "rstest", "test_case", "quickcheck"];
+
+/// Generic wrappers whose methods are reached by auto-deref.
+const DEREF_WRAPPERS: [&str; 5] = ["Box", "Rc", "Arc", "Cow", "Pin"];
+/// Generic wrappers whose inner type is reached by `unwrap`/`?`/`borrow`/`lock`.
+const WRAPPERS: [&str; 6] = ["Option", "Result", "RefCell", "Mutex", "RwLock", "Cell"];
+
+/// The associated-item context of the walk.
+#[derive(Clone)]
+enum Assoc {
+    /// In `impl` number `.0`, whose self type is named `.1`.
+    Impl(u32, String, bool),
+    /// In the body of trait def `.0`, named `.1`.
+    Trait(u32, String),
+}
+
+struct V<'s> {
+    src: &'s [u8],
+    defs: Vec<Def>,
+    scope: Scope,
+    refs: Refs,
+    intern: HashMap<Box<str>, u32>,
+    module: u32,
+    prefix: String,
+    /// Innermost def enclosing the walk (for sites).
+    cur: u32,
+    /// Innermost function def (0: none).
+    cur_fn: u32,
+    assoc: Option<Assoc>,
+    /// Local variables of the function being walked → receiver id.
+    locals: Vec<HashMap<u32, u32>>,
+    /// Generic parameters in scope with their first trait bound.
+    generics: Vec<(u32, Option<Vec<u32>>)>,
+    /// The path `Self` stands for.
+    self_path: Option<Vec<u32>>,
+    classes: HashMap<String, u32>,
+    /// Methods whose parent is the class named by the string, if in this file.
+    pending_parents: Vec<(u32, String)>,
+}
+
+pub(super) fn run(module: Def, src: &[u8], root: Node) -> (Vec<Def>, Scope, Refs) {
+    let mut v = V {
+        src,
+        defs: vec![module],
+        scope: Scope::default(),
+        refs: Refs {
+            sites: Vec::new(),
+            recvs: vec![Recv::Unknown, Recv::SelfValue],
+        },
+        intern: HashMap::new(),
+        module: 0,
+        prefix: String::new(),
+        cur: 0,
+        cur_fn: 0,
+        assoc: None,
+        locals: Vec::new(),
+        generics: Vec::new(),
+        self_path: None,
+        classes: HashMap::new(),
+        pending_parents: Vec::new(),
+    };
+    v.children(root);
+    for (def, owner) in std::mem::take(&mut v.pending_parents) {
+        if let Some(&c) = v.classes.get(&owner) {
+            v.defs[def as usize].parent = Some(c);
+        }
+    }
+    (v.defs, v.scope, v.refs)
+}
+
+fn pos(n: Node) -> Pos {
+    Pos::from_ts(n.start_position())
+}
+
+fn line(row: usize) -> u32 {
+    row as u32 + 1
+}
+
+fn starts_upper(s: &str) -> bool {
+    s.chars().next().is_some_and(|c| c.is_uppercase())
+}
+
+fn is_type_kind(kind: &str) -> bool {
+    matches!(
+        kind,
+        "type_identifier"
+            | "scoped_type_identifier"
+            | "generic_type"
+            | "reference_type"
+            | "pointer_type"
+            | "dynamic_type"
+            | "abstract_type"
+            | "bounded_type"
+            | "tuple_type"
+            | "array_type"
+            | "function_type"
+            | "primitive_type"
+            | "unit_type"
+            | "never_type"
+            | "qualified_type"
+            | "bracketed_type"
+            | "higher_ranked_trait_bound"
+            | "removed_trait_bound"
+            | "type_arguments"
+            | "trait_bounds"
+    )
+}
+
+impl<'s> V<'s> {
+    fn text(&self, n: Node) -> &'s str {
+        std::str::from_utf8(&self.src[n.byte_range()]).unwrap_or("")
+    }
+
+    fn name(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.intern.get(s) {
+            return i;
+        }
+        let i = self.scope.names.len() as u32;
+        self.scope.names.push(s.to_string());
+        self.intern.insert(s.into(), i);
+        i
+    }
+
+    fn node_name(&mut self, n: Node) -> u32 {
+        let t = self.text(n);
+        self.name(t)
+    }
+
+    fn str_of(&self, name: u32) -> &str {
+        &self.scope.names[name as usize]
+    }
+
+    fn recv(&mut self, r: Recv) -> u32 {
+        match r {
+            Recv::Unknown => 0,
+            Recv::SelfValue => 1,
+            r => {
+                self.refs.recvs.push(r);
+                self.refs.recvs.len() as u32 - 1
+            }
+        }
+    }
+
+    fn local(&self, name: u32) -> Option<u32> {
+        self.locals.last().and_then(|m| m.get(&name).copied())
+    }
+
+    fn bind(&mut self, name: u32, r: u32) {
+        if let Some(m) = self.locals.last_mut() {
+            m.insert(name, r);
+        }
+    }
+
+    fn generic(&self, name: u32) -> Option<&Option<Vec<u32>>> {
+        self.generics
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == name)
+            .map(|(_, b)| b)
+    }
+
+    fn site(&mut self, kind: SiteKind) {
+        self.refs.sites.push(Site {
+            src: self.cur,
+            module: self.module,
+            kind,
+        });
+    }
+
+    fn path_site(&mut self, segs: Vec<(u32, Pos)>, hidden: u8, role: Role) {
+        if segs.len() > hidden as usize {
+            self.site(SiteKind::Path { segs, role, hidden });
+        }
+    }
+
+    /// The base for local names of items defined here.
+    fn base(&self) -> String {
+        if self.cur_fn != 0 {
+            format!("{}::", self.defs[self.cur_fn as usize].local)
+        } else {
+            self.prefix.clone()
+        }
+    }
+
+    fn children(&mut self, n: Node) {
+        let mut cursor = n.walk();
+        let kids: Vec<Node> = n.named_children(&mut cursor).collect();
+        for c in kids {
+            self.node(c);
+        }
+    }
+
+    /// Walk any node; returns the receiver id of an expression (0: unknown).
+    fn node(&mut self, n: Node) -> u32 {
+        match n.kind() {
+            "function_item" | "function_signature_item" => {
+                self.function(n);
+                0
+            }
+            "struct_item" | "union_item" | "enum_item" => {
+                self.adt(n);
+                0
+            }
+            "trait_item" => {
+                self.trait_item(n);
+                0
+            }
+            "impl_item" => {
+                self.impl_item(n);
+                0
+            }
+            "type_item" => {
+                self.type_item(n);
+                0
+            }
+            "mod_item" => {
+                self.mod_item(n);
+                0
+            }
+            "macro_definition" => {
+                self.macro_def(n);
+                0
+            }
+            "use_declaration" => {
+                let public = has_child(n, "visibility_modifier");
+                if let Some(arg) = n.child_by_field_name("argument") {
+                    self.use_tree(arg, &[], public);
+                }
+                0
+            }
+            "extern_crate_declaration" => {
+                self.extern_crate(n);
+                0
+            }
+            "let_declaration" => {
+                self.let_decl(n);
+                0
+            }
+            "const_item" | "static_item" => {
+                if let Some(t) = n.child_by_field_name("type") {
+                    self.ty(t);
+                }
+                if let Some(v) = n.child_by_field_name("value") {
+                    self.node(v);
+                }
+                0
+            }
+            "associated_type" => {
+                if let Some(b) = n.child_by_field_name("bounds") {
+                    self.ty(b);
+                }
+                0
+            }
+            "attribute_item" | "inner_attribute_item" | "line_comment" | "block_comment"
+            | "visibility_modifier" | "label" | "lifetime" | "field_identifier"
+            | "metavariable" | "string_literal" | "raw_string_literal" | "char_literal"
+            | "integer_literal" | "float_literal" | "boolean_literal" => 0,
+            "macro_invocation" => {
+                self.macro_call(n);
+                0
+            }
+            "token_tree" => {
+                self.tokens(n);
+                0
+            }
+            "call_expression" => self.call(n),
+            "field_expression" => {
+                let r = match n.child_by_field_name("value") {
+                    Some(v) => self.node(v),
+                    None => 0,
+                };
+                match n.child_by_field_name("field") {
+                    Some(f) => {
+                        let name = self.node_name(f);
+                        self.recv(Recv::Field(r, name))
+                    }
+                    None => 0,
+                }
+            }
+            "identifier" => self.ident_value(n),
+            "self" => 1,
+            "scoped_identifier" | "generic_function" => {
+                self.value_path(n, Role::Ref);
+                0
+            }
+            "struct_expression" => self.struct_expr(n),
+            "reference_expression" | "parenthesized_expression" | "await_expression" => {
+                let mut r = 0;
+                let mut cursor = n.walk();
+                let kids: Vec<Node> = n.named_children(&mut cursor).collect();
+                for c in kids {
+                    r = self.node(c);
+                }
+                r
+            }
+            "unary_expression" => {
+                let deref = n.child(0).is_some_and(|c| c.kind() == "*");
+                let mut r = 0;
+                let mut cursor = n.walk();
+                let kids: Vec<Node> = n.named_children(&mut cursor).collect();
+                for c in kids {
+                    r = self.node(c);
+                }
+                if deref {
+                    r
+                } else {
+                    0
+                }
+            }
+            "try_expression" => {
+                let mut r = 0;
+                if let Some(c) = n.named_child(0) {
+                    r = self.node(c);
+                }
+                self.recv(Recv::Try(r))
+            }
+            "closure_expression" => {
+                self.closure(n);
+                0
+            }
+            "type_cast_expression" => {
+                if let Some(v) = n.child_by_field_name("value") {
+                    self.node(v);
+                }
+                if let Some(t) = n.child_by_field_name("type") {
+                    self.ty(t);
+                }
+                0
+            }
+            "for_expression" => {
+                if let Some(v) = n.child_by_field_name("value") {
+                    self.node(v);
+                }
+                if let Some(p) = n.child_by_field_name("pattern") {
+                    self.pattern(p, 0);
+                }
+                if let Some(b) = n.child_by_field_name("body") {
+                    self.node(b);
+                }
+                0
+            }
+            "let_condition" => {
+                let r = match n.child_by_field_name("value") {
+                    Some(v) => self.node(v),
+                    None => 0,
+                };
+                if let Some(p) = n.child_by_field_name("pattern") {
+                    self.pattern(p, r);
+                }
+                0
+            }
+            "match_arm" => {
+                if let Some(p) = n.child_by_field_name("pattern") {
+                    self.pattern(p, 0);
+                }
+                if let Some(v) = n.child_by_field_name("value") {
+                    self.node(v);
+                }
+                0
+            }
+            "where_clause" => {
+                self.where_clause(n);
+                0
+            }
+            "type_parameters" => 0,
+            k if is_type_kind(k) => {
+                self.ty(n);
+                0
+            }
+            _ => {
+                self.children(n);
+                0
+            }
+        }
+    }
+
+    // ---- definitions -------------------------------------------------
+
+    /// (first line including attributes, is a test, has `#[macro_export]`)
+    fn attrs(&self, n: Node) -> (u32, bool, bool) {
+        let mut start = line(n.start_position().row);
+        let mut test = false;
+        let mut export = false;
+        let mut sib = n.prev_sibling();
+        while let Some(s) = sib {
+            match s.kind() {
+                "attribute_item" => {
+                    start = line(s.start_position().row);
+                    if let Some(attr) = s.named_child(0) {
+                        if let Some(path) = attr.named_child(0) {
+                            let last = match path.kind() {
+                                "scoped_identifier" => path.child_by_field_name("name"),
+                                _ => Some(path),
+                            };
+                            let last = last.map(|l| self.text(l)).unwrap_or("");
+                            test |= TEST_ATTRS.contains(&last);
+                            export |= last == "macro_export";
+                        }
+                    }
+                }
+                "line_comment" | "block_comment" => {}
+                _ => break,
+            }
+            sib = s.prev_sibling();
+        }
+        (start, test, export)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push_def(
+        &mut self,
+        n: Node,
+        name_node: Node,
+        local: String,
+        kind: NodeKind,
+        parent: u32,
+        start_line: u32,
+        exported: bool,
+    ) -> u32 {
+        let name = self.text(name_node).to_string();
+        self.defs.push(Def {
+            name,
+            local,
+            kind,
+            parent: Some(parent),
+            pos: pos(name_node),
+            start_line,
+            end_line: line(n.end_position().row),
+            exported,
+        });
+        self.defs.len() as u32 - 1
+    }
+
+    fn free_parent(&self) -> u32 {
+        self.cur_fn
+    }
+
+    fn register_item(&mut self, def: u32, is_macro: bool) {
+        if self.cur_fn == 0 {
+            self.scope.items.push(Item {
+                def,
+                module: self.module,
+                is_macro,
+            });
+        }
+    }
+
+    fn function(&mut self, n: Node) {
+        let Some(name_node) = n.child_by_field_name("name") else {
+            return;
+        };
+        let name = self.text(name_node).to_string();
+        let (start, test, _) = self.attrs(n);
+        let vis = has_child(n, "visibility_modifier");
+        let base = self.base();
+        let assoc = self.assoc.clone();
+        let (kind, local, parent, exported) = match &assoc {
+            Some(Assoc::Impl(_, ty, is_trait)) => (
+                NodeKind::Method,
+                format!("{base}{ty}::{name}"),
+                self.free_parent(),
+                vis || *is_trait,
+            ),
+            Some(Assoc::Trait(d, tr)) => {
+                let exported = self.defs[*d as usize].exported;
+                (NodeKind::Method, format!("{base}{tr}::{name}"), *d, exported)
+            }
+            None => (NodeKind::Function, format!("{base}{name}"), self.cur_fn, vis),
+        };
+        let kind = if test { NodeKind::Test } else { kind };
+        let def = self.push_def(n, name_node, local, kind, parent, start, exported);
+        match &assoc {
+            Some(Assoc::Impl(i, ty, _)) => {
+                self.scope.impls[*i as usize].methods.push(def);
+                self.pending_parents.push((def, format!("{base}{ty}")));
+            }
+            Some(Assoc::Trait(..)) => {}
+            None => self.register_item(def, false),
+        }
+
+        let saved_cur = self.cur;
+        let generics_len = self.generics.len();
+        self.cur = def;
+        if let Some(tp) = n.child_by_field_name("type_parameters") {
+            self.type_params(tp);
+        }
+        if let Some(wc) = child_of_kind(n, "where_clause") {
+            self.where_clause(wc);
+        }
+        self.locals.push(HashMap::new());
+        if let Some(params) = n.child_by_field_name("parameters") {
+            let mut cursor = params.walk();
+            let kids: Vec<Node> = params.named_children(&mut cursor).collect();
+            for p in kids {
+                if p.kind() != "parameter" {
+                    continue;
+                }
+                let ty = match p.child_by_field_name("type") {
+                    Some(t) => self.ty(t),
+                    None => Ty::Unknown,
+                };
+                let r = self.recv(Recv::Ty(ty));
+                if let Some(pat) = p.child_by_field_name("pattern") {
+                    self.pattern(pat, r);
+                }
+            }
+        }
+        if let Some(rt) = n.child_by_field_name("return_type") {
+            let ty = self.ty(rt);
+            if ty != Ty::Unknown {
+                self.scope.rets.push(Ret {
+                    def,
+                    module: self.module,
+                    ty,
+                });
+            }
+        }
+        if let Some(body) = n.child_by_field_name("body") {
+            let saved_assoc = self.assoc.take();
+            let saved_fn = self.cur_fn;
+            let saved_self = self.self_path.clone();
+            self.cur_fn = def;
+            self.node(body);
+            self.cur_fn = saved_fn;
+            self.assoc = saved_assoc;
+            self.self_path = saved_self;
+        }
+        self.locals.pop();
+        self.generics.truncate(generics_len);
+        self.cur = saved_cur;
+    }
+
+    fn adt(&mut self, n: Node) {
+        let Some(name_node) = n.child_by_field_name("name") else {
+            return;
+        };
+        let (start, _, _) = self.attrs(n);
+        let local = format!("{}{}", self.base(), self.text(name_node));
+        let vis = has_child(n, "visibility_modifier");
+        let parent = self.free_parent();
+        let def = self.push_def(n, name_node, local.clone(), NodeKind::Class, parent, start, vis);
+        self.register_item(def, false);
+        self.classes.insert(local, def);
+
+        let saved_cur = self.cur;
+        let generics_len = self.generics.len();
+        self.cur = def;
+        if let Some(tp) = n.child_by_field_name("type_parameters") {
+            self.type_params(tp);
+        }
+        if let Some(wc) = child_of_kind(n, "where_clause") {
+            self.where_clause(wc);
+        }
+        if let Some(body) = n.child_by_field_name("body") {
+            self.fields(def, body, true);
+        }
+        self.generics.truncate(generics_len);
+        self.cur = saved_cur;
+    }
+
+    /// Field types of a struct (recorded when `record`) or an enum variant.
+    fn fields(&mut self, owner: u32, body: Node, record: bool) {
+        let mut cursor = body.walk();
+        let kids: Vec<Node> = body.named_children(&mut cursor).collect();
+        let mut ordinal = 0;
+        for k in kids {
+            match k.kind() {
+                "field_declaration" => {
+                    let ty = match k.child_by_field_name("type") {
+                        Some(t) => self.ty(t),
+                        None => Ty::Unknown,
+                    };
+                    if let (true, Some(f)) = (record, k.child_by_field_name("name")) {
+                        let name = self.node_name(f);
+                        self.scope.fields.push(Field { owner, name, ty });
+                    }
+                }
+                "enum_variant" => {
+                    if let Some(b) = k.child_by_field_name("body") {
+                        self.fields(owner, b, false);
+                    }
+                    if let Some(v) = k.child_by_field_name("value") {
+                        self.node(v);
+                    }
+                }
+                "attribute_item" | "visibility_modifier" => {}
+                kind if is_type_kind(kind) => {
+                    let ty = self.ty(k);
+                    if record {
+                        let name = self.name(&ordinal.to_string());
+                        self.scope.fields.push(Field { owner, name, ty });
+                    }
+                    ordinal += 1;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn trait_item(&mut self, n: Node) {
+        let Some(name_node) = n.child_by_field_name("name") else {
+            return;
+        };
+        let (start, _, _) = self.attrs(n);
+        let tname = self.text(name_node).to_string();
+        let local = format!("{}{}", self.base(), tname);
+        let vis = has_child(n, "visibility_modifier");
+        let parent = self.free_parent();
+        let def = self.push_def(n, name_node, local.clone(), NodeKind::Class, parent, start, vis);
+        self.register_item(def, false);
+        self.classes.insert(local, def);
+
+        let saved_cur = self.cur;
+        let generics_len = self.generics.len();
+        self.cur = def;
+        if let Some(tp) = n.child_by_field_name("type_parameters") {
+            self.type_params(tp);
+        }
+        if let Some(bounds) = n.child_by_field_name("bounds") {
+            let mut cursor = bounds.walk();
+            let kids: Vec<Node> = bounds.named_children(&mut cursor).collect();
+            for b in kids {
+                if let Ty::Path(path) = self.ty_role(b, Role::Extends(def)) {
+                    self.scope.supers.push(Super {
+                        def,
+                        module: self.module,
+                        path,
+                    });
+                }
+            }
+        }
+        if let Some(wc) = child_of_kind(n, "where_clause") {
+            self.where_clause(wc);
+        }
+        if let Some(body) = n.child_by_field_name("body") {
+            let saved_assoc = self.assoc.replace(Assoc::Trait(def, tname.clone()));
+            let self_name = self.name(&tname);
+            let saved_self = self.self_path.replace(vec![self_name]);
+            self.children(body);
+            self.assoc = saved_assoc;
+            self.self_path = saved_self;
+        }
+        self.generics.truncate(generics_len);
+        self.cur = saved_cur;
+    }
+
+    fn impl_item(&mut self, n: Node) {
+        let generics_len = self.generics.len();
+        if let Some(tp) = n.child_by_field_name("type_parameters") {
+            self.type_params(tp);
+        }
+        if let Some(wc) = child_of_kind(n, "where_clause") {
+            self.where_clause(wc);
+        }
+        let idx = self.scope.impls.len() as u32;
+        let ty_node = n.child_by_field_name("type");
+        // `impl<T: Tr> X for T` is a blanket impl: no self type to name.
+        let blanket = ty_node.is_some_and(|t| {
+            t.kind() == "type_identifier" && {
+                let name = self.node_name(t);
+                self.generic(name).is_some()
+            }
+        });
+        let ty = match ty_node {
+            Some(t) => self.ty(t),
+            None => Ty::Unknown,
+        };
+        let ty = if blanket { Ty::Unknown } else { ty };
+        let mut tr = Vec::new();
+        if let Some(t) = n.child_by_field_name("trait") {
+            let (base, args) = match t.kind() {
+                "generic_type" => (t.child_by_field_name("type"), t.child_by_field_name("type_arguments")),
+                _ => (Some(t), None),
+            };
+            if let Some(base) = base {
+                let mut segs = Vec::new();
+                if self.path(base, &mut segs) {
+                    tr = segs.iter().map(|s| s.0).collect();
+                    self.path_site(segs, 0, Role::ImplTrait(idx));
+                }
+            }
+            if let Some(a) = args {
+                self.ty(a);
+            }
+        }
+        let self_path = match &ty {
+            Ty::Path(p) => Some(p.clone()),
+            Ty::Wrap(inner) => match inner.as_ref() {
+                Ty::Path(p) => Some(p.clone()),
+                _ => None,
+            },
+            Ty::Unknown => None,
+        };
+        let ty_name = match &self_path {
+            Some(p) => self.str_of(*p.last().unwrap_or(&0)).to_string(),
+            None => ty_node
+                .map(|t| self.text(t).replace(char::is_whitespace, ""))
+                .unwrap_or_default(),
+        };
+        let is_trait = !tr.is_empty();
+        self.scope.impls.push(Impl {
+            module: self.module,
+            scope_fn: self.cur_fn,
+            ty,
+            tr,
+            methods: Vec::new(),
+        });
+        if let Some(body) = n.child_by_field_name("body") {
+            let saved_assoc = self.assoc.replace(Assoc::Impl(idx, ty_name, is_trait));
+            let saved_self = std::mem::replace(&mut self.self_path, self_path);
+            self.children(body);
+            self.assoc = saved_assoc;
+            self.self_path = saved_self;
+        }
+        self.generics.truncate(generics_len);
+    }
+
+    fn type_item(&mut self, n: Node) {
+        if self.assoc.is_some() {
+            if let Some(t) = n.child_by_field_name("type") {
+                self.ty(t);
+            }
+            return;
+        }
+        let Some(name_node) = n.child_by_field_name("name") else {
+            return;
+        };
+        let (start, _, _) = self.attrs(n);
+        let local = format!("{}{}", self.base(), self.text(name_node));
+        let vis = has_child(n, "visibility_modifier");
+        let parent = self.free_parent();
+        let def = self.push_def(n, name_node, local.clone(), NodeKind::Class, parent, start, vis);
+        self.register_item(def, false);
+        self.classes.insert(local, def);
+        let saved_cur = self.cur;
+        let generics_len = self.generics.len();
+        self.cur = def;
+        if let Some(tp) = n.child_by_field_name("type_parameters") {
+            self.type_params(tp);
+        }
+        if let Some(t) = n.child_by_field_name("type") {
+            self.ty(t);
+        }
+        self.generics.truncate(generics_len);
+        self.cur = saved_cur;
+    }
+
+    fn mod_item(&mut self, n: Node) {
+        let Some(name_node) = n.child_by_field_name("name") else {
+            return;
+        };
+        let name = self.node_name(name_node);
+        let Some(body) = n.child_by_field_name("body") else {
+            if self.module == 0 && self.cur_fn == 0 {
+                self.scope.mod_decls.push(name);
+            }
+            return;
+        };
+        self.scope.mods.push(InlineMod {
+            name,
+            parent: self.module,
+        });
+        let id = self.scope.mods.len() as u32;
+        let saved_module = std::mem::replace(&mut self.module, id);
+        let saved_prefix = self.prefix.clone();
+        self.prefix = format!("{}{}::", self.base(), self.text(name_node));
+        let saved_fn = std::mem::replace(&mut self.cur_fn, 0);
+        let saved_locals = std::mem::take(&mut self.locals);
+        self.children(body);
+        self.locals = saved_locals;
+        self.cur_fn = saved_fn;
+        self.prefix = saved_prefix;
+        self.module = saved_module;
+    }
+
+    fn macro_def(&mut self, n: Node) {
+        let Some(name_node) = n.child_by_field_name("name") else {
+            return;
+        };
+        let (start, _, export) = self.attrs(n);
+        let local = format!("{}{}", self.base(), self.text(name_node));
+        let parent = self.free_parent();
+        let def = self.push_def(n, name_node, local, NodeKind::Function, parent, start, export);
+        self.register_item(def, true);
+    }
+
+    fn use_tree(&mut self, n: Node, prefix: &[(u32, Pos)], public: bool) {
+        match n.kind() {
+            "use_as_clause" => {
+                let mut segs = prefix.to_vec();
+                let Some(p) = n.child_by_field_name("path") else {
+                    return;
+                };
+                if !self.path(p, &mut segs) {
+                    return;
+                }
+                let alias = match n.child_by_field_name("alias") {
+                    Some(a) => self.node_name(a),
+                    None => NONE,
+                };
+                self.push_use(segs, alias, false, public);
+            }
+            "use_wildcard" => {
+                let mut segs = prefix.to_vec();
+                if let Some(p) = n.named_child(0) {
+                    if !self.path(p, &mut segs) {
+                        return;
+                    }
+                }
+                self.push_use(segs, NONE, true, public);
+            }
+            "use_list" => {
+                let mut cursor = n.walk();
+                let kids: Vec<Node> = n.named_children(&mut cursor).collect();
+                for c in kids {
+                    self.use_tree(c, prefix, public);
+                }
+            }
+            "scoped_use_list" => {
+                let mut segs = prefix.to_vec();
+                if let Some(p) = n.child_by_field_name("path") {
+                    if !self.path(p, &mut segs) {
+                        return;
+                    }
+                }
+                if let Some(list) = n.child_by_field_name("list") {
+                    self.use_tree(list, &segs, public);
+                }
+            }
+            _ => {
+                let mut segs = prefix.to_vec();
+                if !self.path(n, &mut segs) {
+                    return;
+                }
+                // `use a::{self}` binds `a`.
+                if segs.len() > 1 && self.str_of(segs[segs.len() - 1].0) == "self" {
+                    segs.pop();
+                }
+                self.push_use(segs, NONE, false, public);
+            }
+        }
+    }
+
+    fn push_use(&mut self, segs: Vec<(u32, Pos)>, alias: u32, glob: bool, public: bool) {
+        if segs.is_empty() {
+            return;
+        }
+        self.scope.uses.push(Use {
+            module: self.module,
+            scope_fn: self.cur_fn,
+            segs: segs.iter().map(|s| s.0).collect(),
+            pos: segs.iter().map(|s| s.1).collect(),
+            alias,
+            glob,
+            public,
+        });
+    }
+
+    fn extern_crate(&mut self, n: Node) {
+        let Some(name_node) = n.child_by_field_name("name") else {
+            return;
+        };
+        let name = self.node_name(name_node);
+        let alias = match n.child_by_field_name("alias") {
+            Some(a) => self.node_name(a),
+            None => NONE,
+        };
+        let public = has_child(n, "visibility_modifier");
+        self.push_use(vec![(name, pos(name_node))], alias, false, public);
+    }
+
+    // ---- generics and types -------------------------------------------
+
+    fn type_params(&mut self, tp: Node) {
+        let mut cursor = tp.walk();
+        let kids: Vec<Node> = tp.named_children(&mut cursor).collect();
+        let first = self.generics.len();
+        for k in &kids {
+            if matches!(k.kind(), "type_parameter" | "const_parameter") {
+                if let Some(name) = k.child_by_field_name("name") {
+                    let name = self.node_name(name);
+                    self.generics.push((name, None));
+                }
+            }
+        }
+        let mut slot = first;
+        for k in kids {
+            match k.kind() {
+                "type_parameter" => {
+                    if let Some(b) = k.child_by_field_name("bounds") {
+                        let bound = self.bounds(b);
+                        if let Some(g) = self.generics.get_mut(slot) {
+                            g.1 = bound;
+                        }
+                    }
+                    if let Some(d) = k.child_by_field_name("default_type") {
+                        self.ty(d);
+                    }
+                    slot += 1;
+                }
+                "const_parameter" => {
+                    if let Some(t) = k.child_by_field_name("type") {
+                        self.ty(t);
+                    }
+                    slot += 1;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Record sites of every bound; return the first trait path.
+    fn bounds(&mut self, b: Node) -> Option<Vec<u32>> {
+        let mut first = None;
+        let mut cursor = b.walk();
+        let kids: Vec<Node> = b.named_children(&mut cursor).collect();
+        for k in kids {
+            if k.kind() == "lifetime" {
+                continue;
+            }
+            if let Ty::Path(p) = self.ty(k) {
+                first.get_or_insert(p);
+            }
+        }
+        first
+    }
+
+    fn where_clause(&mut self, wc: Node) {
+        let mut cursor = wc.walk();
+        let preds: Vec<Node> = wc.named_children(&mut cursor).collect();
+        for p in preds {
+            let bound = match p.child_by_field_name("bounds") {
+                Some(b) => self.bounds(b),
+                None => None,
+            };
+            let Some(left) = p.child_by_field_name("left") else {
+                continue;
+            };
+            if left.kind() == "type_identifier" {
+                let name = self.node_name(left);
+                if let Some(g) = self.generics.iter_mut().rev().find(|g| g.0 == name) {
+                    if g.1.is_none() {
+                        g.1 = bound;
+                    }
+                    continue;
+                }
+            }
+            self.ty(left);
+        }
+    }
+
+    fn ty(&mut self, n: Node) -> Ty {
+        self.ty_role(n, Role::Ref)
+    }
+
+    /// Record the sites of a type; `role` applies to its outermost path.
+    fn ty_role(&mut self, n: Node, role: Role) -> Ty {
+        match n.kind() {
+            "type_identifier" | "scoped_type_identifier" => self.type_path(n, role),
+            "generic_type" => {
+                let base = n.child_by_field_name("type");
+                let mut args = Vec::new();
+                if let Some(ta) = n.child_by_field_name("type_arguments") {
+                    let mut cursor = ta.walk();
+                    let kids: Vec<Node> = ta.named_children(&mut cursor).collect();
+                    for k in kids {
+                        args.push(self.type_arg(k));
+                    }
+                }
+                let Some(base) = base else {
+                    return Ty::Unknown;
+                };
+                let ty = self.type_path(base, role);
+                let last = match &ty {
+                    Ty::Path(p) => p.last().map(|l| self.str_of(*l)).unwrap_or(""),
+                    _ => "",
+                };
+                let first = args.into_iter().next().unwrap_or(Ty::Unknown);
+                if DEREF_WRAPPERS.contains(&last) {
+                    first
+                } else if WRAPPERS.contains(&last) {
+                    Ty::Wrap(Box::new(first))
+                } else {
+                    ty
+                }
+            }
+            "reference_type" | "pointer_type" => match n.child_by_field_name("type") {
+                Some(t) => self.ty_role(t, role),
+                None => Ty::Unknown,
+            },
+            "dynamic_type" | "abstract_type" => match n.child_by_field_name("trait") {
+                Some(t) => self.ty_role(t, role),
+                None => Ty::Unknown,
+            },
+            "higher_ranked_trait_bound" => match n.child_by_field_name("type") {
+                Some(t) => self.ty_role(t, role),
+                None => Ty::Unknown,
+            },
+            "bounded_type" => {
+                let mut first = Ty::Unknown;
+                let mut cursor = n.walk();
+                let kids: Vec<Node> = n.named_children(&mut cursor).collect();
+                for k in kids {
+                    if k.kind() == "lifetime" {
+                        continue;
+                    }
+                    let t = self.ty_role(k, role);
+                    if first == Ty::Unknown {
+                        first = t;
+                    }
+                }
+                first
+            }
+            "primitive_type" | "unit_type" | "never_type" | "lifetime" | "metavariable" => {
+                Ty::Unknown
+            }
+            "macro_invocation" => {
+                self.macro_call(n);
+                Ty::Unknown
+            }
+            "trait_bounds" => match self.bounds(n) {
+                Some(p) => Ty::Path(p),
+                None => Ty::Unknown,
+            },
+            "type_arguments" | "tuple_type" | "array_type" | "function_type"
+            | "removed_trait_bound" | "bracketed_type" | "qualified_type" => {
+                let mut cursor = n.walk();
+                let kids: Vec<Node> = n.named_children(&mut cursor).collect();
+                for k in kids {
+                    self.type_arg(k);
+                }
+                Ty::Unknown
+            }
+            _ => {
+                self.node(n);
+                Ty::Unknown
+            }
+        }
+    }
+
+    /// A type argument, a parameter of a function type, an array length…
+    fn type_arg(&mut self, k: Node) -> Ty {
+        match k.kind() {
+            "type_binding" => {
+                if let Some(t) = k.child_by_field_name("type") {
+                    self.ty(t);
+                }
+                Ty::Unknown
+            }
+            "parameters" => {
+                let mut cursor = k.walk();
+                let kids: Vec<Node> = k.named_children(&mut cursor).collect();
+                for p in kids {
+                    match p.kind() {
+                        "parameter" => {
+                            if let Some(t) = p.child_by_field_name("type") {
+                                self.ty(t);
+                            }
+                        }
+                        kind if is_type_kind(kind) => {
+                            self.ty(p);
+                        }
+                        _ => {}
+                    }
+                }
+                Ty::Unknown
+            }
+            kind if is_type_kind(kind) => self.ty(k),
+            "lifetime" => Ty::Unknown,
+            _ => {
+                self.node(k);
+                Ty::Unknown
+            }
+        }
+    }
+
+    /// A path in type position: a site (unless a generic parameter) and its type.
+    fn type_path(&mut self, n: Node, role: Role) -> Ty {
+        let mut segs = Vec::new();
+        if !self.path(n, &mut segs) {
+            return Ty::Unknown;
+        }
+        match self.subst(segs) {
+            Some((segs, hidden)) => {
+                let names: Vec<u32> = segs.iter().map(|s| s.0).collect();
+                // `T::Assoc` of a generic `T`: an associated type, unknown.
+                let ty = if hidden > 0 && segs.len() > hidden as usize {
+                    Ty::Unknown
+                } else {
+                    Ty::Path(names)
+                };
+                self.path_site(segs, hidden, role);
+                ty
+            }
+            None => Ty::Unknown,
+        }
+    }
+
+    /// Replace a leading generic parameter by its bound and `Self` by the
+    /// impl's type. `None`: the path names nothing we can know.
+    fn subst(&mut self, segs: Vec<(u32, Pos)>) -> Option<(Vec<(u32, Pos)>, u8)> {
+        let (first, p) = *segs.first()?;
+        let replacement = if self.str_of(first) == "Self" {
+            self.self_path.clone()?
+        } else {
+            match self.generic(first) {
+                Some(Some(bound)) => bound.clone(),
+                Some(None) => return None,
+                None => return Some((segs, 0)),
+            }
+        };
+        let hidden = replacement.len().min(u8::MAX as usize) as u8;
+        let mut out: Vec<(u32, Pos)> = replacement.into_iter().map(|r| (r, p)).collect();
+        out.extend_from_slice(&segs[1..]);
+        Some((out, hidden))
+    }
+
+    /// Collect the segments of a path node. `false`: not a plain path.
+    fn path(&mut self, n: Node, out: &mut Vec<(u32, Pos)>) -> bool {
+        match n.kind() {
+            "identifier" | "type_identifier" | "crate" | "self" | "super" => {
+                let name = self.node_name(n);
+                out.push((name, pos(n)));
+                true
+            }
+            "metavariable" => {
+                if self.text(n) == "$crate" {
+                    let name = self.name("crate");
+                    out.push((name, pos(n)));
+                    true
+                } else {
+                    false
+                }
+            }
+            "scoped_identifier" | "scoped_type_identifier" => {
+                if let Some(p) = n.child_by_field_name("path") {
+                    if !self.path(p, out) {
+                        return false;
+                    }
+                }
+                match n.child_by_field_name("name") {
+                    Some(name) => self.path(name, out),
+                    None => false,
+                }
+            }
+            "generic_type" | "generic_type_with_turbofish" => {
+                if let Some(ta) = n.child_by_field_name("type_arguments") {
+                    self.ty(ta);
+                }
+                match n.child_by_field_name("type") {
+                    Some(t) => self.path(t, out),
+                    None => false,
+                }
+            }
+            "bracketed_type" => {
+                let Some(inner) = n.named_child(0) else {
+                    return false;
+                };
+                if inner.kind() == "qualified_type" {
+                    // `<T as Trait>::f`: the trait names the item.
+                    if let Some(t) = inner.child_by_field_name("type") {
+                        self.ty(t);
+                    }
+                    match inner.child_by_field_name("alias") {
+                        Some(a) => {
+                            let (base, args) = match a.kind() {
+                                "generic_type" => (
+                                    a.child_by_field_name("type"),
+                                    a.child_by_field_name("type_arguments"),
+                                ),
+                                _ => (Some(a), None),
+                            };
+                            if let Some(args) = args {
+                                self.ty(args);
+                            }
+                            base.is_some_and(|b| self.path(b, out))
+                        }
+                        None => false,
+                    }
+                } else if matches!(inner.kind(), "type_identifier" | "scoped_type_identifier") {
+                    self.path(inner, out)
+                } else {
+                    self.ty(inner);
+                    false
+                }
+            }
+            _ => false,
+        }
+    }
+
+    // ---- expressions ---------------------------------------------------
+
+    fn ident_value(&mut self, n: Node) -> u32 {
+        let name = self.node_name(n);
+        if let Some(r) = self.local(name) {
+            return r;
+        }
+        if self.generic(name).is_some() {
+            return 0;
+        }
+        self.path_site(vec![(name, pos(n))], 0, Role::Ref);
+        0
+    }
+
+    /// A path used as a value or callee. Returns its names when it is one.
+    fn value_path(&mut self, n: Node, role: Role) -> Option<Vec<u32>> {
+        let n = if n.kind() == "generic_function" {
+            if let Some(ta) = n.child_by_field_name("type_arguments") {
+                self.ty(ta);
+            }
+            n.child_by_field_name("function")?
+        } else {
+            n
+        };
+        if n.kind() == "identifier" {
+            let name = self.node_name(n);
+            if self.local(name).is_some() || self.generic(name).is_some() {
+                return None;
+            }
+        }
+        let mut segs = Vec::new();
+        if !self.path(n, &mut segs) {
+            self.node(n);
+            return None;
+        }
+        let (segs, hidden) = self.subst(segs)?;
+        let names = segs.iter().map(|s| s.0).collect();
+        self.path_site(segs, hidden, role);
+        Some(names)
+    }
+
+    fn call(&mut self, n: Node) -> u32 {
+        let mut r = 0;
+        if let Some(f) = n.child_by_field_name("function") {
+            let target = if f.kind() == "generic_function" {
+                if let Some(ta) = f.child_by_field_name("type_arguments") {
+                    self.ty(ta);
+                }
+                f.child_by_field_name("function")
+            } else {
+                Some(f)
+            };
+            if let Some(t) = target {
+                r = match t.kind() {
+                    "identifier" | "scoped_identifier" => match self.value_path(t, Role::Call) {
+                        Some(names) => self.recv(Recv::Call(names)),
+                        None => 0,
+                    },
+                    "field_expression" => {
+                        let recv = match t.child_by_field_name("value") {
+                            Some(v) => self.node(v),
+                            None => 0,
+                        };
+                        match t.child_by_field_name("field") {
+                            Some(field) if field.kind() == "field_identifier" => {
+                                let name = self.node_name(field);
+                                self.site(SiteKind::Method {
+                                    recv,
+                                    name,
+                                    pos: pos(field),
+                                });
+                                self.recv(Recv::Method(recv, name))
+                            }
+                            _ => 0,
+                        }
+                    }
+                    _ => {
+                        self.node(t);
+                        0
+                    }
+                };
+            }
+        }
+        if let Some(args) = n.child_by_field_name("arguments") {
+            self.children(args);
+        }
+        r
+    }
+
+    fn struct_expr(&mut self, n: Node) -> u32 {
+        let mut r = 0;
+        if let Some(name) = n.child_by_field_name("name") {
+            let mut segs = Vec::new();
+            if self.path(name, &mut segs) {
+                if let Some((segs, hidden)) = self.subst(segs) {
+                    let names = segs.iter().map(|s| s.0).collect();
+                    self.path_site(segs, hidden, Role::Ref);
+                    r = self.recv(Recv::Ty(Ty::Path(names)));
+                }
+            }
+        }
+        if let Some(body) = n.child_by_field_name("body") {
+            self.children(body);
+        }
+        r
+    }
+
+    fn let_decl(&mut self, n: Node) {
+        let ty = n.child_by_field_name("type").map(|t| self.ty(t));
+        let value = match n.child_by_field_name("value") {
+            Some(v) => self.node(v),
+            None => 0,
+        };
+        if let Some(alt) = n.child_by_field_name("alternative") {
+            self.node(alt);
+        }
+        let r = match ty {
+            Some(Ty::Unknown) => 0,
+            Some(ty) => self.recv(Recv::Ty(ty)),
+            None => value,
+        };
+        if let Some(p) = n.child_by_field_name("pattern") {
+            self.pattern(p, r);
+        }
+    }
+
+    fn closure(&mut self, n: Node) {
+        let own = self.locals.is_empty();
+        if own {
+            self.locals.push(HashMap::new());
+        }
+        if let Some(params) = n.child_by_field_name("parameters") {
+            let mut cursor = params.walk();
+            let kids: Vec<Node> = params.named_children(&mut cursor).collect();
+            for p in kids {
+                if p.kind() == "parameter" {
+                    let ty = match p.child_by_field_name("type") {
+                        Some(t) => self.ty(t),
+                        None => Ty::Unknown,
+                    };
+                    let r = self.recv(Recv::Ty(ty));
+                    if let Some(pat) = p.child_by_field_name("pattern") {
+                        self.pattern(pat, r);
+                    }
+                } else {
+                    self.pattern(p, 0);
+                }
+            }
+        }
+        if let Some(rt) = n.child_by_field_name("return_type") {
+            self.ty(rt);
+        }
+        if let Some(body) = n.child_by_field_name("body") {
+            self.node(body);
+        }
+        if own {
+            self.locals.pop();
+        }
+    }
+
+    fn pattern(&mut self, p: Node, r: u32) {
+        match p.kind() {
+            "identifier" => {
+                let text = self.text(p);
+                let name = self.name(text);
+                if starts_upper(text) && self.local(name).is_none() {
+                    self.path_site(vec![(name, pos(p))], 0, Role::Ref);
+                } else {
+                    self.bind(name, r);
+                }
+            }
+            "mut_pattern" | "ref_pattern" | "reference_pattern" | "captured_pattern" => {
+                let mut cursor = p.walk();
+                let kids: Vec<Node> = p.named_children(&mut cursor).collect();
+                for k in kids {
+                    self.pattern(k, r);
+                }
+            }
+            "tuple_struct_pattern" => {
+                let mut unwrap = false;
+                if let Some(t) = p.child_by_field_name("type") {
+                    let mut segs = Vec::new();
+                    if self.path(t, &mut segs) {
+                        let last = segs.last().map(|s| self.str_of(s.0)).unwrap_or("");
+                        unwrap = segs.len() == 1 && matches!(last, "Some" | "Ok");
+                        if let Some((segs, hidden)) = self.subst(segs) {
+                            self.path_site(segs, hidden, Role::Ref);
+                        }
+                    }
+                }
+                let inner = if unwrap {
+                    self.recv(Recv::Try(r))
+                } else {
+                    0
+                };
+                let mut cursor = p.walk();
+                let kids: Vec<Node> = p
+                    .named_children(&mut cursor)
+                    .filter(|k| Some(*k) != p.child_by_field_name("type"))
+                    .collect();
+                let inner = if kids.len() == 1 { inner } else { 0 };
+                for k in kids {
+                    self.pattern(k, inner);
+                }
+            }
+            "struct_pattern" => {
+                if let Some(t) = p.child_by_field_name("type") {
+                    let mut segs = Vec::new();
+                    if self.path(t, &mut segs) {
+                        if let Some((segs, hidden)) = self.subst(segs) {
+                            self.path_site(segs, hidden, Role::Ref);
+                        }
+                    }
+                }
+                let mut cursor = p.walk();
+                let kids: Vec<Node> = p.named_children(&mut cursor).collect();
+                for k in kids {
+                    if k.kind() != "field_pattern" {
+                        continue;
+                    }
+                    if let Some(sub) = k.child_by_field_name("pattern") {
+                        self.pattern(sub, 0);
+                    } else if let Some(name) = k.child_by_field_name("name") {
+                        let name = self.node_name(name);
+                        self.bind(name, 0);
+                    }
+                }
+            }
+            "scoped_identifier" => {
+                let mut segs = Vec::new();
+                if self.path(p, &mut segs) {
+                    if let Some((segs, hidden)) = self.subst(segs) {
+                        self.path_site(segs, hidden, Role::Ref);
+                    }
+                }
+            }
+            "tuple_pattern" | "slice_pattern" | "or_pattern" | "match_pattern"
+            | "range_pattern" => {
+                if let Some(c) = p.child_by_field_name("condition") {
+                    self.node(c);
+                }
+                let cond = p.child_by_field_name("condition");
+                let mut cursor = p.walk();
+                let kids: Vec<Node> = p.named_children(&mut cursor).collect();
+                for k in kids {
+                    if Some(k) != cond {
+                        self.pattern(k, 0);
+                    }
+                }
+            }
+            "macro_invocation" => self.macro_call(p),
+            _ => {}
+        }
+    }
+
+    fn macro_call(&mut self, n: Node) {
+        if let Some(m) = n.child_by_field_name("macro") {
+            let mut segs = Vec::new();
+            if self.path(m, &mut segs) {
+                self.path_site(segs, 0, Role::Macro);
+            }
+        }
+        let mut cursor = n.walk();
+        let kids: Vec<Node> = n.named_children(&mut cursor).collect();
+        for k in kids {
+            if k.kind() == "token_tree" {
+                self.tokens(k);
+            }
+        }
+    }
+
+    /// Macro arguments are not parsed: read calls, paths, method calls and
+    /// macro calls off the tokens.
+    fn tokens(&mut self, tt: Node) {
+        let mut cursor = tt.walk();
+        let kids: Vec<Node> = tt.children(&mut cursor).collect();
+        let mut i = 0;
+        while i < kids.len() {
+            let k = kids[i];
+            match k.kind() {
+                "token_tree" => {
+                    self.tokens(k);
+                    i += 1;
+                }
+                "identifier" | "crate" | "super" => {
+                    let name = self.node_name(k);
+                    let mut segs = vec![(name, pos(k))];
+                    let mut j = i + 1;
+                    while j + 1 < kids.len()
+                        && kids[j].kind() == "::"
+                        && kids[j + 1].kind() == "identifier"
+                    {
+                        let s = self.node_name(kids[j + 1]);
+                        segs.push((s, pos(kids[j + 1])));
+                        j += 2;
+                    }
+                    let prev = if i > 0 { kids[i - 1].kind() } else { "" };
+                    let next = kids.get(j).copied();
+                    let opens = |c: &str| {
+                        next.is_some_and(|n| {
+                            n.kind() == "token_tree" && n.child(0).is_some_and(|o| o.kind() == c)
+                        })
+                    };
+                    let call = opens("(");
+                    let brace = opens("{");
+                    let bang = next.is_some_and(|n| n.kind() == "!");
+                    if prev == "." {
+                        if call && segs.len() == 1 {
+                            let recv = self.token_recv(&kids, i - 1);
+                            self.site(SiteKind::Method {
+                                recv,
+                                name,
+                                pos: pos(k),
+                            });
+                        }
+                    } else if prev == "::" || prev == "$" {
+                        // The tail of a path we could not read.
+                    } else if bang {
+                        self.path_site(segs, 0, Role::Macro);
+                    } else {
+                        let single_local = segs.len() == 1
+                            && (self.local(name).is_some() || !starts_upper(self.str_of(name)));
+                        let upper_last = segs
+                            .last()
+                            .is_some_and(|s| starts_upper(self.str_of(s.0)));
+                        if call && !(segs.len() == 1 && self.local(name).is_some()) {
+                            if let Some((segs, hidden)) = self.subst(segs) {
+                                self.path_site(segs, hidden, Role::Call);
+                            }
+                        } else if (brace && upper_last) || !single_local {
+                            if let Some((segs, hidden)) = self.subst(segs) {
+                                self.path_site(segs, hidden, Role::Ref);
+                            }
+                        }
+                    }
+                    i = j;
+                }
+                _ => i += 1,
+            }
+        }
+    }
+
+    /// The receiver of a method call in a token tree, `dot` being the index
+    /// of the `.` before the method name: `self`, `self.a.b`, a local.
+    fn token_recv(&mut self, kids: &[Node], dot: usize) -> u32 {
+        let mut chain = Vec::new();
+        let mut d = dot;
+        loop {
+            if d == 0 {
+                return 0;
+            }
+            let k = kids[d - 1];
+            match k.kind() {
+                "self" => {
+                    let mut r = 1;
+                    for f in chain.into_iter().rev() {
+                        r = self.recv(Recv::Field(r, f));
+                    }
+                    return r;
+                }
+                "identifier" => {
+                    let name = self.node_name(k);
+                    if d >= 2 && kids[d - 2].kind() == "." {
+                        chain.push(name);
+                        d -= 2;
+                        continue;
+                    }
+                    let Some(mut r) = self.local(name) else {
+                        return 0;
+                    };
+                    for f in chain.into_iter().rev() {
+                        r = self.recv(Recv::Field(r, f));
+                    }
+                    return r;
+                }
+                _ => return 0,
+            }
+        }
+    }
+}
+
+fn has_child(n: Node, kind: &str) -> bool {
+    child_of_kind(n, kind).is_some()
+}
+
+fn child_of_kind<'t>(n: Node<'t>, kind: &str) -> Option<Node<'t>> {
+    let mut cursor = n.walk();
+    let found = n.children(&mut cursor).find(|c| c.kind() == kind);
+    found
+}

@@ -1,0 +1,684 @@
+//! The per-world tables of the Rust resolver and path resolution over them.
+
+use std::collections::{HashMap, HashSet};
+
+use super::crate_file;
+use crate::extract::rust::{Scope, Ty, NONE};
+use crate::extract::{Family, LangScope};
+use crate::graph::NodeKind;
+use crate::resolve::{FileIdx, SymId, World};
+
+/// A module: a file or an inline `mod m { … }`.
+#[derive(Clone, Debug)]
+pub struct Mod {
+    pub file: FileIdx,
+    /// 0: the file itself; `i`: the file's inline module `i`.
+    pub inline: u32,
+    pub parent: u32,
+    pub root: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Res {
+    Mod(u32),
+    Def(SymId),
+}
+
+/// Which namespace a name is looked up in: macros are apart from the rest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ns {
+    Any,
+    Macro,
+}
+
+/// How the first segment of a path was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum How {
+    /// Defined in this file, in scope.
+    Local,
+    /// Bound by a `use` of this module.
+    Import,
+    /// Through a `pub use` (or glob) of another module.
+    ReExport,
+    /// By module rules: a qualified path, an item of the module in another file.
+    Path,
+}
+
+/// A resolved type, as receiver inference needs it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TyRes {
+    Unknown,
+    /// Not an in-repo type (std, a dependency, a primitive).
+    External,
+    Def(SymId),
+    Wrap(Box<TyRes>),
+}
+
+/// A `use` of some file: (file, index in its `Scope::uses`).
+pub type UseRef = (FileIdx, u32);
+
+pub struct Index {
+    /// Global name ids.
+    pub names: HashMap<String, u32>,
+    /// File → its local name ids mapped to global ones (empty: not Rust).
+    pub gnames: Vec<Vec<u32>>,
+    pub mods: Vec<Mod>,
+    /// File → module id of the file (NONE: not Rust).
+    pub file_mod: Vec<u32>,
+    pub children: HashMap<(u32, u32), u32>,
+    /// (module, name) → items, with "is a macro".
+    pub items: HashMap<(u32, u32), Vec<(SymId, bool)>>,
+    pub uses: HashMap<(u32, u32), Vec<UseRef>>,
+    pub globs: HashMap<u32, Vec<UseRef>>,
+    /// Library crate name → root module.
+    pub crates: HashMap<u32, u32>,
+    /// Item → the module it is declared in.
+    pub def_module: HashMap<SymId, u32>,
+    pub inherent: HashMap<(SymId, u32), Vec<SymId>>,
+    pub trait_impl_methods: HashMap<(SymId, u32), Vec<SymId>>,
+    pub type_traits: HashMap<SymId, Vec<SymId>>,
+    pub trait_methods: HashMap<(SymId, u32), SymId>,
+    pub supers: HashMap<SymId, Vec<SymId>>,
+    pub traits: HashSet<SymId>,
+    /// (struct, field name) → (file, index in `Scope::fields`).
+    pub fields: HashMap<(SymId, u32), (FileIdx, u32)>,
+    /// fn → (file, index in `Scope::rets`).
+    pub rets: HashMap<SymId, (FileIdx, u32)>,
+    /// (file, impl index) → the impl's self type.
+    pub impl_self: HashMap<(FileIdx, u32), SymId>,
+    /// (file, impl index) → the impl's trait.
+    pub impl_trait: HashMap<(FileIdx, u32), SymId>,
+    pub methods_by_name: HashMap<u32, Vec<SymId>>,
+    pub macros_by_name: HashMap<u32, Vec<SymId>>,
+}
+
+pub fn scope_of<'w>(world: &'w World, f: FileIdx) -> Option<&'w Scope> {
+    match world.file(f).scope {
+        LangScope::Rust(s) => Some(s),
+        _ => None,
+    }
+}
+
+const MAX_DEPTH: u32 = 12;
+
+pub fn build(world: &World) -> Index {
+    let mut ix = Index {
+        names: HashMap::new(),
+        gnames: Vec::with_capacity(world.files.len()),
+        mods: Vec::new(),
+        file_mod: vec![NONE; world.files.len()],
+        children: HashMap::new(),
+        items: HashMap::new(),
+        uses: HashMap::new(),
+        globs: HashMap::new(),
+        crates: HashMap::new(),
+        def_module: HashMap::new(),
+        inherent: HashMap::new(),
+        trait_impl_methods: HashMap::new(),
+        type_traits: HashMap::new(),
+        trait_methods: HashMap::new(),
+        supers: HashMap::new(),
+        traits: HashSet::new(),
+        fields: HashMap::new(),
+        rets: HashMap::new(),
+        impl_self: HashMap::new(),
+        impl_trait: HashMap::new(),
+        methods_by_name: HashMap::new(),
+        macros_by_name: HashMap::new(),
+    };
+    let mut rust_files = Vec::new();
+    let mut roles = Vec::new();
+    for (i, wf) in world.files.iter().enumerate() {
+        let f = FileIdx(i as u32);
+        let Some(scope) = scope_of(world, f).filter(|_| wf.lang.family() == Family::Rust) else {
+            ix.gnames.push(Vec::new());
+            continue;
+        };
+        let g: Vec<u32> = scope.names.iter().map(|n| ix.intern(n)).collect();
+        ix.gnames.push(g);
+        for d in wf.defs {
+            ix.intern(&d.name);
+        }
+        let id = ix.mods.len() as u32;
+        ix.file_mod[i] = id;
+        ix.mods.push(Mod {
+            file: f,
+            inline: 0,
+            parent: NONE,
+            root: NONE,
+        });
+        for (k, m) in scope.mods.iter().enumerate() {
+            let mid = ix.mods.len() as u32;
+            let parent = id + m.parent;
+            ix.mods.push(Mod {
+                file: f,
+                inline: k as u32 + 1,
+                parent,
+                root: NONE,
+            });
+            let name = ix.gnames[i][m.name as usize];
+            ix.children.insert((parent, name), mid);
+        }
+        rust_files.push(f);
+        roles.push(crate_file(wf.path, world.layout));
+    }
+
+    // File modules: parents from keys, crates from library roots.
+    for (&f, role) in rust_files.iter().zip(&roles) {
+        let m = ix.file_mod[f.0 as usize];
+        if role.lib {
+            let name = ix.intern(&role.key);
+            ix.crates.entry(name).or_insert(m);
+        }
+        if role.root {
+            continue;
+        }
+        let Some((parent_key, last)) = role.key.rsplit_once("::") else {
+            continue;
+        };
+        let last_g = ix.intern(last);
+        let Some(cands) = world.by_module.get(parent_key) else {
+            continue;
+        };
+        let pkg = role.package_dir.as_deref();
+        let mut best: Option<(u32, FileIdx)> = None;
+        for &c in cands {
+            let Some(scope) = scope_of(world, c) else {
+                continue;
+            };
+            let cpath = world.file(c).path;
+            let same_pkg = match pkg {
+                Some("") | None => true,
+                Some(d) => cpath.starts_with(d) && cpath[d.len()..].starts_with('/'),
+            };
+            let declares = scope
+                .mod_decls
+                .iter()
+                .any(|d| ix.gnames[c.0 as usize][*d as usize] == last_g);
+            let is_main = cpath.ends_with("main.rs");
+            let score = u32::from(same_pkg) * 4 + u32::from(declares) * 2 + u32::from(!is_main);
+            if best.is_none_or(|(s, _)| score > s) {
+                best = Some((score, c));
+            }
+        }
+        if let Some((_, c)) = best {
+            let pm = ix.file_mod[c.0 as usize];
+            ix.mods[m as usize].parent = pm;
+            ix.children.entry((pm, last_g)).or_insert(m);
+        }
+    }
+    // `mod common;` in `tests/a.rs` → `tests/common.rs` or `tests/common/mod.rs`.
+    for (&f, role) in rust_files.iter().zip(&roles) {
+        let Some(scope) = scope_of(world, f) else {
+            continue;
+        };
+        let m = ix.file_mod[f.0 as usize];
+        let path = world.file(f).path;
+        let (dir, file) = path.rsplit_once('/').unwrap_or(("", path));
+        let base = if role.root || file == "mod.rs" {
+            dir.to_string()
+        } else {
+            let stem = file.strip_suffix(".rs").unwrap_or(file);
+            if dir.is_empty() {
+                stem.to_string()
+            } else {
+                format!("{dir}/{stem}")
+            }
+        };
+        for &d in &scope.mod_decls {
+            let dg = ix.gnames[f.0 as usize][d as usize];
+            if ix.children.contains_key(&(m, dg)) {
+                continue;
+            }
+            let name = &scope.names[d as usize];
+            let prefix = if base.is_empty() {
+                String::new()
+            } else {
+                format!("{base}/")
+            };
+            let child = [format!("{prefix}{name}.rs"), format!("{prefix}{name}/mod.rs")]
+                .iter()
+                .find_map(|p| world.by_path.get(p.as_str()).copied());
+            if let Some(c) = child {
+                let cm = ix.file_mod[c.0 as usize];
+                if cm != NONE && cm != m {
+                    ix.children.insert((m, dg), cm);
+                    if ix.mods[cm as usize].parent == NONE {
+                        ix.mods[cm as usize].parent = m;
+                    }
+                }
+            }
+        }
+    }
+    for i in 0..ix.mods.len() {
+        let mut r = i as u32;
+        let mut steps = 0;
+        while ix.mods[r as usize].parent != NONE && steps < 64 {
+            r = ix.mods[r as usize].parent;
+            steps += 1;
+        }
+        ix.mods[i].root = r;
+    }
+
+    // Items and uses.
+    for &f in &rust_files {
+        let Some(scope) = scope_of(world, f) else {
+            continue;
+        };
+        let base = ix.file_mod[f.0 as usize];
+        let g = ix.gnames[f.0 as usize].clone();
+        let defs = world.file(f).defs;
+        for item in &scope.items {
+            let sym = SymId { file: f, def: item.def };
+            let Some(def) = defs.get(item.def as usize) else {
+                continue;
+            };
+            let Some(&name) = ix.names.get(&def.name) else {
+                continue;
+            };
+            let m = base + item.module;
+            ix.def_module.insert(sym, m);
+            ix.items.entry((m, name)).or_default().push((sym, item.is_macro));
+            if item.is_macro {
+                ix.macros_by_name.entry(name).or_default().push(sym);
+                if def.exported {
+                    let root = ix.mods[m as usize].root;
+                    if root != m {
+                        ix.items.entry((root, name)).or_default().push((sym, true));
+                    }
+                }
+            }
+        }
+        for (u, us) in scope.uses.iter().enumerate() {
+            if us.scope_fn != 0 {
+                continue;
+            }
+            let m = base + us.module;
+            if us.glob {
+                ix.globs.entry(m).or_default().push((f, u as u32));
+            } else if let Some(b) = us.binding() {
+                ix.uses.entry((m, g[b as usize])).or_default().push((f, u as u32));
+            }
+        }
+        for (d, def) in defs.iter().enumerate() {
+            if def.kind == NodeKind::Method {
+                if let Some(&name) = ix.names.get(&def.name) {
+                    ix.methods_by_name.entry(name).or_default().push(SymId {
+                        file: f,
+                        def: d as u32,
+                    });
+                }
+            }
+        }
+    }
+
+    // Types: impls, trait methods, supertraits, fields, return types.
+    for &f in &rust_files {
+        let Some(scope) = scope_of(world, f) else {
+            continue;
+        };
+        let base = ix.file_mod[f.0 as usize];
+        let defs = world.file(f).defs;
+        let mut in_impl = HashSet::new();
+        for (i, imp) in scope.impls.iter().enumerate() {
+            in_impl.extend(imp.methods.iter().copied());
+            let m = base + imp.module;
+            let self_ty = match ix.resolve_ty(world, f, m, &imp.ty) {
+                TyRes::Def(t) => Some(t),
+                _ => None,
+            };
+            let tr = if imp.tr.is_empty() {
+                None
+            } else {
+                let segs: Vec<u32> = imp.tr.iter().map(|&n| ix.gnames[f.0 as usize][n as usize]).collect();
+                match ix.walk(world, f, m, &segs, Ns::Any).last_def() {
+                    Some(t) => Some(t),
+                    None => None,
+                }
+            };
+            if let Some(t) = tr {
+                ix.impl_trait.insert((f, i as u32), t);
+            }
+            let Some(t) = self_ty else {
+                continue;
+            };
+            ix.impl_self.insert((f, i as u32), t);
+            if let Some(tr) = tr {
+                ix.type_traits.entry(t).or_default().push(tr);
+            }
+            for &md in &imp.methods {
+                let Some(def) = defs.get(md as usize) else {
+                    continue;
+                };
+                let Some(&name) = ix.names.get(&def.name) else {
+                    continue;
+                };
+                let sym = SymId { file: f, def: md };
+                let table = if imp.tr.is_empty() {
+                    &mut ix.inherent
+                } else {
+                    &mut ix.trait_impl_methods
+                };
+                table.entry((t, name)).or_default().push(sym);
+            }
+        }
+        for (d, def) in defs.iter().enumerate() {
+            if def.kind != NodeKind::Method || in_impl.contains(&(d as u32)) {
+                continue;
+            }
+            let Some(p) = def.parent.filter(|&p| p != 0) else {
+                continue;
+            };
+            let tr = SymId { file: f, def: p };
+            ix.traits.insert(tr);
+            if let Some(&name) = ix.names.get(&def.name) {
+                ix.trait_methods.entry((tr, name)).or_insert(SymId {
+                    file: f,
+                    def: d as u32,
+                });
+            }
+        }
+        for s in &scope.supers {
+            let segs: Vec<u32> = s.path.iter().map(|&n| ix.gnames[f.0 as usize][n as usize]).collect();
+            if let Some(sup) = ix.walk(world, f, base + s.module, &segs, Ns::Any).last_def() {
+                ix.supers
+                    .entry(SymId { file: f, def: s.def })
+                    .or_default()
+                    .push(sup);
+            }
+        }
+        for (i, fl) in scope.fields.iter().enumerate() {
+            let name = ix.gnames[f.0 as usize][fl.name as usize];
+            ix.fields
+                .insert((SymId { file: f, def: fl.owner }, name), (f, i as u32));
+        }
+        for (i, r) in scope.rets.iter().enumerate() {
+            ix.rets.insert(SymId { file: f, def: r.def }, (f, i as u32));
+        }
+    }
+    ix
+}
+
+/// The outcome of walking a path segment by segment.
+#[derive(Debug, Default)]
+pub struct PathWalk {
+    /// One entry per resolved segment, from the first.
+    pub hits: Vec<(Res, How)>,
+    /// The first segment was found nowhere: std, prelude or a dependency.
+    pub external: bool,
+}
+
+impl PathWalk {
+    pub fn last_def(&self) -> Option<SymId> {
+        match self.hits.last() {
+            Some((Res::Def(d), _)) => Some(*d),
+            _ => None,
+        }
+    }
+}
+
+impl Index {
+    fn intern(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.names.get(s) {
+            return i;
+        }
+        let i = self.names.len() as u32;
+        self.names.insert(s.to_string(), i);
+        i
+    }
+
+    pub fn gname(&self, s: &str) -> Option<u32> {
+        self.names.get(s).copied()
+    }
+
+    fn is_kw(&self, g: u32, kw: &str) -> bool {
+        self.names.get(kw) == Some(&g)
+    }
+
+    pub fn parent(&self, m: u32) -> Option<u32> {
+        let p = self.mods[m as usize].parent;
+        (p != NONE).then_some(p)
+    }
+
+    /// A name in a module: its items, child modules, `use` bindings, globs.
+    /// The flag says the name came through a `use`.
+    pub fn lookup(
+        &self,
+        world: &World,
+        m: u32,
+        name: u32,
+        ns: Ns,
+        depth: u32,
+        exclude: Option<UseRef>,
+    ) -> Option<(Res, bool)> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        if let Some(items) = self.items.get(&(m, name)) {
+            if let Some((s, _)) = items.iter().find(|(_, mac)| *mac == (ns == Ns::Macro)) {
+                return Some((Res::Def(*s), false));
+            }
+        }
+        if ns == Ns::Any {
+            if let Some(&c) = self.children.get(&(m, name)) {
+                return Some((Res::Mod(c), false));
+            }
+        }
+        if let Some(uses) = self.uses.get(&(m, name)) {
+            for &u in uses {
+                if Some(u) == exclude {
+                    continue;
+                }
+                if let Some((r, _)) = self.resolve_use(world, u, ns, depth + 1) {
+                    return Some((r, true));
+                }
+            }
+        }
+        if let Some(globs) = self.globs.get(&m) {
+            for &u in globs {
+                if Some(u) == exclude {
+                    continue;
+                }
+                if let Some((Res::Mod(t), _)) = self.resolve_use(world, u, Ns::Any, depth + 1) {
+                    if t == m {
+                        continue;
+                    }
+                    if let Some((r, _)) = self.lookup(world, t, name, ns, depth + 1, exclude) {
+                        return Some((r, true));
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// What a `use` binds; the flag says it went through another module's `use`.
+    pub fn resolve_use(&self, world: &World, u: UseRef, ns: Ns, depth: u32) -> Option<(Res, bool)> {
+        let scope = scope_of(world, u.0)?;
+        let us = scope.uses.get(u.1 as usize)?;
+        let g = &self.gnames[u.0 .0 as usize];
+        let segs: Vec<u32> = us.segs.iter().map(|&n| g[n as usize]).collect();
+        let m = self.file_mod[u.0 .0 as usize] + us.module;
+        let w = self.walk_from(world, u.0, m, &segs, ns, depth, Some(u), None);
+        if w.hits.len() != segs.len() {
+            return None;
+        }
+        let (res, _) = *w.hits.last()?;
+        let reexport = w.hits.iter().any(|(_, h)| matches!(h, How::ReExport | How::Import));
+        Some((res, reexport))
+    }
+
+    pub fn walk(&self, world: &World, f: FileIdx, m: u32, segs: &[u32], ns: Ns) -> PathWalk {
+        self.walk_from(world, f, m, segs, ns, 0, None, None)
+    }
+
+    /// Resolve a path from module `m` of file `f`; `first` looks the first
+    /// segment up in fn-local scopes before the module.
+    #[allow(clippy::too_many_arguments)]
+    pub fn walk_from(
+        &self,
+        world: &World,
+        f: FileIdx,
+        m: u32,
+        segs: &[u32],
+        ns: Ns,
+        depth: u32,
+        exclude: Option<UseRef>,
+        first: Option<&dyn Fn(u32, Ns) -> Option<(Res, How)>>,
+    ) -> PathWalk {
+        let mut out = PathWalk::default();
+        let Some(&s0) = segs.first() else {
+            return out;
+        };
+        let ns_at = |i: usize| if i + 1 == segs.len() { ns } else { Ns::Any };
+        let hit0 = if self.is_kw(s0, "crate") {
+            Some((Res::Mod(self.mods[m as usize].root), How::Path))
+        } else if self.is_kw(s0, "self") {
+            Some((Res::Mod(m), How::Path))
+        } else if self.is_kw(s0, "super") {
+            self.parent(m).map(|p| (Res::Mod(p), How::Path))
+        } else {
+            let local = first.and_then(|l| l(s0, ns_at(0)));
+            local
+                .or_else(|| {
+                    self.lookup(world, m, s0, ns_at(0), depth, exclude)
+                        .map(|(r, via_use)| {
+                            let how = if via_use {
+                                How::Import
+                            } else if matches!(r, Res::Def(d) if d.file == f) {
+                                How::Local
+                            } else {
+                                How::Path
+                            };
+                            (r, how)
+                        })
+                })
+                .or_else(|| self.crates.get(&s0).map(|&c| (Res::Mod(c), How::Path)))
+        };
+        let Some(hit0) = hit0 else {
+            out.external = true;
+            return out;
+        };
+        out.hits.push(hit0);
+        for (i, &s) in segs.iter().enumerate().skip(1) {
+            let prev = out.hits[i - 1].0;
+            let next = match prev {
+                Res::Mod(pm) => {
+                    if self.is_kw(s, "super") {
+                        self.parent(pm).map(|p| (Res::Mod(p), How::Path))
+                    } else if self.is_kw(s, "self") {
+                        Some((Res::Mod(pm), How::Path))
+                    } else {
+                        self.lookup(world, pm, s, ns_at(i), depth + 1, exclude)
+                            .map(|(r, via)| (r, if via { How::ReExport } else { How::Path }))
+                    }
+                }
+                Res::Def(t) => self.assoc(world, t, s).first().map(|&d| (Res::Def(d), How::Path)),
+            };
+            match next {
+                Some(h) => out.hits.push(h),
+                None => break,
+            }
+        }
+        out
+    }
+
+    /// Associated fns/methods named `name` of type or trait `t`: inherent
+    /// impls first, then trait impls, then trait (default) methods.
+    pub fn assoc(&self, world: &World, t: SymId, name: u32) -> Vec<SymId> {
+        if let Some(v) = self.inherent.get(&(t, name)) {
+            return v.clone();
+        }
+        if let Some(v) = self.trait_impl_methods.get(&(t, name)) {
+            return v.clone();
+        }
+        if let Some(m) = self.trait_method(t, name, 0) {
+            return vec![m];
+        }
+        if let Some(trs) = self.type_traits.get(&t) {
+            for &tr in trs {
+                if let Some(m) = self.trait_method(tr, name, 0) {
+                    return vec![m];
+                }
+            }
+        }
+        let _ = world;
+        Vec::new()
+    }
+
+    /// A method declared by trait `t` or one of its supertraits.
+    pub fn trait_method(&self, t: SymId, name: u32, depth: u32) -> Option<SymId> {
+        if depth > 8 {
+            return None;
+        }
+        if let Some(&m) = self.trait_methods.get(&(t, name)) {
+            return Some(m);
+        }
+        self.supers
+            .get(&t)?
+            .iter()
+            .find_map(|&s| self.trait_method(s, name, depth + 1))
+    }
+
+    /// Resolve a type written in module `m` of file `f`.
+    pub fn resolve_ty(&self, world: &World, f: FileIdx, m: u32, ty: &Ty) -> TyRes {
+        self.resolve_ty_with(world, f, m, ty, None)
+    }
+
+    pub fn resolve_ty_with(
+        &self,
+        world: &World,
+        f: FileIdx,
+        m: u32,
+        ty: &Ty,
+        first: Option<&dyn Fn(u32, Ns) -> Option<(Res, How)>>,
+    ) -> TyRes {
+        match ty {
+            Ty::Unknown => TyRes::Unknown,
+            Ty::Wrap(inner) => TyRes::Wrap(Box::new(self.resolve_ty_with(world, f, m, inner, first))),
+            Ty::Path(p) => {
+                let g = &self.gnames[f.0 as usize];
+                let segs: Vec<u32> = p.iter().map(|&n| g[n as usize]).collect();
+                let w = self.walk_from(world, f, m, &segs, Ns::Any, 0, None, first);
+                if w.external {
+                    return TyRes::External;
+                }
+                if w.hits.len() != segs.len() {
+                    return TyRes::Unknown;
+                }
+                match w.last_def() {
+                    Some(d) if world.def(d).kind == NodeKind::Class => TyRes::Def(d),
+                    _ => TyRes::Unknown,
+                }
+            }
+        }
+    }
+
+    /// The declared type of field `name` of struct `t`.
+    pub fn field_ty(&self, world: &World, t: SymId, name: u32) -> TyRes {
+        let Some(&(f, i)) = self.fields.get(&(t, name)) else {
+            return TyRes::Unknown;
+        };
+        let Some(scope) = scope_of(world, f) else {
+            return TyRes::Unknown;
+        };
+        let m = self
+            .def_module
+            .get(&t)
+            .copied()
+            .unwrap_or(self.file_mod[f.0 as usize]);
+        self.resolve_ty(world, f, m, &scope.fields[i as usize].ty)
+    }
+
+    /// The declared return type of fn `d`.
+    pub fn ret_ty(&self, world: &World, d: SymId) -> TyRes {
+        let Some(&(f, i)) = self.rets.get(&d) else {
+            return TyRes::Unknown;
+        };
+        let Some(scope) = scope_of(world, f) else {
+            return TyRes::Unknown;
+        };
+        let r = &scope.rets[i as usize];
+        self.resolve_ty(world, f, self.file_mod[f.0 as usize] + r.module, &r.ty)
+    }
+}

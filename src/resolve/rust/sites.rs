@@ -1,0 +1,545 @@
+//! One file's sites → edges, with the tables of [`super::index`].
+
+use std::collections::HashMap;
+
+use super::index::{scope_of, How, Index, Ns, Res, TyRes};
+use crate::extract::rust::{Recv, Refs, Role, Scope, Site, SiteKind, NONE};
+use crate::extract::{Def, Family};
+use crate::graph::{EdgeKind, NodeKind, Pos};
+use crate::resolve::{
+    FileIdx, FileResolution, ResolvedEdge, Strategy, SymId, Unresolved, World, MAX_CANDIDATES,
+};
+
+/// Methods of std types and traits so common that a call on a receiver of
+/// unknown type says nothing about which in-repo method (if any) it reaches.
+const COMMON_METHODS: &[&str] = &[
+    "all", "and_then", "any", "as_bytes", "as_deref", "as_mut", "as_ref", "as_slice", "as_str",
+    "borrow", "borrow_mut", "bytes", "capacity", "chain", "chars", "chunks", "clear", "clone",
+    "cloned", "cmp", "collect", "contains", "contains_key", "copied", "count", "dedup", "default",
+    "deref", "deref_mut", "drain", "drop", "ends_with", "entry", "enumerate", "eq", "err", "expect",
+    "extend", "filter", "filter_map", "find", "first", "flat_map", "flatten", "flush", "fmt",
+    "fold", "for_each", "from", "ge", "get", "get_mut", "gt", "hash", "insert", "into",
+    "into_iter", "is_empty", "is_err", "is_none", "is_ok", "is_some", "iter", "iter_mut", "join",
+    "keys", "last", "le", "len", "lines", "lock", "lt", "map", "map_err", "max", "min", "ne",
+    "next", "ok", "ok_or", "ok_or_else", "or_else", "or_insert", "or_insert_with",
+    "partial_cmp", "peekable", "pop", "position", "push", "push_str", "read", "read_to_string",
+    "recv", "remove", "replace", "reserve", "retain", "rev", "send", "skip", "sort", "sort_by",
+    "sort_by_key", "split", "starts_with", "sum", "take", "to_lowercase", "to_owned",
+    "to_string", "to_uppercase", "to_vec", "trim", "truncate", "try_from", "try_into", "unwrap",
+    "unwrap_or", "unwrap_or_default", "unwrap_or_else", "values", "values_mut", "windows",
+    "write", "write_all", "zip",
+];
+
+struct Cx<'a, 'w> {
+    world: &'a World<'w>,
+    ix: &'a Index,
+    file: FileIdx,
+    scope: &'a Scope,
+    refs: &'a Refs,
+    g: &'a [u32],
+    defs: &'a [Def],
+    /// Module id of the file.
+    fm: u32,
+    /// (fn def, name) → item defined in the fn's body.
+    local_items: HashMap<(u32, u32), u32>,
+    /// (fn def, name) → `use`s in the fn's body.
+    local_uses: HashMap<(u32, u32), Vec<u32>>,
+    local_globs: HashMap<u32, Vec<u32>>,
+    /// Method def → its impl.
+    method_impl: HashMap<u32, u32>,
+    file_macros: HashMap<u32, u32>,
+    out: FileResolution,
+}
+
+pub fn resolve(world: &World, ix: &Index, file: FileIdx, refs: &Refs) -> FileResolution {
+    let Some(scope) = scope_of(world, file) else {
+        return FileResolution::default();
+    };
+    let fm = ix.file_mod.get(file.0 as usize).copied().unwrap_or(NONE);
+    if fm == NONE {
+        return FileResolution::default();
+    }
+    let defs = world.file(file).defs;
+    let mut cx = Cx {
+        world,
+        ix,
+        file,
+        scope,
+        refs,
+        g: &ix.gnames[file.0 as usize],
+        defs,
+        fm,
+        local_items: HashMap::new(),
+        local_uses: HashMap::new(),
+        local_globs: HashMap::new(),
+        method_impl: HashMap::new(),
+        file_macros: HashMap::new(),
+        out: FileResolution::default(),
+    };
+    cx.tables();
+    for site in &refs.sites {
+        match &site.kind {
+            SiteKind::Path { segs, role, hidden } => cx.path_site(site, segs, *role, *hidden),
+            SiteKind::Method { recv, name, pos } => cx.method_site(site, *recv, *name, *pos),
+        }
+    }
+    for u in 0..scope.uses.len() {
+        cx.use_edges(u as u32);
+    }
+    cx.impl_method_edges();
+    cx.out
+}
+
+fn is_fn(kind: NodeKind) -> bool {
+    matches!(kind, NodeKind::Function | NodeKind::Method | NodeKind::Test)
+}
+
+fn strategy(how: How) -> Strategy {
+    match how {
+        How::Local => Strategy::Local,
+        How::Import => Strategy::Import,
+        How::ReExport => Strategy::ReExport,
+        How::Path => Strategy::Path,
+    }
+}
+
+impl Cx<'_, '_> {
+    fn tables(&mut self) {
+        for (d, def) in self.defs.iter().enumerate().skip(1) {
+            let Some(p) = def.parent.filter(|&p| p != 0) else {
+                continue;
+            };
+            if def.kind != NodeKind::Method && is_fn(self.defs[p as usize].kind) {
+                if let Some(n) = self.ix.gname(&def.name) {
+                    self.local_items.entry((p, n)).or_insert(d as u32);
+                }
+            }
+        }
+        for (u, us) in self.scope.uses.iter().enumerate() {
+            if us.scope_fn == 0 {
+                continue;
+            }
+            if us.glob {
+                self.local_globs.entry(us.scope_fn).or_default().push(u as u32);
+            } else if let Some(b) = us.binding() {
+                self.local_uses
+                    .entry((us.scope_fn, self.g[b as usize]))
+                    .or_default()
+                    .push(u as u32);
+            }
+        }
+        for (i, imp) in self.scope.impls.iter().enumerate() {
+            for &m in &imp.methods {
+                self.method_impl.insert(m, i as u32);
+            }
+        }
+        for item in &self.scope.items {
+            if item.is_macro {
+                if let Some(n) = self.ix.gname(&self.defs[item.def as usize].name) {
+                    self.file_macros.entry(n).or_insert(item.def);
+                }
+            }
+        }
+    }
+
+    fn sym(&self, def: u32) -> SymId {
+        SymId {
+            file: self.file,
+            def,
+        }
+    }
+
+    fn gstr(&self, local: u32) -> &str {
+        &self.scope.names[local as usize]
+    }
+
+    fn in_repo(&self, name: &str) -> bool {
+        self.world.named(name, Family::Rust).next().is_some()
+    }
+
+    fn edge(&mut self, src: SymId, dst: SymId, kind: EdgeKind, strategy: Strategy, site: Option<Pos>) {
+        self.out.edges.push(ResolvedEdge {
+            src,
+            dst,
+            kind,
+            strategy,
+            site,
+        });
+    }
+
+    fn unresolved(&mut self, src: u32, name: &str, kind: EdgeKind, site: Pos, reason: &str) {
+        if !self.in_repo(name) {
+            return;
+        }
+        self.out.unresolved.push(Unresolved {
+            src,
+            name: name.to_string(),
+            kind,
+            site,
+            reason: reason.to_string(),
+        });
+    }
+
+    /// A name in the fn bodies enclosing `src`: items, then `use`s.
+    fn local_lookup(&self, src: u32, name: u32, ns: Ns) -> Option<(Res, How)> {
+        let mut d = src;
+        while d != 0 {
+            let def = &self.defs[d as usize];
+            if is_fn(def.kind) {
+                if ns == Ns::Any {
+                    if let Some(&x) = self.local_items.get(&(d, name)) {
+                        return Some((Res::Def(self.sym(x)), How::Local));
+                    }
+                }
+                if let Some(us) = self.local_uses.get(&(d, name)) {
+                    for &u in us {
+                        if let Some((r, _)) = self.ix.resolve_use(self.world, (self.file, u), ns, 1) {
+                            return Some((r, How::Import));
+                        }
+                    }
+                }
+                if let Some(gs) = self.local_globs.get(&d) {
+                    for &u in gs {
+                        let target = self.ix.resolve_use(self.world, (self.file, u), Ns::Any, 1);
+                        if let Some((Res::Mod(t), _)) = target {
+                            if let Some((r, _)) = self.ix.lookup(self.world, t, name, ns, 1, None) {
+                                return Some((r, How::Import));
+                            }
+                        }
+                    }
+                }
+            }
+            d = def.parent.unwrap_or(0);
+        }
+        if ns == Ns::Macro {
+            if let Some(&m) = self.file_macros.get(&name) {
+                return Some((Res::Def(self.sym(m)), How::Local));
+            }
+        }
+        None
+    }
+
+    fn path_site(&mut self, site: &Site, segs: &[(u32, Pos)], role: Role, hidden: u8) {
+        let names: Vec<u32> = segs.iter().map(|s| self.g[s.0 as usize]).collect();
+        let ns = if role == Role::Macro { Ns::Macro } else { Ns::Any };
+        let m = self.fm + site.module;
+        let src = site.src;
+        let first = |n: u32, ns: Ns| self.local_lookup(src, n, ns);
+        let w = self
+            .ix
+            .walk_from(self.world, self.file, m, &names, ns, 0, None, Some(&first));
+        let last_kind = match role {
+            Role::Call | Role::Macro => EdgeKind::Calls,
+            Role::Ref => EdgeKind::References,
+            Role::ImplTrait(_) => EdgeKind::Implements,
+            Role::Extends(_) => EdgeKind::Extends,
+        };
+        let hits = w.hits.clone();
+        for (i, (res, how)) in hits.iter().enumerate() {
+            if i < hidden as usize {
+                continue;
+            }
+            let Res::Def(d) = *res else {
+                continue;
+            };
+            let last = i + 1 == names.len();
+            let strat = match (i, how) {
+                (0, h) => strategy(*h),
+                (_, How::ReExport) => Strategy::ReExport,
+                _ => Strategy::Path,
+            };
+            let pos = segs[i].1;
+            if !last {
+                if self.world.def(d).kind == NodeKind::Class {
+                    self.edge(self.sym(src), d, EdgeKind::References, strat, Some(pos));
+                }
+                continue;
+            }
+            match role {
+                Role::ImplTrait(imp) => match self.ix.impl_self.get(&(self.file, imp)) {
+                    Some(&t) => self.edge(t, d, EdgeKind::Implements, strat, Some(pos)),
+                    None => self.edge(self.sym(src), d, EdgeKind::References, strat, Some(pos)),
+                },
+                Role::Extends(def) => {
+                    self.edge(self.sym(def), d, EdgeKind::Extends, strat, Some(pos))
+                }
+                _ => self.edge(self.sym(src), d, last_kind, strat, Some(pos)),
+            }
+        }
+        if hits.len() == names.len() {
+            return;
+        }
+        let i = hits.len();
+        if i < hidden as usize {
+            return;
+        }
+        let (name_l, pos) = segs[i];
+        let name = self.gstr(name_l).to_string();
+        let kind = if i + 1 == names.len() {
+            match last_kind {
+                EdgeKind::Calls => EdgeKind::Calls,
+                _ => EdgeKind::References,
+            }
+        } else {
+            EdgeKind::References
+        };
+        if i == 0 {
+            if role == Role::Macro && names.len() == 1 {
+                self.crate_macro(src, m, names[0], &name, pos);
+            } else if names.len() == 1 {
+                self.unresolved(src, &name, kind, pos, "no definition in scope");
+            }
+            return;
+        }
+        match hits[i - 1].0 {
+            Res::Mod(_) => self.unresolved(src, &name, kind, pos, "not found in module"),
+            Res::Def(_) => {
+                if self.ix.methods_by_name.contains_key(&names[i]) {
+                    self.unresolved(src, &name, kind, pos, "no associated item");
+                }
+            }
+        }
+    }
+
+    /// A bare `m!` not in textual or `use` scope: a `macro_rules!` of the
+    /// same crate (reached through `#[macro_use]` module order).
+    fn crate_macro(&mut self, src: u32, m: u32, name: u32, text: &str, pos: Pos) {
+        let root = self.ix.mods[m as usize].root;
+        let cands: Vec<SymId> = self
+            .ix
+            .macros_by_name
+            .get(&name)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|d| {
+                self.ix
+                    .def_module
+                    .get(d)
+                    .is_some_and(|&dm| self.ix.mods[dm as usize].root == root)
+            })
+            .collect();
+        match cands.len() {
+            0 => self.unresolved(src, text, EdgeKind::Calls, pos, "macro not in scope"),
+            1 => self.edge(self.sym(src), cands[0], EdgeKind::Calls, Strategy::Path, Some(pos)),
+            k if k as u32 <= MAX_CANDIDATES => {
+                for d in cands {
+                    let s = Strategy::NameAmbiguous { k: k as u32 };
+                    self.edge(self.sym(src), d, EdgeKind::Calls, s, Some(pos));
+                }
+            }
+            k => self.unresolved(src, text, EdgeKind::Calls, pos, &format!("{k} candidates")),
+        }
+    }
+
+    fn method_site(&mut self, site: &Site, recv: u32, name_l: u32, pos: Pos) {
+        let name = self.g[name_l as usize];
+        let text = self.gstr(name_l).to_string();
+        let src = site.src;
+        match self.eval(site, recv, 0) {
+            TyRes::Def(t) => {
+                let cands = self.ix.assoc(self.world, t, name);
+                let strat = if recv == 1 {
+                    Strategy::SelfMember
+                } else {
+                    Strategy::TypedReceiver
+                };
+                match cands.first() {
+                    Some(&d) => self.edge(self.sym(src), d, EdgeKind::Calls, strat, Some(pos)),
+                    None => {
+                        if self.ix.methods_by_name.contains_key(&name) {
+                            self.unresolved(src, &text, EdgeKind::Calls, pos, "no such method on receiver type");
+                        }
+                    }
+                }
+            }
+            TyRes::Wrap(_) | TyRes::External => {}
+            TyRes::Unknown => {
+                let cands = self.ix.methods_by_name.get(&name).cloned().unwrap_or_default();
+                if cands.is_empty() {
+                    return;
+                }
+                let k = cands.len() as u32;
+                if COMMON_METHODS.binary_search(&text.as_str()).is_ok() {
+                    self.unresolved(src, &text, EdgeKind::Calls, pos, "unknown receiver, common method name");
+                } else if k > MAX_CANDIDATES {
+                    self.unresolved(src, &text, EdgeKind::Calls, pos, &format!("{k} candidates"));
+                } else {
+                    for d in cands {
+                        self.edge(self.sym(src), d, EdgeKind::Calls, Strategy::Member { k }, Some(pos));
+                    }
+                }
+            }
+        }
+    }
+
+    /// The type of `self` in the fn enclosing `src`.
+    fn self_ty(&self, src: u32) -> TyRes {
+        let mut d = src;
+        while d != 0 {
+            let def = &self.defs[d as usize];
+            if def.kind == NodeKind::Method {
+                if let Some(&imp) = self.method_impl.get(&d) {
+                    return match self.ix.impl_self.get(&(self.file, imp)) {
+                        Some(&t) => TyRes::Def(t),
+                        None => TyRes::Unknown,
+                    };
+                }
+                let p = def.parent.unwrap_or(0);
+                let tr = self.sym(p);
+                if self.ix.traits.contains(&tr) {
+                    return TyRes::Def(tr);
+                }
+                return TyRes::Unknown;
+            }
+            if is_fn(def.kind) {
+                return TyRes::Unknown;
+            }
+            d = def.parent.unwrap_or(0);
+        }
+        TyRes::Unknown
+    }
+
+    /// The type of receiver expression `r` at `site`.
+    fn eval(&self, site: &Site, r: u32, depth: u32) -> TyRes {
+        if depth > 16 {
+            return TyRes::Unknown;
+        }
+        let Some(recv) = self.refs.recvs.get(r as usize) else {
+            return TyRes::Unknown;
+        };
+        let src = site.src;
+        let first = |n: u32, ns: Ns| self.local_lookup(src, n, ns);
+        let m = self.fm + site.module;
+        match recv {
+            Recv::Unknown => TyRes::Unknown,
+            Recv::SelfValue => self.self_ty(src),
+            Recv::Ty(ty) => self.ix.resolve_ty_with(self.world, self.file, m, ty, Some(&first)),
+            Recv::Field(base, name) => match self.eval(site, *base, depth + 1) {
+                TyRes::Def(t) => self.ix.field_ty(self.world, t, self.g[*name as usize]),
+                TyRes::External => TyRes::External,
+                _ => TyRes::Unknown,
+            },
+            Recv::Call(path) => {
+                let names: Vec<u32> = path.iter().map(|&n| self.g[n as usize]).collect();
+                let w = self
+                    .ix
+                    .walk_from(self.world, self.file, m, &names, Ns::Any, 0, None, Some(&first));
+                if w.external {
+                    return TyRes::External;
+                }
+                if w.hits.len() != names.len() {
+                    return TyRes::Unknown;
+                }
+                match w.last_def() {
+                    Some(d) if self.world.def(d).kind == NodeKind::Class => TyRes::Def(d),
+                    Some(d) => self.ix.ret_ty(self.world, d),
+                    None => TyRes::Unknown,
+                }
+            }
+            Recv::Method(base, name) => {
+                let base = self.eval(site, *base, depth + 1);
+                let text = self.gstr(*name);
+                match (base, text) {
+                    (TyRes::Wrap(x), "lock" | "read" | "write" | "as_ref" | "as_mut" | "clone" | "as_deref") => {
+                        TyRes::Wrap(x)
+                    }
+                    (
+                        TyRes::Wrap(x),
+                        "unwrap" | "expect" | "unwrap_or" | "unwrap_or_default" | "unwrap_or_else"
+                        | "borrow" | "borrow_mut" | "get_mut" | "into_inner" | "unwrap_unchecked",
+                    ) => *x,
+                    (t, "clone" | "to_owned" | "as_ref" | "as_mut" | "borrow" | "borrow_mut" | "deref") => t,
+                    (TyRes::Def(t), _) => {
+                        let name = self.g[*name as usize];
+                        match self.ix.assoc(self.world, t, name).first() {
+                            Some(&d) => self.ix.ret_ty(self.world, d),
+                            None => TyRes::Unknown,
+                        }
+                    }
+                    _ => TyRes::Unknown,
+                }
+            }
+            Recv::Try(base) => match self.eval(site, *base, depth + 1) {
+                TyRes::Wrap(x) => *x,
+                _ => TyRes::Unknown,
+            },
+        }
+    }
+
+    /// Edges of one `use`: `imports` to the deepest module of its path,
+    /// `references` to the items it names.
+    fn use_edges(&mut self, u: u32) {
+        let us = &self.scope.uses[u as usize];
+        let names: Vec<u32> = us.segs.iter().map(|&n| self.g[n as usize]).collect();
+        let m = self.fm + us.module;
+        let me = Some((self.file, u));
+        let mut w = self
+            .ix
+            .walk_from(self.world, self.file, m, &names, Ns::Any, 0, me, None);
+        if w.hits.len() + 1 == names.len() {
+            let wm = self
+                .ix
+                .walk_from(self.world, self.file, m, &names, Ns::Macro, 0, me, None);
+            if wm.hits.len() == names.len() {
+                w = wm;
+            }
+        }
+        let src = self.sym(us.scope_fn);
+        let pos = us.pos.clone();
+        let mut deepest = None;
+        for (i, (res, how)) in w.hits.iter().enumerate() {
+            match *res {
+                Res::Mod(mm) => deepest = Some((mm, i)),
+                Res::Def(d) => {
+                    let strat = match (i, how) {
+                        (0, h) => strategy(*h),
+                        (_, How::ReExport) => Strategy::ReExport,
+                        _ => Strategy::Import,
+                    };
+                    self.edge(src, d, EdgeKind::References, strat, Some(pos[i]));
+                }
+            }
+        }
+        if let Some((mm, i)) = deepest {
+            let mf = self.ix.mods[mm as usize].file;
+            if mf != self.file {
+                let strat = if w.hits[..=i].iter().any(|(_, h)| *h == How::ReExport) {
+                    Strategy::ReExport
+                } else {
+                    Strategy::Import
+                };
+                let dst = SymId { file: mf, def: 0 };
+                self.edge(self.sym(0), dst, EdgeKind::Imports, strat, Some(pos[i]));
+            }
+        }
+        if w.hits.len() < names.len() && !w.external {
+            let i = w.hits.len();
+            let name = self.gstr(us.segs[i]).to_string();
+            self.unresolved(us.scope_fn, &name, EdgeKind::References, pos[i], "not found in module");
+        }
+    }
+
+    /// `implements` from each method of `impl Trait for T` to the trait's method.
+    fn impl_method_edges(&mut self) {
+        for (i, imp) in self.scope.impls.iter().enumerate() {
+            let Some(&tr) = self.ix.impl_trait.get(&(self.file, i as u32)) else {
+                continue;
+            };
+            for &md in &imp.methods {
+                let Some(name) = self.ix.gname(&self.defs[md as usize].name) else {
+                    continue;
+                };
+                if let Some(tm) = self.ix.trait_method(tr, name, 0) {
+                    self.out.edges.push(ResolvedEdge {
+                        src: self.sym(md),
+                        dst: tm,
+                        kind: EdgeKind::Implements,
+                        strategy: Strategy::Path,
+                        site: None,
+                    });
+                }
+            }
+        }
+    }
+}

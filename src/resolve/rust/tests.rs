@@ -1,0 +1,1 @@
+//! Resolver unit tests.
