@@ -111,6 +111,8 @@ pub struct Impl {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Ty {
     Unknown,
+    /// A primitive, slice, tuple or array: never an in-repo type.
+    External,
     /// A path to resolve in the scope where it was written. Generic
     /// parameters are already replaced by their first trait bound, `Self`
     /// by the impl's type path.

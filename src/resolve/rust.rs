@@ -16,6 +16,10 @@ mod sites;
 #[cfg(test)]
 mod tests;
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
 use super::{FileIdx, FileResolution, Layout, World};
 use crate::extract::rust::Refs;
 
@@ -54,6 +58,30 @@ struct Manifest {
     lib_name: Option<String>,
     lib_path: Option<String>,
     bins: Vec<(String, String)>,
+}
+
+thread_local! {
+    /// Parsed manifests by path, with the text they were parsed from: keys
+    /// are computed per file, several times per run.
+    static MANIFEST_CACHE: RefCell<HashMap<String, (String, Rc<Manifest>)>> =
+        RefCell::new(HashMap::new());
+}
+
+fn manifest(path: &str, text: &str) -> Rc<Manifest> {
+    MANIFEST_CACHE.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if let Some((t, m)) = cache.get(path) {
+            if t == text {
+                return m.clone();
+            }
+        }
+        if cache.len() > 4096 {
+            cache.clear();
+        }
+        let m = Rc::new(parse_manifest(text));
+        cache.insert(path.to_string(), (text.to_string(), m.clone()));
+        m
+    })
 }
 
 /// Read the few keys we need; a full TOML parse per file would be wasted.
@@ -126,7 +154,7 @@ pub fn crate_file(path: &str, layout: &Layout) -> CrateFile {
             format!("{dir}/Cargo.toml")
         };
         if let Some(text) = layout.manifests.get(&manifest) {
-            let m = parse_manifest(text);
+            let m = self::manifest(&manifest, text);
             if let Some(pkg) = &m.package {
                 let rel = if dir.is_empty() {
                     path

@@ -19,6 +19,9 @@ const DEREF_WRAPPERS: [&str; 5] = ["Box", "Rc", "Arc", "Cow", "Pin"];
 /// Generic wrappers whose inner type is reached by `unwrap`/`?`/`borrow`/`lock`.
 const WRAPPERS: [&str; 6] = ["Option", "Result", "RefCell", "Mutex", "RwLock", "Cell"];
 
+/// Deeper expressions are skipped (a stack overflow would kill the indexer).
+const MAX_NESTING: u32 = 256;
+
 /// The associated-item context of the walk.
 #[derive(Clone)]
 enum Assoc {
@@ -48,6 +51,11 @@ struct V<'s> {
     /// The path `Self` stands for.
     self_path: Option<Vec<u32>>,
     classes: HashMap<String, u32>,
+    /// Leading segments of the last path that name the self type of a
+    /// qualified path `<T as Trait>::f` (their site is recorded by the type).
+    qhidden: u8,
+    /// Nesting of [`V::node`] calls.
+    depth: u32,
     /// Methods whose parent is the class named by the string, if in this file.
     pending_parents: Vec<(u32, String)>,
 }
@@ -71,6 +79,8 @@ pub(super) fn run(module: Def, src: &[u8], root: Node) -> (Vec<Def>, Scope, Refs
         generics: Vec::new(),
         self_path: None,
         classes: HashMap::new(),
+        qhidden: 0,
+        depth: 0,
         pending_parents: Vec::new(),
     };
     v.children(root);
@@ -206,6 +216,17 @@ impl<'s> V<'s> {
 
     /// Walk any node; returns the receiver id of an expression (0: unknown).
     fn node(&mut self, n: Node) -> u32 {
+        // Generated code can nest deeper than a thread's stack allows.
+        if self.depth >= MAX_NESTING {
+            return 0;
+        }
+        self.depth += 1;
+        let r = self.node_inner(n);
+        self.depth -= 1;
+        r
+    }
+
+    fn node_inner(&mut self, n: Node) -> u32 {
         match n.kind() {
             "function_item" | "function_signature_item" => {
                 self.function(n);
@@ -703,7 +724,7 @@ impl<'s> V<'s> {
                 Ty::Path(p) => Some(p.clone()),
                 _ => None,
             },
-            Ty::Unknown => None,
+            Ty::Unknown | Ty::External => None,
         };
         let ty_name = match &self_path {
             Some(p) => self.str_of(*p.last().unwrap_or(&0)).to_string(),
@@ -1025,9 +1046,8 @@ impl<'s> V<'s> {
                 }
                 first
             }
-            "primitive_type" | "unit_type" | "never_type" | "lifetime" | "metavariable" => {
-                Ty::Unknown
-            }
+            "primitive_type" | "unit_type" | "never_type" => Ty::External,
+            "lifetime" | "metavariable" => Ty::Unknown,
             "macro_invocation" => {
                 self.macro_call(n);
                 Ty::Unknown
@@ -1043,7 +1063,11 @@ impl<'s> V<'s> {
                 for k in kids {
                     self.type_arg(k);
                 }
-                Ty::Unknown
+                if matches!(n.kind(), "tuple_type" | "array_type") {
+                    Ty::External
+                } else {
+                    Ty::Unknown
+                }
             }
             _ => {
                 self.node(n);
@@ -1113,6 +1137,7 @@ impl<'s> V<'s> {
     /// Replace a leading generic parameter by its bound and `Self` by the
     /// impl's type. `None`: the path names nothing we can know.
     fn subst(&mut self, segs: Vec<(u32, Pos)>) -> Option<(Vec<(u32, Pos)>, u8)> {
+        let qhidden = std::mem::take(&mut self.qhidden);
         let (first, p) = *segs.first()?;
         let replacement = if self.str_of(first) == "Self" {
             self.self_path.clone()?
@@ -1120,10 +1145,11 @@ impl<'s> V<'s> {
             match self.generic(first) {
                 Some(Some(bound)) => bound.clone(),
                 Some(None) => return None,
-                None => return Some((segs, 0)),
+                None => return Some((segs, qhidden)),
             }
         };
-        let hidden = replacement.len().min(u8::MAX as usize) as u8;
+        let extra = qhidden.saturating_sub(1) as usize;
+        let hidden = (replacement.len() + extra).min(u8::MAX as usize) as u8;
         let mut out: Vec<(u32, Pos)> = replacement.into_iter().map(|r| (r, p)).collect();
         out.extend_from_slice(&segs[1..]);
         Some((out, hidden))
@@ -1131,6 +1157,11 @@ impl<'s> V<'s> {
 
     /// Collect the segments of a path node. `false`: not a plain path.
     fn path(&mut self, n: Node, out: &mut Vec<(u32, Pos)>) -> bool {
+        self.qhidden = 0;
+        self.path_rec(n, out)
+    }
+
+    fn path_rec(&mut self, n: Node, out: &mut Vec<(u32, Pos)>) -> bool {
         match n.kind() {
             "identifier" | "type_identifier" | "crate" | "self" | "super" => {
                 let name = self.node_name(n);
@@ -1148,12 +1179,12 @@ impl<'s> V<'s> {
             }
             "scoped_identifier" | "scoped_type_identifier" => {
                 if let Some(p) = n.child_by_field_name("path") {
-                    if !self.path(p, out) {
+                    if !self.path_rec(p, out) {
                         return false;
                     }
                 }
                 match n.child_by_field_name("name") {
-                    Some(name) => self.path(name, out),
+                    Some(name) => self.path_rec(name, out),
                     None => false,
                 }
             }
@@ -1162,7 +1193,7 @@ impl<'s> V<'s> {
                     self.ty(ta);
                 }
                 match n.child_by_field_name("type") {
-                    Some(t) => self.path(t, out),
+                    Some(t) => self.path_rec(t, out),
                     None => false,
                 }
             }
@@ -1171,10 +1202,30 @@ impl<'s> V<'s> {
                     return false;
                 };
                 if inner.kind() == "qualified_type" {
-                    // `<T as Trait>::f`: the trait names the item.
-                    if let Some(t) = inner.child_by_field_name("type") {
+                    let ty = inner.child_by_field_name("type");
+                    let concrete = ty.filter(|t| match t.kind() {
+                        "type_identifier" => {
+                            let name = self.node_name(*t);
+                            self.generic(name).is_none()
+                        }
+                        "scoped_type_identifier" | "generic_type" => true,
+                        _ => false,
+                    });
+                    if let Some(t) = ty {
                         self.ty(t);
                     }
+                    if let Some(t) = concrete {
+                        // `<Stripe as Gateway>::charge` is `Stripe`'s charge
+                        // (what rust-analyzer answers); the trait is a reference.
+                        if let Some(a) = inner.child_by_field_name("alias") {
+                            self.ty(a);
+                        }
+                        let before = out.len();
+                        let ok = self.path_rec(t, out);
+                        self.qhidden = (out.len() - before).min(u8::MAX as usize) as u8;
+                        return ok;
+                    }
+                    // `<T as Trait>::f` of a generic `T`: the trait's item.
                     match inner.child_by_field_name("alias") {
                         Some(a) => {
                             let (base, args) = match a.kind() {
@@ -1187,12 +1238,12 @@ impl<'s> V<'s> {
                             if let Some(args) = args {
                                 self.ty(args);
                             }
-                            base.is_some_and(|b| self.path(b, out))
+                            base.is_some_and(|b| self.path_rec(b, out))
                         }
                         None => false,
                     }
                 } else if matches!(inner.kind(), "type_identifier" | "scoped_type_identifier") {
-                    self.path(inner, out)
+                    self.path_rec(inner, out)
                 } else {
                     self.ty(inner);
                     false
@@ -1234,7 +1285,7 @@ impl<'s> V<'s> {
         }
         let mut segs = Vec::new();
         if !self.path(n, &mut segs) {
-            self.node(n);
+            self.children(n);
             return None;
         }
         let (segs, hidden) = self.subst(segs)?;
@@ -1476,6 +1527,15 @@ impl<'s> V<'s> {
     /// Macro arguments are not parsed: read calls, paths, method calls and
     /// macro calls off the tokens.
     fn tokens(&mut self, tt: Node) {
+        if self.depth >= MAX_NESTING {
+            return;
+        }
+        self.depth += 1;
+        self.tokens_inner(tt);
+        self.depth -= 1;
+    }
+
+    fn tokens_inner(&mut self, tt: Node) {
         let mut cursor = tt.walk();
         let kids: Vec<Node> = tt.children(&mut cursor).collect();
         let mut i = 0;
@@ -1547,14 +1607,48 @@ impl<'s> V<'s> {
     /// The receiver of a method call in a token tree, `dot` being the index
     /// of the `.` before the method name: `self`, `self.a.b`, a local.
     fn token_recv(&mut self, kids: &[Node], dot: usize) -> u32 {
+        self.token_recv_depth(kids, dot, 0)
+    }
+
+    fn token_recv_depth(&mut self, kids: &[Node], dot: usize, depth: u32) -> u32 {
         let mut chain = Vec::new();
         let mut d = dot;
         loop {
-            if d == 0 {
+            if d == 0 || depth > 8 {
                 return 0;
             }
             let k = kids[d - 1];
             match k.kind() {
+                "token_tree" if d >= 2 && k.child(0).is_some_and(|o| o.kind() == "(") => {
+                    // `f(…).m(`, `a::f(…).m(`, `x.f(…).m(`
+                    let mut j = d - 2;
+                    if kids[j].kind() != "identifier" {
+                        return 0;
+                    }
+                    let mut path = vec![(self.node_name(kids[j]), pos(kids[j]))];
+                    while j >= 2 && kids[j - 1].kind() == "::" && kids[j - 2].kind() == "identifier" {
+                        path.insert(0, (self.node_name(kids[j - 2]), pos(kids[j - 2])));
+                        j -= 2;
+                    }
+                    let mut r = if j >= 1 && kids[j - 1].kind() == "." && path.len() == 1 {
+                        let base = self.token_recv_depth(kids, j - 1, depth + 1);
+                        self.recv(Recv::Method(base, path[0].0))
+                    } else if path.len() == 1 && self.local(path[0].0).is_some() {
+                        0
+                    } else {
+                        match self.subst(path) {
+                            Some((p, _)) => {
+                                let names = p.iter().map(|s| s.0).collect();
+                                self.recv(Recv::Call(names))
+                            }
+                            None => 0,
+                        }
+                    };
+                    for f in chain.into_iter().rev() {
+                        r = self.recv(Recv::Field(r, f));
+                    }
+                    return r;
+                }
                 "self" => {
                     let mut r = 1;
                     for f in chain.into_iter().rev() {

@@ -1,12 +1,57 @@
 //! The per-world tables of the Rust resolver and path resolution over them.
 
-use std::collections::{HashMap, HashSet};
+use std::cell::Cell;
+use std::collections::{HashMap as StdHashMap, HashSet as StdHashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::OnceLock;
 
 use super::crate_file;
 use crate::extract::rust::{Scope, Ty, NONE};
 use crate::extract::{Family, LangScope};
 use crate::graph::NodeKind;
 use crate::resolve::{FileIdx, SymId, World};
+
+/// FxHash (rustc's): the tables are keyed by small integers, where SipHash
+/// dominated resolution time.
+#[derive(Default, Clone, Copy)]
+pub struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.add(u64::from(b));
+        }
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+}
+
+impl FxHasher {
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+pub type HashMap<K, V> = StdHashMap<K, V, BuildHasherDefault<FxHasher>>;
+pub type HashSet<K> = StdHashSet<K, BuildHasherDefault<FxHasher>>;
+
+thread_local! {
+    /// Set when a lookup gave up at the depth limit: its result is not memoized.
+    static TRUNCATED: Cell<bool> = const { Cell::new(false) };
+}
 
 /// A module: a file or an inline `mod m { … }`.
 #[derive(Clone, Debug)]
@@ -22,6 +67,9 @@ pub struct Mod {
 pub enum Res {
     Mod(u32),
     Def(SymId),
+    /// Bound by a `use` to something outside the repository: it shadows
+    /// globs and in-repo names all the same.
+    Ext,
 }
 
 /// Which namespace a name is looked up in: macros are apart from the rest.
@@ -59,7 +107,14 @@ pub type UseRef = (FileIdx, u32);
 
 pub struct Index {
     /// Global name ids.
-    pub names: HashMap<String, u32>,
+    pub names: StdHashMap<String, u32>,
+    kw_crate: u32,
+    kw_self: u32,
+    kw_super: u32,
+    /// File → index of its first use in `use_memo`.
+    use_base: Vec<u32>,
+    /// What each module-level `use` binds (type/value namespace), filled lazily.
+    use_memo: Vec<OnceLock<Option<(Res, bool)>>>,
     /// File → its local name ids mapped to global ones (empty: not Rust).
     pub gnames: Vec<Vec<u32>>,
     pub mods: Vec<Mod>,
@@ -100,32 +155,43 @@ pub fn scope_of<'w>(world: &'w World, f: FileIdx) -> Option<&'w Scope> {
 }
 
 const MAX_DEPTH: u32 = 12;
+/// Modules searched through glob imports for one name.
+const MAX_GLOB_MODULES: usize = 64;
 
 pub fn build(world: &World) -> Index {
     let mut ix = Index {
-        names: HashMap::new(),
+        names: StdHashMap::new(),
+        kw_crate: 0,
+        kw_self: 0,
+        kw_super: 0,
+        use_base: vec![0; world.files.len()],
+        use_memo: Vec::new(),
         gnames: Vec::with_capacity(world.files.len()),
         mods: Vec::new(),
         file_mod: vec![NONE; world.files.len()],
-        children: HashMap::new(),
-        items: HashMap::new(),
-        uses: HashMap::new(),
-        globs: HashMap::new(),
-        crates: HashMap::new(),
-        def_module: HashMap::new(),
-        inherent: HashMap::new(),
-        trait_impl_methods: HashMap::new(),
-        type_traits: HashMap::new(),
-        trait_methods: HashMap::new(),
-        supers: HashMap::new(),
-        traits: HashSet::new(),
-        fields: HashMap::new(),
-        rets: HashMap::new(),
-        impl_self: HashMap::new(),
-        impl_trait: HashMap::new(),
-        methods_by_name: HashMap::new(),
-        macros_by_name: HashMap::new(),
+        children: HashMap::default(),
+        items: HashMap::default(),
+        uses: HashMap::default(),
+        globs: HashMap::default(),
+        crates: HashMap::default(),
+        def_module: HashMap::default(),
+        inherent: HashMap::default(),
+        trait_impl_methods: HashMap::default(),
+        type_traits: HashMap::default(),
+        trait_methods: HashMap::default(),
+        supers: HashMap::default(),
+        traits: HashSet::default(),
+        fields: HashMap::default(),
+        rets: HashMap::default(),
+        impl_self: HashMap::default(),
+        impl_trait: HashMap::default(),
+        methods_by_name: HashMap::default(),
+        macros_by_name: HashMap::default(),
     };
+    ix.kw_crate = ix.intern("crate");
+    ix.kw_self = ix.intern("self");
+    ix.kw_super = ix.intern("super");
+    let mut total_uses = 0u32;
     let mut rust_files = Vec::new();
     let mut roles = Vec::new();
     for (i, wf) in world.files.iter().enumerate() {
@@ -159,9 +225,13 @@ pub fn build(world: &World) -> Index {
             let name = ix.gnames[i][m.name as usize];
             ix.children.insert((parent, name), mid);
         }
+        ix.use_base[i] = total_uses;
+        total_uses += scope.uses.len() as u32;
         rust_files.push(f);
         roles.push(crate_file(wf.path, world.layout));
     }
+
+    ix.use_memo = (0..total_uses).map(|_| OnceLock::new()).collect();
 
     // File modules: parents from keys, crates from library roots.
     for (&f, role) in rust_files.iter().zip(&roles) {
@@ -319,7 +389,7 @@ pub fn build(world: &World) -> Index {
         };
         let base = ix.file_mod[f.0 as usize];
         let defs = world.file(f).defs;
-        let mut in_impl = HashSet::new();
+        let mut in_impl = HashSet::default();
         for (i, imp) in scope.impls.iter().enumerate() {
             in_impl.extend(imp.methods.iter().copied());
             let m = base + imp.module;
@@ -431,17 +501,15 @@ impl Index {
         self.names.get(s).copied()
     }
 
-    fn is_kw(&self, g: u32, kw: &str) -> bool {
-        self.names.get(kw) == Some(&g)
-    }
 
     pub fn parent(&self, m: u32) -> Option<u32> {
         let p = self.mods[m as usize].parent;
         (p != NONE).then_some(p)
     }
 
-    /// A name in a module: its items, child modules, `use` bindings, globs.
-    /// The flag says the name came through a `use`.
+    /// A name in a module: its items, child modules, `use` bindings, then
+    /// what its glob imports bring (searched once per module). The flag says
+    /// the name came through a `use`.
     pub fn lookup(
         &self,
         world: &World,
@@ -452,8 +520,75 @@ impl Index {
         exclude: Option<UseRef>,
     ) -> Option<(Res, bool)> {
         if depth > MAX_DEPTH {
+            TRUNCATED.with(|t| t.set(true));
             return None;
         }
+        if let Some(r) = self.lookup_explicit(world, m, name, ns, depth, exclude) {
+            return Some(r);
+        }
+        let mut visited = vec![m];
+        let mut stack = Vec::new();
+        // The first segment of a `use` path may come from a glob of the
+        // same module, but following globs whose own path starts with a
+        // plain name would make the globs of a module resolve each other:
+        // only `crate::`/`self::`/`super::` globs are followed then.
+        let rooted_only = exclude.is_some();
+        self.push_glob_targets(world, m, depth, exclude, rooted_only, &mut stack);
+        while let Some(t) = stack.pop() {
+            if visited.contains(&t) || visited.len() > MAX_GLOB_MODULES {
+                continue;
+            }
+            visited.push(t);
+            if let Some((r, _)) = self.lookup_explicit(world, t, name, ns, depth + 1, exclude) {
+                return Some((r, true));
+            }
+            self.push_glob_targets(world, t, depth + 1, exclude, rooted_only, &mut stack);
+        }
+        None
+    }
+
+    fn push_glob_targets(
+        &self,
+        world: &World,
+        m: u32,
+        depth: u32,
+        exclude: Option<UseRef>,
+        rooted_only: bool,
+        out: &mut Vec<u32>,
+    ) {
+        let Some(globs) = self.globs.get(&m) else {
+            return;
+        };
+        // Reversed so the first glob is searched first.
+        for &u in globs.iter().rev() {
+            if Some(u) == exclude || (rooted_only && !self.keyword_rooted(world, u)) {
+                continue;
+            }
+            if let Some((Res::Mod(t), _)) = self.resolve_use(world, u, Ns::Any, depth + 1) {
+                out.push(t);
+            }
+        }
+    }
+
+    fn keyword_rooted(&self, world: &World, u: UseRef) -> bool {
+        let Some(us) = scope_of(world, u.0).and_then(|s| s.uses.get(u.1 as usize)) else {
+            return false;
+        };
+        us.segs.first().is_some_and(|&n| {
+            let g = self.gnames[u.0 .0 as usize][n as usize];
+            g == self.kw_crate || g == self.kw_self || g == self.kw_super
+        })
+    }
+
+    fn lookup_explicit(
+        &self,
+        world: &World,
+        m: u32,
+        name: u32,
+        ns: Ns,
+        depth: u32,
+        exclude: Option<UseRef>,
+    ) -> Option<(Res, bool)> {
         if let Some(items) = self.items.get(&(m, name)) {
             if let Some((s, _)) = items.iter().find(|(_, mac)| *mac == (ns == Ns::Macro)) {
                 return Some((Res::Def(*s), false));
@@ -464,42 +599,47 @@ impl Index {
                 return Some((Res::Mod(c), false));
             }
         }
-        if let Some(uses) = self.uses.get(&(m, name)) {
-            for &u in uses {
-                if Some(u) == exclude {
-                    continue;
-                }
-                if let Some((r, _)) = self.resolve_use(world, u, ns, depth + 1) {
-                    return Some((r, true));
-                }
+        for &u in self.uses.get(&(m, name)).into_iter().flatten() {
+            if Some(u) == exclude {
+                continue;
             }
-        }
-        if let Some(globs) = self.globs.get(&m) {
-            for &u in globs {
-                if Some(u) == exclude {
-                    continue;
-                }
-                if let Some((Res::Mod(t), _)) = self.resolve_use(world, u, Ns::Any, depth + 1) {
-                    if t == m {
-                        continue;
-                    }
-                    if let Some((r, _)) = self.lookup(world, t, name, ns, depth + 1, exclude) {
-                        return Some((r, true));
-                    }
-                }
+            if let Some((r, _)) = self.resolve_use(world, u, ns, depth + 1) {
+                return Some((r, true));
             }
         }
         None
     }
 
-    /// What a `use` binds; the flag says it went through another module's `use`.
+    /// What a `use` binds; the flag says it went through another module's
+    /// `use`. Module-level uses are memoized for the type/value namespace.
     pub fn resolve_use(&self, world: &World, u: UseRef, ns: Ns, depth: u32) -> Option<(Res, bool)> {
+        let scope = scope_of(world, u.0)?;
+        let us = scope.uses.get(u.1 as usize)?;
+        let memo = (ns == Ns::Any && us.scope_fn == 0)
+            .then(|| self.use_memo.get((self.use_base[u.0 .0 as usize] + u.1) as usize))
+            .flatten();
+        if let Some(v) = memo.and_then(|m| m.get()) {
+            return *v;
+        }
+        let outer = TRUNCATED.with(|t| t.replace(false));
+        let v = self.compute_use(world, u, ns, depth);
+        let truncated = TRUNCATED.with(|t| t.replace(outer || t.get()));
+        if let (Some(m), false) = (memo, truncated) {
+            let _ = m.set(v);
+        }
+        v
+    }
+
+    fn compute_use(&self, world: &World, u: UseRef, ns: Ns, depth: u32) -> Option<(Res, bool)> {
         let scope = scope_of(world, u.0)?;
         let us = scope.uses.get(u.1 as usize)?;
         let g = &self.gnames[u.0 .0 as usize];
         let segs: Vec<u32> = us.segs.iter().map(|&n| g[n as usize]).collect();
         let m = self.file_mod[u.0 .0 as usize] + us.module;
         let w = self.walk_from(world, u.0, m, &segs, ns, depth, Some(u), None);
+        if w.external {
+            return Some((Res::Ext, false));
+        }
         if w.hits.len() != segs.len() {
             return None;
         }
@@ -531,11 +671,11 @@ impl Index {
             return out;
         };
         let ns_at = |i: usize| if i + 1 == segs.len() { ns } else { Ns::Any };
-        let hit0 = if self.is_kw(s0, "crate") {
+        let hit0 = if s0 == self.kw_crate {
             Some((Res::Mod(self.mods[m as usize].root), How::Path))
-        } else if self.is_kw(s0, "self") {
+        } else if s0 == self.kw_self {
             Some((Res::Mod(m), How::Path))
-        } else if self.is_kw(s0, "super") {
+        } else if s0 == self.kw_super {
             self.parent(m).map(|p| (Res::Mod(p), How::Path))
         } else {
             let local = first.and_then(|l| l(s0, ns_at(0)));
@@ -555,7 +695,7 @@ impl Index {
                 })
                 .or_else(|| self.crates.get(&s0).map(|&c| (Res::Mod(c), How::Path)))
         };
-        let Some(hit0) = hit0 else {
+        let Some(hit0) = hit0.filter(|h| h.0 != Res::Ext) else {
             out.external = true;
             return out;
         };
@@ -564,9 +704,9 @@ impl Index {
             let prev = out.hits[i - 1].0;
             let next = match prev {
                 Res::Mod(pm) => {
-                    if self.is_kw(s, "super") {
+                    if s == self.kw_super {
                         self.parent(pm).map(|p| (Res::Mod(p), How::Path))
-                    } else if self.is_kw(s, "self") {
+                    } else if s == self.kw_self {
                         Some((Res::Mod(pm), How::Path))
                     } else {
                         self.lookup(world, pm, s, ns_at(i), depth + 1, exclude)
@@ -574,7 +714,12 @@ impl Index {
                     }
                 }
                 Res::Def(t) => self.assoc(world, t, s).first().map(|&d| (Res::Def(d), How::Path)),
+                Res::Ext => None,
             };
+            if next.is_some_and(|h| h.0 == Res::Ext) {
+                out.external = true;
+                break;
+            }
             match next {
                 Some(h) => out.hits.push(h),
                 None => break,
@@ -635,6 +780,7 @@ impl Index {
     ) -> TyRes {
         match ty {
             Ty::Unknown => TyRes::Unknown,
+            Ty::External => TyRes::External,
             Ty::Wrap(inner) => TyRes::Wrap(Box::new(self.resolve_ty_with(world, f, m, inner, first))),
             Ty::Path(p) => {
                 let g = &self.gnames[f.0 as usize];

@@ -1,8 +1,6 @@
 //! One file's sites → edges, with the tables of [`super::index`].
 
-use std::collections::HashMap;
-
-use super::index::{scope_of, How, Index, Ns, Res, TyRes};
+use super::index::{scope_of, HashMap, How, Index, Ns, Res, TyRes};
 use crate::extract::rust::{Recv, Refs, Role, Scope, Site, SiteKind, NONE};
 use crate::extract::{Def, Family};
 use crate::graph::{EdgeKind, NodeKind, Pos};
@@ -69,11 +67,11 @@ pub fn resolve(world: &World, ix: &Index, file: FileIdx, refs: &Refs) -> FileRes
         g: &ix.gnames[file.0 as usize],
         defs,
         fm,
-        local_items: HashMap::new(),
-        local_uses: HashMap::new(),
-        local_globs: HashMap::new(),
-        method_impl: HashMap::new(),
-        file_macros: HashMap::new(),
+        local_items: HashMap::default(),
+        local_uses: HashMap::default(),
+        local_globs: HashMap::default(),
+        method_impl: HashMap::default(),
+        file_macros: HashMap::default(),
         out: FileResolution::default(),
     };
     cx.tables();
@@ -291,7 +289,11 @@ impl Cx<'_, '_> {
             }
             return;
         }
+        if w.external {
+            return;
+        }
         match hits[i - 1].0 {
+            Res::Ext => {}
             Res::Mod(_) => self.unresolved(src, &name, kind, pos, "not found in module"),
             Res::Def(_) => {
                 if self.ix.methods_by_name.contains_key(&names[i]) {
@@ -491,6 +493,7 @@ impl Cx<'_, '_> {
         for (i, (res, how)) in w.hits.iter().enumerate() {
             match *res {
                 Res::Mod(mm) => deepest = Some((mm, i)),
+                Res::Ext => {}
                 Res::Def(d) => {
                     let strat = match (i, how) {
                         (0, h) => strategy(*h),
