@@ -46,7 +46,22 @@ pub struct Scope {
     pub supers: Vec<Super>,
     /// `mod x;` declarations of the file's own module.
     pub mod_decls: Vec<u32>,
+    /// Signatures of associated fns: what a method call can reach.
+    pub sigs: Vec<Sig>,
 }
+
+/// The shape of an associated fn's parameter list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sig {
+    pub def: u32,
+    /// Parameters besides `self`.
+    pub params: u8,
+    /// Takes `self` (in any form): callable as `x.f()`.
+    pub has_self: bool,
+}
+
+/// Argument count of a call that could not be counted.
+pub const UNKNOWN_ARGS: u8 = u8::MAX;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InlineMod {
@@ -173,7 +188,13 @@ pub enum SiteKind {
         hidden: u8,
     },
     /// `recv.name(…)` (`call`) or `recv.name` passed as a value.
-    Method { recv: u32, name: u32, pos: Pos },
+    Method {
+        recv: u32,
+        name: u32,
+        pos: Pos,
+        /// Number of arguments, [`UNKNOWN_ARGS`] if not known.
+        args: u8,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -211,9 +232,9 @@ thread_local! {
 /// At most this many syntax diagnostics per file.
 const MAX_DIAGNOSTICS: usize = 20;
 
-pub fn extract(path: &str, src: &[u8]) -> FileFacts {
-    let module = module_def(path, src);
-    let tree = PARSER.with(|cell| {
+/// Parse `src`, or only `range` of it (positions stay those of `src`).
+fn parse(src: &[u8], range: Option<tree_sitter::Range>) -> Option<tree_sitter::Tree> {
+    PARSER.with(|cell| {
         let mut slot = cell.borrow_mut();
         let parser = slot.get_or_insert_with(|| {
             let mut p = tree_sitter::Parser::new();
@@ -222,8 +243,21 @@ pub fn extract(path: &str, src: &[u8]) -> FileFacts {
             let _ = p.set_language(&tree_sitter_rust::LANGUAGE.into());
             p
         });
-        parser.parse(src, None)
-    });
+        match range {
+            Some(r) => {
+                parser.set_included_ranges(&[r]).ok()?;
+                let tree = parser.parse(src, None);
+                let _ = parser.set_included_ranges(&[]);
+                tree
+            }
+            None => parser.parse(src, None),
+        }
+    })
+}
+
+pub fn extract(path: &str, src: &[u8]) -> FileFacts {
+    let module = module_def(path, src);
+    let tree = parse(src, None);
     let Some(tree) = tree else {
         return FileFacts {
             defs: vec![module],

@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use tree_sitter::Node;
 
 use super::{
-    Field, Impl, InlineMod, Item, Recv, Refs, Ret, Role, Scope, Site, SiteKind, Super, Ty, Use,
-    NONE,
+    Field, Impl, InlineMod, Item, Recv, Refs, Ret, Role, Scope, Sig, Site, SiteKind, Super, Ty,
+    Use, NONE, UNKNOWN_ARGS,
 };
 use crate::extract::Def;
 use crate::graph::{NodeKind, Pos};
@@ -526,6 +526,24 @@ impl<'s> V<'s> {
         if let Some(params) = n.child_by_field_name("parameters") {
             let mut cursor = params.walk();
             let kids: Vec<Node> = params.named_children(&mut cursor).collect();
+            if assoc.is_some() {
+                let is_self = |p: &Node| {
+                    p.kind() == "self_parameter"
+                        || (p.kind() == "parameter"
+                            && p.child_by_field_name("pattern")
+                                .is_some_and(|pat| pat.kind() == "self"))
+                };
+                let has_self = kids.iter().any(is_self);
+                let params = kids
+                    .iter()
+                    .filter(|p| matches!(p.kind(), "parameter" | "variadic_parameter") && !is_self(p))
+                    .count();
+                self.scope.sigs.push(Sig {
+                    def,
+                    params: params.min(UNKNOWN_ARGS as usize - 1) as u8,
+                    has_self,
+                });
+            }
             for p in kids {
                 if p.kind() != "parameter" {
                     continue;
@@ -1319,10 +1337,27 @@ impl<'s> V<'s> {
                         match t.child_by_field_name("field") {
                             Some(field) if field.kind() == "field_identifier" => {
                                 let name = self.node_name(field);
+                                let args = match n.child_by_field_name("arguments") {
+                                    Some(a) => {
+                                        let mut cursor = a.walk();
+                                        let count = a
+                                            .named_children(&mut cursor)
+                                            .filter(|c| {
+                                                !matches!(
+                                                    c.kind(),
+                                                    "line_comment" | "block_comment" | "attribute_item"
+                                                )
+                                            })
+                                            .count();
+                                        count.min(UNKNOWN_ARGS as usize - 1) as u8
+                                    }
+                                    None => UNKNOWN_ARGS,
+                                };
                                 self.site(SiteKind::Method {
                                     recv,
                                     name,
                                     pos: pos(field),
+                                    args,
                                 });
                                 self.recv(Recv::Method(recv, name))
                             }
@@ -1518,10 +1553,57 @@ impl<'s> V<'s> {
         let mut cursor = n.walk();
         let kids: Vec<Node> = n.named_children(&mut cursor).collect();
         for k in kids {
-            if k.kind() == "token_tree" {
+            if k.kind() == "token_tree" && !self.macro_items(n, k) {
                 self.tokens(k);
             }
         }
+    }
+
+    /// `cfg_feature! { pub mod a; pub use a::B; }`: a brace-delimited macro
+    /// in item position whose body parses as items is walked as items (its
+    /// expansion usually is them). Returns whether it did.
+    fn macro_items(&mut self, mac: Node, tt: Node) -> bool {
+        let in_items = mac
+            .parent()
+            .is_some_and(|p| matches!(p.kind(), "source_file" | "declaration_list"));
+        if !in_items || self.depth >= MAX_NESTING / 2 {
+            return false;
+        }
+        let (Some(open), Some(close)) = (tt.child(0), tt.child(tt.child_count().saturating_sub(1)))
+        else {
+            return false;
+        };
+        if open.kind() != "{" || close.kind() != "}" || open.end_byte() >= close.start_byte() {
+            return false;
+        }
+        let range = tree_sitter::Range {
+            start_byte: open.end_byte(),
+            end_byte: close.start_byte(),
+            start_point: open.end_position(),
+            end_point: close.start_position(),
+        };
+        let Some(tree) = super::parse(self.src, Some(range)) else {
+            return false;
+        };
+        let root = tree.root_node();
+        let mut cursor = root.walk();
+        let kids: Vec<Node> = root.named_children(&mut cursor).collect();
+        // Items with a few unparsable spots (`Token![extern]` in a field
+        // type) still count; expressions or mostly errors do not.
+        let errors = kids.iter().filter(|c| c.is_error()).count();
+        let items = kids.iter().filter(|c| is_item_kind(c.kind())).count();
+        let other = kids.len() - errors - items;
+        if items == 0 || errors >= items || other > 0 {
+            return false;
+        }
+        self.depth += 1;
+        for k in kids {
+            if !k.is_error() {
+                self.node(k);
+            }
+        }
+        self.depth -= 1;
+        true
     }
 
     /// Macro arguments are not parsed: read calls, paths, method calls and
@@ -1571,10 +1653,12 @@ impl<'s> V<'s> {
                     if prev == "." {
                         if call && segs.len() == 1 {
                             let recv = self.token_recv(&kids, i - 1);
+                            let args = next.map_or(UNKNOWN_ARGS, token_args);
                             self.site(SiteKind::Method {
                                 recv,
                                 name,
                                 pos: pos(k),
+                                args,
                             });
                         }
                     } else if prev == "::" || prev == "$" {
@@ -1675,6 +1759,61 @@ impl<'s> V<'s> {
             }
         }
     }
+}
+
+/// Arguments in a `( … )` token tree: top-level commas, unless a closure
+/// (`|a, b|`) makes commas ambiguous.
+fn token_args(tt: Node) -> u8 {
+    let mut cursor = tt.walk();
+    let mut commas = 0usize;
+    let mut tokens = 0usize;
+    let mut last_comma = false;
+    for c in tt.children(&mut cursor) {
+        match c.kind() {
+            "(" | ")" => {}
+            "|" | "||" => return UNKNOWN_ARGS,
+            "," => {
+                commas += 1;
+                last_comma = true;
+            }
+            _ => {
+                tokens += 1;
+                last_comma = false;
+            }
+        }
+    }
+    if tokens == 0 {
+        return 0;
+    }
+    let n = commas + usize::from(!last_comma);
+    n.min(UNKNOWN_ARGS as usize - 1) as u8
+}
+
+fn is_item_kind(kind: &str) -> bool {
+    matches!(
+        kind,
+        "function_item"
+            | "function_signature_item"
+            | "struct_item"
+            | "union_item"
+            | "enum_item"
+            | "trait_item"
+            | "impl_item"
+            | "type_item"
+            | "mod_item"
+            | "use_declaration"
+            | "extern_crate_declaration"
+            | "const_item"
+            | "static_item"
+            | "macro_definition"
+            | "macro_invocation"
+            | "attribute_item"
+            | "inner_attribute_item"
+            | "line_comment"
+            | "block_comment"
+            | "foreign_mod_item"
+            | "associated_type"
+    )
 }
 
 fn has_child(n: Node, kind: &str) -> bool {

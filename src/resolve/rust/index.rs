@@ -144,6 +144,10 @@ pub struct Index {
     /// (file, impl index) → the impl's trait.
     pub impl_trait: HashMap<(FileIdx, u32), SymId>,
     pub methods_by_name: HashMap<u32, Vec<SymId>>,
+    /// Method → (parameters besides `self`, takes `self`).
+    pub sigs: HashMap<SymId, (u8, bool)>,
+    /// Method → the module of its impl or trait (for visibility).
+    pub method_module: HashMap<SymId, u32>,
     pub macros_by_name: HashMap<u32, Vec<SymId>>,
 }
 
@@ -186,6 +190,8 @@ pub fn build(world: &World) -> Index {
         impl_self: HashMap::default(),
         impl_trait: HashMap::default(),
         methods_by_name: HashMap::default(),
+        sigs: HashMap::default(),
+        method_module: HashMap::default(),
         macros_by_name: HashMap::default(),
     };
     ix.kw_crate = ix.intern("crate");
@@ -390,9 +396,16 @@ pub fn build(world: &World) -> Index {
         let base = ix.file_mod[f.0 as usize];
         let defs = world.file(f).defs;
         let mut in_impl = HashSet::default();
+        for sig in &scope.sigs {
+            ix.sigs
+                .insert(SymId { file: f, def: sig.def }, (sig.params, sig.has_self));
+        }
         for (i, imp) in scope.impls.iter().enumerate() {
             in_impl.extend(imp.methods.iter().copied());
             let m = base + imp.module;
+            for &md in &imp.methods {
+                ix.method_module.insert(SymId { file: f, def: md }, m);
+            }
             let self_ty = match ix.resolve_ty(world, f, m, &imp.ty) {
                 TyRes::Def(t) => Some(t),
                 _ => None,
@@ -441,6 +454,9 @@ pub fn build(world: &World) -> Index {
             };
             let tr = SymId { file: f, def: p };
             ix.traits.insert(tr);
+            if let Some(&tm) = ix.def_module.get(&tr) {
+                ix.method_module.insert(SymId { file: f, def: d as u32 }, tm);
+            }
             if let Some(&name) = ix.names.get(&def.name) {
                 ix.trait_methods.entry((tr, name)).or_insert(SymId {
                     file: f,
@@ -501,6 +517,20 @@ impl Index {
         self.names.get(s).copied()
     }
 
+
+    /// Whether module `m` is `anc` or inside it.
+    pub fn within(&self, mut m: u32, anc: u32) -> bool {
+        for _ in 0..64 {
+            if m == anc {
+                return true;
+            }
+            match self.parent(m) {
+                Some(p) => m = p,
+                None => return false,
+            }
+        }
+        false
+    }
 
     pub fn parent(&self, m: u32) -> Option<u32> {
         let p = self.mods[m as usize].parent;

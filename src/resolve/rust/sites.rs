@@ -1,7 +1,7 @@
 //! One file's sites → edges, with the tables of [`super::index`].
 
 use super::index::{scope_of, HashMap, How, Index, Ns, Res, TyRes};
-use crate::extract::rust::{Recv, Refs, Role, Scope, Site, SiteKind, NONE};
+use crate::extract::rust::{Recv, Refs, Role, Scope, Site, SiteKind, NONE, UNKNOWN_ARGS};
 use crate::extract::{Def, Family};
 use crate::graph::{EdgeKind, NodeKind, Pos};
 use crate::resolve::{
@@ -78,7 +78,12 @@ pub fn resolve(world: &World, ix: &Index, file: FileIdx, refs: &Refs) -> FileRes
     for site in &refs.sites {
         match &site.kind {
             SiteKind::Path { segs, role, hidden } => cx.path_site(site, segs, *role, *hidden),
-            SiteKind::Method { recv, name, pos } => cx.method_site(site, *recv, *name, *pos),
+            SiteKind::Method {
+                recv,
+                name,
+                pos,
+                args,
+            } => cx.method_site(site, *recv, *name, *pos, *args),
         }
     }
     for u in 0..scope.uses.len() {
@@ -334,7 +339,7 @@ impl Cx<'_, '_> {
         }
     }
 
-    fn method_site(&mut self, site: &Site, recv: u32, name_l: u32, pos: Pos) {
+    fn method_site(&mut self, site: &Site, recv: u32, name_l: u32, pos: Pos, args: u8) {
         let name = self.g[name_l as usize];
         let text = self.gstr(name_l).to_string();
         let src = site.src;
@@ -357,7 +362,30 @@ impl Cx<'_, '_> {
             }
             TyRes::Wrap(_) | TyRes::External => {}
             TyRes::Unknown => {
-                let cands = self.ix.methods_by_name.get(&name).cloned().unwrap_or_default();
+                // Only methods callable here with this many arguments.
+                let m = self.fm + site.module;
+                let cands: Vec<SymId> = self
+                    .ix
+                    .methods_by_name
+                    .get(&name)
+                    .into_iter()
+                    .flatten()
+                    .copied()
+                    .filter(|c| match self.ix.sigs.get(c) {
+                        Some(&(params, has_self)) => {
+                            has_self && (args == UNKNOWN_ARGS || params == args)
+                        }
+                        None => true,
+                    })
+                    .filter(|c| {
+                        self.world.def(*c).exported
+                            || self
+                                .ix
+                                .method_module
+                                .get(c)
+                                .is_none_or(|&cm| self.ix.within(m, cm))
+                    })
+                    .collect();
                 if cands.is_empty() {
                     return;
                 }
