@@ -132,9 +132,10 @@ pub enum Ty {
     /// parameters are already replaced by their first trait bound, `Self`
     /// by the impl's type path.
     Path(Vec<u32>),
-    /// `Option<T>`, `Result<T, _>`, `RefCell<T>`, `Mutex<T>`: `T` after
-    /// `unwrap`/`?`/`borrow`/`lock`.
-    Wrap(Box<Ty>),
+    /// `P<T, …>` with its first type argument: when `P` is not an in-repo
+    /// type, `Box`/`Rc`/`Arc` are `T` and `Option`/`Result`/`RefCell`/
+    /// `Mutex` wrap `T` (reached by `unwrap`, `?`, `borrow`, `lock`).
+    Generic(Vec<u32>, Box<Ty>),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

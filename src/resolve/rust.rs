@@ -219,7 +219,8 @@ fn in_package(rel: &str, dir: &str, pkg: &str, m: &Manifest, layout: &Layout) ->
         } else {
             format!("{dir}/{lib_path}")
         };
-        let name = if layout.files.contains(&lib_full) {
+        let declared = m.lib_name.is_some() || m.lib_path.is_some();
+        let name = if declared || layout.files.contains(&lib_full) {
             lib_name
         } else {
             crate_name(pkg)

@@ -14,11 +14,6 @@ use crate::graph::{NodeKind, Pos};
 /// Attribute names (last path segment) that make a function a test.
 const TEST_ATTRS: [&str; 4] = ["test", "rstest", "test_case", "quickcheck"];
 
-/// Generic wrappers whose methods are reached by auto-deref.
-const DEREF_WRAPPERS: [&str; 5] = ["Box", "Rc", "Arc", "Cow", "Pin"];
-/// Generic wrappers whose inner type is reached by `unwrap`/`?`/`borrow`/`lock`.
-const WRAPPERS: [&str; 6] = ["Option", "Result", "RefCell", "Mutex", "RwLock", "Cell"];
-
 /// Deeper expressions are skipped (a stack overflow would kill the indexer).
 const MAX_NESTING: u32 = 256;
 
@@ -737,11 +732,7 @@ impl<'s> V<'s> {
             }
         }
         let self_path = match &ty {
-            Ty::Path(p) => Some(p.clone()),
-            Ty::Wrap(inner) => match inner.as_ref() {
-                Ty::Path(p) => Some(p.clone()),
-                _ => None,
-            },
+            Ty::Path(p) | Ty::Generic(p, _) => Some(p.clone()),
             Ty::Unknown | Ty::External => None,
         };
         let ty_name = match &self_path {
@@ -1024,17 +1015,10 @@ impl<'s> V<'s> {
                     return Ty::Unknown;
                 };
                 let ty = self.type_path(base, role);
-                let last = match &ty {
-                    Ty::Path(p) => p.last().map(|l| self.str_of(*l)).unwrap_or(""),
-                    _ => "",
-                };
                 let first = args.into_iter().next().unwrap_or(Ty::Unknown);
-                if DEREF_WRAPPERS.contains(&last) {
-                    first
-                } else if WRAPPERS.contains(&last) {
-                    Ty::Wrap(Box::new(first))
-                } else {
-                    ty
+                match ty {
+                    Ty::Path(p) => Ty::Generic(p, Box::new(first)),
+                    other => other,
                 }
             }
             "reference_type" | "pointer_type" => match n.child_by_field_name("type") {

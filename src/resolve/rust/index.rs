@@ -159,6 +159,12 @@ pub fn scope_of<'w>(world: &'w World, f: FileIdx) -> Option<&'w Scope> {
 }
 
 const MAX_DEPTH: u32 = 12;
+
+/// External generic types whose methods are reached by auto-deref.
+const DEREF_WRAPPERS: [&str; 5] = ["Box", "Rc", "Arc", "Cow", "Pin"];
+/// External generic types whose argument is reached by `unwrap`, `?`,
+/// `borrow`, `lock`.
+const WRAPPERS: [&str; 7] = ["Option", "Result", "RefCell", "Mutex", "RwLock", "Cell", "Poll"];
 /// Modules searched through glob imports for one name.
 const MAX_GLOB_MODULES: usize = 64;
 
@@ -811,7 +817,22 @@ impl Index {
         match ty {
             Ty::Unknown => TyRes::Unknown,
             Ty::External => TyRes::External,
-            Ty::Wrap(inner) => TyRes::Wrap(Box::new(self.resolve_ty_with(world, f, m, inner, first))),
+            Ty::Generic(p, arg) => match self.resolve_ty_with(world, f, m, &Ty::Path(p.clone()), first) {
+                TyRes::External => {
+                    let last = p
+                        .last()
+                        .and_then(|&l| scope_of(world, f).map(|s| s.names[l as usize].as_str()))
+                        .unwrap_or("");
+                    if DEREF_WRAPPERS.contains(&last) {
+                        self.resolve_ty_with(world, f, m, arg, first)
+                    } else if WRAPPERS.contains(&last) {
+                        TyRes::Wrap(Box::new(self.resolve_ty_with(world, f, m, arg, first)))
+                    } else {
+                        TyRes::External
+                    }
+                }
+                other => other,
+            },
             Ty::Path(p) => {
                 let g = &self.gnames[f.0 as usize];
                 let segs: Vec<u32> = p.iter().map(|&n| g[n as usize]).collect();

@@ -10,23 +10,47 @@ use crate::resolve::{
 
 /// Methods of std types and traits so common that a call on a receiver of
 /// unknown type says nothing about which in-repo method (if any) it reaches.
-const COMMON_METHODS: &[&str] = &[
-    "all", "and_then", "any", "as_bytes", "as_deref", "as_mut", "as_ref", "as_slice", "as_str",
-    "borrow", "borrow_mut", "bytes", "capacity", "chain", "chars", "chunks", "clear", "clone",
-    "cloned", "cmp", "collect", "contains", "contains_key", "copied", "count", "dedup", "default",
-    "deref", "deref_mut", "drain", "drop", "ends_with", "entry", "enumerate", "eq", "err", "expect",
-    "extend", "filter", "filter_map", "find", "first", "flat_map", "flatten", "flush", "fmt",
-    "fold", "for_each", "from", "ge", "get", "get_mut", "gt", "hash", "insert", "into",
-    "into_iter", "is_empty", "is_err", "is_none", "is_ok", "is_some", "iter", "iter_mut", "join",
-    "keys", "last", "le", "len", "lines", "lock", "lt", "map", "map_err", "max", "min", "ne",
-    "next", "ok", "ok_or", "ok_or_else", "or_else", "or_insert", "or_insert_with",
-    "partial_cmp", "peekable", "pop", "position", "push", "push_str", "read", "read_to_string",
-    "recv", "remove", "replace", "reserve", "retain", "rev", "send", "skip", "sort", "sort_by",
-    "sort_by_key", "split", "starts_with", "sum", "take", "to_lowercase", "to_owned",
-    "to_string", "to_uppercase", "to_vec", "trim", "truncate", "try_from", "try_into", "unwrap",
-    "unwrap_or", "unwrap_or_default", "unwrap_or_else", "values", "values_mut", "windows",
-    "write", "write_all", "zip",
+pub(super) const COMMON_METHODS: &[&str] = &[
+    "all", "and", "and_then", "any", "as_bytes", "as_deref", "as_mut", "as_mut_ptr",
+    "as_mut_slice", "as_os_str", "as_path", "as_ptr", "as_ref", "as_slice", "as_str",
+    "binary_search", "borrow", "borrow_mut", "bytes", "capacity", "chain", "chars", "checked_add",
+    "checked_sub", "chunks", "clear", "clone", "cloned", "cmp", "collect", "compare_exchange",
+    "compare_exchange_weak", "contains", "contains_key", "copied", "copied_from", "count", "dedup",
+    "default", "deref", "deref_mut", "display", "downgrade", "drain", "drain_filter", "drop",
+    "elapsed", "ends_with", "entry", "enumerate", "eq", "err", "exists", "expect", "expect_err",
+    "extend", "extension", "fetch_add", "fetch_sub", "file_name", "filter", "filter_map", "find",
+    "first", "first_mut", "flat_map", "flatten", "flush", "fmt", "fold", "for_each", "from", "ge",
+    "get", "get_mut", "get_or_insert_with", "get_ref", "get_unchecked", "gt", "hash", "insert",
+    "inspect", "into", "into_boxed_slice", "into_inner", "into_iter", "is_ascii", "is_dir",
+    "is_empty", "is_err", "is_file", "is_none", "is_ok", "is_some", "iter", "iter_mut", "join",
+    "join_all", "keys", "last", "last_mut", "le", "len", "len_utf8", "lines", "load", "lock", "lt",
+    "map", "map_err", "map_or", "map_or_else", "max", "max_by_key", "metadata", "min",
+    "min_by_key", "ne", "next", "not", "notify_all", "notify_one", "ok", "ok_or", "ok_or_else",
+    "or", "or_else", "or_insert", "or_insert_with", "partial_cmp", "path", "peekable", "poll",
+    "poll_next", "pop", "pop_back", "pop_front", "position", "push", "push_back", "push_front",
+    "push_str", "read", "read_to_string", "recv", "remove", "replace", "reserve", "retain", "rev",
+    "rsplit_once", "saturating_add", "saturating_sub", "send", "set_len", "shrink_to_fit", "skip",
+    "skip_while", "sort", "sort_by", "sort_by_key", "sort_unstable", "split", "split_off",
+    "split_once", "starts_with", "step_by", "store", "strip_prefix", "strip_suffix", "sum", "swap",
+    "take", "take_while", "then", "then_some", "to_lowercase", "to_owned", "to_path_buf", "to_str",
+    "to_string", "to_string_lossy", "to_uppercase", "to_vec", "trim", "trim_end", "trim_start",
+    "truncate", "try_from", "try_into", "unwrap", "unwrap_err", "unwrap_or", "unwrap_or_default",
+    "unwrap_or_else", "upgrade", "values", "values_mut", "wait", "windows", "with", "wrapping_add",
+    "write", "write_all", "xor", "zip",
 ];
+
+/// Methods of external types that may return an in-repo element type.
+const ELEMENT_ACCESSORS: &[&str] = &[
+    "borrow", "borrow_mut", "expect", "find", "first", "get", "get_mut", "into_inner", "last",
+    "lock", "next", "peek", "pop", "pop_back", "pop_front", "read", "recv", "remove", "take",
+    "unwrap", "unwrap_or", "unwrap_or_default", "unwrap_or_else", "write",
+];
+
+/// Receivers of unknown type get a `Member` edge only when one method of
+/// that name (callable there, with that many arguments) exists: Rust calls
+/// are statically dispatched, so a guess among several is mostly wrong;
+/// such sites are left unresolved for the language server.
+const MAX_MEMBER_CANDIDATES: u32 = 1;
 
 struct Cx<'a, 'w> {
     world: &'a World<'w>,
@@ -392,7 +416,7 @@ impl Cx<'_, '_> {
                 let k = cands.len() as u32;
                 if COMMON_METHODS.binary_search(&text.as_str()).is_ok() {
                     self.unresolved(src, &text, EdgeKind::Calls, pos, "unknown receiver, common method name");
-                } else if k > MAX_CANDIDATES {
+                } else if k > MAX_CANDIDATES.min(MAX_MEMBER_CANDIDATES) {
                     self.unresolved(src, &text, EdgeKind::Calls, pos, &format!("{k} candidates"));
                 } else {
                     for d in cands {
@@ -487,6 +511,9 @@ impl Cx<'_, '_> {
                             None => TyRes::Unknown,
                         }
                     }
+                    // Methods of std/dependency types return their own
+                    // types, except accessors of what a container holds.
+                    (TyRes::External, m) if !ELEMENT_ACCESSORS.contains(&m) => TyRes::External,
                     _ => TyRes::Unknown,
                 }
             }
