@@ -1,9 +1,9 @@
 //! The one tree walk of a Rust file: definitions, scope facts and sites.
 
-use std::collections::HashMap;
 
 use tree_sitter::Node;
 
+use super::FxHashMap as HashMap;
 use super::{
     Field, Impl, InlineMod, Item, Recv, Refs, Ret, Role, Scope, Sig, Site, SiteKind, Super, Ty,
     Use, NONE, UNKNOWN_ARGS,
@@ -51,6 +51,9 @@ struct V<'s> {
     qhidden: u8,
     /// Nesting of [`V::node`] calls.
     depth: u32,
+    /// Attributes right before the item being walked: (first line, is a
+    /// test, `#[macro_export]`).
+    attrs: Option<(u32, bool, bool)>,
     /// Methods whose parent is the class named by the string, if in this file.
     pending_parents: Vec<(u32, String)>,
 }
@@ -64,7 +67,7 @@ pub(super) fn run(module: Def, src: &[u8], root: Node) -> (Vec<Def>, Scope, Refs
             sites: Vec::new(),
             recvs: vec![Recv::Unknown, Recv::SelfValue],
         },
-        intern: HashMap::new(),
+        intern: HashMap::default(),
         module: 0,
         prefix: String::new(),
         cur: 0,
@@ -73,9 +76,10 @@ pub(super) fn run(module: Def, src: &[u8], root: Node) -> (Vec<Def>, Scope, Refs
         locals: Vec::new(),
         generics: Vec::new(),
         self_path: None,
-        classes: HashMap::new(),
+        classes: HashMap::default(),
         qhidden: 0,
         depth: 0,
+        attrs: None,
         pending_parents: Vec::new(),
     };
     v.children(root);
@@ -204,9 +208,42 @@ impl<'s> V<'s> {
     fn children(&mut self, n: Node) {
         let mut cursor = n.walk();
         let kids: Vec<Node> = n.named_children(&mut cursor).collect();
+        self.seq(kids);
+    }
+
+    /// Walk sibling nodes, handing each item the attributes before it.
+    fn seq(&mut self, kids: Vec<Node>) {
+        let mut pending: Option<(u32, bool, bool)> = None;
         for c in kids {
-            self.node(c);
+            match c.kind() {
+                "attribute_item" => {
+                    let (test, export) = self.attr_flags(c);
+                    let p = pending.get_or_insert((line(c.start_position().row), false, false));
+                    p.1 |= test;
+                    p.2 |= export;
+                }
+                "line_comment" | "block_comment" => {}
+                _ if c.is_error() => pending = None,
+                _ => {
+                    self.attrs = pending.take();
+                    self.node(c);
+                    self.attrs = None;
+                }
+            }
         }
+    }
+
+    /// (is a test attribute, is `#[macro_export]`)
+    fn attr_flags(&self, item: Node) -> (bool, bool) {
+        let Some(path) = item.named_child(0).and_then(|a| a.named_child(0)) else {
+            return (false, false);
+        };
+        let last = match path.kind() {
+            "scoped_identifier" => path.child_by_field_name("name"),
+            _ => Some(path),
+        };
+        let last = last.map(|l| self.text(l)).unwrap_or("");
+        (TEST_ATTRS.contains(&last), last == "macro_export")
     }
 
     /// Walk any node; returns the receiver id of an expression (0: unknown).
@@ -214,6 +251,21 @@ impl<'s> V<'s> {
         // Generated code can nest deeper than a thread's stack allows.
         if self.depth >= MAX_NESTING {
             return 0;
+        }
+        // Only the item right after attributes may read them.
+        let attrs = self.attrs.take();
+        if matches!(
+            n.kind(),
+            "function_item"
+                | "function_signature_item"
+                | "struct_item"
+                | "union_item"
+                | "enum_item"
+                | "trait_item"
+                | "type_item"
+                | "macro_definition"
+        ) {
+            self.attrs = attrs;
         }
         self.depth += 1;
         let r = self.node_inner(n);
@@ -407,33 +459,12 @@ impl<'s> V<'s> {
     // ---- definitions -------------------------------------------------
 
     /// (first line including attributes, is a test, has `#[macro_export]`)
-    fn attrs(&self, n: Node) -> (u32, bool, bool) {
-        let mut start = line(n.start_position().row);
-        let mut test = false;
-        let mut export = false;
-        let mut sib = n.prev_sibling();
-        while let Some(s) = sib {
-            match s.kind() {
-                "attribute_item" => {
-                    start = line(s.start_position().row);
-                    if let Some(attr) = s.named_child(0) {
-                        if let Some(path) = attr.named_child(0) {
-                            let last = match path.kind() {
-                                "scoped_identifier" => path.child_by_field_name("name"),
-                                _ => Some(path),
-                            };
-                            let last = last.map(|l| self.text(l)).unwrap_or("");
-                            test |= TEST_ATTRS.contains(&last);
-                            export |= last == "macro_export";
-                        }
-                    }
-                }
-                "line_comment" | "block_comment" => {}
-                _ => break,
-            }
-            sib = s.prev_sibling();
+    fn attrs(&mut self, n: Node) -> (u32, bool, bool) {
+        let own = line(n.start_position().row);
+        match self.attrs.take() {
+            Some((start, test, export)) => (start.min(own), test, export),
+            None => (own, false, false),
         }
-        (start, test, export)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -517,7 +548,7 @@ impl<'s> V<'s> {
         if let Some(wc) = child_of_kind(n, "where_clause") {
             self.where_clause(wc);
         }
-        self.locals.push(HashMap::new());
+        self.locals.push(HashMap::default());
         if let Some(params) = n.child_by_field_name("parameters") {
             let mut cursor = params.walk();
             let kids: Vec<Node> = params.named_children(&mut cursor).collect();
@@ -1401,7 +1432,7 @@ impl<'s> V<'s> {
     fn closure(&mut self, n: Node) {
         let own = self.locals.is_empty();
         if own {
-            self.locals.push(HashMap::new());
+            self.locals.push(HashMap::default());
         }
         if let Some(params) = n.child_by_field_name("parameters") {
             let mut cursor = params.walk();
@@ -1581,11 +1612,7 @@ impl<'s> V<'s> {
             return false;
         }
         self.depth += 1;
-        for k in kids {
-            if !k.is_error() {
-                self.node(k);
-            }
-        }
+        self.seq(kids);
         self.depth -= 1;
         true
     }

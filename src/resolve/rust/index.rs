@@ -1,8 +1,7 @@
 //! The per-world tables of the Rust resolver and path resolution over them.
 
 use std::cell::Cell;
-use std::collections::{HashMap as StdHashMap, HashSet as StdHashSet};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::HashMap as StdHashMap;
 use std::sync::OnceLock;
 
 use super::crate_file;
@@ -11,42 +10,7 @@ use crate::extract::{Family, LangScope};
 use crate::graph::NodeKind;
 use crate::resolve::{FileIdx, SymId, World};
 
-/// FxHash (rustc's): the tables are keyed by small integers, where SipHash
-/// dominated resolution time.
-#[derive(Default, Clone, Copy)]
-pub struct FxHasher(u64);
-
-impl Hasher for FxHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.add(u64::from(b));
-        }
-    }
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-    fn write_u32(&mut self, i: u32) {
-        self.add(u64::from(i));
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-}
-
-impl FxHasher {
-    fn add(&mut self, w: u64) {
-        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-pub type HashMap<K, V> = StdHashMap<K, V, BuildHasherDefault<FxHasher>>;
-pub type HashSet<K> = StdHashSet<K, BuildHasherDefault<FxHasher>>;
+pub use crate::extract::rust::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 thread_local! {
     /// Set when a lookup gave up at the depth limit: its result is not memoized.
