@@ -122,6 +122,8 @@ pub struct Impl {
     pub tr: Vec<u32>,
     /// Defs of the methods (and associated fns) in the block.
     pub methods: Vec<u32>,
+    /// `impl<T: Bound> Trait for T`: the trait's methods apply to many types.
+    pub blanket: bool,
 }
 
 /// A type as far as receiver inference needs it.

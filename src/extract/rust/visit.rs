@@ -779,6 +779,7 @@ impl<'s> V<'s> {
             ty,
             tr,
             methods: Vec::new(),
+            blanket,
         });
         if let Some(body) = n.child_by_field_name("body") {
             let saved_assoc = self.assoc.replace(Assoc::Impl(idx, ty_name, is_trait));

@@ -99,6 +99,8 @@ pub struct Index {
     pub trait_methods: HashMap<(SymId, u32), SymId>,
     pub supers: HashMap<SymId, Vec<SymId>>,
     pub traits: HashSet<SymId>,
+    /// Traits with a blanket impl (`impl<T: B> Tr for T`).
+    pub blanket_traits: Vec<SymId>,
     /// (struct, field name) → (file, index in `Scope::fields`).
     pub fields: HashMap<(SymId, u32), (FileIdx, u32)>,
     /// fn → (file, index in `Scope::rets`).
@@ -155,6 +157,7 @@ pub fn build(world: &World) -> Index {
         trait_methods: HashMap::default(),
         supers: HashMap::default(),
         traits: HashSet::default(),
+        blanket_traits: Vec::new(),
         fields: HashMap::default(),
         rets: HashMap::default(),
         impl_self: HashMap::default(),
@@ -391,6 +394,9 @@ pub fn build(world: &World) -> Index {
             };
             if let Some(t) = tr {
                 ix.impl_trait.insert((f, i as u32), t);
+                if imp.blanket && !ix.blanket_traits.contains(&t) {
+                    ix.blanket_traits.push(t);
+                }
             }
             let Some(t) = self_ty else {
                 continue;
@@ -749,6 +755,20 @@ impl Index {
         }
         let _ = world;
         Vec::new()
+    }
+
+    /// A method of a trait with a blanket impl, if exactly one has `name`.
+    pub fn blanket_method(&self, name: u32) -> Option<SymId> {
+        let mut found = None;
+        for &tr in &self.blanket_traits {
+            if let Some(m) = self.trait_method(tr, name, 0) {
+                if found.is_some_and(|f| f != m) {
+                    return None;
+                }
+                found = Some(m);
+            }
+        }
+        found
     }
 
     /// A method declared by trait `t` or one of its supertraits.

@@ -375,8 +375,8 @@ impl Cx<'_, '_> {
                 } else {
                     Strategy::TypedReceiver
                 };
-                match cands.first() {
-                    Some(&d) => self.edge(self.sym(src), d, EdgeKind::Calls, strat, Some(pos)),
+                match cands.first().copied().or_else(|| self.ix.blanket_method(name)) {
+                    Some(d) => self.edge(self.sym(src), d, EdgeKind::Calls, strat, Some(pos)),
                     None => {
                         if self.ix.methods_by_name.contains_key(&name) {
                             self.unresolved(src, &text, EdgeKind::Calls, pos, "no such method on receiver type");

@@ -252,3 +252,18 @@ fn common_method_table_is_sorted() {
     sorted.dedup();
     assert_eq!(sorted, sites::COMMON_METHODS);
 }
+
+#[test]
+fn blanket_impl_methods_reach_known_types() {
+    let src = r#"
+pub trait Read { fn poll(&self); }
+pub trait ReadExt: Read { fn read_all(&self) { self.poll() } }
+impl<R: Read + ?Sized> ReadExt for R {}
+pub struct File;
+impl Read for File { fn poll(&self) {} }
+pub fn f(file: File) { file.read_all(); }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(&g, "calls shop_app::f -> shop_app::ReadExt::read_all @7:29 TypedReceiver");
+    assert_has(&g, "calls shop_app::ReadExt::read_all -> shop_app::Read::poll @3:53 SelfMember");
+}
