@@ -237,11 +237,10 @@ fn in_package(rel: &str, dir: &str, pkg: &str, m: &Manifest, layout: &Layout) ->
 /// No `Cargo.toml` above: `x/src/a/b.rs` → `x::a::b`, else the path.
 fn fallback(path: &str) -> CrateFile {
     let segs: Vec<&str> = path.split('/').collect();
-    let (krate, rest): (Option<&str>, &[&str]) =
-        match segs.iter().rposition(|s| *s == "src") {
-            Some(i) => (i.checked_sub(1).map(|j| segs[j]), &segs[i + 1..]),
-            None => (None, &segs[..]),
-        };
+    let (krate, rest): (Option<&str>, &[&str]) = match segs.iter().rposition(|s| *s == "src") {
+        Some(i) => (i.checked_sub(1).map(|j| segs[j]), &segs[i + 1..]),
+        None => (None, &segs[..]),
+    };
     let is_root = matches!(rest, ["lib.rs"] | ["main.rs"]);
     let mut key = krate.map(crate_name).unwrap_or_default();
     if !is_root {

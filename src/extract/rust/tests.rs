@@ -27,11 +27,23 @@ fn sites(src: &str) -> Vec<String> {
                     p.line,
                     p.column,
                     role,
-                    if *hidden > 0 { format!(" hidden{hidden}") } else { String::new() }
+                    if *hidden > 0 {
+                        format!(" hidden{hidden}")
+                    } else {
+                        String::new()
+                    }
                 ));
             }
-            SiteKind::Method { name, pos, args, .. } => {
-                out.push(format!(".{}@{}:{} args{}", n(*name), pos.line, pos.column, args));
+            SiteKind::Method {
+                name, pos, args, ..
+            } => {
+                out.push(format!(
+                    ".{}@{}:{} args{}",
+                    n(*name),
+                    pos.line,
+                    pos.column,
+                    args
+                ));
             }
         }
     }
@@ -140,7 +152,11 @@ fn syntax_errors_keep_partial_facts() {
 fn columns_are_utf8_bytes() {
     let src = "fn f() { let s = \"é€\"; g(s); }\n";
     // `g` follows `é` (2 bytes) and `€` (3 bytes): column 27, not 24.
-    assert!(sites(src).contains(&"g@1:27 Call".to_string()), "{:?}", sites(src));
+    assert!(
+        sites(src).contains(&"g@1:27 Call".to_string()),
+        "{:?}",
+        sites(src)
+    );
 }
 
 #[test]
@@ -162,7 +178,10 @@ fn f<T: Gateway, Item>(parse: impl Fn(u8) -> u8, x: T, i: Item) {
     assert!(!s.iter().any(|s| s.starts_with("T@")), "{s:?}");
     assert!(s.contains(&".charge@6:7 args2".to_string()), "{s:?}");
     // `T::create()` is the bound's item; the `T` segment is no edge.
-    assert!(s.contains(&"Gateway::create@8:8 Call hidden1".to_string()), "{s:?}");
+    assert!(
+        s.contains(&"Gateway::create@8:8 Call hidden1".to_string()),
+        "{s:?}"
+    );
 }
 
 #[test]
@@ -228,6 +247,9 @@ fn f(cart: Cart) {
 fn qualified_paths_name_the_self_type() {
     let src = "fn f(s: Stripe) { <Stripe as Gateway>::charge(&s); }\n";
     let s = sites(src);
-    assert!(s.contains(&"Stripe::charge@1:40 Call hidden1".to_string()), "{s:?}");
+    assert!(
+        s.contains(&"Stripe::charge@1:40 Call hidden1".to_string()),
+        "{s:?}"
+    );
     assert!(s.contains(&"Gateway@1:30 Ref".to_string()), "{s:?}");
 }

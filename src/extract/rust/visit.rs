@@ -1,6 +1,5 @@
 //! The one tree walk of a Rust file: definitions, scope facts and sites.
 
-
 use tree_sitter::Node;
 
 use super::FxHashMap as HashMap;
@@ -333,10 +332,21 @@ impl<'s> V<'s> {
                 }
                 0
             }
-            "attribute_item" | "inner_attribute_item" | "line_comment" | "block_comment"
-            | "visibility_modifier" | "label" | "lifetime" | "field_identifier"
-            | "metavariable" | "string_literal" | "raw_string_literal" | "char_literal"
-            | "integer_literal" | "float_literal" | "boolean_literal" => 0,
+            "attribute_item"
+            | "inner_attribute_item"
+            | "line_comment"
+            | "block_comment"
+            | "visibility_modifier"
+            | "label"
+            | "lifetime"
+            | "field_identifier"
+            | "metavariable"
+            | "string_literal"
+            | "raw_string_literal"
+            | "char_literal"
+            | "integer_literal"
+            | "float_literal"
+            | "boolean_literal" => 0,
             "macro_invocation" => {
                 self.macro_call(n);
                 0
@@ -524,9 +534,19 @@ impl<'s> V<'s> {
             ),
             Some(Assoc::Trait(d, tr)) => {
                 let exported = self.defs[*d as usize].exported;
-                (NodeKind::Method, format!("{base}{tr}::{name}"), *d, exported)
+                (
+                    NodeKind::Method,
+                    format!("{base}{tr}::{name}"),
+                    *d,
+                    exported,
+                )
             }
-            None => (NodeKind::Function, format!("{base}{name}"), self.cur_fn, vis),
+            None => (
+                NodeKind::Function,
+                format!("{base}{name}"),
+                self.cur_fn,
+                vis,
+            ),
         };
         let kind = if test { NodeKind::Test } else { kind };
         let def = self.push_def(n, name_node, local, kind, parent, start, exported);
@@ -562,7 +582,9 @@ impl<'s> V<'s> {
                 let has_self = kids.iter().any(is_self);
                 let params = kids
                     .iter()
-                    .filter(|p| matches!(p.kind(), "parameter" | "variadic_parameter") && !is_self(p))
+                    .filter(|p| {
+                        matches!(p.kind(), "parameter" | "variadic_parameter") && !is_self(p)
+                    })
                     .count();
                 self.scope.sigs.push(Sig {
                     def,
@@ -617,7 +639,15 @@ impl<'s> V<'s> {
         let local = format!("{}{}", self.base(), self.text(name_node));
         let vis = has_child(n, "visibility_modifier");
         let parent = self.free_parent();
-        let def = self.push_def(n, name_node, local.clone(), NodeKind::Class, parent, start, vis);
+        let def = self.push_def(
+            n,
+            name_node,
+            local.clone(),
+            NodeKind::Class,
+            parent,
+            start,
+            vis,
+        );
         self.register_item(def, false);
         self.classes.insert(local, def);
 
@@ -685,7 +715,15 @@ impl<'s> V<'s> {
         let local = format!("{}{}", self.base(), tname);
         let vis = has_child(n, "visibility_modifier");
         let parent = self.free_parent();
-        let def = self.push_def(n, name_node, local.clone(), NodeKind::Class, parent, start, vis);
+        let def = self.push_def(
+            n,
+            name_node,
+            local.clone(),
+            NodeKind::Class,
+            parent,
+            start,
+            vis,
+        );
         self.register_item(def, false);
         self.classes.insert(local, def);
 
@@ -748,7 +786,10 @@ impl<'s> V<'s> {
         let mut tr = Vec::new();
         if let Some(t) = n.child_by_field_name("trait") {
             let (base, args) = match t.kind() {
-                "generic_type" => (t.child_by_field_name("type"), t.child_by_field_name("type_arguments")),
+                "generic_type" => (
+                    t.child_by_field_name("type"),
+                    t.child_by_field_name("type_arguments"),
+                ),
                 _ => (Some(t), None),
             };
             if let Some(base) = base {
@@ -805,7 +846,15 @@ impl<'s> V<'s> {
         let local = format!("{}{}", self.base(), self.text(name_node));
         let vis = has_child(n, "visibility_modifier");
         let parent = self.free_parent();
-        let def = self.push_def(n, name_node, local.clone(), NodeKind::Class, parent, start, vis);
+        let def = self.push_def(
+            n,
+            name_node,
+            local.clone(),
+            NodeKind::Class,
+            parent,
+            start,
+            vis,
+        );
         self.register_item(def, false);
         self.classes.insert(local, def);
         let saved_cur = self.cur;
@@ -856,7 +905,15 @@ impl<'s> V<'s> {
         let (start, _, export) = self.attrs(n);
         let local = format!("{}{}", self.base(), self.text(name_node));
         let parent = self.free_parent();
-        let def = self.push_def(n, name_node, local, NodeKind::Function, parent, start, export);
+        let def = self.push_def(
+            n,
+            name_node,
+            local,
+            NodeKind::Function,
+            parent,
+            start,
+            export,
+        );
         self.register_item(def, true);
     }
 
@@ -1090,8 +1147,13 @@ impl<'s> V<'s> {
                 Some(p) => Ty::Path(p),
                 None => Ty::Unknown,
             },
-            "type_arguments" | "tuple_type" | "array_type" | "function_type"
-            | "removed_trait_bound" | "bracketed_type" | "qualified_type" => {
+            "type_arguments"
+            | "tuple_type"
+            | "array_type"
+            | "function_type"
+            | "removed_trait_bound"
+            | "bracketed_type"
+            | "qualified_type" => {
                 let mut cursor = n.walk();
                 let kids: Vec<Node> = n.named_children(&mut cursor).collect();
                 for k in kids {
@@ -1202,14 +1264,10 @@ impl<'s> V<'s> {
                 out.push((name, pos(n)));
                 true
             }
-            "metavariable" => {
-                if self.text(n) == "$crate" {
-                    let name = self.name("crate");
-                    out.push((name, pos(n)));
-                    true
-                } else {
-                    false
-                }
+            "metavariable" if self.text(n) == "$crate" => {
+                let name = self.name("crate");
+                out.push((name, pos(n)));
+                true
             }
             "scoped_identifier" | "scoped_type_identifier" => {
                 if let Some(p) = n.child_by_field_name("path") {
@@ -1361,7 +1419,9 @@ impl<'s> V<'s> {
                                             .filter(|c| {
                                                 !matches!(
                                                     c.kind(),
-                                                    "line_comment" | "block_comment" | "attribute_item"
+                                                    "line_comment"
+                                                        | "block_comment"
+                                                        | "attribute_item"
                                                 )
                                             })
                                             .count();
@@ -1494,11 +1554,7 @@ impl<'s> V<'s> {
                         }
                     }
                 }
-                let inner = if unwrap {
-                    self.recv(Recv::Try(r))
-                } else {
-                    0
-                };
+                let inner = if unwrap { self.recv(Recv::Try(r)) } else { 0 };
                 let mut cursor = p.walk();
                 let kids: Vec<Node> = p
                     .named_children(&mut cursor)
@@ -1680,9 +1736,8 @@ impl<'s> V<'s> {
                     } else {
                         let single_local = segs.len() == 1
                             && (self.local(name).is_some() || !starts_upper(self.str_of(name)));
-                        let upper_last = segs
-                            .last()
-                            .is_some_and(|s| starts_upper(self.str_of(s.0)));
+                        let upper_last =
+                            segs.last().is_some_and(|s| starts_upper(self.str_of(s.0)));
                         if call && !(segs.len() == 1 && self.local(name).is_some()) {
                             if let Some((segs, hidden)) = self.subst(segs) {
                                 self.path_site(segs, hidden, Role::Call);
@@ -1722,7 +1777,8 @@ impl<'s> V<'s> {
                         return 0;
                     }
                     let mut path = vec![(self.node_name(kids[j]), pos(kids[j]))];
-                    while j >= 2 && kids[j - 1].kind() == "::" && kids[j - 2].kind() == "identifier" {
+                    while j >= 2 && kids[j - 1].kind() == "::" && kids[j - 2].kind() == "identifier"
+                    {
                         path.insert(0, (self.node_name(kids[j - 2]), pos(kids[j - 2])));
                         j -= 2;
                     }

@@ -66,6 +66,10 @@ pub enum TyRes {
     Wrap(Box<TyRes>),
 }
 
+/// Looks the first segment of a path up before the module does: the
+/// fn-local items and `use`s around a site.
+pub type FirstLookup<'a> = &'a dyn Fn(u32, Ns) -> Option<(Res, How)>;
+
 /// A `use` of some file: (file, index in its `Scope::uses`).
 pub type UseRef = (FileIdx, u32);
 
@@ -130,7 +134,9 @@ const MAX_DEPTH: u32 = 12;
 const DEREF_WRAPPERS: [&str; 5] = ["Box", "Rc", "Arc", "Cow", "Pin"];
 /// External generic types whose argument is reached by `unwrap`, `?`,
 /// `borrow`, `lock`.
-const WRAPPERS: [&str; 7] = ["Option", "Result", "RefCell", "Mutex", "RwLock", "Cell", "Poll"];
+const WRAPPERS: [&str; 7] = [
+    "Option", "Result", "RefCell", "Mutex", "RwLock", "Cell", "Poll",
+];
 /// Modules searched through glob imports for one name.
 const MAX_GLOB_MODULES: usize = 64;
 
@@ -285,9 +291,12 @@ pub fn build(world: &World) -> Index {
             } else {
                 format!("{base}/")
             };
-            let child = [format!("{prefix}{name}.rs"), format!("{prefix}{name}/mod.rs")]
-                .iter()
-                .find_map(|p| world.by_path.get(p.as_str()).copied());
+            let child = [
+                format!("{prefix}{name}.rs"),
+                format!("{prefix}{name}/mod.rs"),
+            ]
+            .iter()
+            .find_map(|p| world.by_path.get(p.as_str()).copied());
             if let Some(c) = child {
                 let cm = ix.file_mod[c.0 as usize];
                 if cm != NONE && cm != m {
@@ -318,7 +327,10 @@ pub fn build(world: &World) -> Index {
         let g = ix.gnames[f.0 as usize].clone();
         let defs = world.file(f).defs;
         for item in &scope.items {
-            let sym = SymId { file: f, def: item.def };
+            let sym = SymId {
+                file: f,
+                def: item.def,
+            };
             let Some(def) = defs.get(item.def as usize) else {
                 continue;
             };
@@ -327,7 +339,10 @@ pub fn build(world: &World) -> Index {
             };
             let m = base + item.module;
             ix.def_module.insert(sym, m);
-            ix.items.entry((m, name)).or_default().push((sym, item.is_macro));
+            ix.items
+                .entry((m, name))
+                .or_default()
+                .push((sym, item.is_macro));
             if item.is_macro {
                 ix.macros_by_name.entry(name).or_default().push(sym);
                 if def.exported {
@@ -346,7 +361,10 @@ pub fn build(world: &World) -> Index {
             if us.glob {
                 ix.globs.entry(m).or_default().push((f, u as u32));
             } else if let Some(b) = us.binding() {
-                ix.uses.entry((m, g[b as usize])).or_default().push((f, u as u32));
+                ix.uses
+                    .entry((m, g[b as usize]))
+                    .or_default()
+                    .push((f, u as u32));
             }
         }
         for (d, def) in defs.iter().enumerate() {
@@ -370,8 +388,13 @@ pub fn build(world: &World) -> Index {
         let defs = world.file(f).defs;
         let mut in_impl = HashSet::default();
         for sig in &scope.sigs {
-            ix.sigs
-                .insert(SymId { file: f, def: sig.def }, (sig.params, sig.has_self));
+            ix.sigs.insert(
+                SymId {
+                    file: f,
+                    def: sig.def,
+                },
+                (sig.params, sig.has_self),
+            );
         }
         for (i, imp) in scope.impls.iter().enumerate() {
             in_impl.extend(imp.methods.iter().copied());
@@ -386,11 +409,12 @@ pub fn build(world: &World) -> Index {
             let tr = if imp.tr.is_empty() {
                 None
             } else {
-                let segs: Vec<u32> = imp.tr.iter().map(|&n| ix.gnames[f.0 as usize][n as usize]).collect();
-                match ix.walk(world, f, m, &segs, Ns::Any).last_def() {
-                    Some(t) => Some(t),
-                    None => None,
-                }
+                let segs: Vec<u32> = imp
+                    .tr
+                    .iter()
+                    .map(|&n| ix.gnames[f.0 as usize][n as usize])
+                    .collect();
+                ix.walk(world, f, m, &segs, Ns::Any).last_def()
             };
             if let Some(t) = tr {
                 ix.impl_trait.insert((f, i as u32), t);
@@ -431,7 +455,13 @@ pub fn build(world: &World) -> Index {
             let tr = SymId { file: f, def: p };
             ix.traits.insert(tr);
             if let Some(&tm) = ix.def_module.get(&tr) {
-                ix.method_module.insert(SymId { file: f, def: d as u32 }, tm);
+                ix.method_module.insert(
+                    SymId {
+                        file: f,
+                        def: d as u32,
+                    },
+                    tm,
+                );
             }
             if let Some(&name) = ix.names.get(&def.name) {
                 ix.trait_methods.entry((tr, name)).or_insert(SymId {
@@ -441,21 +471,45 @@ pub fn build(world: &World) -> Index {
             }
         }
         for s in &scope.supers {
-            let segs: Vec<u32> = s.path.iter().map(|&n| ix.gnames[f.0 as usize][n as usize]).collect();
-            if let Some(sup) = ix.walk(world, f, base + s.module, &segs, Ns::Any).last_def() {
+            let segs: Vec<u32> = s
+                .path
+                .iter()
+                .map(|&n| ix.gnames[f.0 as usize][n as usize])
+                .collect();
+            if let Some(sup) = ix
+                .walk(world, f, base + s.module, &segs, Ns::Any)
+                .last_def()
+            {
                 ix.supers
-                    .entry(SymId { file: f, def: s.def })
+                    .entry(SymId {
+                        file: f,
+                        def: s.def,
+                    })
                     .or_default()
                     .push(sup);
             }
         }
         for (i, fl) in scope.fields.iter().enumerate() {
             let name = ix.gnames[f.0 as usize][fl.name as usize];
-            ix.fields
-                .insert((SymId { file: f, def: fl.owner }, name), (f, i as u32));
+            ix.fields.insert(
+                (
+                    SymId {
+                        file: f,
+                        def: fl.owner,
+                    },
+                    name,
+                ),
+                (f, i as u32),
+            );
         }
         for (i, r) in scope.rets.iter().enumerate() {
-            ix.rets.insert(SymId { file: f, def: r.def }, (f, i as u32));
+            ix.rets.insert(
+                SymId {
+                    file: f,
+                    def: r.def,
+                },
+                (f, i as u32),
+            );
         }
     }
     ix
@@ -492,7 +546,6 @@ impl Index {
     pub fn gname(&self, s: &str) -> Option<u32> {
         self.names.get(s).copied()
     }
-
 
     /// Whether module `m` is `anc` or inside it.
     pub fn within(&self, mut m: u32, anc: u32) -> bool {
@@ -622,7 +675,10 @@ impl Index {
         let scope = scope_of(world, u.0)?;
         let us = scope.uses.get(u.1 as usize)?;
         let memo = (ns == Ns::Any && us.scope_fn == 0)
-            .then(|| self.use_memo.get((self.use_base[u.0 .0 as usize] + u.1) as usize))
+            .then(|| {
+                self.use_memo
+                    .get((self.use_base[u.0 .0 as usize] + u.1) as usize)
+            })
             .flatten();
         if let Some(v) = memo.and_then(|m| m.get()) {
             return *v;
@@ -650,7 +706,10 @@ impl Index {
             return None;
         }
         let (res, _) = *w.hits.last()?;
-        let reexport = w.hits.iter().any(|(_, h)| matches!(h, How::ReExport | How::Import));
+        let reexport = w
+            .hits
+            .iter()
+            .any(|(_, h)| matches!(h, How::ReExport | How::Import));
         Some((res, reexport))
     }
 
@@ -670,7 +729,7 @@ impl Index {
         ns: Ns,
         depth: u32,
         exclude: Option<UseRef>,
-        first: Option<&dyn Fn(u32, Ns) -> Option<(Res, How)>>,
+        first: Option<FirstLookup>,
     ) -> PathWalk {
         let mut out = PathWalk::default();
         let Some(&s0) = segs.first() else {
@@ -719,7 +778,10 @@ impl Index {
                             .map(|(r, via)| (r, if via { How::ReExport } else { How::Path }))
                     }
                 }
-                Res::Def(t) => self.assoc(world, t, s).first().map(|&d| (Res::Def(d), How::Path)),
+                Res::Def(t) => self
+                    .assoc(world, t, s)
+                    .first()
+                    .map(|&d| (Res::Def(d), How::Path)),
                 Res::Ext => None,
             };
             if next.is_some_and(|h| h.0 == Res::Ext) {
@@ -796,27 +858,29 @@ impl Index {
         f: FileIdx,
         m: u32,
         ty: &Ty,
-        first: Option<&dyn Fn(u32, Ns) -> Option<(Res, How)>>,
+        first: Option<FirstLookup>,
     ) -> TyRes {
         match ty {
             Ty::Unknown => TyRes::Unknown,
             Ty::External => TyRes::External,
-            Ty::Generic(p, arg) => match self.resolve_ty_with(world, f, m, &Ty::Path(p.clone()), first) {
-                TyRes::External => {
-                    let last = p
-                        .last()
-                        .and_then(|&l| scope_of(world, f).map(|s| s.names[l as usize].as_str()))
-                        .unwrap_or("");
-                    if DEREF_WRAPPERS.contains(&last) {
-                        self.resolve_ty_with(world, f, m, arg, first)
-                    } else if WRAPPERS.contains(&last) {
-                        TyRes::Wrap(Box::new(self.resolve_ty_with(world, f, m, arg, first)))
-                    } else {
-                        TyRes::External
+            Ty::Generic(p, arg) => {
+                match self.resolve_ty_with(world, f, m, &Ty::Path(p.clone()), first) {
+                    TyRes::External => {
+                        let last = p
+                            .last()
+                            .and_then(|&l| scope_of(world, f).map(|s| s.names[l as usize].as_str()))
+                            .unwrap_or("");
+                        if DEREF_WRAPPERS.contains(&last) {
+                            self.resolve_ty_with(world, f, m, arg, first)
+                        } else if WRAPPERS.contains(&last) {
+                            TyRes::Wrap(Box::new(self.resolve_ty_with(world, f, m, arg, first)))
+                        } else {
+                            TyRes::External
+                        }
                     }
+                    other => other,
                 }
-                other => other,
-            },
+            }
             Ty::Path(p) => {
                 let g = &self.gnames[f.0 as usize];
                 let segs: Vec<u32> = p.iter().map(|&n| g[n as usize]).collect();

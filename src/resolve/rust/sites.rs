@@ -11,39 +11,240 @@ use crate::resolve::{
 /// Methods of std types and traits so common that a call on a receiver of
 /// unknown type says nothing about which in-repo method (if any) it reaches.
 pub(super) const COMMON_METHODS: &[&str] = &[
-    "all", "and", "and_then", "any", "as_bytes", "as_deref", "as_mut", "as_mut_ptr",
-    "as_mut_slice", "as_os_str", "as_path", "as_ptr", "as_ref", "as_slice", "as_str",
-    "binary_search", "borrow", "borrow_mut", "bytes", "capacity", "chain", "chars", "checked_add",
-    "checked_sub", "chunks", "clear", "clone", "cloned", "cmp", "collect", "compare_exchange",
-    "compare_exchange_weak", "contains", "contains_key", "copied", "copied_from", "count", "dedup",
-    "default", "deref", "deref_mut", "display", "downgrade", "drain", "drain_filter", "drop",
-    "elapsed", "ends_with", "entry", "enumerate", "eq", "err", "exists", "expect", "expect_err",
-    "extend", "extension", "fetch_add", "fetch_sub", "file_name", "filter", "filter_map", "find",
-    "first", "first_mut", "flat_map", "flatten", "flush", "fmt", "fold", "for_each", "from", "ge",
-    "get", "get_mut", "get_or_insert_with", "get_ref", "get_unchecked", "gt", "hash", "insert",
-    "inspect", "into", "into_boxed_slice", "into_inner", "into_iter", "is_ascii", "is_dir",
-    "is_empty", "is_err", "is_file", "is_none", "is_ok", "is_some", "iter", "iter_mut", "join",
-    "join_all", "keys", "last", "last_mut", "le", "len", "len_utf8", "lines", "load", "lock", "lt",
-    "map", "map_err", "map_or", "map_or_else", "max", "max_by_key", "metadata", "min",
-    "min_by_key", "ne", "next", "not", "notify_all", "notify_one", "ok", "ok_or", "ok_or_else",
-    "or", "or_else", "or_insert", "or_insert_with", "partial_cmp", "path", "peekable", "poll",
-    "poll_next", "pop", "pop_back", "pop_front", "position", "push", "push_back", "push_front",
-    "push_str", "read", "read_to_string", "recv", "remove", "replace", "reserve", "retain", "rev",
-    "rsplit_once", "saturating_add", "saturating_sub", "send", "set_len", "shrink_to_fit", "skip",
-    "skip_while", "sort", "sort_by", "sort_by_key", "sort_unstable", "split", "split_off",
-    "split_once", "starts_with", "step_by", "store", "strip_prefix", "strip_suffix", "sum", "swap",
-    "take", "take_while", "then", "then_some", "to_lowercase", "to_owned", "to_path_buf", "to_str",
-    "to_string", "to_string_lossy", "to_uppercase", "to_vec", "trim", "trim_end", "trim_start",
-    "truncate", "try_from", "try_into", "unwrap", "unwrap_err", "unwrap_or", "unwrap_or_default",
-    "unwrap_or_else", "upgrade", "values", "values_mut", "wait", "windows", "with", "wrapping_add",
-    "write", "write_all", "xor", "zip",
+    "all",
+    "and",
+    "and_then",
+    "any",
+    "as_bytes",
+    "as_deref",
+    "as_mut",
+    "as_mut_ptr",
+    "as_mut_slice",
+    "as_os_str",
+    "as_path",
+    "as_ptr",
+    "as_ref",
+    "as_slice",
+    "as_str",
+    "binary_search",
+    "borrow",
+    "borrow_mut",
+    "bytes",
+    "capacity",
+    "chain",
+    "chars",
+    "checked_add",
+    "checked_sub",
+    "chunks",
+    "clear",
+    "clone",
+    "cloned",
+    "cmp",
+    "collect",
+    "compare_exchange",
+    "compare_exchange_weak",
+    "contains",
+    "contains_key",
+    "copied",
+    "copied_from",
+    "count",
+    "dedup",
+    "default",
+    "deref",
+    "deref_mut",
+    "display",
+    "downgrade",
+    "drain",
+    "drain_filter",
+    "drop",
+    "elapsed",
+    "ends_with",
+    "entry",
+    "enumerate",
+    "eq",
+    "err",
+    "exists",
+    "expect",
+    "expect_err",
+    "extend",
+    "extension",
+    "fetch_add",
+    "fetch_sub",
+    "file_name",
+    "filter",
+    "filter_map",
+    "find",
+    "first",
+    "first_mut",
+    "flat_map",
+    "flatten",
+    "flush",
+    "fmt",
+    "fold",
+    "for_each",
+    "from",
+    "ge",
+    "get",
+    "get_mut",
+    "get_or_insert_with",
+    "get_ref",
+    "get_unchecked",
+    "gt",
+    "hash",
+    "insert",
+    "inspect",
+    "into",
+    "into_boxed_slice",
+    "into_inner",
+    "into_iter",
+    "is_ascii",
+    "is_dir",
+    "is_empty",
+    "is_err",
+    "is_file",
+    "is_none",
+    "is_ok",
+    "is_some",
+    "iter",
+    "iter_mut",
+    "join",
+    "join_all",
+    "keys",
+    "last",
+    "last_mut",
+    "le",
+    "len",
+    "len_utf8",
+    "lines",
+    "load",
+    "lock",
+    "lt",
+    "map",
+    "map_err",
+    "map_or",
+    "map_or_else",
+    "max",
+    "max_by_key",
+    "metadata",
+    "min",
+    "min_by_key",
+    "ne",
+    "next",
+    "not",
+    "notify_all",
+    "notify_one",
+    "ok",
+    "ok_or",
+    "ok_or_else",
+    "or",
+    "or_else",
+    "or_insert",
+    "or_insert_with",
+    "partial_cmp",
+    "path",
+    "peekable",
+    "poll",
+    "poll_next",
+    "pop",
+    "pop_back",
+    "pop_front",
+    "position",
+    "push",
+    "push_back",
+    "push_front",
+    "push_str",
+    "read",
+    "read_to_string",
+    "recv",
+    "remove",
+    "replace",
+    "reserve",
+    "retain",
+    "rev",
+    "rsplit_once",
+    "saturating_add",
+    "saturating_sub",
+    "send",
+    "set_len",
+    "shrink_to_fit",
+    "skip",
+    "skip_while",
+    "sort",
+    "sort_by",
+    "sort_by_key",
+    "sort_unstable",
+    "split",
+    "split_off",
+    "split_once",
+    "starts_with",
+    "step_by",
+    "store",
+    "strip_prefix",
+    "strip_suffix",
+    "sum",
+    "swap",
+    "take",
+    "take_while",
+    "then",
+    "then_some",
+    "to_lowercase",
+    "to_owned",
+    "to_path_buf",
+    "to_str",
+    "to_string",
+    "to_string_lossy",
+    "to_uppercase",
+    "to_vec",
+    "trim",
+    "trim_end",
+    "trim_start",
+    "truncate",
+    "try_from",
+    "try_into",
+    "unwrap",
+    "unwrap_err",
+    "unwrap_or",
+    "unwrap_or_default",
+    "unwrap_or_else",
+    "upgrade",
+    "values",
+    "values_mut",
+    "wait",
+    "windows",
+    "with",
+    "wrapping_add",
+    "write",
+    "write_all",
+    "xor",
+    "zip",
 ];
 
 /// Methods of external types that may return an in-repo element type.
 const ELEMENT_ACCESSORS: &[&str] = &[
-    "borrow", "borrow_mut", "expect", "find", "first", "get", "get_mut", "into_inner", "last",
-    "lock", "next", "peek", "pop", "pop_back", "pop_front", "read", "recv", "remove", "take",
-    "unwrap", "unwrap_or", "unwrap_or_default", "unwrap_or_else", "write",
+    "borrow",
+    "borrow_mut",
+    "expect",
+    "find",
+    "first",
+    "get",
+    "get_mut",
+    "into_inner",
+    "last",
+    "lock",
+    "next",
+    "peek",
+    "pop",
+    "pop_back",
+    "pop_front",
+    "read",
+    "recv",
+    "remove",
+    "take",
+    "unwrap",
+    "unwrap_or",
+    "unwrap_or_default",
+    "unwrap_or_else",
+    "write",
 ];
 
 /// Receivers of unknown type get a `Member` edge only when one method of
@@ -147,7 +348,10 @@ impl Cx<'_, '_> {
                 continue;
             }
             if us.glob {
-                self.local_globs.entry(us.scope_fn).or_default().push(u as u32);
+                self.local_globs
+                    .entry(us.scope_fn)
+                    .or_default()
+                    .push(u as u32);
             } else if let Some(b) = us.binding() {
                 self.local_uses
                     .entry((us.scope_fn, self.g[b as usize]))
@@ -184,7 +388,14 @@ impl Cx<'_, '_> {
         self.world.named(name, Family::Rust).next().is_some()
     }
 
-    fn edge(&mut self, src: SymId, dst: SymId, kind: EdgeKind, strategy: Strategy, site: Option<Pos>) {
+    fn edge(
+        &mut self,
+        src: SymId,
+        dst: SymId,
+        kind: EdgeKind,
+        strategy: Strategy,
+        site: Option<Pos>,
+    ) {
         self.out.edges.push(ResolvedEdge {
             src,
             dst,
@@ -220,7 +431,8 @@ impl Cx<'_, '_> {
                 }
                 if let Some(us) = self.local_uses.get(&(d, name)) {
                     for &u in us {
-                        if let Some((r, _)) = self.ix.resolve_use(self.world, (self.file, u), ns, 1) {
+                        if let Some((r, _)) = self.ix.resolve_use(self.world, (self.file, u), ns, 1)
+                        {
                             return Some((r, How::Import));
                         }
                     }
@@ -248,7 +460,11 @@ impl Cx<'_, '_> {
 
     fn path_site(&mut self, site: &Site, segs: &[(u32, Pos)], role: Role, hidden: u8) {
         let names: Vec<u32> = segs.iter().map(|s| self.g[s.0 as usize]).collect();
-        let ns = if role == Role::Macro { Ns::Macro } else { Ns::Any };
+        let ns = if role == Role::Macro {
+            Ns::Macro
+        } else {
+            Ns::Any
+        };
         let m = self.fm + site.module;
         let src = site.src;
         let first = |n: u32, ns: Ns| self.local_lookup(src, n, ns);
@@ -352,7 +568,13 @@ impl Cx<'_, '_> {
             .collect();
         match cands.len() {
             0 => self.unresolved(src, text, EdgeKind::Calls, pos, "macro not in scope"),
-            1 => self.edge(self.sym(src), cands[0], EdgeKind::Calls, Strategy::Path, Some(pos)),
+            1 => self.edge(
+                self.sym(src),
+                cands[0],
+                EdgeKind::Calls,
+                Strategy::Path,
+                Some(pos),
+            ),
             k if k as u32 <= MAX_CANDIDATES => {
                 for d in cands {
                     let s = Strategy::NameAmbiguous { k: k as u32 };
@@ -375,11 +597,21 @@ impl Cx<'_, '_> {
                 } else {
                     Strategy::TypedReceiver
                 };
-                match cands.first().copied().or_else(|| self.ix.blanket_method(name)) {
+                match cands
+                    .first()
+                    .copied()
+                    .or_else(|| self.ix.blanket_method(name))
+                {
                     Some(d) => self.edge(self.sym(src), d, EdgeKind::Calls, strat, Some(pos)),
                     None => {
                         if self.ix.methods_by_name.contains_key(&name) {
-                            self.unresolved(src, &text, EdgeKind::Calls, pos, "no such method on receiver type");
+                            self.unresolved(
+                                src,
+                                &text,
+                                EdgeKind::Calls,
+                                pos,
+                                "no such method on receiver type",
+                            );
                         }
                     }
                 }
@@ -415,12 +647,24 @@ impl Cx<'_, '_> {
                 }
                 let k = cands.len() as u32;
                 if COMMON_METHODS.binary_search(&text.as_str()).is_ok() {
-                    self.unresolved(src, &text, EdgeKind::Calls, pos, "unknown receiver, common method name");
+                    self.unresolved(
+                        src,
+                        &text,
+                        EdgeKind::Calls,
+                        pos,
+                        "unknown receiver, common method name",
+                    );
                 } else if k > MAX_CANDIDATES.min(MAX_MEMBER_CANDIDATES) {
                     self.unresolved(src, &text, EdgeKind::Calls, pos, &format!("{k} candidates"));
                 } else {
                     for d in cands {
-                        self.edge(self.sym(src), d, EdgeKind::Calls, Strategy::Member { k }, Some(pos));
+                        self.edge(
+                            self.sym(src),
+                            d,
+                            EdgeKind::Calls,
+                            Strategy::Member { k },
+                            Some(pos),
+                        );
                     }
                 }
             }
@@ -468,7 +712,9 @@ impl Cx<'_, '_> {
         match recv {
             Recv::Unknown => TyRes::Unknown,
             Recv::SelfValue => self.self_ty(src),
-            Recv::Ty(ty) => self.ix.resolve_ty_with(self.world, self.file, m, ty, Some(&first)),
+            Recv::Ty(ty) => self
+                .ix
+                .resolve_ty_with(self.world, self.file, m, ty, Some(&first)),
             Recv::Field(base, name) => match self.eval(site, *base, depth + 1) {
                 TyRes::Def(t) => self.ix.field_ty(self.world, t, self.g[*name as usize]),
                 TyRes::External => TyRes::External,
@@ -476,9 +722,16 @@ impl Cx<'_, '_> {
             },
             Recv::Call(path) => {
                 let names: Vec<u32> = path.iter().map(|&n| self.g[n as usize]).collect();
-                let w = self
-                    .ix
-                    .walk_from(self.world, self.file, m, &names, Ns::Any, 0, None, Some(&first));
+                let w = self.ix.walk_from(
+                    self.world,
+                    self.file,
+                    m,
+                    &names,
+                    Ns::Any,
+                    0,
+                    None,
+                    Some(&first),
+                );
                 if w.external {
                     return TyRes::External;
                 }
@@ -495,15 +748,20 @@ impl Cx<'_, '_> {
                 let base = self.eval(site, *base, depth + 1);
                 let text = self.gstr(*name);
                 match (base, text) {
-                    (TyRes::Wrap(x), "lock" | "read" | "write" | "as_ref" | "as_mut" | "clone" | "as_deref") => {
-                        TyRes::Wrap(x)
-                    }
+                    (
+                        TyRes::Wrap(x),
+                        "lock" | "read" | "write" | "as_ref" | "as_mut" | "clone" | "as_deref",
+                    ) => TyRes::Wrap(x),
                     (
                         TyRes::Wrap(x),
                         "unwrap" | "expect" | "unwrap_or" | "unwrap_or_default" | "unwrap_or_else"
                         | "borrow" | "borrow_mut" | "get_mut" | "into_inner" | "unwrap_unchecked",
                     ) => *x,
-                    (t, "clone" | "to_owned" | "as_ref" | "as_mut" | "borrow" | "borrow_mut" | "deref") => t,
+                    (
+                        t,
+                        "clone" | "to_owned" | "as_ref" | "as_mut" | "borrow" | "borrow_mut"
+                        | "deref",
+                    ) => t,
                     (TyRes::Def(t), _) => {
                         let name = self.g[*name as usize];
                         match self.ix.assoc(self.world, t, name).first() {
@@ -574,7 +832,13 @@ impl Cx<'_, '_> {
         if w.hits.len() < names.len() && !w.external {
             let i = w.hits.len();
             let name = self.gstr(us.segs[i]).to_string();
-            self.unresolved(us.scope_fn, &name, EdgeKind::References, pos[i], "not found in module");
+            self.unresolved(
+                us.scope_fn,
+                &name,
+                EdgeKind::References,
+                pos[i],
+                "not found in module",
+            );
         }
     }
 

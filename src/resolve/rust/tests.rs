@@ -10,7 +10,9 @@ const MANIFEST: &str = "[package]\nname = \"shop-app\"\nversion = \"0.1.0\"\n";
 /// `calls a::f -> a::g @3:5 Local`.
 fn graph(files: &[(&str, &str)]) -> Vec<String> {
     let mut layout = Layout::default();
-    layout.manifests.insert("Cargo.toml".into(), MANIFEST.into());
+    layout
+        .manifests
+        .insert("Cargo.toml".into(), MANIFEST.into());
     let facts: Vec<_> = files
         .iter()
         .map(|(p, s)| {
@@ -31,10 +33,16 @@ fn graph(files: &[(&str, &str)]) -> Vec<String> {
     for (i, f) in facts.iter().enumerate() {
         let res = resolve::resolve_file(&world, &prepared, FileIdx(i as u32), &f.refs);
         for e in res.edges {
-            if matches!(e.kind, crate::graph::EdgeKind::Contains | crate::graph::EdgeKind::Tests) {
+            if matches!(
+                e.kind,
+                crate::graph::EdgeKind::Contains | crate::graph::EdgeKind::Tests
+            ) {
                 continue;
             }
-            let site = e.site.map(|s| format!(" @{}:{}", s.line, s.column)).unwrap_or_default();
+            let site = e
+                .site
+                .map(|s| format!(" @{}:{}", s.line, s.column))
+                .unwrap_or_default();
             out.push(format!(
                 "{} {} -> {}{} {:?}",
                 e.kind.as_str(),
@@ -45,7 +53,14 @@ fn graph(files: &[(&str, &str)]) -> Vec<String> {
             ));
         }
         for u in res.unresolved {
-            out.push(format!("U {} {} @{}:{} ({})", u.kind.as_str(), u.name, u.site.line, u.site.column, u.reason));
+            out.push(format!(
+                "U {} {} @{}:{} ({})",
+                u.kind.as_str(),
+                u.name,
+                u.site.line,
+                u.site.column,
+                u.reason
+            ));
         }
     }
     out
@@ -72,7 +87,9 @@ fn assert_none(g: &[String], prefix: &str) {
 #[test]
 fn module_keys_follow_cargo_layout() {
     let mut layout = Layout::default();
-    layout.manifests.insert("Cargo.toml".into(), MANIFEST.into());
+    layout
+        .manifests
+        .insert("Cargo.toml".into(), MANIFEST.into());
     layout.manifests.insert(
         "crates/core/Cargo.toml".into(),
         "[package]\nname = \"core-x\"\n[lib]\nname = \"corex\"\npath = \"src/core.rs\"\n".into(),
@@ -112,11 +129,26 @@ fn same_name_in_two_modules_follows_imports_and_aliases() {
              pub fn run() { validate(); crate::auth::validate(); }\n",
         ),
     ]);
-    assert_has(&g, "calls shop_app::checkout::validate -> shop_app::auth::validate @2:29 Import");
-    assert_has(&g, "calls shop_app::checkout::run -> shop_app::checkout::validate @3:16 Local");
-    assert_has(&g, "calls shop_app::checkout::run -> shop_app::auth::validate @3:41 Path");
-    assert_has(&g, "references shop_app::checkout -> shop_app::auth::validate @1:18 Import");
-    assert_has(&g, "imports shop_app::checkout -> shop_app::auth @1:12 Import");
+    assert_has(
+        &g,
+        "calls shop_app::checkout::validate -> shop_app::auth::validate @2:29 Import",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::checkout::run -> shop_app::checkout::validate @3:16 Local",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::checkout::run -> shop_app::auth::validate @3:41 Path",
+    );
+    assert_has(
+        &g,
+        "references shop_app::checkout -> shop_app::auth::validate @1:18 Import",
+    );
+    assert_has(
+        &g,
+        "imports shop_app::checkout -> shop_app::auth @1:12 Import",
+    );
     // A bare name not in scope is never pinned to another module's fn.
     let g = graph(&[
         ("src/lib.rs", "pub mod a;\npub mod b;\n"),
@@ -150,18 +182,51 @@ impl Shop {
 pub fn generic<G: Gateway>(g: G) { g.charge(5); }
 "#;
     let g = graph(&[("src/lib.rs", src)]);
-    assert_has(&g, "calls shop_app::Shop::pay -> shop_app::Stripe::charge @12:11 TypedReceiver");
-    assert_has(&g, "calls shop_app::Shop::pay -> shop_app::Paypal::charge @13:11 TypedReceiver");
-    assert_has(&g, "calls shop_app::Shop::pay -> shop_app::Gateway::charge @14:17 TypedReceiver");
-    assert_has(&g, "calls shop_app::Shop::pay -> shop_app::Paypal::charge @15:39 TypedReceiver");
+    assert_has(
+        &g,
+        "calls shop_app::Shop::pay -> shop_app::Stripe::charge @12:11 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::Shop::pay -> shop_app::Paypal::charge @13:11 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::Shop::pay -> shop_app::Gateway::charge @14:17 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::Shop::pay -> shop_app::Paypal::charge @15:39 TypedReceiver",
+    );
     // The default method, through the trait the type implements.
-    assert_has(&g, "calls shop_app::Shop::pay -> shop_app::Gateway::name @16:11 TypedReceiver");
-    assert_has(&g, "calls shop_app::generic -> shop_app::Gateway::charge @19:38 TypedReceiver");
-    assert_has(&g, "calls shop_app::Gateway::name -> shop_app::Gateway::charge @2:83 SelfMember");
-    assert_has(&g, "calls shop_app::Shop::pay -> shop_app::Stripe::new @11:25 Path");
-    assert_has(&g, "references shop_app::Shop::pay -> shop_app::Stripe @11:17 Local");
-    assert_has(&g, "implements shop_app::Paypal -> shop_app::Gateway @7:6 Local");
-    assert_has(&g, "implements shop_app::Paypal::charge -> shop_app::Gateway::charge Path");
+    assert_has(
+        &g,
+        "calls shop_app::Shop::pay -> shop_app::Gateway::name @16:11 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::generic -> shop_app::Gateway::charge @19:38 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::Gateway::name -> shop_app::Gateway::charge @2:83 SelfMember",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::Shop::pay -> shop_app::Stripe::new @11:25 Path",
+    );
+    assert_has(
+        &g,
+        "references shop_app::Shop::pay -> shop_app::Stripe @11:17 Local",
+    );
+    assert_has(
+        &g,
+        "implements shop_app::Paypal -> shop_app::Gateway @7:6 Local",
+    );
+    assert_has(
+        &g,
+        "implements shop_app::Paypal::charge -> shop_app::Gateway::charge Path",
+    );
 }
 
 #[test]
@@ -182,7 +247,10 @@ pub fn f(xs: Vec<A>) {
     let g = graph(&[("src/lib.rs", src)]);
     assert_has(&g, "U calls process @7:21 (2 candidates)");
     // Arity picks `A::only_here` among the two.
-    assert_has(&g, "calls shop_app::f -> shop_app::A::only_here @8:7 Member { k: 1 }");
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::A::only_here @8:7 Member { k: 1 }",
+    );
     // A common std method name is not an edge.
     assert_none(&g, "calls shop_app::f -> shop_app::A::len");
     // A receiver of a known external type is dropped altogether.
@@ -201,11 +269,20 @@ fn reexports_globs_and_shadowing() {
             "use std::fmt::Error as Thing;\nuse super::*;\npub fn g(_: Thing) {}\n",
         ),
     ]);
-    assert_has(&g, "references shop_app -> shop_app::inner::Thing @2:16 Import");
-    assert_has(&g, "references shop_app::t::f -> shop_app::inner::Thing @5:15 Import");
+    assert_has(
+        &g,
+        "references shop_app -> shop_app::inner::Thing @2:16 Import",
+    );
+    assert_has(
+        &g,
+        "references shop_app::t::f -> shop_app::inner::Thing @5:15 Import",
+    );
     // `make` is not imported by `lib.rs`: the glob cannot bring it.
     assert_none(&g, "calls shop_app::t::f -> shop_app::inner::make");
-    assert_has(&g, "references shop_app -> shop_app::inner::Thing @1:15 ReExport");
+    assert_has(
+        &g,
+        "references shop_app -> shop_app::inner::Thing @1:15 ReExport",
+    );
     // An explicit import of an external name shadows the glob.
     assert_none(&g, "references shop_app::other::g");
 }
@@ -239,10 +316,22 @@ impl Stripe {
 pub fn f(s: Stripe) -> u8 { <Stripe as Gateway>::charge(&s) + Gateway::charge(&s) }
 "#;
     let g = graph(&[("src/lib.rs", src)]);
-    assert_has(&g, "calls shop_app::Stripe::make -> shop_app::Stripe::helper @6:31 Path");
-    assert_none(&g, "references shop_app::Stripe::make -> shop_app::Stripe @6:25");
-    assert_has(&g, "calls shop_app::f -> shop_app::Stripe::charge @9:50 Path");
-    assert_has(&g, "calls shop_app::f -> shop_app::Gateway::charge @9:72 Path");
+    assert_has(
+        &g,
+        "calls shop_app::Stripe::make -> shop_app::Stripe::helper @6:31 Path",
+    );
+    assert_none(
+        &g,
+        "references shop_app::Stripe::make -> shop_app::Stripe @6:25",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Stripe::charge @9:50 Path",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Gateway::charge @9:72 Path",
+    );
 }
 
 #[test]
@@ -264,6 +353,12 @@ impl Read for File { fn poll(&self) {} }
 pub fn f(file: File) { file.read_all(); }
 "#;
     let g = graph(&[("src/lib.rs", src)]);
-    assert_has(&g, "calls shop_app::f -> shop_app::ReadExt::read_all @7:29 TypedReceiver");
-    assert_has(&g, "calls shop_app::ReadExt::read_all -> shop_app::Read::poll @3:53 SelfMember");
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::ReadExt::read_all @7:29 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::ReadExt::read_all -> shop_app::Read::poll @3:53 SelfMember",
+    );
 }
