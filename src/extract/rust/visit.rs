@@ -44,6 +44,8 @@ struct V<'s> {
     generics: Vec<(u32, Option<Vec<u32>>)>,
     /// The path `Self` stands for.
     self_path: Option<Vec<u32>>,
+    /// `Self` is a trait's type parameter (not a reference to the trait).
+    self_is_trait: bool,
     classes: HashMap<String, u32>,
     /// Leading segments of the last path that name the self type of a
     /// qualified path `<T as Trait>::f` (their site is recorded by the type).
@@ -75,6 +77,7 @@ pub(super) fn run(module: Def, src: &[u8], root: Node) -> (Vec<Def>, Scope, Refs
         locals: Vec::new(),
         generics: Vec::new(),
         self_path: None,
+        self_is_trait: false,
         classes: HashMap::default(),
         qhidden: 0,
         depth: 0,
@@ -753,7 +756,9 @@ impl<'s> V<'s> {
             let saved_assoc = self.assoc.replace(Assoc::Trait(def, tname.clone()));
             let self_name = self.name(&tname);
             let saved_self = self.self_path.replace(vec![self_name]);
+            let saved_is_trait = std::mem::replace(&mut self.self_is_trait, true);
             self.children(body);
+            self.self_is_trait = saved_is_trait;
             self.assoc = saved_assoc;
             self.self_path = saved_self;
         }
@@ -825,7 +830,9 @@ impl<'s> V<'s> {
         if let Some(body) = n.child_by_field_name("body") {
             let saved_assoc = self.assoc.replace(Assoc::Impl(idx, ty_name, is_trait));
             let saved_self = std::mem::replace(&mut self.self_path, self_path);
+            let saved_is_trait = std::mem::replace(&mut self.self_is_trait, false);
             self.children(body);
+            self.self_is_trait = saved_is_trait;
             self.assoc = saved_assoc;
             self.self_path = saved_self;
         }
@@ -1235,7 +1242,11 @@ impl<'s> V<'s> {
     fn subst(&mut self, segs: Vec<(u32, Pos)>) -> Option<(Vec<(u32, Pos)>, u8)> {
         let qhidden = std::mem::take(&mut self.qhidden);
         let (first, p) = *segs.first()?;
+        // `Self` in an impl is a reference to the type (rust-analyzer counts
+        // it among the type's references); the type's own path is hidden.
+        let mut shown = 0;
         let replacement = if self.str_of(first) == "Self" {
+            shown = usize::from(!self.self_is_trait);
             self.self_path.clone()?
         } else {
             match self.generic(first) {
@@ -1245,7 +1256,7 @@ impl<'s> V<'s> {
             }
         };
         let extra = qhidden.saturating_sub(1) as usize;
-        let hidden = (replacement.len() + extra).min(u8::MAX as usize) as u8;
+        let hidden = (replacement.len() + extra - shown).min(u8::MAX as usize) as u8;
         let mut out: Vec<(u32, Pos)> = replacement.into_iter().map(|r| (r, p)).collect();
         out.extend_from_slice(&segs[1..]);
         Some((out, hidden))
