@@ -136,10 +136,13 @@ pub enum Ty {
     /// parameters are already replaced by their first trait bound, `Self`
     /// by the impl's type path.
     Path(Vec<u32>),
-    /// `P<T, …>` with its first type argument: when `P` is not an in-repo
-    /// type, `Box`/`Rc`/`Arc` are `T` and `Option`/`Result`/`RefCell`/
-    /// `Mutex` wrap `T` (reached by `unwrap`, `?`, `borrow`, `lock`).
-    Generic(Vec<u32>, Box<Ty>),
+    /// `P<A, B>` with its first two type arguments: when `P` is not an
+    /// in-repo type, `Box`/`Rc`/`Arc` are `A`, `Option`/`Result`/`RefCell`/
+    /// `Mutex` wrap `A` (reached by `unwrap`, `?`, `borrow`, `lock`),
+    /// `Vec`/`HashSet`/… hold `A` and `HashMap`/`BTreeMap` map `A` to `B`.
+    Generic(Vec<u32>, Vec<Ty>),
+    /// `[T]`, `[T; N]`.
+    Slice(Box<Ty>),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -228,6 +231,9 @@ pub enum Recv {
     Method(u32, u32),
     /// `recv?`
     Try(u32),
+    /// An element of `recv`: `for x in recv`, `recv[i]`, the argument of
+    /// `recv.map(|x| …)`.
+    Elem(u32),
 }
 
 /// FxHash (rustc's): the tables of extraction and resolution are keyed by

@@ -133,6 +133,12 @@ fn fixture_graph() {
     has(&out, "E implements shop::payments::stripe::Stripe -> shop::payments::gateway::Gateway @ src/payments/stripe.rs:17:6 syntactic 0.95");
     has(&out, "E implements shop::payments::paypal::Paypal::describe -> shop::payments::gateway::Gateway::describe syntactic 0.95");
     has(&out, "E extends shop::payments::gateway::Refundable -> shop::payments::gateway::Gateway @ src/payments/gateway.rs:40:23 syntactic 0.95");
+    // Elements of slices, iterators (closure parameters), `for` loops,
+    // indexing and map lookups keep their type.
+    for site in ["46:55", "48:21", "53:23", "56:19", "56:44"] {
+        has(&out, &format!("E calls shop::payments::gateway::total_paid -> shop::payments::gateway::Receipt::is_paid @ src/payments/gateway.rs:{site} inferred 0.8"));
+    }
+
     // Enum variants are references to the enum.
     has(&out, "E references shop::payments::stripe::Stripe::charge -> shop::payments::gateway::Status @ src/payments/stripe.rs:26:25 syntactic 0.95");
 

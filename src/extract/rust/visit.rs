@@ -13,6 +13,31 @@ use crate::graph::{NodeKind, Pos};
 /// Attribute names (last path segment) that make a function a test.
 const TEST_ATTRS: [&str; 4] = ["test", "rstest", "test_case", "quickcheck"];
 
+/// Iterator/collection methods whose closure argument takes an element.
+const ELEM_CLOSURE_METHODS: [&str; 21] = [
+    "all",
+    "any",
+    "filter",
+    "filter_map",
+    "find",
+    "find_map",
+    "flat_map",
+    "for_each",
+    "inspect",
+    "map",
+    "max_by_key",
+    "min_by_key",
+    "partition",
+    "position",
+    "retain",
+    "skip_while",
+    "sort_by_key",
+    "sort_unstable_by_key",
+    "take_while",
+    "try_for_each",
+    "map_while",
+];
+
 /// Deeper expressions are skipped (a stack overflow would kill the indexer).
 const MAX_NESTING: u32 = 256;
 
@@ -402,6 +427,19 @@ impl<'s> V<'s> {
                     0
                 }
             }
+            "index_expression" => {
+                let mut cursor = n.walk();
+                let kids: Vec<Node> = n.named_children(&mut cursor).collect();
+                let mut base = None;
+                for k in kids {
+                    let r = self.node(k);
+                    base.get_or_insert(r);
+                }
+                match base {
+                    Some(r) => self.recv(Recv::Elem(r)),
+                    None => 0,
+                }
+            }
             "try_expression" => {
                 let mut r = 0;
                 if let Some(c) = n.named_child(0) {
@@ -410,7 +448,7 @@ impl<'s> V<'s> {
                 self.recv(Recv::Try(r))
             }
             "closure_expression" => {
-                self.closure(n);
+                self.closure(n, 0);
                 0
             }
             "type_cast_expression" => {
@@ -423,11 +461,13 @@ impl<'s> V<'s> {
                 0
             }
             "for_expression" => {
-                if let Some(v) = n.child_by_field_name("value") {
-                    self.node(v);
-                }
+                let r = match n.child_by_field_name("value") {
+                    Some(v) => self.node(v),
+                    None => 0,
+                };
+                let elem = self.recv(Recv::Elem(r));
                 if let Some(p) = n.child_by_field_name("pattern") {
-                    self.pattern(p, 0);
+                    self.pattern(p, elem);
                 }
                 if let Some(b) = n.child_by_field_name("body") {
                     self.node(b);
@@ -810,7 +850,7 @@ impl<'s> V<'s> {
         }
         let self_path = match &ty {
             Ty::Path(p) | Ty::Generic(p, _) => Some(p.clone()),
-            Ty::Unknown | Ty::External => None,
+            Ty::Unknown | Ty::External | Ty::Slice(_) => None,
         };
         let ty_name = match &self_path {
             Some(p) => self.str_of(*p.last().unwrap_or(&0)).to_string(),
@@ -1111,9 +1151,9 @@ impl<'s> V<'s> {
                     return Ty::Unknown;
                 };
                 let ty = self.type_path(base, role);
-                let first = args.into_iter().next().unwrap_or(Ty::Unknown);
+                args.truncate(2);
                 match ty {
-                    Ty::Path(p) => Ty::Generic(p, Box::new(first)),
+                    Ty::Path(p) => Ty::Generic(p, args),
                     other => other,
                 }
             }
@@ -1163,13 +1203,15 @@ impl<'s> V<'s> {
             | "qualified_type" => {
                 let mut cursor = n.walk();
                 let kids: Vec<Node> = n.named_children(&mut cursor).collect();
+                let mut first = None;
                 for k in kids {
-                    self.type_arg(k);
+                    let t = self.type_arg(k);
+                    first.get_or_insert(t);
                 }
-                if matches!(n.kind(), "tuple_type" | "array_type") {
-                    Ty::External
-                } else {
-                    Ty::Unknown
+                match n.kind() {
+                    "array_type" => Ty::Slice(Box::new(first.unwrap_or(Ty::Unknown))),
+                    "tuple_type" => Ty::External,
+                    _ => Ty::Unknown,
                 }
             }
             _ => {
@@ -1399,6 +1441,7 @@ impl<'s> V<'s> {
 
     fn call(&mut self, n: Node) -> u32 {
         let mut r = 0;
+        let mut elem_hint = None;
         if let Some(f) = n.child_by_field_name("function") {
             let target = if f.kind() == "generic_function" {
                 if let Some(ta) = f.child_by_field_name("type_arguments") {
@@ -1446,6 +1489,9 @@ impl<'s> V<'s> {
                                     pos: pos(field),
                                     args,
                                 });
+                                if ELEM_CLOSURE_METHODS.contains(&self.str_of(name)) {
+                                    elem_hint = Some(self.recv(Recv::Elem(recv)));
+                                }
                                 self.recv(Recv::Method(recv, name))
                             }
                             _ => 0,
@@ -1459,7 +1505,16 @@ impl<'s> V<'s> {
             }
         }
         if let Some(args) = n.child_by_field_name("arguments") {
-            self.children(args);
+            let mut cursor = args.walk();
+            let kids: Vec<Node> = args.named_children(&mut cursor).collect();
+            for k in kids {
+                match elem_hint {
+                    Some(e) if k.kind() == "closure_expression" => self.closure(k, e),
+                    _ => {
+                        self.node(k);
+                    }
+                }
+            }
         }
         r
     }
@@ -1501,7 +1556,9 @@ impl<'s> V<'s> {
         }
     }
 
-    fn closure(&mut self, n: Node) {
+    /// A closure; `first` types its first parameter (an element of the
+    /// iterator whose `map`/`filter`/… it is passed to).
+    fn closure(&mut self, n: Node, first: u32) {
         let own = self.locals.is_empty();
         if own {
             self.locals.push(HashMap::default());
@@ -1509,18 +1566,21 @@ impl<'s> V<'s> {
         if let Some(params) = n.child_by_field_name("parameters") {
             let mut cursor = params.walk();
             let kids: Vec<Node> = params.named_children(&mut cursor).collect();
-            for p in kids {
+            for (i, p) in kids.into_iter().enumerate() {
+                let hint = if i == 0 { first } else { 0 };
                 if p.kind() == "parameter" {
-                    let ty = match p.child_by_field_name("type") {
-                        Some(t) => self.ty(t),
-                        None => Ty::Unknown,
+                    let r = match p.child_by_field_name("type") {
+                        Some(t) => {
+                            let ty = self.ty(t);
+                            self.recv(Recv::Ty(ty))
+                        }
+                        None => hint,
                     };
-                    let r = self.recv(Recv::Ty(ty));
                     if let Some(pat) = p.child_by_field_name("pattern") {
                         self.pattern(pat, r);
                     }
                 } else {
-                    self.pattern(p, 0);
+                    self.pattern(p, hint);
                 }
             }
         }

@@ -64,6 +64,10 @@ pub enum TyRes {
     External,
     Def(SymId),
     Wrap(Box<TyRes>),
+    /// An external collection of the type.
+    Container(Box<TyRes>),
+    /// An external map from the first type to the second.
+    Map(Box<TyRes>, Box<TyRes>),
 }
 
 /// Looks the first segment of a path up before the module does: the
@@ -137,6 +141,19 @@ const DEREF_WRAPPERS: [&str; 5] = ["Box", "Rc", "Arc", "Cow", "Pin"];
 const WRAPPERS: [&str; 7] = [
     "Option", "Result", "RefCell", "Mutex", "RwLock", "Cell", "Poll",
 ];
+/// External collections of their first type argument.
+const CONTAINERS: [&str; 8] = [
+    "Vec",
+    "VecDeque",
+    "HashSet",
+    "BTreeSet",
+    "BinaryHeap",
+    "LinkedList",
+    "IndexSet",
+    "SmallVec",
+];
+/// External maps from their first type argument to their second.
+const MAPS: [&str; 3] = ["HashMap", "BTreeMap", "IndexMap"];
 /// Modules searched through glob imports for one name.
 const MAX_GLOB_MODULES: usize = 64;
 
@@ -863,17 +880,28 @@ impl Index {
         match ty {
             Ty::Unknown => TyRes::Unknown,
             Ty::External => TyRes::External,
-            Ty::Generic(p, arg) => {
+            Ty::Slice(elem) => {
+                TyRes::Container(Box::new(self.resolve_ty_with(world, f, m, elem, first)))
+            }
+            Ty::Generic(p, args) => {
                 match self.resolve_ty_with(world, f, m, &Ty::Path(p.clone()), first) {
                     TyRes::External => {
                         let last = p
                             .last()
                             .and_then(|&l| scope_of(world, f).map(|s| s.names[l as usize].as_str()))
                             .unwrap_or("");
+                        let arg = |i: usize| match args.get(i) {
+                            Some(a) => Box::new(self.resolve_ty_with(world, f, m, a, first)),
+                            None => Box::new(TyRes::Unknown),
+                        };
                         if DEREF_WRAPPERS.contains(&last) {
-                            self.resolve_ty_with(world, f, m, arg, first)
+                            *arg(0)
                         } else if WRAPPERS.contains(&last) {
-                            TyRes::Wrap(Box::new(self.resolve_ty_with(world, f, m, arg, first)))
+                            TyRes::Wrap(arg(0))
+                        } else if CONTAINERS.contains(&last) {
+                            TyRes::Container(arg(0))
+                        } else if MAPS.contains(&last) {
+                            TyRes::Map(arg(0), arg(1))
                         } else {
                             TyRes::External
                         }

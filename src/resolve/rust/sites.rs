@@ -219,6 +219,24 @@ pub(super) const COMMON_METHODS: &[&str] = &[
     "zip",
 ];
 
+/// The type of `m` called on collection `c` of `elem`s: iterators keep the
+/// elements, accessors give one (maybe), the rest is std's.
+fn collection_method(c: TyRes, elem: TyRes, m: &str) -> TyRes {
+    match m {
+        "iter" | "iter_mut" | "into_iter" | "drain" | "filter" | "rev" | "skip" | "take"
+        | "chain" | "cloned" | "copied" | "peekable" | "skip_while" | "take_while" | "inspect"
+        | "by_ref" | "step_by" | "as_slice" | "as_mut_slice" | "to_vec" | "clone" | "as_ref"
+        | "as_mut" | "borrow" | "borrow_mut" | "into_sorted_vec" => c,
+        "first" | "last" | "get" | "get_mut" | "pop" | "pop_front" | "pop_back" | "next"
+        | "next_back" | "find" | "max" | "min" | "max_by_key" | "min_by_key" | "max_by"
+        | "min_by" | "nth" | "peek" | "first_mut" | "last_mut" | "front" | "back" => {
+            TyRes::Wrap(Box::new(elem))
+        }
+        "remove" | "swap_remove" => elem,
+        _ => TyRes::External,
+    }
+}
+
 /// Methods of external types that may return an in-repo element type.
 const ELEMENT_ACCESSORS: &[&str] = &[
     "borrow",
@@ -616,7 +634,7 @@ impl Cx<'_, '_> {
                     }
                 }
             }
-            TyRes::Wrap(_) | TyRes::External => {}
+            TyRes::Wrap(_) | TyRes::External | TyRes::Container(_) | TyRes::Map(..) => {}
             TyRes::Unknown => {
                 // Only methods callable here with this many arguments.
                 let m = self.fm + site.module;
@@ -748,6 +766,16 @@ impl Cx<'_, '_> {
                 let base = self.eval(site, *base, depth + 1);
                 let text = self.gstr(*name);
                 match (base, text) {
+                    (TyRes::Container(x), m) => {
+                        collection_method(TyRes::Container(x.clone()), *x, m)
+                    }
+                    (TyRes::Map(k, v), m) => match m {
+                        "get" | "get_mut" | "remove" => TyRes::Wrap(v),
+                        "values" | "values_mut" | "into_values" => TyRes::Container(v),
+                        "keys" | "into_keys" => TyRes::Container(k),
+                        "clone" | "as_ref" | "as_mut" | "borrow" | "borrow_mut" => TyRes::Map(k, v),
+                        _ => TyRes::External,
+                    },
                     (
                         TyRes::Wrap(x),
                         "lock" | "read" | "write" | "as_ref" | "as_mut" | "clone" | "as_deref",
@@ -777,6 +805,10 @@ impl Cx<'_, '_> {
             }
             Recv::Try(base) => match self.eval(site, *base, depth + 1) {
                 TyRes::Wrap(x) => *x,
+                _ => TyRes::Unknown,
+            },
+            Recv::Elem(base) => match self.eval(site, *base, depth + 1) {
+                TyRes::Container(x) | TyRes::Wrap(x) => *x,
                 _ => TyRes::Unknown,
             },
         }
