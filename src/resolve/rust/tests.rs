@@ -236,8 +236,8 @@ pub struct A;
 pub struct B;
 impl A { pub fn process(&self) {} pub fn only_here(&self, x: u8) {} pub fn len(&self) -> usize { 0 } }
 impl B { pub fn process(&self) {} pub fn only_here(&self) {} }
-pub fn f(xs: Vec<A>) {
-    for x in xs { x.process();
+pub fn f(xs: Vec<(A, B)>) {
+    for (x, _) in xs { x.process();
     x.only_here(1);
     x.len();
     let v: Vec<u8> = Vec::new();
@@ -245,7 +245,7 @@ pub fn f(xs: Vec<A>) {
 }
 "#;
     let g = graph(&[("src/lib.rs", src)]);
-    assert_has(&g, "U calls process @7:21 (2 candidates)");
+    assert_has(&g, "U calls process @7:26 (2 candidates)");
     // Arity picks `A::only_here` among the two.
     assert_has(
         &g,
