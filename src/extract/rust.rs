@@ -124,6 +124,8 @@ pub struct Impl {
     pub methods: Vec<u32>,
     /// `impl<T: Bound> Trait for T`: the trait's methods apply to many types.
     pub blanket: bool,
+    /// The first bound of a blanket impl's type parameter (empty: none).
+    pub bound: Vec<u32>,
 }
 
 /// A type as far as receiver inference needs it.
@@ -231,6 +233,8 @@ pub enum Recv {
     Method(u32, u32),
     /// `recv?`
     Try(u32),
+    /// `*recv`: the same type, unless an in-repo type implements `Deref`.
+    Deref(u32),
     /// An element of `recv`: `for x in recv`, `recv[i]`, the argument of
     /// `recv.map(|x| …)`.
     Elem(u32),

@@ -422,7 +422,7 @@ impl<'s> V<'s> {
                     r = self.node(c);
                 }
                 if deref {
-                    r
+                    self.recv(Recv::Deref(r))
                 } else {
                     0
                 }
@@ -827,7 +827,11 @@ impl<'s> V<'s> {
             Some(t) => self.ty(t),
             None => Ty::Unknown,
         };
-        let ty = if blanket { Ty::Unknown } else { ty };
+        let (ty, bound) = match (blanket, ty) {
+            (true, Ty::Path(b)) => (Ty::Unknown, b),
+            (true, _) => (Ty::Unknown, Vec::new()),
+            (false, ty) => (ty, Vec::new()),
+        };
         let mut tr = Vec::new();
         if let Some(t) = n.child_by_field_name("trait") {
             let (base, args) = match t.kind() {
@@ -866,6 +870,7 @@ impl<'s> V<'s> {
             tr,
             methods: Vec::new(),
             blanket,
+            bound,
         });
         if let Some(body) = n.child_by_field_name("body") {
             let saved_assoc = self.assoc.replace(Assoc::Impl(idx, ty_name, is_trait));

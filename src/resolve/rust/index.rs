@@ -107,8 +107,8 @@ pub struct Index {
     pub trait_methods: HashMap<(SymId, u32), SymId>,
     pub supers: HashMap<SymId, Vec<SymId>>,
     pub traits: HashSet<SymId>,
-    /// Traits with a blanket impl (`impl<T: B> Tr for T`).
-    pub blanket_traits: Vec<SymId>,
+    /// Traits with a blanket impl (`impl<T: B> Tr for T`), with `B`.
+    pub blanket_traits: Vec<(SymId, SymId)>,
     /// (struct, field name) → (file, index in `Scope::fields`).
     pub fields: HashMap<(SymId, u32), (FileIdx, u32)>,
     /// fn → (file, index in `Scope::rets`).
@@ -435,8 +435,17 @@ pub fn build(world: &World) -> Index {
             };
             if let Some(t) = tr {
                 ix.impl_trait.insert((f, i as u32), t);
-                if imp.blanket && !ix.blanket_traits.contains(&t) {
-                    ix.blanket_traits.push(t);
+                let g = &ix.gnames[f.0 as usize];
+                let bound: Vec<u32> = imp.bound.iter().map(|&n| g[n as usize]).collect();
+                let bound = if imp.blanket && !bound.is_empty() {
+                    ix.walk(world, f, m, &bound, Ns::Any).last_def()
+                } else {
+                    None
+                };
+                if let Some(b) = bound {
+                    if !ix.blanket_traits.contains(&(t, b)) {
+                        ix.blanket_traits.push((t, b));
+                    }
                 }
             }
             let Some(t) = self_ty else {
@@ -836,10 +845,17 @@ impl Index {
         Vec::new()
     }
 
-    /// A method of a trait with a blanket impl, if exactly one has `name`.
-    pub fn blanket_method(&self, name: u32) -> Option<SymId> {
+    /// A method of a trait with a blanket impl for the bound `t` has (it
+    /// implements the bound trait), if exactly one has `name`.
+    pub fn blanket_method(&self, t: SymId, name: u32) -> Option<SymId> {
         let mut found = None;
-        for &tr in &self.blanket_traits {
+        let Some(traits) = self.type_traits.get(&t) else {
+            return None;
+        };
+        for &(tr, bound) in &self.blanket_traits {
+            if !traits.contains(&bound) {
+                continue;
+            }
             if let Some(m) = self.trait_method(tr, name, 0) {
                 if found.is_some_and(|f| f != m) {
                     return None;

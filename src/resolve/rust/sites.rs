@@ -618,7 +618,7 @@ impl Cx<'_, '_> {
                 match cands
                     .first()
                     .copied()
-                    .or_else(|| self.ix.blanket_method(name))
+                    .or_else(|| self.ix.blanket_method(t, name))
                 {
                     Some(d) => self.edge(self.sym(src), d, EdgeKind::Calls, strat, Some(pos)),
                     None => {
@@ -687,6 +687,13 @@ impl Cx<'_, '_> {
                 }
             }
         }
+    }
+
+    /// Whether in-repo type `t` implements `Deref` (has a `deref` method).
+    fn has_deref(&self, t: SymId) -> bool {
+        self.ix
+            .gname("deref")
+            .is_some_and(|d| !self.ix.assoc(self.world, t, d).is_empty())
     }
 
     /// The type of `self` in the fn enclosing `src`.
@@ -806,6 +813,10 @@ impl Cx<'_, '_> {
             Recv::Try(base) => match self.eval(site, *base, depth + 1) {
                 TyRes::Wrap(x) => *x,
                 _ => TyRes::Unknown,
+            },
+            Recv::Deref(base) => match self.eval(site, *base, depth + 1) {
+                TyRes::Def(t) if self.has_deref(t) => TyRes::Unknown,
+                other => other,
             },
             Recv::Elem(base) => match self.eval(site, *base, depth + 1) {
                 TyRes::Container(x) | TyRes::Wrap(x) => *x,
