@@ -50,6 +50,9 @@ pub struct Scope {
     pub mod_decls: Vec<u32>,
     /// Signatures of associated fns: what a method call can reach.
     pub sigs: Vec<Sig>,
+    /// Defs under a `#[cfg(…)]` that is most likely off where rust-analyzer
+    /// runs (`windows`, `loom`, …): a same-named sibling is preferred.
+    pub cfg_off: Vec<u32>,
 }
 
 /// The shape of an associated fn's parameter list.
@@ -70,6 +73,8 @@ pub struct InlineMod {
     pub name: u32,
     /// Module id of the enclosing module.
     pub parent: u32,
+    /// Under a `#[cfg(…)]` that is most likely off (see `Scope::cfg_off`).
+    pub cfg_off: bool,
 }
 
 /// A module-level item: a def and the module id it belongs to.

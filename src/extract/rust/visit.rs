@@ -78,8 +78,12 @@ struct V<'s> {
     /// Nesting of [`V::node`] calls.
     depth: u32,
     /// Attributes right before the item being walked: (first line, is a
-    /// test, `#[macro_export]`).
-    attrs: Option<(u32, bool, bool)>,
+    /// test, `#[macro_export]`, under a cfg that is likely off).
+    attrs: Option<(u32, bool, bool, bool)>,
+    /// The cfg flag of the last [`V::attrs`] call, for the def it makes.
+    cfg_off: bool,
+    /// Inside an `impl` or inline `mod` whose cfg is likely off.
+    block_off: bool,
     /// Methods whose parent is the class named by the string, if in this file.
     pending_parents: Vec<(u32, String)>,
 }
@@ -107,6 +111,8 @@ pub(super) fn run(module: Def, src: &[u8], root: Node) -> (Vec<Def>, Scope, Refs
         qhidden: 0,
         depth: 0,
         attrs: None,
+        cfg_off: false,
+        block_off: false,
         pending_parents: Vec::new(),
     };
     v.children(root);
@@ -240,14 +246,16 @@ impl<'s> V<'s> {
 
     /// Walk sibling nodes, handing each item the attributes before it.
     fn seq(&mut self, kids: Vec<Node>) {
-        let mut pending: Option<(u32, bool, bool)> = None;
+        let mut pending: Option<(u32, bool, bool, bool)> = None;
         for c in kids {
             match c.kind() {
                 "attribute_item" => {
-                    let (test, export) = self.attr_flags(c);
-                    let p = pending.get_or_insert((line(c.start_position().row), false, false));
+                    let (test, export, off) = self.attr_flags(c);
+                    let row = line(c.start_position().row);
+                    let p = pending.get_or_insert((row, false, false, false));
                     p.1 |= test;
                     p.2 |= export;
+                    p.3 |= off;
                 }
                 "line_comment" | "block_comment" => {}
                 _ if c.is_error() => pending = None,
@@ -260,17 +268,22 @@ impl<'s> V<'s> {
         }
     }
 
-    /// (is a test attribute, is `#[macro_export]`)
-    fn attr_flags(&self, item: Node) -> (bool, bool) {
-        let Some(path) = item.named_child(0).and_then(|a| a.named_child(0)) else {
-            return (false, false);
+    /// (is a test attribute, is `#[macro_export]`, is a cfg likely off)
+    fn attr_flags(&self, item: Node) -> (bool, bool, bool) {
+        let attr = item.named_child(0);
+        let Some(path) = attr.and_then(|a| a.named_child(0)) else {
+            return (false, false, false);
         };
         let last = match path.kind() {
             "scoped_identifier" => path.child_by_field_name("name"),
             _ => Some(path),
         };
         let last = last.map(|l| self.text(l)).unwrap_or("");
-        (TEST_ATTRS.contains(&last), last == "macro_export")
+        let off = last == "cfg"
+            && attr
+                .and_then(|a| a.child_by_field_name("arguments"))
+                .is_some_and(|args| cfg_likely_off(self.text(args)));
+        (TEST_ATTRS.contains(&last), last == "macro_export", off)
     }
 
     /// Walk any node; returns the receiver id of an expression (0: unknown).
@@ -291,6 +304,8 @@ impl<'s> V<'s> {
                 | "trait_item"
                 | "type_item"
                 | "macro_definition"
+                | "mod_item"
+                | "impl_item"
         ) {
             self.attrs = attrs;
         }
@@ -515,8 +530,14 @@ impl<'s> V<'s> {
     fn attrs(&mut self, n: Node) -> (u32, bool, bool) {
         let own = line(n.start_position().row);
         match self.attrs.take() {
-            Some((start, test, export)) => (start.min(own), test, export),
-            None => (own, false, false),
+            Some((start, test, export, off)) => {
+                self.cfg_off = off;
+                (start.min(own), test, export)
+            }
+            None => {
+                self.cfg_off = false;
+                (own, false, false)
+            }
         }
     }
 
@@ -542,7 +563,11 @@ impl<'s> V<'s> {
             end_line: line(n.end_position().row),
             exported,
         });
-        self.defs.len() as u32 - 1
+        let def = self.defs.len() as u32 - 1;
+        if std::mem::take(&mut self.cfg_off) || self.block_off {
+            self.scope.cfg_off.push(def);
+        }
+        def
     }
 
     fn free_parent(&self) -> u32 {
@@ -807,6 +832,15 @@ impl<'s> V<'s> {
     }
 
     fn impl_item(&mut self, n: Node) {
+        self.attrs(n);
+        let off = std::mem::take(&mut self.cfg_off);
+        let saved_off = self.block_off;
+        self.block_off |= off;
+        self.impl_inner(n);
+        self.block_off = saved_off;
+    }
+
+    fn impl_inner(&mut self, n: Node) {
         let generics_len = self.generics.len();
         if let Some(tp) = n.child_by_field_name("type_parameters") {
             self.type_params(tp);
@@ -927,6 +961,8 @@ impl<'s> V<'s> {
             return;
         };
         let name = self.node_name(name_node);
+        self.attrs(n);
+        let cfg_off = std::mem::take(&mut self.cfg_off);
         let Some(body) = n.child_by_field_name("body") else {
             if self.module == 0 && self.cur_fn == 0 {
                 self.scope.mod_decls.push(name);
@@ -936,6 +972,7 @@ impl<'s> V<'s> {
         self.scope.mods.push(InlineMod {
             name,
             parent: self.module,
+            cfg_off,
         });
         let id = self.scope.mods.len() as u32;
         let saved_module = std::mem::replace(&mut self.module, id);
@@ -943,7 +980,10 @@ impl<'s> V<'s> {
         self.prefix = format!("{}{}::", self.base(), self.text(name_node));
         let saved_fn = std::mem::replace(&mut self.cur_fn, 0);
         let saved_locals = std::mem::take(&mut self.locals);
+        let saved_off = self.block_off;
+        self.block_off |= cfg_off;
         self.children(body);
+        self.block_off = saved_off;
         self.locals = saved_locals;
         self.cur_fn = saved_fn;
         self.prefix = saved_prefix;
@@ -1931,6 +1971,35 @@ fn token_args(tt: Node) -> u8 {
     }
     let n = commas + usize::from(!last_comma);
     n.min(UNKNOWN_ARGS as usize - 1) as u8
+}
+
+/// Whether the arguments of a `#[cfg(…)]` name a configuration that is
+/// most likely off where rust-analyzer runs (Linux, default features,
+/// `test` on): another OS, or a custom flag such as `loom` or `docsrs`.
+fn cfg_likely_off(args: &str) -> bool {
+    let a: String = args.chars().filter(|c| !c.is_whitespace()).collect();
+    let a = a.trim_start_matches('(').trim_end_matches(')');
+    if a.starts_with("not(") || a.starts_with("any(") {
+        return false;
+    }
+    const OTHER_OS: [&str; 7] = [
+        "windows",
+        "target_os=\"windows\"",
+        "target_os=\"macos\"",
+        "target_os=\"ios\"",
+        "target_os=\"freebsd\"",
+        "target_family=\"wasm\"",
+        "target_arch=\"wasm32\"",
+    ];
+    let parts: Vec<&str> = match a.strip_prefix("all(") {
+        Some(rest) => rest.trim_end_matches(')').split(',').collect(),
+        None => vec![a],
+    };
+    parts.iter().any(|p| {
+        OTHER_OS.contains(p)
+            || (p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !matches!(*p, "unix" | "test" | "debug_assertions" | "target_os" | ""))
+    })
 }
 
 fn is_item_kind(kind: &str) -> bool {

@@ -194,6 +194,7 @@ pub fn build(world: &World) -> Index {
     ix.kw_self = ix.intern("self");
     ix.kw_super = ix.intern("super");
     let mut total_uses = 0u32;
+    let mut off_mods: HashSet<u32> = HashSet::default();
     let mut rust_files = Vec::new();
     let mut roles = Vec::new();
     for (i, wf) in world.files.iter().enumerate() {
@@ -225,7 +226,17 @@ pub fn build(world: &World) -> Index {
                 root: NONE,
             });
             let name = ix.gnames[i][m.name as usize];
-            ix.children.insert((parent, name), mid);
+            // `#[cfg(windows)] mod imp {…} #[cfg(unix)] mod imp {…}`: the
+            // one likely on wins.
+            if m.cfg_off {
+                off_mods.insert(mid);
+            }
+            match ix.children.get(&(parent, name)) {
+                Some(prev) if !(off_mods.contains(prev) && !m.cfg_off) => {}
+                _ => {
+                    ix.children.insert((parent, name), mid);
+                }
+            }
         }
         ix.use_base[i] = total_uses;
         total_uses += scope.uses.len() as u32;
@@ -536,6 +547,24 @@ pub fn build(world: &World) -> Index {
                 },
                 (f, i as u32),
             );
+        }
+    }
+    // Same-named items and methods: those likely compiled in come first.
+    let off: HashSet<SymId> = rust_files
+        .iter()
+        .filter_map(|&f| scope_of(world, f).map(|s| (f, s)))
+        .flat_map(|(f, s)| s.cfg_off.iter().map(move |&def| SymId { file: f, def }))
+        .collect();
+    if !off.is_empty() {
+        for v in ix.items.values_mut() {
+            v.sort_by_key(|(s, _)| off.contains(s));
+        }
+        for v in ix
+            .inherent
+            .values_mut()
+            .chain(ix.trait_impl_methods.values_mut())
+        {
+            v.sort_by_key(|s| off.contains(s));
         }
     }
     ix

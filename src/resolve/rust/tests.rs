@@ -367,3 +367,24 @@ pub fn f(file: File) { file.read_all(); }
         "calls shop_app::ReadExt::read_all -> shop_app::Read::poll @3:53 SelfMember",
     );
 }
+
+#[test]
+fn items_under_a_cfg_likely_off_lose_to_their_siblings() {
+    let src = r#"
+#[cfg(windows)]
+fn imp() {}
+#[cfg(unix)]
+fn imp() {}
+#[cfg(loom)]
+mod sync { pub fn lock() {} }
+#[cfg(not(loom))]
+mod sync { pub fn lock() {} }
+pub fn f() { imp(); sync::lock(); }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(&g, "calls shop_app::f -> shop_app::imp#2 @10:14 Local");
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::sync::lock#2 @10:27 Path",
+    );
+}
