@@ -43,6 +43,17 @@ pub enum Ns {
     Macro,
 }
 
+/// How a module lookup found a name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Via {
+    /// An item or child module of the module.
+    Item,
+    /// A `use` of the module naming the item directly.
+    Use,
+    /// A `use` whose path goes through another `use`, or a glob.
+    ReExport,
+}
+
 /// How the first segment of a path was found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum How {
@@ -632,7 +643,7 @@ impl Index {
         ns: Ns,
         depth: u32,
         exclude: Option<UseRef>,
-    ) -> Option<(Res, bool)> {
+    ) -> Option<(Res, Via)> {
         if depth > MAX_DEPTH {
             TRUNCATED.with(|t| t.set(true));
             return None;
@@ -653,8 +664,15 @@ impl Index {
                 continue;
             }
             visited.push(t);
-            if let Some((r, _)) = self.lookup_explicit(world, t, name, ns, depth + 1, exclude) {
-                return Some((r, true));
+            if let Some((r, via)) = self.lookup_explicit(world, t, name, ns, depth + 1, exclude) {
+                // A glob bringing the target's own item is as good as naming
+                // it; one bringing what the target imported is a re-export.
+                let via = if via == Via::Item {
+                    Via::Use
+                } else {
+                    Via::ReExport
+                };
+                return Some((r, via));
             }
             self.push_glob_targets(world, t, depth + 1, exclude, rooted_only, &mut stack);
         }
@@ -702,23 +720,23 @@ impl Index {
         ns: Ns,
         depth: u32,
         exclude: Option<UseRef>,
-    ) -> Option<(Res, bool)> {
+    ) -> Option<(Res, Via)> {
         if let Some(items) = self.items.get(&(m, name)) {
             if let Some((s, _)) = items.iter().find(|(_, mac)| *mac == (ns == Ns::Macro)) {
-                return Some((Res::Def(*s), false));
+                return Some((Res::Def(*s), Via::Item));
             }
         }
         if ns == Ns::Any {
             if let Some(&c) = self.children.get(&(m, name)) {
-                return Some((Res::Mod(c), false));
+                return Some((Res::Mod(c), Via::Item));
             }
         }
         for &u in self.uses.get(&(m, name)).into_iter().flatten() {
             if Some(u) == exclude {
                 continue;
             }
-            if let Some((r, _)) = self.resolve_use(world, u, ns, depth + 1) {
-                return Some((r, true));
+            if let Some((r, reexport)) = self.resolve_use(world, u, ns, depth + 1) {
+                return Some((r, if reexport { Via::ReExport } else { Via::Use }));
             }
         }
         None
@@ -802,13 +820,12 @@ impl Index {
             local
                 .or_else(|| {
                     self.lookup(world, m, s0, ns_at(0), depth, exclude)
-                        .map(|(r, via_use)| {
-                            let how = if via_use {
-                                How::Import
-                            } else if matches!(r, Res::Def(d) if d.file == f) {
-                                How::Local
-                            } else {
-                                How::Path
+                        .map(|(r, via)| {
+                            let how = match via {
+                                Via::Use => How::Import,
+                                Via::ReExport => How::ReExport,
+                                Via::Item if matches!(r, Res::Def(d) if d.file == f) => How::Local,
+                                Via::Item => How::Path,
                             };
                             (r, how)
                         })
@@ -830,7 +847,16 @@ impl Index {
                         Some((Res::Mod(pm), How::Path))
                     } else {
                         self.lookup(world, pm, s, ns_at(i), depth + 1, exclude)
-                            .map(|(r, via)| (r, if via { How::ReExport } else { How::Path }))
+                            .map(|(r, via)| {
+                                (
+                                    r,
+                                    if via == Via::Item {
+                                        How::Path
+                                    } else {
+                                        How::ReExport
+                                    },
+                                )
+                            })
                     }
                 }
                 Res::Def(t) => self

@@ -9,10 +9,14 @@ const MANIFEST: &str = "[package]\nname = \"shop-app\"\nversion = \"0.1.0\"\n";
 /// Every edge (but `contains`/`tests`) and unresolved site, one per line:
 /// `calls a::f -> a::g @3:5 Local`.
 fn graph(files: &[(&str, &str)]) -> Vec<String> {
+    graph_with(&[("Cargo.toml", MANIFEST)], files)
+}
+
+fn graph_with(manifests: &[(&str, &str)], files: &[(&str, &str)]) -> Vec<String> {
     let mut layout = Layout::default();
-    layout
-        .manifests
-        .insert("Cargo.toml".into(), MANIFEST.into());
+    for (p, m) in manifests {
+        layout.manifests.insert(p.to_string(), m.to_string());
+    }
     let facts: Vec<_> = files
         .iter()
         .map(|(p, s)| {
@@ -275,7 +279,7 @@ fn reexports_globs_and_shadowing() {
     );
     assert_has(
         &g,
-        "references shop_app::t::f -> shop_app::inner::Thing @5:15 Import",
+        "references shop_app::t::f -> shop_app::inner::Thing @5:15 ReExport",
     );
     // `make` is not imported by `lib.rs`: the glob cannot bring it.
     assert_none(&g, "calls shop_app::t::f -> shop_app::inner::make");
@@ -387,4 +391,46 @@ pub fn f() { imp(); sync::lock(); }
         &g,
         "calls shop_app::f -> shop_app::sync::lock#2 @10:27 Path",
     );
+}
+
+#[test]
+fn workspace_crates_and_shared_test_modules() {
+    let g = graph_with(
+        &[
+            ("Cargo.toml", "[workspace]\nmembers = [\"core\", \"app\"]\n"),
+            ("core/Cargo.toml", "[package]\nname = \"shop-core\"\n"),
+            ("app/Cargo.toml", "[package]\nname = \"app\"\n"),
+        ],
+        &[
+            ("core/src/lib.rs", "pub mod money;\npub use money::Money;\n"),
+            (
+                "core/src/money.rs",
+                "pub struct Money;\nimpl Money { pub fn zero() -> Self { Money } }\n",
+            ),
+            (
+                "app/src/main.rs",
+                "use shop_core::Money;\nfn main() { let m = Money::zero(); }\n",
+            ),
+            (
+                "app/tests/it.rs",
+                "mod common;\n#[test]\nfn t() { common::setup(); }\n",
+            ),
+            ("app/tests/common/mod.rs", "pub fn setup() {}\n"),
+        ],
+    );
+    assert_has(
+        &g,
+        "references app -> shop_core::money::Money @1:16 ReExport",
+    );
+    assert_has(&g, "imports app -> shop_core @1:5 Import");
+    // Bound by a `use` that itself goes through a `pub use`: a re-export.
+    assert_has(
+        &g,
+        "references app::main -> shop_core::money::Money @2:21 ReExport",
+    );
+    assert_has(
+        &g,
+        "calls app::main -> shop_core::money::Money::zero @2:28 Path",
+    );
+    assert_has(&g, "calls it::t -> common::setup @3:18 Path");
 }
