@@ -243,7 +243,7 @@ pub fn build(world: &World) -> Index {
                 off_mods.insert(mid);
             }
             match ix.children.get(&(parent, name)) {
-                Some(prev) if !(off_mods.contains(prev) && !m.cfg_off) => {}
+                Some(prev) if !off_mods.contains(prev) || m.cfg_off => {}
                 _ => {
                     ix.children.insert((parent, name), mid);
                 }
@@ -904,9 +904,7 @@ impl Index {
     /// implements the bound trait), if exactly one has `name`.
     pub fn blanket_method(&self, t: SymId, name: u32) -> Option<SymId> {
         let mut found = None;
-        let Some(traits) = self.type_traits.get(&t) else {
-            return None;
-        };
+        let traits = self.type_traits.get(&t)?;
         for &(tr, bound) in &self.blanket_traits {
             if !traits.contains(&bound) {
                 continue;
