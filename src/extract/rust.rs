@@ -50,6 +50,8 @@ pub struct Scope {
     pub mod_decls: Vec<u32>,
     /// Signatures of associated fns: what a method call can reach.
     pub sigs: Vec<Sig>,
+    /// `type A = T;`: what each alias stands for.
+    pub aliases: Vec<Alias>,
     /// Defs under a `#[cfg(…)]` that is most likely off where rust-analyzer
     /// runs (`windows`, `loom`, …): a same-named sibling is preferred.
     pub cfg_off: Vec<u32>,
@@ -164,6 +166,12 @@ pub struct Ret {
     pub def: u32,
     /// Module id the type was written in.
     pub module: u32,
+    pub ty: Ty,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Alias {
+    pub def: u32,
     pub ty: Ty,
 }
 

@@ -4,14 +4,47 @@ use tree_sitter::Node;
 
 use super::FxHashMap as HashMap;
 use super::{
-    Field, Impl, InlineMod, Item, Recv, Refs, Ret, Role, Scope, Sig, Site, SiteKind, Super, Ty,
-    Use, NONE, UNKNOWN_ARGS,
+    Alias, Field, Impl, InlineMod, Item, Recv, Refs, Ret, Role, Scope, Sig, Site, SiteKind, Super,
+    Ty, Use, NONE, UNKNOWN_ARGS,
 };
 use crate::extract::Def;
 use crate::graph::{NodeKind, Pos};
 
 /// Attribute names (last path segment) that make a function a test.
 const TEST_ATTRS: [&str; 4] = ["test", "rstest", "test_case", "quickcheck"];
+
+/// Std traits that say little about which methods a generic type has: a
+/// bound list's first other trait is used for method calls.
+const STD_TRAITS: [&str; 28] = [
+    "AsMut",
+    "AsRef",
+    "Clone",
+    "Copy",
+    "Debug",
+    "Default",
+    "Deserialize",
+    "Display",
+    "Eq",
+    "Error",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "From",
+    "Future",
+    "Hash",
+    "Into",
+    "IntoIterator",
+    "Iterator",
+    "Ord",
+    "PartialEq",
+    "PartialOrd",
+    "Send",
+    "Serialize",
+    "Sized",
+    "Sync",
+    "ToString",
+    "Unpin",
+];
 
 /// Iterator/collection methods whose closure argument takes an element.
 const ELEM_CLOSURE_METHODS: [&str; 21] = [
@@ -499,13 +532,26 @@ impl<'s> V<'s> {
                 }
                 0
             }
+            "match_expression" => {
+                let r = match n.child_by_field_name("value") {
+                    Some(v) => self.node(v),
+                    None => 0,
+                };
+                if let Some(body) = n.child_by_field_name("body") {
+                    let mut cursor = body.walk();
+                    let arms: Vec<Node> = body.named_children(&mut cursor).collect();
+                    for arm in arms {
+                        if arm.kind() == "match_arm" {
+                            self.match_arm(arm, r);
+                        } else {
+                            self.node(arm);
+                        }
+                    }
+                }
+                0
+            }
             "match_arm" => {
-                if let Some(p) = n.child_by_field_name("pattern") {
-                    self.pattern(p, 0);
-                }
-                if let Some(v) = n.child_by_field_name("value") {
-                    self.node(v);
-                }
+                self.match_arm(n, 0);
                 0
             }
             "where_clause" => {
@@ -950,10 +996,33 @@ impl<'s> V<'s> {
             self.type_params(tp);
         }
         if let Some(t) = n.child_by_field_name("type") {
-            self.ty(t);
+            let ty = self.ty(t);
+            if !matches!(ty, Ty::Unknown | Ty::External) {
+                self.scope.aliases.push(Alias { def, ty });
+            }
         }
         self.generics.truncate(generics_len);
         self.cur = saved_cur;
+    }
+
+    /// A match arm; its bindings take the scrutinee `r` (`Some(x)` unwraps).
+    fn match_arm(&mut self, arm: Node, r: u32) {
+        if let Some(p) = arm.child_by_field_name("pattern") {
+            if let Some(c) = p.child_by_field_name("condition") {
+                self.node(c);
+            }
+            let cond = p.child_by_field_name("condition");
+            let mut cursor = p.walk();
+            let kids: Vec<Node> = p.named_children(&mut cursor).collect();
+            for k in kids {
+                if Some(k) != cond {
+                    self.pattern(k, r);
+                }
+            }
+        }
+        if let Some(v) = arm.child_by_field_name("value") {
+            self.node(v);
+        }
     }
 
     fn mod_item(&mut self, n: Node) {
@@ -1134,20 +1203,30 @@ impl<'s> V<'s> {
         }
     }
 
-    /// Record sites of every bound; return the first trait path.
+    /// Record sites of every bound; return the bound that best names the
+    /// type's methods: the first that is not a common std trait.
     fn bounds(&mut self, b: Node) -> Option<Vec<u32>> {
         let mut first = None;
+        let mut best = None;
         let mut cursor = b.walk();
         let kids: Vec<Node> = b.named_children(&mut cursor).collect();
         for k in kids {
             if k.kind() == "lifetime" {
                 continue;
             }
-            if let Ty::Path(p) = self.ty(k) {
+            if let Ty::Path(p) | Ty::Generic(p, _) = self.ty(k) {
+                if best.is_none() && !self.is_std_trait(&p) {
+                    best = Some(p.clone());
+                }
                 first.get_or_insert(p);
             }
         }
-        first
+        best.or(first)
+    }
+
+    fn is_std_trait(&self, path: &[u32]) -> bool {
+        path.last()
+            .is_some_and(|&l| STD_TRAITS.contains(&self.str_of(l)))
     }
 
     fn where_clause(&mut self, wc: Node) {
@@ -1163,9 +1242,14 @@ impl<'s> V<'s> {
             };
             if left.kind() == "type_identifier" {
                 let name = self.node_name(left);
-                if let Some(g) = self.generics.iter_mut().rev().find(|g| g.0 == name) {
-                    if g.1.is_none() {
-                        g.1 = bound;
+                let std_bound =
+                    |s: &Self, b: &Option<Vec<u32>>| b.as_ref().is_none_or(|p| s.is_std_trait(p));
+                let better = !std_bound(self, &bound);
+                if let Some(i) = self.generics.iter().rposition(|g| g.0 == name) {
+                    if self.generics[i].1.is_none()
+                        || (better && std_bound(self, &self.generics[i].1))
+                    {
+                        self.generics[i].1 = bound;
                     }
                     continue;
                 }

@@ -124,6 +124,8 @@ pub struct Index {
     pub fields: HashMap<(SymId, u32), (FileIdx, u32)>,
     /// fn → (file, index in `Scope::rets`).
     pub rets: HashMap<SymId, (FileIdx, u32)>,
+    /// Type alias → (file, index in `Scope::aliases`).
+    pub aliases: HashMap<SymId, (FileIdx, u32)>,
     /// (file, impl index) → the impl's self type.
     pub impl_self: HashMap<(FileIdx, u32), SymId>,
     /// (file, impl index) → the impl's trait.
@@ -194,6 +196,7 @@ pub fn build(world: &World) -> Index {
         blanket_traits: Vec::new(),
         fields: HashMap::default(),
         rets: HashMap::default(),
+        aliases: HashMap::default(),
         impl_self: HashMap::default(),
         impl_trait: HashMap::default(),
         methods_by_name: HashMap::default(),
@@ -559,6 +562,15 @@ pub fn build(world: &World) -> Index {
                 (f, i as u32),
             );
         }
+        for (i, a) in scope.aliases.iter().enumerate() {
+            ix.aliases.insert(
+                SymId {
+                    file: f,
+                    def: a.def,
+                },
+                (f, i as u32),
+            );
+        }
     }
     // Same-named items and methods: those likely compiled in come first.
     let off: HashSet<SymId> = rust_files
@@ -860,7 +872,7 @@ impl Index {
                     }
                 }
                 Res::Def(t) => self
-                    .assoc(world, t, s)
+                    .assoc(world, self.unalias(world, t), s)
                     .first()
                     .map(|&d| (Res::Def(d), How::Path)),
                 Res::Ext => None,
@@ -953,7 +965,7 @@ impl Index {
                 TyRes::Container(Box::new(self.resolve_ty_with(world, f, m, elem, first)))
             }
             Ty::Generic(p, args) => {
-                match self.resolve_ty_with(world, f, m, &Ty::Path(p.clone()), first) {
+                match self.path_ty(world, f, m, p, first) {
                     TyRes::External => {
                         let last = p
                             .last()
@@ -975,25 +987,87 @@ impl Index {
                             TyRes::External
                         }
                     }
+                    // `type Result<T> = std::result::Result<T, Error>`: the
+                    // use site's arguments fill the alias's shape.
+                    TyRes::Def(d) if self.aliases.contains_key(&d) => {
+                        let arg = |i: usize| match args.get(i) {
+                            Some(a) => Box::new(self.resolve_ty_with(world, f, m, a, first)),
+                            None => Box::new(TyRes::Unknown),
+                        };
+                        match self.alias_target(world, d, 0) {
+                            Some(TyRes::Def(t)) => TyRes::Def(t),
+                            Some(TyRes::Wrap(_)) => TyRes::Wrap(arg(0)),
+                            Some(TyRes::Container(_)) => TyRes::Container(arg(0)),
+                            Some(TyRes::Map(k, _)) if args.len() < 2 => TyRes::Map(k, arg(0)),
+                            Some(TyRes::Map(..)) => TyRes::Map(arg(0), arg(1)),
+                            Some(other) => other,
+                            None => TyRes::Def(d),
+                        }
+                    }
                     other => other,
                 }
             }
-            Ty::Path(p) => {
-                let g = &self.gnames[f.0 as usize];
-                let segs: Vec<u32> = p.iter().map(|&n| g[n as usize]).collect();
-                let w = self.walk_from(world, f, m, &segs, Ns::Any, 0, None, first);
-                if w.external {
-                    return TyRes::External;
+            Ty::Path(p) => match self.path_ty(world, f, m, p, first) {
+                TyRes::Def(d) if self.aliases.contains_key(&d) => {
+                    self.alias_target(world, d, 0).unwrap_or(TyRes::Def(d))
                 }
-                if w.hits.len() != segs.len() {
-                    return TyRes::Unknown;
-                }
-                match w.last_def() {
-                    Some(d) if world.def(d).kind == NodeKind::Class => TyRes::Def(d),
-                    _ => TyRes::Unknown,
-                }
-            }
+                other => other,
+            },
         }
+    }
+
+    /// The type a path names, aliases not followed.
+    fn path_ty(
+        &self,
+        world: &World,
+        f: FileIdx,
+        m: u32,
+        p: &[u32],
+        first: Option<FirstLookup>,
+    ) -> TyRes {
+        let g = &self.gnames[f.0 as usize];
+        let segs: Vec<u32> = p.iter().map(|&n| g[n as usize]).collect();
+        let w = self.walk_from(world, f, m, &segs, Ns::Any, 0, None, first);
+        if w.external {
+            return TyRes::External;
+        }
+        if w.hits.len() != segs.len() {
+            return TyRes::Unknown;
+        }
+        match w.last_def() {
+            Some(d) if world.def(d).kind == NodeKind::Class => TyRes::Def(d),
+            _ => TyRes::Unknown,
+        }
+    }
+
+    /// What type alias `t` stands for (`t` itself if not an alias or not
+    /// an in-repo type).
+    pub fn unalias(&self, world: &World, t: SymId) -> SymId {
+        match self.alias_target(world, t, 0) {
+            Some(TyRes::Def(d)) => d,
+            _ => t,
+        }
+    }
+
+    fn alias_target(&self, world: &World, t: SymId, depth: u32) -> Option<TyRes> {
+        let &(f, i) = self.aliases.get(&t)?;
+        if depth > 4 {
+            return None;
+        }
+        let scope = scope_of(world, f)?;
+        let m = self
+            .def_module
+            .get(&t)
+            .copied()
+            .unwrap_or(self.file_mod[f.0 as usize]);
+        Some(
+            match self.resolve_ty(world, f, m, &scope.aliases[i as usize].ty) {
+                TyRes::Def(d) if self.aliases.contains_key(&d) => self
+                    .alias_target(world, d, depth + 1)
+                    .unwrap_or(TyRes::Def(d)),
+                other => other,
+            },
+        )
     }
 
     /// The declared type of field `name` of struct `t`.

@@ -609,6 +609,7 @@ impl Cx<'_, '_> {
         let src = site.src;
         match self.eval(site, recv, 0) {
             TyRes::Def(t) => {
+                let t = self.ix.unalias(self.world, t);
                 let cands = self.ix.assoc(self.world, t, name);
                 let strat = if recv == 1 {
                     Strategy::SelfMember
@@ -741,7 +742,10 @@ impl Cx<'_, '_> {
                 .ix
                 .resolve_ty_with(self.world, self.file, m, ty, Some(&first)),
             Recv::Field(base, name) => match self.eval(site, *base, depth + 1) {
-                TyRes::Def(t) => self.ix.field_ty(self.world, t, self.g[*name as usize]),
+                TyRes::Def(t) => {
+                    let t = self.ix.unalias(self.world, t);
+                    self.ix.field_ty(self.world, t, self.g[*name as usize])
+                }
                 TyRes::External => TyRes::External,
                 _ => TyRes::Unknown,
             },
@@ -798,6 +802,7 @@ impl Cx<'_, '_> {
                         | "deref",
                     ) => t,
                     (TyRes::Def(t), _) => {
+                        let t = self.ix.unalias(self.world, t);
                         let name = self.g[*name as usize];
                         match self.ix.assoc(self.world, t, name).first() {
                             Some(&d) => self.ix.ret_ty(self.world, d),

@@ -434,3 +434,39 @@ fn workspace_crates_and_shared_test_modules() {
     );
     assert_has(&g, "calls it::t -> common::setup @3:18 Path");
 }
+
+#[test]
+fn bounds_aliases_and_match_arms_type_receivers() {
+    let src = r#"
+pub trait Gateway { fn charge(&self); }
+pub struct Stripe;
+impl Stripe { pub fn refund(&self) {} }
+pub type Default2 = Stripe;
+pub type Res<T> = std::result::Result<T, String>;
+pub fn a<G: Clone + Gateway>(g: G) { g.charge(); }
+pub fn b<G>(g: G) where G: Clone, G: Gateway { g.charge(); }
+pub fn c(s: Default2, r: Res<Stripe>) { s.refund(); r.unwrap().refund(); }
+pub fn d(o: Option<Stripe>) { match o { Some(s) => s.refund(), None => {} } }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::a -> shop_app::Gateway::charge @7:40 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::b -> shop_app::Gateway::charge @8:50 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::c -> shop_app::Stripe::refund @9:43 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::c -> shop_app::Stripe::refund @9:64 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::d -> shop_app::Stripe::refund @10:54 TypedReceiver",
+    );
+}
