@@ -237,6 +237,65 @@ fn collection_method(c: TyRes, elem: TyRes, m: &str) -> TyRes {
     }
 }
 
+/// Names the std prelude (and primitive types) supply to every module: a
+/// bare one not defined or imported is std's, not an unresolved site.
+const PRELUDE: &[&str] = &[
+    "AsMut",
+    "AsRef",
+    "Box",
+    "Clone",
+    "Copy",
+    "Default",
+    "Drop",
+    "Eq",
+    "Err",
+    "Extend",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "From",
+    "FromIterator",
+    "Into",
+    "IntoIterator",
+    "Iterator",
+    "None",
+    "Ok",
+    "Option",
+    "Ord",
+    "PartialEq",
+    "PartialOrd",
+    "Result",
+    "Send",
+    "Sized",
+    "Some",
+    "String",
+    "Sync",
+    "ToOwned",
+    "ToString",
+    "TryFrom",
+    "TryInto",
+    "Unpin",
+    "Vec",
+    "bool",
+    "char",
+    "drop",
+    "f32",
+    "f64",
+    "i128",
+    "i16",
+    "i32",
+    "i64",
+    "i8",
+    "isize",
+    "str",
+    "u128",
+    "u16",
+    "u32",
+    "u64",
+    "u8",
+    "usize",
+];
+
 /// Methods of external types that may return an in-repo element type.
 const ELEMENT_ACCESSORS: &[&str] = &[
     "borrow",
@@ -547,7 +606,7 @@ impl Cx<'_, '_> {
         if i == 0 {
             if role == Role::Macro && names.len() == 1 {
                 self.crate_macro(src, m, names[0], &name, pos);
-            } else if names.len() == 1 {
+            } else if names.len() == 1 && !PRELUDE.contains(&name.as_str()) {
                 self.unresolved(src, &name, kind, pos, "no definition in scope");
             }
             return;
