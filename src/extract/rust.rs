@@ -55,6 +55,18 @@ pub struct Scope {
     /// Defs under a `#[cfg(…)]` that is most likely off where rust-analyzer
     /// runs (`windows`, `loom`, …): a same-named sibling is preferred.
     pub cfg_off: Vec<u32>,
+    /// Defs under `#[cfg(feature = "x")]` (`on`) or `#[cfg(not(feature =
+    /// "x"))]`: compiled in depending on the package's default features.
+    pub cfg_features: Vec<CfgFeature>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CfgFeature {
+    pub def: u32,
+    /// The feature name.
+    pub name: u32,
+    /// Compiled in when the feature is on (else when it is off).
+    pub on: bool,
 }
 
 /// The shape of an associated fn's parameter list.
@@ -77,6 +89,8 @@ pub struct InlineMod {
     pub parent: u32,
     /// Under a `#[cfg(…)]` that is most likely off (see `Scope::cfg_off`).
     pub cfg_off: bool,
+    /// Under `#[cfg(feature = "x")]` (name, on) (see `Scope::cfg_features`).
+    pub feature: Option<(u32, bool)>,
 }
 
 /// A module-level item: a def and the module id it belongs to.

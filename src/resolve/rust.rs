@@ -50,6 +50,8 @@ pub struct CrateFile {
     /// The directory of the package's `Cargo.toml` (`""` at the repo root,
     /// `None` without one).
     pub package_dir: Option<String>,
+    /// The package's default features (what rust-analyzer compiles).
+    pub features: Vec<String>,
 }
 
 /// What a `Cargo.toml` says about names and the library path.
@@ -58,6 +60,8 @@ struct Manifest {
     lib_name: Option<String>,
     lib_path: Option<String>,
     bins: Vec<(String, String)>,
+    /// Features on by default, `default`'s own list expanded.
+    features: Vec<String>,
 }
 
 thread_local! {
@@ -91,7 +95,11 @@ fn parse_manifest(text: &str) -> Manifest {
         lib_name: None,
         lib_path: None,
         bins: Vec::new(),
+        features: Vec::new(),
     };
+    let mut features: HashMap<String, Vec<String>> = HashMap::new();
+    // A `[features]` array being read: (feature, text so far).
+    let mut array: Option<(String, String)> = None;
     let mut section = String::new();
     let mut bin: (Option<String>, Option<String>) = (None, None);
     let flush_bin = |bin: &mut (Option<String>, Option<String>), m: &mut Manifest| {
@@ -102,6 +110,15 @@ fn parse_manifest(text: &str) -> Manifest {
     };
     for raw in text.lines() {
         let line = raw.trim();
+        if let Some((name, mut acc)) = array.take() {
+            acc.push_str(line.split('#').next().unwrap_or(""));
+            if line.contains(']') {
+                features.insert(name, quoted(&acc));
+            } else {
+                array = Some((name, acc));
+            }
+            continue;
+        }
         if line.starts_with('[') {
             if section == "[[bin]]" {
                 flush_bin(&mut bin, &mut m);
@@ -114,6 +131,15 @@ fn parse_manifest(text: &str) -> Manifest {
         };
         let k = k.trim();
         let v = v.trim();
+        if section == "[features]" && v.starts_with('[') {
+            let name = k.trim_matches('"').to_string();
+            if v.contains(']') {
+                features.insert(name, quoted(v));
+            } else {
+                array = Some((name, v.to_string()));
+            }
+            continue;
+        }
         if !v.starts_with('"') && !v.starts_with('\'') {
             continue;
         }
@@ -130,7 +156,27 @@ fn parse_manifest(text: &str) -> Manifest {
     if section == "[[bin]]" {
         flush_bin(&mut bin, &mut m);
     }
+    // `default = ["std"]`, `std = ["alloc", "dep:x", "y/z"]`: local features only.
+    let mut todo = vec!["default".to_string()];
+    while let Some(f) = todo.pop() {
+        for g in features.get(&f).into_iter().flatten() {
+            if !g.contains(['/', ':']) && !m.features.contains(g) {
+                m.features.push(g.clone());
+                todo.push(g.clone());
+            }
+        }
+    }
+    m.features.sort();
     m
+}
+
+/// The quoted strings of a TOML array's text.
+fn quoted(text: &str) -> Vec<String> {
+    text.split('"')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
 }
 
 fn crate_name(s: &str) -> String {
@@ -163,6 +209,7 @@ pub fn crate_file(path: &str, layout: &Layout) -> CrateFile {
                 };
                 let mut f = in_package(rel, dir, pkg, &m, layout);
                 f.package_dir = Some(dir.to_string());
+                f.features = m.features.clone();
                 return f;
             }
         }
@@ -183,12 +230,14 @@ fn in_package(rel: &str, dir: &str, pkg: &str, m: &Manifest, layout: &Layout) ->
         root: true,
         lib,
         package_dir: None,
+        features: Vec::new(),
     };
     let module = |key: String| CrateFile {
         key,
         root: false,
         lib: false,
         package_dir: None,
+        features: Vec::new(),
     };
     if rel == lib_path {
         return root(lib_name, true);
@@ -258,5 +307,6 @@ fn fallback(path: &str) -> CrateFile {
         root: is_root || !path.contains('/'),
         lib: is_root && rest == ["lib.rs"],
         package_dir: None,
+        features: Vec::new(),
     }
 }

@@ -4,8 +4,8 @@ use tree_sitter::Node;
 
 use super::FxHashMap as HashMap;
 use super::{
-    Alias, Field, Impl, InlineMod, Item, Recv, Refs, Ret, Role, Scope, Sig, Site, SiteKind, Super,
-    Ty, Use, NONE, UNKNOWN_ARGS,
+    Alias, CfgFeature, Field, Impl, InlineMod, Item, Recv, Refs, Ret, Role, Scope, Sig, Site,
+    SiteKind, Super, Ty, Use, NONE, UNKNOWN_ARGS,
 };
 use crate::extract::Def;
 use crate::graph::{NodeKind, Pos};
@@ -78,6 +78,19 @@ const ELEM_CLOSURE_METHODS: [&str; 21] = [
 /// Deeper expressions are skipped (a stack overflow would kill the indexer).
 const MAX_NESTING: u32 = 256;
 
+/// The attributes seen before an item.
+#[derive(Clone, Copy, Default)]
+struct Pending {
+    /// First line of the first attribute.
+    start: u32,
+    test: bool,
+    export: bool,
+    /// A cfg likely off.
+    off: bool,
+    /// `cfg(feature = "x")` (name, on).
+    feature: Option<(u32, bool)>,
+}
+
 /// The associated-item context of the walk.
 #[derive(Clone)]
 enum Assoc {
@@ -116,11 +129,15 @@ struct V<'s> {
     depth: u32,
     /// Attributes right before the item being walked: (first line, is a
     /// test, `#[macro_export]`, under a cfg that is likely off).
-    attrs: Option<(u32, bool, bool, bool)>,
+    attrs: Option<Pending>,
     /// The cfg flag of the last [`V::attrs`] call, for the def it makes.
     cfg_off: bool,
+    /// The feature cfg of the last [`V::attrs`] call: (name, on).
+    cfg_feature: Option<(u32, bool)>,
     /// Inside an `impl` or inline `mod` whose cfg is likely off.
     block_off: bool,
+    /// Inside an `impl` or inline `mod` under a feature cfg.
+    block_feature: Option<(u32, bool)>,
     /// Methods whose parent is the class named by the string, if in this file.
     pending_parents: Vec<(u32, String)>,
 }
@@ -149,7 +166,9 @@ pub(super) fn run(module: Def, src: &[u8], root: Node) -> (Vec<Def>, Scope, Refs
         depth: 0,
         attrs: None,
         cfg_off: false,
+        cfg_feature: None,
         block_off: false,
+        block_feature: None,
         pending_parents: Vec::new(),
     };
     v.children(root);
@@ -283,16 +302,21 @@ impl<'s> V<'s> {
 
     /// Walk sibling nodes, handing each item the attributes before it.
     fn seq(&mut self, kids: Vec<Node>) {
-        let mut pending: Option<(u32, bool, bool, bool)> = None;
+        let mut pending: Option<Pending> = None;
         for c in kids {
             match c.kind() {
                 "attribute_item" => {
-                    let (test, export, off) = self.attr_flags(c);
-                    let row = line(c.start_position().row);
-                    let p = pending.get_or_insert((row, false, false, false));
-                    p.1 |= test;
-                    p.2 |= export;
-                    p.3 |= off;
+                    let (test, export, off, feature) = self.attr_flags(c);
+                    let feature = feature.map(|(f, on)| (self.name(&f), on));
+                    let start = line(c.start_position().row);
+                    let p = pending.get_or_insert(Pending {
+                        start,
+                        ..Pending::default()
+                    });
+                    p.test |= test;
+                    p.export |= export;
+                    p.off |= off;
+                    p.feature = p.feature.or(feature);
                 }
                 "line_comment" | "block_comment" => {}
                 _ if c.is_error() => pending = None,
@@ -305,22 +329,30 @@ impl<'s> V<'s> {
         }
     }
 
-    /// (is a test attribute, is `#[macro_export]`, is a cfg likely off)
-    fn attr_flags(&self, item: Node) -> (bool, bool, bool) {
+    /// (is a test attribute, is `#[macro_export]`, is a cfg likely off,
+    /// the feature of a `cfg(feature = "x")` / `cfg(not(feature = "x"))`)
+    fn attr_flags(&self, item: Node) -> (bool, bool, bool, Option<(String, bool)>) {
         let attr = item.named_child(0);
         let Some(path) = attr.and_then(|a| a.named_child(0)) else {
-            return (false, false, false);
+            return (false, false, false, None);
         };
         let last = match path.kind() {
             "scoped_identifier" => path.child_by_field_name("name"),
             _ => Some(path),
         };
         let last = last.map(|l| self.text(l)).unwrap_or("");
-        let off = last == "cfg"
-            && attr
-                .and_then(|a| a.child_by_field_name("arguments"))
-                .is_some_and(|args| items::cfg_likely_off(self.text(args)));
-        (TEST_ATTRS.contains(&last), last == "macro_export", off)
+        let args = attr
+            .and_then(|a| a.child_by_field_name("arguments"))
+            .filter(|_| last == "cfg")
+            .map(|a| self.text(a));
+        let off = args.is_some_and(items::cfg_likely_off);
+        let feature = args.and_then(items::cfg_feature);
+        (
+            TEST_ATTRS.contains(&last),
+            last == "macro_export",
+            off,
+            feature,
+        )
     }
 
     /// Walk any node; returns the receiver id of an expression (0: unknown).

@@ -126,6 +126,9 @@ pub struct Index {
     pub fields: HashMap<(SymId, u32), (FileIdx, u32)>,
     /// fn → (file, index in `Scope::rets`).
     pub rets: HashMap<SymId, (FileIdx, u32)>,
+    /// Defs most likely compiled out (cfg on another OS, a custom flag, a
+    /// feature that is not on by default).
+    pub off: HashSet<SymId>,
     /// Type alias → (file, index in `Scope::aliases`).
     pub aliases: HashMap<SymId, (FileIdx, u32)>,
     /// (file, impl index) → the impl's self type.
@@ -199,6 +202,7 @@ pub fn build(world: &World) -> Index {
         fields: HashMap::default(),
         rets: HashMap::default(),
         aliases: HashMap::default(),
+        off: HashSet::default(),
         impl_self: HashMap::default(),
         impl_trait: HashMap::default(),
         methods_by_name: HashMap::default(),
@@ -211,6 +215,7 @@ pub fn build(world: &World) -> Index {
     ix.kw_super = ix.intern("super");
     let mut total_uses = 0u32;
     let mut off_mods: HashSet<u32> = HashSet::default();
+    let mut feature_off_defs: Vec<SymId> = Vec::new();
     let mut rust_files = Vec::new();
     let mut roles = Vec::new();
     for (i, wf) in world.files.iter().enumerate() {
@@ -232,6 +237,14 @@ pub fn build(world: &World) -> Index {
             parent: NONE,
             root: NONE,
         });
+        let role = crate_file(wf.path, world.layout);
+        // A cfg on a feature is decided by the package's default features.
+        let feature_off = |name: u32, on: bool| {
+            role.features
+                .iter()
+                .any(|f| *f == scope.names[name as usize])
+                != on
+        };
         for (k, m) in scope.mods.iter().enumerate() {
             let mid = ix.mods.len() as u32;
             let parent = id + m.parent;
@@ -244,11 +257,11 @@ pub fn build(world: &World) -> Index {
             let name = ix.gnames[i][m.name as usize];
             // `#[cfg(windows)] mod imp {…} #[cfg(unix)] mod imp {…}`: the
             // one likely on wins.
-            if m.cfg_off {
+            if m.cfg_off || m.feature.is_some_and(|(n, on)| feature_off(n, on)) {
                 off_mods.insert(mid);
             }
             match ix.children.get(&(parent, name)) {
-                Some(prev) if !off_mods.contains(prev) || m.cfg_off => {}
+                Some(prev) if !off_mods.contains(prev) || off_mods.contains(&mid) => {}
                 _ => {
                     ix.children.insert((parent, name), mid);
                 }
@@ -256,8 +269,16 @@ pub fn build(world: &World) -> Index {
         }
         ix.use_base[i] = total_uses;
         total_uses += scope.uses.len() as u32;
+        for c in &scope.cfg_features {
+            if feature_off(c.name, c.on) {
+                feature_off_defs.push(SymId {
+                    file: f,
+                    def: c.def,
+                });
+            }
+        }
         rust_files.push(f);
-        roles.push(crate_file(wf.path, world.layout));
+        roles.push(role);
     }
 
     ix.use_memo = (0..total_uses).map(|_| OnceLock::new()).collect();
@@ -579,6 +600,7 @@ pub fn build(world: &World) -> Index {
         .iter()
         .filter_map(|&f| scope_of(world, f).map(|s| (f, s)))
         .flat_map(|(f, s)| s.cfg_off.iter().map(move |&def| SymId { file: f, def }))
+        .chain(feature_off_defs)
         .collect();
     if !off.is_empty() {
         for v in ix.items.values_mut() {
@@ -588,10 +610,12 @@ pub fn build(world: &World) -> Index {
             .inherent
             .values_mut()
             .chain(ix.trait_impl_methods.values_mut())
+            .chain(ix.macros_by_name.values_mut())
         {
             v.sort_by_key(|s| off.contains(s));
         }
     }
+    ix.off = off;
     ix
 }
 

@@ -444,7 +444,13 @@ impl Cx<'_, '_> {
         for item in &self.scope.items {
             if item.is_macro {
                 if let Some(n) = self.ix.gname(&self.defs[item.def as usize].name) {
-                    self.file_macros.entry(n).or_insert(item.def);
+                    let off = |d: u32| self.ix.off.contains(&self.sym(d));
+                    match self.file_macros.get(&n) {
+                        Some(&prev) if !off(prev) || off(item.def) => {}
+                        _ => {
+                            self.file_macros.insert(n, item.def);
+                        }
+                    }
                 }
             }
         }
@@ -643,6 +649,13 @@ impl Cx<'_, '_> {
                     .is_some_and(|&dm| self.ix.mods[dm as usize].root == root)
             })
             .collect();
+        // Same-named macros under opposite cfgs: the one compiled in.
+        let on: Vec<SymId> = cands
+            .iter()
+            .copied()
+            .filter(|d| !self.ix.off.contains(d))
+            .collect();
+        let cands = if on.is_empty() { cands } else { on };
         match cands.len() {
             0 => self.unresolved(src, text, EdgeKind::Calls, pos, "macro not in scope"),
             1 => self.edge(

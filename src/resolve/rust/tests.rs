@@ -470,3 +470,27 @@ pub fn d(o: Option<Stripe>) { match o { Some(s) => s.refund(), None => {} } }
         "calls shop_app::d -> shop_app::Stripe::refund @10:54 TypedReceiver",
     );
 }
+
+#[test]
+fn default_features_decide_feature_cfgs() {
+    let manifest = "[package]\nname = \"shop-app\"\n\n[features]\ndefault = [\n  \"std\", # the usual\n]\nstd = [\"alloc\", \"dep:serde\"]\nalloc = []\ndebug = []\n";
+    let src = r#"
+#[cfg(feature = "debug")]
+macro_rules! trace { () => {} }
+#[cfg(not(feature = "debug"))]
+macro_rules! trace { () => {} }
+#[cfg(not(feature = "alloc"))]
+fn buf() {}
+#[cfg(feature = "alloc")]
+fn buf() {}
+pub fn f() { trace!(); buf(); }
+"#;
+    let g = graph_with(&[("Cargo.toml", manifest)], &[("src/lib.rs", src)]);
+    assert_has(&g, "calls shop_app::f -> shop_app::trace#2 @10:14 Local");
+    assert_has(&g, "calls shop_app::f -> shop_app::buf#2 @10:24 Local");
+    let mut layout = Layout::default();
+    layout
+        .manifests
+        .insert("Cargo.toml".into(), manifest.into());
+    assert_eq!(crate_file("src/lib.rs", &layout).features, ["alloc", "std"]);
+}

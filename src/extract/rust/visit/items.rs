@@ -7,12 +7,14 @@ impl<'s> V<'s> {
     pub(super) fn attrs(&mut self, n: Node) -> (u32, bool, bool) {
         let own = line(n.start_position().row);
         match self.attrs.take() {
-            Some((start, test, export, off)) => {
-                self.cfg_off = off;
-                (start.min(own), test, export)
+            Some(p) => {
+                self.cfg_off = p.off;
+                self.cfg_feature = p.feature;
+                (p.start.min(own), p.test, p.export)
             }
             None => {
                 self.cfg_off = false;
+                self.cfg_feature = None;
                 (own, false, false)
             }
         }
@@ -43,6 +45,9 @@ impl<'s> V<'s> {
         let def = self.defs.len() as u32 - 1;
         if std::mem::take(&mut self.cfg_off) || self.block_off {
             self.scope.cfg_off.push(def);
+        }
+        if let Some((name, on)) = self.cfg_feature.take().or(self.block_feature) {
+            self.scope.cfg_features.push(CfgFeature { def, name, on });
         }
         def
     }
@@ -311,10 +316,14 @@ impl<'s> V<'s> {
     pub(super) fn impl_item(&mut self, n: Node) {
         self.attrs(n);
         let off = std::mem::take(&mut self.cfg_off);
+        let feature = self.cfg_feature.take();
         let saved_off = self.block_off;
+        let saved_feature = self.block_feature;
         self.block_off |= off;
+        self.block_feature = feature.or(saved_feature);
         self.impl_inner(n);
         self.block_off = saved_off;
+        self.block_feature = saved_feature;
     }
 
     pub(super) fn impl_inner(&mut self, n: Node) {
@@ -463,6 +472,7 @@ impl<'s> V<'s> {
         let name = self.node_name(name_node);
         self.attrs(n);
         let cfg_off = std::mem::take(&mut self.cfg_off);
+        let feature = self.cfg_feature.take();
         let Some(body) = n.child_by_field_name("body") else {
             if self.module == 0 && self.cur_fn == 0 {
                 self.scope.mod_decls.push(name);
@@ -473,6 +483,7 @@ impl<'s> V<'s> {
             name,
             parent: self.module,
             cfg_off,
+            feature,
         });
         let id = self.scope.mods.len() as u32;
         let saved_module = std::mem::replace(&mut self.module, id);
@@ -481,9 +492,12 @@ impl<'s> V<'s> {
         let saved_fn = std::mem::replace(&mut self.cur_fn, 0);
         let saved_locals = std::mem::take(&mut self.locals);
         let saved_off = self.block_off;
+        let saved_feature = self.block_feature;
         self.block_off |= cfg_off;
+        self.block_feature = feature.or(saved_feature);
         self.children(body);
         self.block_off = saved_off;
+        self.block_feature = saved_feature;
         self.locals = saved_locals;
         self.cur_fn = saved_fn;
         self.prefix = saved_prefix;
@@ -624,6 +638,18 @@ pub(super) fn cfg_likely_off(args: &str) -> bool {
             || (p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
                 && !matches!(*p, "unix" | "test" | "debug_assertions" | "target_os" | ""))
     })
+}
+
+/// `feature = "x"` → ("x", true); `not(feature = "x")` → ("x", false).
+pub(super) fn cfg_feature(args: &str) -> Option<(String, bool)> {
+    let a: String = args.chars().filter(|c| !c.is_whitespace()).collect();
+    let a = a.strip_prefix('(')?.strip_suffix(')')?;
+    let (inner, on) = match a.strip_prefix("not(") {
+        Some(rest) => (rest.strip_suffix(')')?, false),
+        None => (a, true),
+    };
+    let name = inner.strip_prefix("feature=\"")?.strip_suffix('"')?;
+    (!name.contains('"')).then(|| (name.to_string(), on))
 }
 
 pub(super) fn is_item_kind(kind: &str) -> bool {
