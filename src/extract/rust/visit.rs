@@ -484,8 +484,12 @@ impl<'s> V<'s> {
             "identifier" => self.ident_value(n),
             "self" => 1,
             "scoped_identifier" | "generic_function" => {
-                self.value_path(n, Role::Ref);
-                0
+                match self.value_path(n, Role::Ref) {
+                    // `Status::Paid`, `Unit`: a value of the type (resolve
+                    // tells an enum variant from a const by its case).
+                    Some(names) => self.recv(Recv::Ty(Ty::Path(names))),
+                    None => 0,
+                }
             }
             "struct_expression" => self.struct_expr(n),
             "reference_expression" | "parenthesized_expression" | "await_expression" => {

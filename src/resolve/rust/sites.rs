@@ -836,14 +836,8 @@ impl Cx<'_, '_> {
                 if w.external {
                     return TyRes::External;
                 }
-                if w.hits.len() != names.len() {
-                    return TyRes::Unknown;
-                }
-                match w.last_def() {
-                    Some(d) if self.world.def(d).kind == NodeKind::Class => TyRes::Def(d),
-                    Some(d) => self.ix.ret_ty(self.world, d),
-                    None => TyRes::Unknown,
-                }
+                let last = path.last().map(|&l| self.gstr(l)).unwrap_or("");
+                self.ix.value_ty(self.world, &w, names.len(), last)
             }
             Recv::Method(base, name) => {
                 let base = self.eval(site, *base, depth + 1);

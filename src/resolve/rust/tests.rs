@@ -494,3 +494,32 @@ pub fn f() { trace!(); buf(); }
         .insert("Cargo.toml".into(), manifest.into());
     assert_eq!(crate_file("src/lib.rs", &layout).features, ["alloc", "std"]);
 }
+
+#[test]
+fn enum_variant_values_have_the_enum_type() {
+    let src = r#"
+pub enum Status { Paid, Owed(u64), Held { why: u8 } }
+impl Status { pub fn is_done(&self) -> bool { true } }
+pub const LIMIT: Status = Status::Paid;
+pub fn f() {
+    let a = Status::Paid;
+    a.is_done();
+    Status::Owed(3).is_done();
+    let c = Status::Held { why: 1 };
+    c.is_done();
+}
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Status::is_done @7:7 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Status::is_done @8:21 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Status::is_done @10:7 TypedReceiver",
+    );
+}

@@ -428,11 +428,32 @@ impl Index {
         if w.external {
             return TyRes::External;
         }
-        if w.hits.len() != segs.len() {
+        let last = p
+            .last()
+            .and_then(|&l| scope_of(world, f).map(|s| s.names[l as usize].as_str()));
+        self.value_ty(world, &w, segs.len(), last.unwrap_or(""))
+    }
+
+    /// The type of the value a walked path names: a type (unit struct,
+    /// struct literal), a fn's return type, or for `Enum::Variant` (the
+    /// last segment not found, CamelCase) the enum.
+    pub fn value_ty(&self, world: &World, w: &PathWalk, len: usize, last: &str) -> TyRes {
+        let variant = |s: &str| {
+            s.starts_with(|c: char| c.is_ascii_uppercase())
+                && s.chars().any(|c| c.is_ascii_lowercase())
+        };
+        if w.hits.len() + 1 == len && variant(last) {
+            return match w.last_def() {
+                Some(d) if world.def(d).kind == NodeKind::Class => TyRes::Def(d),
+                _ => TyRes::Unknown,
+            };
+        }
+        if w.hits.len() != len {
             return TyRes::Unknown;
         }
         match w.last_def() {
             Some(d) if world.def(d).kind == NodeKind::Class => TyRes::Def(d),
+            Some(d) if world.def(d).kind != NodeKind::Module => self.ret_ty(world, d),
             _ => TyRes::Unknown,
         }
     }
