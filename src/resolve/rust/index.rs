@@ -17,6 +17,9 @@ mod lookup;
 thread_local! {
     /// Set when a lookup gave up at the depth limit: its result is not memoized.
     static TRUNCATED: Cell<bool> = const { Cell::new(false) };
+    /// Nesting of type resolutions (aliases of aliases, generic arguments):
+    /// a cycle in broken code must not overflow the stack.
+    pub(super) static TY_DEPTH: Cell<u32> = const { Cell::new(0) };
 }
 
 /// A module: a file or an inline `mod m { … }`.

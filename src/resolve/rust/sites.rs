@@ -837,7 +837,7 @@ impl Cx<'_, '_> {
                     return TyRes::External;
                 }
                 let last = path.last().map(|&l| self.gstr(l)).unwrap_or("");
-                self.ix.value_ty(self.world, &w, names.len(), last)
+                self.ix.value_ty(self.world, &w, names.len(), last, true)
             }
             Recv::Method(base, name) => {
                 let base = self.eval(site, *base, depth + 1);

@@ -523,3 +523,18 @@ pub fn f() {
         "calls shop_app::f -> shop_app::Status::is_done @10:7 TypedReceiver",
     );
 }
+
+#[test]
+fn broken_code_with_cycles_terminates() {
+    let src = r#"
+pub type A = B;
+pub type B = A;
+pub type C<T> = C<T>;
+mod m { pub use super::n::*; }
+mod n { pub use super::m::*; }
+pub fn Foo() -> Foo { Foo() }
+pub fn f(a: A, c: C<u8>) { a.x(); c.y(); m::missing(); Foo().z(); }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert!(!g.is_empty());
+}

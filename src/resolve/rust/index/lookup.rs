@@ -355,6 +355,24 @@ impl Index {
         ty: &Ty,
         first: Option<FirstLookup>,
     ) -> TyRes {
+        let depth = TY_DEPTH.with(|d| d.get());
+        if depth > 24 {
+            return TyRes::Unknown;
+        }
+        TY_DEPTH.with(|d| d.set(depth + 1));
+        let r = self.resolve_ty_inner(world, f, m, ty, first);
+        TY_DEPTH.with(|d| d.set(depth));
+        r
+    }
+
+    fn resolve_ty_inner(
+        &self,
+        world: &World,
+        f: FileIdx,
+        m: u32,
+        ty: &Ty,
+        first: Option<FirstLookup>,
+    ) -> TyRes {
         match ty {
             Ty::Unknown => TyRes::Unknown,
             Ty::External => TyRes::External,
@@ -431,13 +449,23 @@ impl Index {
         let last = p
             .last()
             .and_then(|&l| scope_of(world, f).map(|s| s.names[l as usize].as_str()));
-        self.value_ty(world, &w, segs.len(), last.unwrap_or(""))
+        match self.value_ty(world, &w, segs.len(), last.unwrap_or(""), false) {
+            TyRes::Def(d) if world.def(d).kind == NodeKind::Class => TyRes::Def(d),
+            _ => TyRes::Unknown,
+        }
     }
 
     /// The type of the value a walked path names: a type (unit struct,
-    /// struct literal), a fn's return type, or for `Enum::Variant` (the
-    /// last segment not found, CamelCase) the enum.
-    pub fn value_ty(&self, world: &World, w: &PathWalk, len: usize, last: &str) -> TyRes {
+    /// struct literal), a fn's return type (when `call`), or for
+    /// `Enum::Variant` (the last segment not found, CamelCase) the enum.
+    pub fn value_ty(
+        &self,
+        world: &World,
+        w: &PathWalk,
+        len: usize,
+        last: &str,
+        call: bool,
+    ) -> TyRes {
         let variant = |s: &str| {
             s.starts_with(|c: char| c.is_ascii_uppercase())
                 && s.chars().any(|c| c.is_ascii_lowercase())
@@ -453,7 +481,7 @@ impl Index {
         }
         match w.last_def() {
             Some(d) if world.def(d).kind == NodeKind::Class => TyRes::Def(d),
-            Some(d) if world.def(d).kind != NodeKind::Module => self.ret_ty(world, d),
+            Some(d) if call && world.def(d).kind != NodeKind::Module => self.ret_ty(world, d),
             _ => TyRes::Unknown,
         }
     }
