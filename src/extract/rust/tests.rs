@@ -51,6 +51,7 @@ fn sites(src: &str) -> Vec<String> {
 }
 
 #[test]
+#[ignore = "manual tool"]
 fn debug_file() {
     // `REFGRAPH_DEBUG_RS=path cargo test --lib debug_file -- --nocapture`
     let Ok(path) = std::env::var("REFGRAPH_DEBUG_RS") else {
@@ -252,4 +253,30 @@ fn qualified_paths_name_the_self_type() {
         "{s:?}"
     );
     assert!(s.contains(&"Gateway@1:30 Ref".to_string()), "{s:?}");
+}
+
+#[test]
+#[ignore = "manual tool"]
+fn scan_dir() {
+    // `REFGRAPH_SCAN_DIR=dir cargo test --lib scan_dir -- --nocapture`:
+    // extract every `.rs` file below, one by one (finds crashes).
+    let Ok(dir) = std::env::var("REFGRAPH_SCAN_DIR") else {
+        return;
+    };
+    let mut stack = vec![std::path::PathBuf::from(dir)];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                let src = std::fs::read(&p).unwrap_or_default();
+                eprintln!("FILE {}", p.display());
+                let _ = extract(&p.to_string_lossy(), &src);
+            }
+        }
+    }
 }

@@ -199,6 +199,16 @@ impl<'s> V<'s> {
     }
 
     pub(super) fn pattern(&mut self, p: Node, r: u32) {
+        // Generated code: a `match` arm of hundreds of `|` alternatives.
+        if self.depth >= MAX_NESTING {
+            return;
+        }
+        self.depth += 1;
+        self.pattern_inner(p, r);
+        self.depth -= 1;
+    }
+
+    fn pattern_inner(&mut self, p: Node, r: u32) {
         match p.kind() {
             "identifier" => {
                 let text = self.text(p);
