@@ -1,23 +1,365 @@
 //! rust: Tree-sitter → definitions, scope and reference sites.
+//!
+//! One parse, one tree walk ([`visit`]) that tracks what Rust scoping needs:
+//! the inline module and `impl`/`trait` a node is in, generic parameters
+//! (so `T` is never mistaken for an in-repo type `T`), and the local
+//! variables of each function (so `let parse = …; parse(x)` is not a call of
+//! an in-repo `parse`, and `let s = Stripe::new(); s.charge()` knows the
+//! receiver's type).
+//!
+//! Every string lives once in [`Scope::names`]; paths, uses and sites refer
+//! to it by index. Resolution of a file reads its own [`Refs`] and every
+//! file's [`Scope`].
+
+mod visit;
+
+#[cfg(test)]
+mod tests;
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::{Deserialize, Serialize};
 
-use super::{module_def, FileFacts, LangRefs, LangScope};
+use super::{module_def, syntax_diagnostics, Diagnostic, FileFacts, LangRefs, LangScope};
+use crate::graph::Pos;
+
+/// "No value" for `u32` indexes.
+pub const NONE: u32 = u32::MAX;
 
 /// What other files' resolution may read from this file.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct Scope {}
+pub struct Scope {
+    /// The string table of this file's scope and refs.
+    pub names: Vec<String>,
+    /// Inline `mod m { … }` blocks. Module id 0 is the file itself; id `i`
+    /// is `mods[i - 1]`.
+    pub mods: Vec<InlineMod>,
+    /// Items directly in a module (not in fn bodies, not associated).
+    pub items: Vec<Item>,
+    pub uses: Vec<Use>,
+    pub impls: Vec<Impl>,
+    /// Named (and tuple: `0`, `1`, …) struct fields with their types.
+    pub fields: Vec<Field>,
+    /// Declared return types of functions and methods.
+    pub rets: Vec<Ret>,
+    /// `trait A: B + C` → (A, path of B), (A, path of C).
+    pub supers: Vec<Super>,
+    /// `mod x;` declarations of the file's own module.
+    pub mod_decls: Vec<u32>,
+    /// Signatures of associated fns: what a method call can reach.
+    pub sigs: Vec<Sig>,
+    /// `type A = T;`: what each alias stands for.
+    pub aliases: Vec<Alias>,
+    /// Defs under a `#[cfg(…)]` that is most likely off where rust-analyzer
+    /// runs (`windows`, `loom`, …): a same-named sibling is preferred.
+    pub cfg_off: Vec<u32>,
+    /// Defs under `#[cfg(feature = "x")]` (`on`) or `#[cfg(not(feature =
+    /// "x"))]`: compiled in depending on the package's default features.
+    pub cfg_features: Vec<CfgFeature>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CfgFeature {
+    pub def: u32,
+    /// The feature name.
+    pub name: u32,
+    /// Compiled in when the feature is on (else when it is off).
+    pub on: bool,
+}
+
+/// The shape of an associated fn's parameter list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sig {
+    pub def: u32,
+    /// Parameters besides `self`.
+    pub params: u8,
+    /// Takes `self` (in any form): callable as `x.f()`.
+    pub has_self: bool,
+}
+
+/// Argument count of a call that could not be counted.
+pub const UNKNOWN_ARGS: u8 = u8::MAX;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InlineMod {
+    pub name: u32,
+    /// Module id of the enclosing module.
+    pub parent: u32,
+    /// Under a `#[cfg(…)]` that is most likely off (see `Scope::cfg_off`).
+    pub cfg_off: bool,
+    /// Under `#[cfg(feature = "x")]` (name, on) (see `Scope::cfg_features`).
+    pub feature: Option<(u32, bool)>,
+}
+
+/// A module-level item: a def and the module id it belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Item {
+    pub def: u32,
+    pub module: u32,
+    /// `macro_rules!` (macro namespace) rather than a type or value.
+    pub is_macro: bool,
+}
+
+/// One leaf of a `use` tree (or an `extern crate`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Use {
+    pub module: u32,
+    /// The function whose body holds the `use` (0: module level).
+    pub scope_fn: u32,
+    /// Path segments, as names; `crate`, `self`, `super` included.
+    pub segs: Vec<u32>,
+    /// Start of each segment.
+    pub pos: Vec<Pos>,
+    /// `as alias` (`_` included); `NONE` when the binding is the last segment.
+    pub alias: u32,
+    pub glob: bool,
+    /// `pub use` (any visibility): a re-export.
+    pub public: bool,
+}
+
+impl Use {
+    /// The name this use binds, if any.
+    pub fn binding(&self) -> Option<u32> {
+        if self.glob {
+            None
+        } else if self.alias != NONE {
+            Some(self.alias)
+        } else {
+            self.segs.last().copied()
+        }
+    }
+}
+
+/// `impl [Trait for] Type { methods }`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Impl {
+    pub module: u32,
+    /// The function whose body holds the impl (0: module level).
+    pub scope_fn: u32,
+    pub ty: Ty,
+    /// The trait path, empty for an inherent impl.
+    pub tr: Vec<u32>,
+    /// Defs of the methods (and associated fns) in the block.
+    pub methods: Vec<u32>,
+    /// `impl<T: Bound> Trait for T`: the trait's methods apply to many types.
+    pub blanket: bool,
+    /// The first bound of a blanket impl's type parameter (empty: none).
+    pub bound: Vec<u32>,
+}
+
+/// A type as far as receiver inference needs it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Ty {
+    Unknown,
+    /// A primitive, slice, tuple or array: never an in-repo type.
+    External,
+    /// A path to resolve in the scope where it was written. Generic
+    /// parameters are already replaced by their first trait bound, `Self`
+    /// by the impl's type path.
+    Path(Vec<u32>),
+    /// `P<A, B>` with its first two type arguments: when `P` is not an
+    /// in-repo type, `Box`/`Rc`/`Arc` are `A`, `Option`/`Result`/`RefCell`/
+    /// `Mutex` wrap `A` (reached by `unwrap`, `?`, `borrow`, `lock`),
+    /// `Vec`/`HashSet`/… hold `A` and `HashMap`/`BTreeMap` map `A` to `B`.
+    Generic(Vec<u32>, Vec<Ty>),
+    /// `[T]`, `[T; N]`.
+    Slice(Box<Ty>),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Field {
+    pub owner: u32,
+    pub name: u32,
+    pub ty: Ty,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ret {
+    pub def: u32,
+    /// Module id the type was written in.
+    pub module: u32,
+    pub ty: Ty,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Alias {
+    pub def: u32,
+    pub ty: Ty,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Super {
+    pub def: u32,
+    pub module: u32,
+    pub path: Vec<u32>,
+}
 
 /// Reference sites, read only when resolving this file.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct Refs {}
+pub struct Refs {
+    pub sites: Vec<Site>,
+    /// Receiver expressions; 0 is `Unknown`, 1 is `self`.
+    pub recvs: Vec<Recv>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Site {
+    /// Innermost enclosing def.
+    pub src: u32,
+    /// Module id the site is in.
+    pub module: u32,
+    pub kind: SiteKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SiteKind {
+    /// `a::b::C` (names with positions). The last segment is the site of
+    /// `role`; earlier segments that are types are references.
+    Path {
+        segs: Vec<(u32, Pos)>,
+        role: Role,
+        /// Leading segments that stand for something else (a generic
+        /// parameter replaced by its bound): never edges themselves.
+        hidden: u8,
+    },
+    /// `recv.name(…)` (`call`) or `recv.name` passed as a value.
+    Method {
+        recv: u32,
+        name: u32,
+        pos: Pos,
+        /// Number of arguments, [`UNKNOWN_ARGS`] if not known.
+        args: u8,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Role {
+    Call,
+    Ref,
+    Macro,
+    /// The trait of `impl Trait for T` (index into `Scope::impls`).
+    ImplTrait(u32),
+    /// A supertrait of the def.
+    Extends(u32),
+}
+
+/// What a receiver expression is, for finding its type at resolve time.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Recv {
+    Unknown,
+    SelfValue,
+    Ty(Ty),
+    /// `recv.field`
+    Field(u32, u32),
+    /// The value of calling the path (names): a fn's return type, a tuple
+    /// struct, `Type::new()`.
+    Call(Vec<u32>),
+    /// The value of `recv.method(…)`.
+    Method(u32, u32),
+    /// `recv?`
+    Try(u32),
+    /// `*recv`: the same type, unless an in-repo type implements `Deref`.
+    Deref(u32),
+    /// An element of `recv`: `for x in recv`, `recv[i]`, the argument of
+    /// `recv.map(|x| …)`.
+    Elem(u32),
+}
+
+/// FxHash (rustc's): the tables of extraction and resolution are keyed by
+/// small integers and short names, where SipHash dominated the time.
+#[derive(Default, Clone, Copy)]
+pub struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.add(u64::from(b));
+        }
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+}
+
+impl FxHasher {
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+pub type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+pub type FxHashSet<K> = HashSet<K, BuildHasherDefault<FxHasher>>;
+
+thread_local! {
+    static PARSER: RefCell<Option<tree_sitter::Parser>> = const { RefCell::new(None) };
+}
+
+/// At most this many syntax diagnostics per file.
+const MAX_DIAGNOSTICS: usize = 20;
+
+/// Parse `src`, or only `range` of it (positions stay those of `src`).
+fn parse(src: &[u8], range: Option<tree_sitter::Range>) -> Option<tree_sitter::Tree> {
+    PARSER.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        let parser = slot.get_or_insert_with(|| {
+            let mut p = tree_sitter::Parser::new();
+            // The grammar's ABI is checked by a test; a failure here leaves
+            // the parser without a language and `parse` returns `None`.
+            let _ = p.set_language(&tree_sitter_rust::LANGUAGE.into());
+            p
+        });
+        match range {
+            Some(r) => {
+                parser.set_included_ranges(&[r]).ok()?;
+                let tree = parser.parse(src, None);
+                let _ = parser.set_included_ranges(&[]);
+                tree
+            }
+            None => parser.parse(src, None),
+        }
+    })
+}
 
 pub fn extract(path: &str, src: &[u8]) -> FileFacts {
+    let module = module_def(path, src);
+    let tree = parse(src, None);
+    let Some(tree) = tree else {
+        return FileFacts {
+            defs: vec![module],
+            diagnostics: vec![Diagnostic {
+                pos: Pos { line: 1, column: 1 },
+                message: "could not parse the file".into(),
+            }],
+            ref_names: Vec::new(),
+            scope: LangScope::Rust(Scope::default()),
+            refs: LangRefs::Rust(Refs::default()),
+        };
+    };
+    let root = tree.root_node();
+    let diagnostics = syntax_diagnostics(root, MAX_DIAGNOSTICS);
+    let (defs, scope, refs) = visit::run(module, src, root);
+    let mut ref_names: Vec<String> = scope.names.clone();
+    ref_names.sort_unstable();
+    ref_names.dedup();
     FileFacts {
-        defs: vec![module_def(path, src)],
-        diagnostics: Vec::new(),
-        ref_names: Vec::new(),
-        scope: LangScope::Rust(Scope::default()),
-        refs: LangRefs::Rust(Refs::default()),
+        defs,
+        diagnostics,
+        ref_names,
+        scope: LangScope::Rust(scope),
+        refs: LangRefs::Rust(refs),
     }
 }

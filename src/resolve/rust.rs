@@ -1,25 +1,312 @@
 //! rust: scope and import rules → edges.
+//!
+//! The module tree comes from the file layout and `Cargo.toml` ([`crate_file`]):
+//! `src/a/b.rs` of package `shop` is `shop::a::b`; binaries, tests, examples
+//! and benches are crates of their own. [`prepare`] builds the name tables of
+//! every module (items, `use` bindings, globs, child modules) and of every
+//! type (inherent and trait methods, field and return types); [`sites`]
+//! resolves one file's sites with Rust's rules: fn-local items and `use`s,
+//! then the module's items and `use`s, then glob imports, then other crates
+//! of the workspace; anything else (std, prelude, dependencies) is dropped.
+//! `#[path]` attributes on `mod` are not followed.
 
-use super::{FileIdx, FileResolution, World};
+mod index;
+mod sites;
+
+#[cfg(test)]
+mod tests;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use super::{FileIdx, FileResolution, Layout, World};
 use crate::extract::rust::Refs;
 
-/// Indexes built once per world.
-pub struct Index {}
+pub use index::Index;
 
-pub fn prepare(_world: &World) -> Index {
-    Index {}
+pub fn prepare(world: &World) -> Index {
+    index::build(world)
 }
 
-pub fn resolve_file(
-    _world: &World,
-    _index: &Index,
-    _file: FileIdx,
-    _refs: &Refs,
-) -> FileResolution {
-    FileResolution::default()
+pub fn resolve_file(world: &World, index: &Index, file: FileIdx, refs: &Refs) -> FileResolution {
+    sites::resolve(world, index, file, refs)
 }
 
 /// `src/a/b.rs` in crate `shop` → `shop::a::b`.
-pub fn module_key(path: &str, _layout: &super::Layout) -> String {
-    path.trim_end_matches(".rs").replace('/', "::")
+pub fn module_key(path: &str, layout: &Layout) -> String {
+    crate_file(path, layout).key
+}
+
+/// Where a file sits in the crate structure.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CrateFile {
+    pub key: String,
+    /// The root file of a crate (`lib.rs`, `main.rs`, `src/bin/x.rs`,
+    /// `tests/x.rs`, …): its module has no parent.
+    pub root: bool,
+    /// The root of a library crate others can `use` by name.
+    pub lib: bool,
+    /// The directory of the package's `Cargo.toml` (`""` at the repo root,
+    /// `None` without one).
+    pub package_dir: Option<String>,
+    /// The package's default features (what rust-analyzer compiles).
+    pub features: Vec<String>,
+}
+
+/// What a `Cargo.toml` says about names and the library path.
+struct Manifest {
+    package: Option<String>,
+    lib_name: Option<String>,
+    lib_path: Option<String>,
+    bins: Vec<(String, String)>,
+    /// Features on by default, `default`'s own list expanded.
+    features: Vec<String>,
+}
+
+thread_local! {
+    /// Parsed manifests by path, with the text they were parsed from: keys
+    /// are computed per file, several times per run.
+    static MANIFEST_CACHE: RefCell<HashMap<String, (String, Rc<Manifest>)>> =
+        RefCell::new(HashMap::new());
+}
+
+fn manifest(path: &str, text: &str) -> Rc<Manifest> {
+    MANIFEST_CACHE.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if let Some((t, m)) = cache.get(path) {
+            if t == text {
+                return m.clone();
+            }
+        }
+        if cache.len() > 4096 {
+            cache.clear();
+        }
+        let m = Rc::new(parse_manifest(text));
+        cache.insert(path.to_string(), (text.to_string(), m.clone()));
+        m
+    })
+}
+
+/// Read the few keys we need; a full TOML parse per file would be wasted.
+fn parse_manifest(text: &str) -> Manifest {
+    let mut m = Manifest {
+        package: None,
+        lib_name: None,
+        lib_path: None,
+        bins: Vec::new(),
+        features: Vec::new(),
+    };
+    let mut features: HashMap<String, Vec<String>> = HashMap::new();
+    // A `[features]` array being read: (feature, text so far).
+    let mut array: Option<(String, String)> = None;
+    let mut section = String::new();
+    let mut bin: (Option<String>, Option<String>) = (None, None);
+    let flush_bin = |bin: &mut (Option<String>, Option<String>), m: &mut Manifest| {
+        if let (Some(n), Some(p)) = (bin.0.take(), bin.1.take()) {
+            m.bins.push((n, p));
+        }
+        *bin = (None, None);
+    };
+    for raw in text.lines() {
+        let line = raw.trim();
+        if let Some((name, mut acc)) = array.take() {
+            acc.push_str(line.split('#').next().unwrap_or(""));
+            if line.contains(']') {
+                features.insert(name, quoted(&acc));
+            } else {
+                array = Some((name, acc));
+            }
+            continue;
+        }
+        if line.starts_with('[') {
+            if section == "[[bin]]" {
+                flush_bin(&mut bin, &mut m);
+            }
+            section = line.split('#').next().unwrap_or("").trim().replace(' ', "");
+            continue;
+        }
+        let Some((k, v)) = line.split_once('=') else {
+            continue;
+        };
+        let k = k.trim();
+        let v = v.trim();
+        if section == "[features]" && v.starts_with('[') {
+            let name = k.trim_matches('"').to_string();
+            if v.contains(']') {
+                features.insert(name, quoted(v));
+            } else {
+                array = Some((name, v.to_string()));
+            }
+            continue;
+        }
+        if !v.starts_with('"') && !v.starts_with('\'') {
+            continue;
+        }
+        let v = v[1..].split(['"', '\'']).next().unwrap_or("").to_string();
+        match (section.as_str(), k) {
+            ("[package]", "name") => m.package = Some(v),
+            ("[lib]", "name") => m.lib_name = Some(v),
+            ("[lib]", "path") => m.lib_path = Some(v),
+            ("[[bin]]", "name") => bin.0 = Some(v),
+            ("[[bin]]", "path") => bin.1 = Some(v),
+            _ => {}
+        }
+    }
+    if section == "[[bin]]" {
+        flush_bin(&mut bin, &mut m);
+    }
+    // `default = ["std"]`, `std = ["alloc", "dep:x", "y/z"]`: local features only.
+    let mut todo = vec!["default".to_string()];
+    while let Some(f) = todo.pop() {
+        for g in features.get(&f).into_iter().flatten() {
+            if !g.contains(['/', ':']) && !m.features.contains(g) {
+                m.features.push(g.clone());
+                todo.push(g.clone());
+            }
+        }
+    }
+    m.features.sort();
+    m
+}
+
+/// The quoted strings of a TOML array's text.
+fn quoted(text: &str) -> Vec<String> {
+    text.split('"')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+fn crate_name(s: &str) -> String {
+    s.replace('-', "_")
+}
+
+/// `a/b.rs` → `a::b`, `a/mod.rs` → `a`.
+fn mod_path(rest: &str) -> String {
+    let rest = rest.strip_suffix(".rs").unwrap_or(rest);
+    let rest = rest.strip_suffix("/mod").unwrap_or(rest);
+    rest.replace('/', "::").replace('-', "_")
+}
+
+/// The crate key and role of a `.rs` file (see [`CrateFile`]).
+pub fn crate_file(path: &str, layout: &Layout) -> CrateFile {
+    let mut dir = path.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+    loop {
+        let manifest = if dir.is_empty() {
+            "Cargo.toml".to_string()
+        } else {
+            format!("{dir}/Cargo.toml")
+        };
+        if let Some(text) = layout.manifests.get(&manifest) {
+            let m = self::manifest(&manifest, text);
+            if let Some(pkg) = &m.package {
+                let rel = if dir.is_empty() {
+                    path
+                } else {
+                    &path[dir.len() + 1..]
+                };
+                let mut f = in_package(rel, dir, pkg, &m, layout);
+                f.package_dir = Some(dir.to_string());
+                f.features = m.features.clone();
+                return f;
+            }
+        }
+        if dir.is_empty() {
+            break;
+        }
+        dir = dir.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+    }
+    fallback(path)
+}
+
+fn in_package(rel: &str, dir: &str, pkg: &str, m: &Manifest, layout: &Layout) -> CrateFile {
+    let lib_path = m.lib_path.as_deref().unwrap_or("src/lib.rs");
+    let lib_path = lib_path.strip_prefix("./").unwrap_or(lib_path);
+    let lib_name = crate_name(m.lib_name.as_deref().unwrap_or(pkg));
+    let root = |key: String, lib: bool| CrateFile {
+        key,
+        root: true,
+        lib,
+        package_dir: None,
+        features: Vec::new(),
+    };
+    let module = |key: String| CrateFile {
+        key,
+        root: false,
+        lib: false,
+        package_dir: None,
+        features: Vec::new(),
+    };
+    if rel == lib_path {
+        return root(lib_name, true);
+    }
+    if rel == "src/main.rs" {
+        return root(crate_name(pkg), false);
+    }
+    for (name, p) in &m.bins {
+        if rel == p.strip_prefix("./").unwrap_or(p) {
+            return root(crate_name(name), false);
+        }
+    }
+    for target_dir in ["src/bin/", "tests/", "examples/", "benches/"] {
+        let Some(rest) = rel.strip_prefix(target_dir) else {
+            continue;
+        };
+        return match rest.split_once('/') {
+            None => root(mod_path(rest), false),
+            Some((first, "main.rs")) => root(crate_name(first), false),
+            // `tests/common/mod.rs`: a module of each test crate declaring it.
+            Some((first, "mod.rs")) if target_dir != "src/bin/" => module(crate_name(first)),
+            Some((first, tail)) => module(format!("{}::{}", crate_name(first), mod_path(tail))),
+        };
+    }
+    if let Some(rest) = rel.strip_prefix("src/") {
+        let lib_full = if dir.is_empty() {
+            lib_path.to_string()
+        } else {
+            format!("{dir}/{lib_path}")
+        };
+        let declared = m.lib_name.is_some() || m.lib_path.is_some();
+        let name = if declared || layout.files.contains(&lib_full) {
+            lib_name
+        } else {
+            crate_name(pkg)
+        };
+        return module(format!("{name}::{}", mod_path(rest)));
+    }
+    if !rel.contains('/') {
+        // `build.rs` and friends: crates of their own.
+        return root(mod_path(rel), false);
+    }
+    module(mod_path(rel))
+}
+
+/// No `Cargo.toml` above: `x/src/a/b.rs` → `x::a::b`, else the path.
+fn fallback(path: &str) -> CrateFile {
+    let segs: Vec<&str> = path.split('/').collect();
+    let (krate, rest): (Option<&str>, &[&str]) = match segs.iter().rposition(|s| *s == "src") {
+        Some(i) => (i.checked_sub(1).map(|j| segs[j]), &segs[i + 1..]),
+        None => (None, &segs[..]),
+    };
+    let is_root = matches!(rest, ["lib.rs"] | ["main.rs"]);
+    let mut key = krate.map(crate_name).unwrap_or_default();
+    if !is_root {
+        let m = mod_path(&rest.join("/"));
+        if key.is_empty() {
+            key = m;
+        } else {
+            key = format!("{key}::{m}");
+        }
+    } else if key.is_empty() {
+        key = "crate".to_string();
+    }
+    CrateFile {
+        key,
+        root: is_root || !path.contains('/'),
+        lib: is_root && rest == ["lib.rs"],
+        package_dir: None,
+        features: Vec::new(),
+    }
 }

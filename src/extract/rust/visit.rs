@@ -1,0 +1,624 @@
+//! The one tree walk of a Rust file: definitions, scope facts and sites.
+
+use tree_sitter::Node;
+
+use super::FxHashMap as HashMap;
+use super::{
+    Alias, CfgFeature, Field, Impl, InlineMod, Item, Recv, Refs, Ret, Role, Scope, Sig, Site,
+    SiteKind, Super, Ty, Use, NONE, UNKNOWN_ARGS,
+};
+use crate::extract::Def;
+use crate::graph::{NodeKind, Pos};
+
+mod exprs;
+mod items;
+mod types;
+
+/// Attribute names (last path segment) that make a function a test.
+const TEST_ATTRS: [&str; 4] = ["test", "rstest", "test_case", "quickcheck"];
+
+/// Std traits that say little about which methods a generic type has: a
+/// bound list's first other trait is used for method calls.
+const STD_TRAITS: [&str; 28] = [
+    "AsMut",
+    "AsRef",
+    "Clone",
+    "Copy",
+    "Debug",
+    "Default",
+    "Deserialize",
+    "Display",
+    "Eq",
+    "Error",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "From",
+    "Future",
+    "Hash",
+    "Into",
+    "IntoIterator",
+    "Iterator",
+    "Ord",
+    "PartialEq",
+    "PartialOrd",
+    "Send",
+    "Serialize",
+    "Sized",
+    "Sync",
+    "ToString",
+    "Unpin",
+];
+
+/// Iterator/collection methods whose closure argument takes an element.
+const ELEM_CLOSURE_METHODS: [&str; 21] = [
+    "all",
+    "any",
+    "filter",
+    "filter_map",
+    "find",
+    "find_map",
+    "flat_map",
+    "for_each",
+    "inspect",
+    "map",
+    "max_by_key",
+    "min_by_key",
+    "partition",
+    "position",
+    "retain",
+    "skip_while",
+    "sort_by_key",
+    "sort_unstable_by_key",
+    "take_while",
+    "try_for_each",
+    "map_while",
+];
+
+/// Deeper expressions are skipped (a stack overflow would kill the indexer).
+const MAX_NESTING: u32 = 256;
+
+/// The attributes seen before an item.
+#[derive(Clone, Copy, Default)]
+struct Pending {
+    /// First line of the first attribute.
+    start: u32,
+    test: bool,
+    export: bool,
+    /// A cfg likely off.
+    off: bool,
+    /// `cfg(feature = "x")` (name, on).
+    feature: Option<(u32, bool)>,
+}
+
+/// The associated-item context of the walk.
+#[derive(Clone)]
+enum Assoc {
+    /// In `impl` number `.0`, whose self type is named `.1`.
+    Impl(u32, String, bool),
+    /// In the body of trait def `.0`, named `.1`.
+    Trait(u32, String),
+}
+
+struct V<'s> {
+    src: &'s [u8],
+    defs: Vec<Def>,
+    scope: Scope,
+    refs: Refs,
+    intern: HashMap<Box<str>, u32>,
+    module: u32,
+    prefix: String,
+    /// Innermost def enclosing the walk (for sites).
+    cur: u32,
+    /// Innermost function def (0: none).
+    cur_fn: u32,
+    assoc: Option<Assoc>,
+    /// Local variables of the function being walked → receiver id.
+    locals: Vec<HashMap<u32, u32>>,
+    /// Generic parameters in scope with their first trait bound.
+    generics: Vec<(u32, Option<Vec<u32>>)>,
+    /// The path `Self` stands for.
+    self_path: Option<Vec<u32>>,
+    /// `Self` is a trait's type parameter (not a reference to the trait).
+    self_is_trait: bool,
+    classes: HashMap<String, u32>,
+    /// Leading segments of the last path that name the self type of a
+    /// qualified path `<T as Trait>::f` (their site is recorded by the type).
+    qhidden: u8,
+    /// Nesting of [`V::node`] calls.
+    depth: u32,
+    /// Attributes right before the item being walked: (first line, is a
+    /// test, `#[macro_export]`, under a cfg that is likely off).
+    attrs: Option<Pending>,
+    /// The cfg flag of the last [`V::attrs`] call, for the def it makes.
+    cfg_off: bool,
+    /// The feature cfg of the last [`V::attrs`] call: (name, on).
+    cfg_feature: Option<(u32, bool)>,
+    /// Inside an `impl` or inline `mod` whose cfg is likely off.
+    block_off: bool,
+    /// Inside an `impl` or inline `mod` under a feature cfg.
+    block_feature: Option<(u32, bool)>,
+    /// Methods whose parent is the class named by the string, if in this file.
+    pending_parents: Vec<(u32, String)>,
+}
+
+pub(super) fn run(module: Def, src: &[u8], root: Node) -> (Vec<Def>, Scope, Refs) {
+    let mut v = V {
+        src,
+        defs: vec![module],
+        scope: Scope::default(),
+        refs: Refs {
+            sites: Vec::new(),
+            recvs: vec![Recv::Unknown, Recv::SelfValue],
+        },
+        intern: HashMap::default(),
+        module: 0,
+        prefix: String::new(),
+        cur: 0,
+        cur_fn: 0,
+        assoc: None,
+        locals: Vec::new(),
+        generics: Vec::new(),
+        self_path: None,
+        self_is_trait: false,
+        classes: HashMap::default(),
+        qhidden: 0,
+        depth: 0,
+        attrs: None,
+        cfg_off: false,
+        cfg_feature: None,
+        block_off: false,
+        block_feature: None,
+        pending_parents: Vec::new(),
+    };
+    v.children(root);
+    for (def, owner) in std::mem::take(&mut v.pending_parents) {
+        if let Some(&c) = v.classes.get(&owner) {
+            v.defs[def as usize].parent = Some(c);
+        }
+    }
+    (v.defs, v.scope, v.refs)
+}
+
+fn pos(n: Node) -> Pos {
+    Pos::from_ts(n.start_position())
+}
+
+fn line(row: usize) -> u32 {
+    row as u32 + 1
+}
+
+fn starts_upper(s: &str) -> bool {
+    s.chars().next().is_some_and(|c| c.is_uppercase())
+}
+
+fn is_type_kind(kind: &str) -> bool {
+    matches!(
+        kind,
+        "type_identifier"
+            | "scoped_type_identifier"
+            | "generic_type"
+            | "reference_type"
+            | "pointer_type"
+            | "dynamic_type"
+            | "abstract_type"
+            | "bounded_type"
+            | "tuple_type"
+            | "array_type"
+            | "function_type"
+            | "primitive_type"
+            | "unit_type"
+            | "never_type"
+            | "qualified_type"
+            | "bracketed_type"
+            | "higher_ranked_trait_bound"
+            | "removed_trait_bound"
+            | "type_arguments"
+            | "trait_bounds"
+    )
+}
+
+impl<'s> V<'s> {
+    fn text(&self, n: Node) -> &'s str {
+        std::str::from_utf8(&self.src[n.byte_range()]).unwrap_or("")
+    }
+
+    fn name(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.intern.get(s) {
+            return i;
+        }
+        let i = self.scope.names.len() as u32;
+        self.scope.names.push(s.to_string());
+        self.intern.insert(s.into(), i);
+        i
+    }
+
+    fn node_name(&mut self, n: Node) -> u32 {
+        let t = self.text(n);
+        self.name(t)
+    }
+
+    fn str_of(&self, name: u32) -> &str {
+        &self.scope.names[name as usize]
+    }
+
+    fn recv(&mut self, r: Recv) -> u32 {
+        match r {
+            Recv::Unknown => 0,
+            Recv::SelfValue => 1,
+            r => {
+                self.refs.recvs.push(r);
+                self.refs.recvs.len() as u32 - 1
+            }
+        }
+    }
+
+    fn local(&self, name: u32) -> Option<u32> {
+        self.locals.last().and_then(|m| m.get(&name).copied())
+    }
+
+    fn bind(&mut self, name: u32, r: u32) {
+        if let Some(m) = self.locals.last_mut() {
+            m.insert(name, r);
+        }
+    }
+
+    fn generic(&self, name: u32) -> Option<&Option<Vec<u32>>> {
+        self.generics
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == name)
+            .map(|(_, b)| b)
+    }
+
+    fn site(&mut self, kind: SiteKind) {
+        self.refs.sites.push(Site {
+            src: self.cur,
+            module: self.module,
+            kind,
+        });
+    }
+
+    fn path_site(&mut self, segs: Vec<(u32, Pos)>, hidden: u8, role: Role) {
+        if segs.len() > hidden as usize {
+            self.site(SiteKind::Path { segs, role, hidden });
+        }
+    }
+
+    /// The base for local names of items defined here.
+    fn base(&self) -> String {
+        if self.cur_fn != 0 {
+            format!("{}::", self.defs[self.cur_fn as usize].local)
+        } else {
+            self.prefix.clone()
+        }
+    }
+
+    fn children(&mut self, n: Node) {
+        let mut cursor = n.walk();
+        let kids: Vec<Node> = n.named_children(&mut cursor).collect();
+        self.seq(kids);
+    }
+
+    /// Walk sibling nodes, handing each item the attributes before it.
+    fn seq(&mut self, kids: Vec<Node>) {
+        let mut pending: Option<Pending> = None;
+        for c in kids {
+            match c.kind() {
+                "attribute_item" => {
+                    let (test, export, off, feature) = self.attr_flags(c);
+                    let feature = feature.map(|(f, on)| (self.name(&f), on));
+                    let start = line(c.start_position().row);
+                    let p = pending.get_or_insert(Pending {
+                        start,
+                        ..Pending::default()
+                    });
+                    p.test |= test;
+                    p.export |= export;
+                    p.off |= off;
+                    p.feature = p.feature.or(feature);
+                }
+                "line_comment" | "block_comment" => {}
+                _ if c.is_error() => pending = None,
+                _ => {
+                    self.attrs = pending.take();
+                    self.node(c);
+                    self.attrs = None;
+                }
+            }
+        }
+    }
+
+    /// (is a test attribute, is `#[macro_export]`, is a cfg likely off,
+    /// the feature of a `cfg(feature = "x")` / `cfg(not(feature = "x"))`)
+    fn attr_flags(&self, item: Node) -> (bool, bool, bool, Option<(String, bool)>) {
+        let attr = item.named_child(0);
+        let Some(path) = attr.and_then(|a| a.named_child(0)) else {
+            return (false, false, false, None);
+        };
+        let last = match path.kind() {
+            "scoped_identifier" => path.child_by_field_name("name"),
+            _ => Some(path),
+        };
+        let last = last.map(|l| self.text(l)).unwrap_or("");
+        let args = attr
+            .and_then(|a| a.child_by_field_name("arguments"))
+            .filter(|_| last == "cfg")
+            .map(|a| self.text(a));
+        let off = args.is_some_and(items::cfg_likely_off);
+        let feature = args.and_then(items::cfg_feature);
+        (
+            TEST_ATTRS.contains(&last),
+            last == "macro_export",
+            off,
+            feature,
+        )
+    }
+
+    /// Walk any node; returns the receiver id of an expression (0: unknown).
+    fn node(&mut self, n: Node) -> u32 {
+        // Generated code can nest deeper than a thread's stack allows.
+        if self.depth >= MAX_NESTING {
+            return 0;
+        }
+        // Only the item right after attributes may read them.
+        let attrs = self.attrs.take();
+        if matches!(
+            n.kind(),
+            "function_item"
+                | "function_signature_item"
+                | "struct_item"
+                | "union_item"
+                | "enum_item"
+                | "trait_item"
+                | "type_item"
+                | "macro_definition"
+                | "mod_item"
+                | "impl_item"
+        ) {
+            self.attrs = attrs;
+        }
+        self.depth += 1;
+        let r = self.node_inner(n);
+        self.depth -= 1;
+        r
+    }
+
+    fn node_inner(&mut self, n: Node) -> u32 {
+        match n.kind() {
+            "function_item" | "function_signature_item" => {
+                self.function(n);
+                0
+            }
+            "struct_item" | "union_item" | "enum_item" => {
+                self.adt(n);
+                0
+            }
+            "trait_item" => {
+                self.trait_item(n);
+                0
+            }
+            "impl_item" => {
+                self.impl_item(n);
+                0
+            }
+            "type_item" => {
+                self.type_item(n);
+                0
+            }
+            "mod_item" => {
+                self.mod_item(n);
+                0
+            }
+            "macro_definition" => {
+                self.macro_def(n);
+                0
+            }
+            "use_declaration" => {
+                let public = has_child(n, "visibility_modifier");
+                if let Some(arg) = n.child_by_field_name("argument") {
+                    self.use_tree(arg, &[], public);
+                }
+                0
+            }
+            "extern_crate_declaration" => {
+                self.extern_crate(n);
+                0
+            }
+            "let_declaration" => {
+                self.let_decl(n);
+                0
+            }
+            "const_item" | "static_item" => {
+                if let Some(t) = n.child_by_field_name("type") {
+                    self.ty(t);
+                }
+                if let Some(v) = n.child_by_field_name("value") {
+                    self.node(v);
+                }
+                0
+            }
+            "associated_type" => {
+                if let Some(b) = n.child_by_field_name("bounds") {
+                    self.ty(b);
+                }
+                0
+            }
+            "attribute_item"
+            | "inner_attribute_item"
+            | "line_comment"
+            | "block_comment"
+            | "visibility_modifier"
+            | "label"
+            | "lifetime"
+            | "field_identifier"
+            | "metavariable"
+            | "string_literal"
+            | "raw_string_literal"
+            | "char_literal"
+            | "integer_literal"
+            | "float_literal"
+            | "boolean_literal" => 0,
+            "macro_invocation" => {
+                self.macro_call(n);
+                0
+            }
+            "token_tree" => {
+                self.tokens(n);
+                0
+            }
+            "call_expression" => self.call(n),
+            "field_expression" => {
+                let r = match n.child_by_field_name("value") {
+                    Some(v) => self.node(v),
+                    None => 0,
+                };
+                match n.child_by_field_name("field") {
+                    Some(f) => {
+                        let name = self.node_name(f);
+                        self.recv(Recv::Field(r, name))
+                    }
+                    None => 0,
+                }
+            }
+            "identifier" => self.ident_value(n),
+            "self" => 1,
+            "scoped_identifier" | "generic_function" => {
+                match self.value_path(n, Role::Ref) {
+                    // `Status::Paid`, `Unit`: a value of the type (resolve
+                    // tells an enum variant from a const by its case).
+                    Some(names) => self.recv(Recv::Ty(Ty::Path(names))),
+                    None => 0,
+                }
+            }
+            "struct_expression" => self.struct_expr(n),
+            "reference_expression" | "parenthesized_expression" | "await_expression" => {
+                let mut r = 0;
+                let mut cursor = n.walk();
+                let kids: Vec<Node> = n.named_children(&mut cursor).collect();
+                for c in kids {
+                    r = self.node(c);
+                }
+                r
+            }
+            "unary_expression" => {
+                let deref = n.child(0).is_some_and(|c| c.kind() == "*");
+                let mut r = 0;
+                let mut cursor = n.walk();
+                let kids: Vec<Node> = n.named_children(&mut cursor).collect();
+                for c in kids {
+                    r = self.node(c);
+                }
+                if deref {
+                    self.recv(Recv::Deref(r))
+                } else {
+                    0
+                }
+            }
+            "index_expression" => {
+                let mut cursor = n.walk();
+                let kids: Vec<Node> = n.named_children(&mut cursor).collect();
+                let mut base = None;
+                for k in kids {
+                    let r = self.node(k);
+                    base.get_or_insert(r);
+                }
+                match base {
+                    Some(r) => self.recv(Recv::Elem(r)),
+                    None => 0,
+                }
+            }
+            "try_expression" => {
+                let mut r = 0;
+                if let Some(c) = n.named_child(0) {
+                    r = self.node(c);
+                }
+                self.recv(Recv::Try(r))
+            }
+            "closure_expression" => {
+                self.closure(n, 0);
+                0
+            }
+            "type_cast_expression" => {
+                if let Some(v) = n.child_by_field_name("value") {
+                    self.node(v);
+                }
+                if let Some(t) = n.child_by_field_name("type") {
+                    self.ty(t);
+                }
+                0
+            }
+            "for_expression" => {
+                let r = match n.child_by_field_name("value") {
+                    Some(v) => self.node(v),
+                    None => 0,
+                };
+                let elem = self.recv(Recv::Elem(r));
+                if let Some(p) = n.child_by_field_name("pattern") {
+                    self.pattern(p, elem);
+                }
+                if let Some(b) = n.child_by_field_name("body") {
+                    self.node(b);
+                }
+                0
+            }
+            "let_condition" => {
+                let r = match n.child_by_field_name("value") {
+                    Some(v) => self.node(v),
+                    None => 0,
+                };
+                if let Some(p) = n.child_by_field_name("pattern") {
+                    self.pattern(p, r);
+                }
+                0
+            }
+            "match_expression" => {
+                let r = match n.child_by_field_name("value") {
+                    Some(v) => self.node(v),
+                    None => 0,
+                };
+                if let Some(body) = n.child_by_field_name("body") {
+                    let mut cursor = body.walk();
+                    let arms: Vec<Node> = body.named_children(&mut cursor).collect();
+                    for arm in arms {
+                        if arm.kind() == "match_arm" {
+                            self.match_arm(arm, r);
+                        } else {
+                            self.node(arm);
+                        }
+                    }
+                }
+                0
+            }
+            "match_arm" => {
+                self.match_arm(n, 0);
+                0
+            }
+            "where_clause" => {
+                self.where_clause(n);
+                0
+            }
+            "type_parameters" => 0,
+            k if is_type_kind(k) => {
+                self.ty(n);
+                0
+            }
+            _ => {
+                self.children(n);
+                0
+            }
+        }
+    }
+
+    // ---- definitions -------------------------------------------------
+}
+
+fn has_child(n: Node, kind: &str) -> bool {
+    child_of_kind(n, kind).is_some()
+}
+
+fn child_of_kind<'t>(n: Node<'t>, kind: &str) -> Option<Node<'t>> {
+    let mut cursor = n.walk();
+    let found = n.children(&mut cursor).find(|c| c.kind() == kind);
+    found
+}

@@ -1,0 +1,545 @@
+//! Expressions, patterns and macro arguments: sites and receivers.
+
+use super::*;
+
+impl<'s> V<'s> {
+    pub(super) fn ident_value(&mut self, n: Node) -> u32 {
+        let name = self.node_name(n);
+        if let Some(r) = self.local(name) {
+            return r;
+        }
+        if self.generic(name).is_some() {
+            return 0;
+        }
+        self.path_site(vec![(name, pos(n))], 0, Role::Ref);
+        0
+    }
+
+    /// A path used as a value or callee. Returns its names when it is one.
+    pub(super) fn value_path(&mut self, n: Node, role: Role) -> Option<Vec<u32>> {
+        let n = if n.kind() == "generic_function" {
+            if let Some(ta) = n.child_by_field_name("type_arguments") {
+                self.ty(ta);
+            }
+            n.child_by_field_name("function")?
+        } else {
+            n
+        };
+        if n.kind() == "identifier" {
+            let name = self.node_name(n);
+            if self.local(name).is_some() || self.generic(name).is_some() {
+                return None;
+            }
+        }
+        let mut segs = Vec::new();
+        if !self.path(n, &mut segs) {
+            self.children(n);
+            return None;
+        }
+        let (segs, hidden) = self.subst(segs)?;
+        let names = segs.iter().map(|s| s.0).collect();
+        self.path_site(segs, hidden, role);
+        Some(names)
+    }
+
+    pub(super) fn call(&mut self, n: Node) -> u32 {
+        let mut r = 0;
+        let mut elem_hint = None;
+        if let Some(f) = n.child_by_field_name("function") {
+            let target = if f.kind() == "generic_function" {
+                if let Some(ta) = f.child_by_field_name("type_arguments") {
+                    self.ty(ta);
+                }
+                f.child_by_field_name("function")
+            } else {
+                Some(f)
+            };
+            if let Some(t) = target {
+                r = match t.kind() {
+                    "identifier" | "scoped_identifier" => match self.value_path(t, Role::Call) {
+                        Some(names) => self.recv(Recv::Call(names)),
+                        None => 0,
+                    },
+                    "field_expression" => {
+                        let recv = match t.child_by_field_name("value") {
+                            Some(v) => self.node(v),
+                            None => 0,
+                        };
+                        match t.child_by_field_name("field") {
+                            Some(field) if field.kind() == "field_identifier" => {
+                                let name = self.node_name(field);
+                                let args = match n.child_by_field_name("arguments") {
+                                    Some(a) => {
+                                        let mut cursor = a.walk();
+                                        let count = a
+                                            .named_children(&mut cursor)
+                                            .filter(|c| {
+                                                !matches!(
+                                                    c.kind(),
+                                                    "line_comment"
+                                                        | "block_comment"
+                                                        | "attribute_item"
+                                                )
+                                            })
+                                            .count();
+                                        count.min(UNKNOWN_ARGS as usize - 1) as u8
+                                    }
+                                    None => UNKNOWN_ARGS,
+                                };
+                                self.site(SiteKind::Method {
+                                    recv,
+                                    name,
+                                    pos: pos(field),
+                                    args,
+                                });
+                                if ELEM_CLOSURE_METHODS.contains(&self.str_of(name)) {
+                                    elem_hint = Some(self.recv(Recv::Elem(recv)));
+                                }
+                                self.recv(Recv::Method(recv, name))
+                            }
+                            _ => 0,
+                        }
+                    }
+                    _ => {
+                        self.node(t);
+                        0
+                    }
+                };
+            }
+        }
+        if let Some(args) = n.child_by_field_name("arguments") {
+            let mut cursor = args.walk();
+            let kids: Vec<Node> = args.named_children(&mut cursor).collect();
+            for k in kids {
+                match elem_hint {
+                    Some(e) if k.kind() == "closure_expression" => self.closure(k, e),
+                    _ => {
+                        self.node(k);
+                    }
+                }
+            }
+        }
+        r
+    }
+
+    pub(super) fn struct_expr(&mut self, n: Node) -> u32 {
+        let mut r = 0;
+        if let Some(name) = n.child_by_field_name("name") {
+            let mut segs = Vec::new();
+            if self.path(name, &mut segs) {
+                if let Some((segs, hidden)) = self.subst(segs) {
+                    let names = segs.iter().map(|s| s.0).collect();
+                    self.path_site(segs, hidden, Role::Ref);
+                    r = self.recv(Recv::Ty(Ty::Path(names)));
+                }
+            }
+        }
+        if let Some(body) = n.child_by_field_name("body") {
+            self.children(body);
+        }
+        r
+    }
+
+    pub(super) fn let_decl(&mut self, n: Node) {
+        let ty = n.child_by_field_name("type").map(|t| self.ty(t));
+        let value = match n.child_by_field_name("value") {
+            Some(v) => self.node(v),
+            None => 0,
+        };
+        if let Some(alt) = n.child_by_field_name("alternative") {
+            self.node(alt);
+        }
+        let r = match ty {
+            Some(Ty::Unknown) => 0,
+            Some(ty) => self.recv(Recv::Ty(ty)),
+            None => value,
+        };
+        if let Some(p) = n.child_by_field_name("pattern") {
+            self.pattern(p, r);
+        }
+    }
+
+    /// A closure; `first` types its first parameter (an element of the
+    /// iterator whose `map`/`filter`/… it is passed to).
+    pub(super) fn closure(&mut self, n: Node, first: u32) {
+        let own = self.locals.is_empty();
+        if own {
+            self.locals.push(HashMap::default());
+        }
+        if let Some(params) = n.child_by_field_name("parameters") {
+            let mut cursor = params.walk();
+            let kids: Vec<Node> = params.named_children(&mut cursor).collect();
+            for (i, p) in kids.into_iter().enumerate() {
+                let hint = if i == 0 { first } else { 0 };
+                if p.kind() == "parameter" {
+                    let r = match p.child_by_field_name("type") {
+                        Some(t) => {
+                            let ty = self.ty(t);
+                            self.recv(Recv::Ty(ty))
+                        }
+                        None => hint,
+                    };
+                    if let Some(pat) = p.child_by_field_name("pattern") {
+                        self.pattern(pat, r);
+                    }
+                } else {
+                    self.pattern(p, hint);
+                }
+            }
+        }
+        if let Some(rt) = n.child_by_field_name("return_type") {
+            self.ty(rt);
+        }
+        if let Some(body) = n.child_by_field_name("body") {
+            self.node(body);
+        }
+        if own {
+            self.locals.pop();
+        }
+    }
+
+    pub(super) fn pattern(&mut self, p: Node, r: u32) {
+        // Generated code: a `match` arm of hundreds of `|` alternatives.
+        if self.depth >= MAX_NESTING {
+            return;
+        }
+        self.depth += 1;
+        self.pattern_inner(p, r);
+        self.depth -= 1;
+    }
+
+    fn pattern_inner(&mut self, p: Node, r: u32) {
+        match p.kind() {
+            "identifier" => {
+                let text = self.text(p);
+                let name = self.name(text);
+                if starts_upper(text) && self.local(name).is_none() {
+                    self.path_site(vec![(name, pos(p))], 0, Role::Ref);
+                } else {
+                    self.bind(name, r);
+                }
+            }
+            "mut_pattern" | "ref_pattern" | "reference_pattern" | "captured_pattern" => {
+                let mut cursor = p.walk();
+                let kids: Vec<Node> = p.named_children(&mut cursor).collect();
+                for k in kids {
+                    self.pattern(k, r);
+                }
+            }
+            "tuple_struct_pattern" => {
+                let mut unwrap = false;
+                if let Some(t) = p.child_by_field_name("type") {
+                    let mut segs = Vec::new();
+                    if self.path(t, &mut segs) {
+                        let last = segs.last().map(|s| self.str_of(s.0)).unwrap_or("");
+                        unwrap = segs.len() == 1 && matches!(last, "Some" | "Ok");
+                        if let Some((segs, hidden)) = self.subst(segs) {
+                            self.path_site(segs, hidden, Role::Ref);
+                        }
+                    }
+                }
+                let inner = if unwrap { self.recv(Recv::Try(r)) } else { 0 };
+                let mut cursor = p.walk();
+                let kids: Vec<Node> = p
+                    .named_children(&mut cursor)
+                    .filter(|k| Some(*k) != p.child_by_field_name("type"))
+                    .collect();
+                let inner = if kids.len() == 1 { inner } else { 0 };
+                for k in kids {
+                    self.pattern(k, inner);
+                }
+            }
+            "struct_pattern" => {
+                if let Some(t) = p.child_by_field_name("type") {
+                    let mut segs = Vec::new();
+                    if self.path(t, &mut segs) {
+                        if let Some((segs, hidden)) = self.subst(segs) {
+                            self.path_site(segs, hidden, Role::Ref);
+                        }
+                    }
+                }
+                let mut cursor = p.walk();
+                let kids: Vec<Node> = p.named_children(&mut cursor).collect();
+                for k in kids {
+                    if k.kind() != "field_pattern" {
+                        continue;
+                    }
+                    if let Some(sub) = k.child_by_field_name("pattern") {
+                        self.pattern(sub, 0);
+                    } else if let Some(name) = k.child_by_field_name("name") {
+                        let name = self.node_name(name);
+                        self.bind(name, 0);
+                    }
+                }
+            }
+            "scoped_identifier" => {
+                let mut segs = Vec::new();
+                if self.path(p, &mut segs) {
+                    if let Some((segs, hidden)) = self.subst(segs) {
+                        self.path_site(segs, hidden, Role::Ref);
+                    }
+                }
+            }
+            "tuple_pattern" | "slice_pattern" | "or_pattern" | "match_pattern"
+            | "range_pattern" => {
+                if let Some(c) = p.child_by_field_name("condition") {
+                    self.node(c);
+                }
+                let cond = p.child_by_field_name("condition");
+                let mut cursor = p.walk();
+                let kids: Vec<Node> = p.named_children(&mut cursor).collect();
+                for k in kids {
+                    if Some(k) != cond {
+                        self.pattern(k, 0);
+                    }
+                }
+            }
+            "macro_invocation" => self.macro_call(p),
+            _ => {}
+        }
+    }
+
+    pub(super) fn macro_call(&mut self, n: Node) {
+        if let Some(m) = n.child_by_field_name("macro") {
+            let mut segs = Vec::new();
+            if self.path(m, &mut segs) {
+                self.path_site(segs, 0, Role::Macro);
+            }
+        }
+        let mut cursor = n.walk();
+        let kids: Vec<Node> = n.named_children(&mut cursor).collect();
+        for k in kids {
+            if k.kind() == "token_tree" && !self.macro_items(n, k) {
+                self.tokens(k);
+            }
+        }
+    }
+
+    /// `cfg_feature! { pub mod a; pub use a::B; }`: a brace-delimited macro
+    /// in item position whose body parses as items is walked as items (its
+    /// expansion usually is them). Returns whether it did.
+    pub(super) fn macro_items(&mut self, mac: Node, tt: Node) -> bool {
+        let in_items = mac
+            .parent()
+            .is_some_and(|p| matches!(p.kind(), "source_file" | "declaration_list"));
+        if !in_items || self.depth >= MAX_NESTING / 2 {
+            return false;
+        }
+        let (Some(open), Some(close)) = (tt.child(0), tt.child(tt.child_count().saturating_sub(1)))
+        else {
+            return false;
+        };
+        if open.kind() != "{" || close.kind() != "}" || open.end_byte() >= close.start_byte() {
+            return false;
+        }
+        let range = tree_sitter::Range {
+            start_byte: open.end_byte(),
+            end_byte: close.start_byte(),
+            start_point: open.end_position(),
+            end_point: close.start_position(),
+        };
+        let Some(tree) = crate::extract::rust::parse(self.src, Some(range)) else {
+            return false;
+        };
+        let root = tree.root_node();
+        let mut cursor = root.walk();
+        let kids: Vec<Node> = root.named_children(&mut cursor).collect();
+        // Items with a few unparsable spots (`Token![extern]` in a field
+        // type) still count; expressions or mostly errors do not.
+        let errors = kids.iter().filter(|c| c.is_error()).count();
+        let items = kids
+            .iter()
+            .filter(|c| items::is_item_kind(c.kind()))
+            .count();
+        let other = kids.len() - errors - items;
+        if items == 0 || errors >= items || other > 0 {
+            return false;
+        }
+        self.depth += 1;
+        self.seq(kids);
+        self.depth -= 1;
+        true
+    }
+
+    /// Macro arguments are not parsed: read calls, paths, method calls and
+    /// macro calls off the tokens.
+    pub(super) fn tokens(&mut self, tt: Node) {
+        if self.depth >= MAX_NESTING {
+            return;
+        }
+        self.depth += 1;
+        self.tokens_inner(tt);
+        self.depth -= 1;
+    }
+
+    pub(super) fn tokens_inner(&mut self, tt: Node) {
+        let mut cursor = tt.walk();
+        let kids: Vec<Node> = tt.children(&mut cursor).collect();
+        let mut i = 0;
+        while i < kids.len() {
+            let k = kids[i];
+            match k.kind() {
+                "token_tree" => {
+                    self.tokens(k);
+                    i += 1;
+                }
+                "identifier" | "crate" | "super" => {
+                    let name = self.node_name(k);
+                    let mut segs = vec![(name, pos(k))];
+                    let mut j = i + 1;
+                    while j + 1 < kids.len()
+                        && kids[j].kind() == "::"
+                        && kids[j + 1].kind() == "identifier"
+                    {
+                        let s = self.node_name(kids[j + 1]);
+                        segs.push((s, pos(kids[j + 1])));
+                        j += 2;
+                    }
+                    let prev = if i > 0 { kids[i - 1].kind() } else { "" };
+                    let next = kids.get(j).copied();
+                    let opens = |c: &str| {
+                        next.is_some_and(|n| {
+                            n.kind() == "token_tree" && n.child(0).is_some_and(|o| o.kind() == c)
+                        })
+                    };
+                    let call = opens("(");
+                    let brace = opens("{");
+                    let bang = next.is_some_and(|n| n.kind() == "!");
+                    if prev == "." {
+                        if call && segs.len() == 1 {
+                            let recv = self.token_recv(&kids, i - 1);
+                            let args = next.map_or(UNKNOWN_ARGS, token_args);
+                            self.site(SiteKind::Method {
+                                recv,
+                                name,
+                                pos: pos(k),
+                                args,
+                            });
+                        }
+                    } else if prev == "::" || prev == "$" {
+                        // The tail of a path we could not read.
+                    } else if bang {
+                        self.path_site(segs, 0, Role::Macro);
+                    } else {
+                        let single_local = segs.len() == 1
+                            && (self.local(name).is_some() || !starts_upper(self.str_of(name)));
+                        let upper_last =
+                            segs.last().is_some_and(|s| starts_upper(self.str_of(s.0)));
+                        if call && !(segs.len() == 1 && self.local(name).is_some()) {
+                            if let Some((segs, hidden)) = self.subst(segs) {
+                                self.path_site(segs, hidden, Role::Call);
+                            }
+                        } else if (brace && upper_last) || !single_local {
+                            if let Some((segs, hidden)) = self.subst(segs) {
+                                self.path_site(segs, hidden, Role::Ref);
+                            }
+                        }
+                    }
+                    i = j;
+                }
+                _ => i += 1,
+            }
+        }
+    }
+
+    /// The receiver of a method call in a token tree, `dot` being the index
+    /// of the `.` before the method name: `self`, `self.a.b`, a local.
+    pub(super) fn token_recv(&mut self, kids: &[Node], dot: usize) -> u32 {
+        self.token_recv_depth(kids, dot, 0)
+    }
+
+    pub(super) fn token_recv_depth(&mut self, kids: &[Node], dot: usize, depth: u32) -> u32 {
+        let mut chain = Vec::new();
+        let mut d = dot;
+        loop {
+            if d == 0 || depth > 8 {
+                return 0;
+            }
+            let k = kids[d - 1];
+            match k.kind() {
+                "token_tree" if d >= 2 && k.child(0).is_some_and(|o| o.kind() == "(") => {
+                    // `f(…).m(`, `a::f(…).m(`, `x.f(…).m(`
+                    let mut j = d - 2;
+                    if kids[j].kind() != "identifier" {
+                        return 0;
+                    }
+                    let mut path = vec![(self.node_name(kids[j]), pos(kids[j]))];
+                    while j >= 2 && kids[j - 1].kind() == "::" && kids[j - 2].kind() == "identifier"
+                    {
+                        path.insert(0, (self.node_name(kids[j - 2]), pos(kids[j - 2])));
+                        j -= 2;
+                    }
+                    let mut r = if j >= 1 && kids[j - 1].kind() == "." && path.len() == 1 {
+                        let base = self.token_recv_depth(kids, j - 1, depth + 1);
+                        self.recv(Recv::Method(base, path[0].0))
+                    } else if path.len() == 1 && self.local(path[0].0).is_some() {
+                        0
+                    } else {
+                        match self.subst(path) {
+                            Some((p, _)) => {
+                                let names = p.iter().map(|s| s.0).collect();
+                                self.recv(Recv::Call(names))
+                            }
+                            None => 0,
+                        }
+                    };
+                    for f in chain.into_iter().rev() {
+                        r = self.recv(Recv::Field(r, f));
+                    }
+                    return r;
+                }
+                "self" => {
+                    let mut r = 1;
+                    for f in chain.into_iter().rev() {
+                        r = self.recv(Recv::Field(r, f));
+                    }
+                    return r;
+                }
+                "identifier" => {
+                    let name = self.node_name(k);
+                    if d >= 2 && kids[d - 2].kind() == "." {
+                        chain.push(name);
+                        d -= 2;
+                        continue;
+                    }
+                    let Some(mut r) = self.local(name) else {
+                        return 0;
+                    };
+                    for f in chain.into_iter().rev() {
+                        r = self.recv(Recv::Field(r, f));
+                    }
+                    return r;
+                }
+                _ => return 0,
+            }
+        }
+    }
+}
+
+/// Arguments in a `( … )` token tree: top-level commas, unless a closure
+/// (`|a, b|`) makes commas ambiguous.
+pub(super) fn token_args(tt: Node) -> u8 {
+    let mut cursor = tt.walk();
+    let mut commas = 0usize;
+    let mut tokens = 0usize;
+    let mut last_comma = false;
+    for c in tt.children(&mut cursor) {
+        match c.kind() {
+            "(" | ")" => {}
+            "|" | "||" => return UNKNOWN_ARGS,
+            "," => {
+                commas += 1;
+                last_comma = true;
+            }
+            _ => {
+                tokens += 1;
+                last_comma = false;
+            }
+        }
+    }
+    if tokens == 0 {
+        return 0;
+    }
+    let n = commas + usize::from(!last_comma);
+    n.min(UNKNOWN_ARGS as usize - 1) as u8
+}

@@ -1,0 +1,680 @@
+//! Definitions: fns, types, traits, impls, modules, macros, `use` trees.
+
+use super::*;
+
+impl<'s> V<'s> {
+    /// (first line including attributes, is a test, has `#[macro_export]`)
+    pub(super) fn attrs(&mut self, n: Node) -> (u32, bool, bool) {
+        let own = line(n.start_position().row);
+        match self.attrs.take() {
+            Some(p) => {
+                self.cfg_off = p.off;
+                self.cfg_feature = p.feature;
+                (p.start.min(own), p.test, p.export)
+            }
+            None => {
+                self.cfg_off = false;
+                self.cfg_feature = None;
+                (own, false, false)
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn push_def(
+        &mut self,
+        n: Node,
+        name_node: Node,
+        local: String,
+        kind: NodeKind,
+        parent: u32,
+        start_line: u32,
+        exported: bool,
+    ) -> u32 {
+        let name = self.text(name_node).to_string();
+        self.defs.push(Def {
+            name,
+            local,
+            kind,
+            parent: Some(parent),
+            pos: pos(name_node),
+            start_line,
+            end_line: line(n.end_position().row),
+            exported,
+        });
+        let def = self.defs.len() as u32 - 1;
+        if std::mem::take(&mut self.cfg_off) || self.block_off {
+            self.scope.cfg_off.push(def);
+        }
+        if let Some((name, on)) = self.cfg_feature.take().or(self.block_feature) {
+            self.scope.cfg_features.push(CfgFeature { def, name, on });
+        }
+        def
+    }
+
+    pub(super) fn free_parent(&self) -> u32 {
+        self.cur_fn
+    }
+
+    pub(super) fn register_item(&mut self, def: u32, is_macro: bool) {
+        if self.cur_fn == 0 {
+            self.scope.items.push(Item {
+                def,
+                module: self.module,
+                is_macro,
+            });
+        }
+    }
+
+    pub(super) fn function(&mut self, n: Node) {
+        let Some(name_node) = n.child_by_field_name("name") else {
+            return;
+        };
+        let name = self.text(name_node).to_string();
+        let (start, test, _) = self.attrs(n);
+        let vis = has_child(n, "visibility_modifier");
+        let base = self.base();
+        let assoc = self.assoc.clone();
+        let (kind, local, parent, exported) = match &assoc {
+            Some(Assoc::Impl(_, ty, is_trait)) => (
+                NodeKind::Method,
+                format!("{base}{ty}::{name}"),
+                self.free_parent(),
+                vis || *is_trait,
+            ),
+            Some(Assoc::Trait(d, tr)) => {
+                let exported = self.defs[*d as usize].exported;
+                (
+                    NodeKind::Method,
+                    format!("{base}{tr}::{name}"),
+                    *d,
+                    exported,
+                )
+            }
+            None => (
+                NodeKind::Function,
+                format!("{base}{name}"),
+                self.cur_fn,
+                vis,
+            ),
+        };
+        let kind = if test { NodeKind::Test } else { kind };
+        let def = self.push_def(n, name_node, local, kind, parent, start, exported);
+        match &assoc {
+            Some(Assoc::Impl(i, ty, _)) => {
+                self.scope.impls[*i as usize].methods.push(def);
+                self.pending_parents.push((def, format!("{base}{ty}")));
+            }
+            Some(Assoc::Trait(..)) => {}
+            None => self.register_item(def, false),
+        }
+
+        let saved_cur = self.cur;
+        let generics_len = self.generics.len();
+        self.cur = def;
+        if let Some(tp) = n.child_by_field_name("type_parameters") {
+            self.type_params(tp);
+        }
+        if let Some(wc) = child_of_kind(n, "where_clause") {
+            self.where_clause(wc);
+        }
+        self.locals.push(HashMap::default());
+        if let Some(params) = n.child_by_field_name("parameters") {
+            let mut cursor = params.walk();
+            let kids: Vec<Node> = params.named_children(&mut cursor).collect();
+            if assoc.is_some() {
+                let is_self = |p: &Node| {
+                    p.kind() == "self_parameter"
+                        || (p.kind() == "parameter"
+                            && p.child_by_field_name("pattern")
+                                .is_some_and(|pat| pat.kind() == "self"))
+                };
+                let has_self = kids.iter().any(is_self);
+                let params = kids
+                    .iter()
+                    .filter(|p| {
+                        matches!(p.kind(), "parameter" | "variadic_parameter") && !is_self(p)
+                    })
+                    .count();
+                self.scope.sigs.push(Sig {
+                    def,
+                    params: params.min(UNKNOWN_ARGS as usize - 1) as u8,
+                    has_self,
+                });
+            }
+            for p in kids {
+                if p.kind() != "parameter" {
+                    continue;
+                }
+                let ty = match p.child_by_field_name("type") {
+                    Some(t) => self.ty(t),
+                    None => Ty::Unknown,
+                };
+                let r = self.recv(Recv::Ty(ty));
+                if let Some(pat) = p.child_by_field_name("pattern") {
+                    self.pattern(pat, r);
+                }
+            }
+        }
+        if let Some(rt) = n.child_by_field_name("return_type") {
+            let ty = self.ty(rt);
+            if ty != Ty::Unknown {
+                self.scope.rets.push(Ret {
+                    def,
+                    module: self.module,
+                    ty,
+                });
+            }
+        }
+        if let Some(body) = n.child_by_field_name("body") {
+            let saved_assoc = self.assoc.take();
+            let saved_fn = self.cur_fn;
+            let saved_self = self.self_path.clone();
+            self.cur_fn = def;
+            self.node(body);
+            self.cur_fn = saved_fn;
+            self.assoc = saved_assoc;
+            self.self_path = saved_self;
+        }
+        self.locals.pop();
+        self.generics.truncate(generics_len);
+        self.cur = saved_cur;
+    }
+
+    pub(super) fn adt(&mut self, n: Node) {
+        let Some(name_node) = n.child_by_field_name("name") else {
+            return;
+        };
+        let (start, _, _) = self.attrs(n);
+        let local = format!("{}{}", self.base(), self.text(name_node));
+        let vis = has_child(n, "visibility_modifier");
+        let parent = self.free_parent();
+        let def = self.push_def(
+            n,
+            name_node,
+            local.clone(),
+            NodeKind::Class,
+            parent,
+            start,
+            vis,
+        );
+        self.register_item(def, false);
+        self.classes.insert(local, def);
+
+        let saved_cur = self.cur;
+        let generics_len = self.generics.len();
+        self.cur = def;
+        if let Some(tp) = n.child_by_field_name("type_parameters") {
+            self.type_params(tp);
+        }
+        if let Some(wc) = child_of_kind(n, "where_clause") {
+            self.where_clause(wc);
+        }
+        if let Some(body) = n.child_by_field_name("body") {
+            self.fields(def, body, true);
+        }
+        self.generics.truncate(generics_len);
+        self.cur = saved_cur;
+    }
+
+    /// Field types of a struct (recorded when `record`) or an enum variant.
+    pub(super) fn fields(&mut self, owner: u32, body: Node, record: bool) {
+        let mut cursor = body.walk();
+        let kids: Vec<Node> = body.named_children(&mut cursor).collect();
+        let mut ordinal = 0;
+        for k in kids {
+            match k.kind() {
+                "field_declaration" => {
+                    let ty = match k.child_by_field_name("type") {
+                        Some(t) => self.ty(t),
+                        None => Ty::Unknown,
+                    };
+                    if let (true, Some(f)) = (record, k.child_by_field_name("name")) {
+                        let name = self.node_name(f);
+                        self.scope.fields.push(Field { owner, name, ty });
+                    }
+                }
+                "enum_variant" => {
+                    if let Some(b) = k.child_by_field_name("body") {
+                        self.fields(owner, b, false);
+                    }
+                    if let Some(v) = k.child_by_field_name("value") {
+                        self.node(v);
+                    }
+                }
+                "attribute_item" | "visibility_modifier" => {}
+                kind if is_type_kind(kind) => {
+                    let ty = self.ty(k);
+                    if record {
+                        let name = self.name(&ordinal.to_string());
+                        self.scope.fields.push(Field { owner, name, ty });
+                    }
+                    ordinal += 1;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    pub(super) fn trait_item(&mut self, n: Node) {
+        let Some(name_node) = n.child_by_field_name("name") else {
+            return;
+        };
+        let (start, _, _) = self.attrs(n);
+        let tname = self.text(name_node).to_string();
+        let local = format!("{}{}", self.base(), tname);
+        let vis = has_child(n, "visibility_modifier");
+        let parent = self.free_parent();
+        let def = self.push_def(
+            n,
+            name_node,
+            local.clone(),
+            NodeKind::Class,
+            parent,
+            start,
+            vis,
+        );
+        self.register_item(def, false);
+        self.classes.insert(local, def);
+
+        let saved_cur = self.cur;
+        let generics_len = self.generics.len();
+        self.cur = def;
+        if let Some(tp) = n.child_by_field_name("type_parameters") {
+            self.type_params(tp);
+        }
+        if let Some(bounds) = n.child_by_field_name("bounds") {
+            let mut cursor = bounds.walk();
+            let kids: Vec<Node> = bounds.named_children(&mut cursor).collect();
+            for b in kids {
+                if let Ty::Path(path) = self.ty_role(b, Role::Extends(def)) {
+                    self.scope.supers.push(Super {
+                        def,
+                        module: self.module,
+                        path,
+                    });
+                }
+            }
+        }
+        if let Some(wc) = child_of_kind(n, "where_clause") {
+            self.where_clause(wc);
+        }
+        if let Some(body) = n.child_by_field_name("body") {
+            let saved_assoc = self.assoc.replace(Assoc::Trait(def, tname.clone()));
+            let self_name = self.name(&tname);
+            let saved_self = self.self_path.replace(vec![self_name]);
+            let saved_is_trait = std::mem::replace(&mut self.self_is_trait, true);
+            self.children(body);
+            self.self_is_trait = saved_is_trait;
+            self.assoc = saved_assoc;
+            self.self_path = saved_self;
+        }
+        self.generics.truncate(generics_len);
+        self.cur = saved_cur;
+    }
+
+    pub(super) fn impl_item(&mut self, n: Node) {
+        self.attrs(n);
+        let off = std::mem::take(&mut self.cfg_off);
+        let feature = self.cfg_feature.take();
+        let saved_off = self.block_off;
+        let saved_feature = self.block_feature;
+        self.block_off |= off;
+        self.block_feature = feature.or(saved_feature);
+        self.impl_inner(n);
+        self.block_off = saved_off;
+        self.block_feature = saved_feature;
+    }
+
+    pub(super) fn impl_inner(&mut self, n: Node) {
+        let generics_len = self.generics.len();
+        if let Some(tp) = n.child_by_field_name("type_parameters") {
+            self.type_params(tp);
+        }
+        if let Some(wc) = child_of_kind(n, "where_clause") {
+            self.where_clause(wc);
+        }
+        let idx = self.scope.impls.len() as u32;
+        let ty_node = n.child_by_field_name("type");
+        // `impl<T: Tr> X for T` is a blanket impl: no self type to name.
+        let blanket = ty_node.is_some_and(|t| {
+            t.kind() == "type_identifier" && {
+                let name = self.node_name(t);
+                self.generic(name).is_some()
+            }
+        });
+        let ty = match ty_node {
+            Some(t) => self.ty(t),
+            None => Ty::Unknown,
+        };
+        let (ty, bound) = match (blanket, ty) {
+            (true, Ty::Path(b)) => (Ty::Unknown, b),
+            (true, _) => (Ty::Unknown, Vec::new()),
+            (false, ty) => (ty, Vec::new()),
+        };
+        let mut tr = Vec::new();
+        if let Some(t) = n.child_by_field_name("trait") {
+            let (base, args) = match t.kind() {
+                "generic_type" => (
+                    t.child_by_field_name("type"),
+                    t.child_by_field_name("type_arguments"),
+                ),
+                _ => (Some(t), None),
+            };
+            if let Some(base) = base {
+                let mut segs = Vec::new();
+                if self.path(base, &mut segs) {
+                    tr = segs.iter().map(|s| s.0).collect();
+                    self.path_site(segs, 0, Role::ImplTrait(idx));
+                }
+            }
+            if let Some(a) = args {
+                self.ty(a);
+            }
+        }
+        let self_path = match &ty {
+            Ty::Path(p) | Ty::Generic(p, _) => Some(p.clone()),
+            Ty::Unknown | Ty::External | Ty::Slice(_) => None,
+        };
+        let ty_name = match &self_path {
+            Some(p) => self.str_of(*p.last().unwrap_or(&0)).to_string(),
+            None => ty_node
+                .map(|t| self.text(t).replace(char::is_whitespace, ""))
+                .unwrap_or_default(),
+        };
+        let is_trait = !tr.is_empty();
+        self.scope.impls.push(Impl {
+            module: self.module,
+            scope_fn: self.cur_fn,
+            ty,
+            tr,
+            methods: Vec::new(),
+            blanket,
+            bound,
+        });
+        if let Some(body) = n.child_by_field_name("body") {
+            let saved_assoc = self.assoc.replace(Assoc::Impl(idx, ty_name, is_trait));
+            let saved_self = std::mem::replace(&mut self.self_path, self_path);
+            let saved_is_trait = std::mem::replace(&mut self.self_is_trait, false);
+            self.children(body);
+            self.self_is_trait = saved_is_trait;
+            self.assoc = saved_assoc;
+            self.self_path = saved_self;
+        }
+        self.generics.truncate(generics_len);
+    }
+
+    pub(super) fn type_item(&mut self, n: Node) {
+        if self.assoc.is_some() {
+            if let Some(t) = n.child_by_field_name("type") {
+                self.ty(t);
+            }
+            return;
+        }
+        let Some(name_node) = n.child_by_field_name("name") else {
+            return;
+        };
+        let (start, _, _) = self.attrs(n);
+        let local = format!("{}{}", self.base(), self.text(name_node));
+        let vis = has_child(n, "visibility_modifier");
+        let parent = self.free_parent();
+        let def = self.push_def(
+            n,
+            name_node,
+            local.clone(),
+            NodeKind::Class,
+            parent,
+            start,
+            vis,
+        );
+        self.register_item(def, false);
+        self.classes.insert(local, def);
+        let saved_cur = self.cur;
+        let generics_len = self.generics.len();
+        self.cur = def;
+        if let Some(tp) = n.child_by_field_name("type_parameters") {
+            self.type_params(tp);
+        }
+        if let Some(t) = n.child_by_field_name("type") {
+            let ty = self.ty(t);
+            if !matches!(ty, Ty::Unknown | Ty::External) {
+                self.scope.aliases.push(Alias { def, ty });
+            }
+        }
+        self.generics.truncate(generics_len);
+        self.cur = saved_cur;
+    }
+
+    /// A match arm; its bindings take the scrutinee `r` (`Some(x)` unwraps).
+    pub(super) fn match_arm(&mut self, arm: Node, r: u32) {
+        if let Some(p) = arm.child_by_field_name("pattern") {
+            if let Some(c) = p.child_by_field_name("condition") {
+                self.node(c);
+            }
+            let cond = p.child_by_field_name("condition");
+            let mut cursor = p.walk();
+            let kids: Vec<Node> = p.named_children(&mut cursor).collect();
+            for k in kids {
+                if Some(k) != cond {
+                    self.pattern(k, r);
+                }
+            }
+        }
+        if let Some(v) = arm.child_by_field_name("value") {
+            self.node(v);
+        }
+    }
+
+    pub(super) fn mod_item(&mut self, n: Node) {
+        let Some(name_node) = n.child_by_field_name("name") else {
+            return;
+        };
+        let name = self.node_name(name_node);
+        self.attrs(n);
+        let cfg_off = std::mem::take(&mut self.cfg_off);
+        let feature = self.cfg_feature.take();
+        let Some(body) = n.child_by_field_name("body") else {
+            if self.module == 0 && self.cur_fn == 0 {
+                self.scope.mod_decls.push(name);
+            }
+            return;
+        };
+        self.scope.mods.push(InlineMod {
+            name,
+            parent: self.module,
+            cfg_off,
+            feature,
+        });
+        let id = self.scope.mods.len() as u32;
+        let saved_module = std::mem::replace(&mut self.module, id);
+        let saved_prefix = self.prefix.clone();
+        self.prefix = format!("{}{}::", self.base(), self.text(name_node));
+        let saved_fn = std::mem::replace(&mut self.cur_fn, 0);
+        let saved_locals = std::mem::take(&mut self.locals);
+        let saved_off = self.block_off;
+        let saved_feature = self.block_feature;
+        self.block_off |= cfg_off;
+        self.block_feature = feature.or(saved_feature);
+        self.children(body);
+        self.block_off = saved_off;
+        self.block_feature = saved_feature;
+        self.locals = saved_locals;
+        self.cur_fn = saved_fn;
+        self.prefix = saved_prefix;
+        self.module = saved_module;
+    }
+
+    pub(super) fn macro_def(&mut self, n: Node) {
+        let Some(name_node) = n.child_by_field_name("name") else {
+            return;
+        };
+        let (start, _, export) = self.attrs(n);
+        let local = format!("{}{}", self.base(), self.text(name_node));
+        let parent = self.free_parent();
+        let def = self.push_def(
+            n,
+            name_node,
+            local,
+            NodeKind::Function,
+            parent,
+            start,
+            export,
+        );
+        self.register_item(def, true);
+    }
+
+    pub(super) fn use_tree(&mut self, n: Node, prefix: &[(u32, Pos)], public: bool) {
+        match n.kind() {
+            "use_as_clause" => {
+                let mut segs = prefix.to_vec();
+                let Some(p) = n.child_by_field_name("path") else {
+                    return;
+                };
+                if !self.path(p, &mut segs) {
+                    return;
+                }
+                let alias = match n.child_by_field_name("alias") {
+                    Some(a) => self.node_name(a),
+                    None => NONE,
+                };
+                self.push_use(segs, alias, false, public);
+            }
+            "use_wildcard" => {
+                let mut segs = prefix.to_vec();
+                if let Some(p) = n.named_child(0) {
+                    if !self.path(p, &mut segs) {
+                        return;
+                    }
+                }
+                self.push_use(segs, NONE, true, public);
+            }
+            "use_list" => {
+                let mut cursor = n.walk();
+                let kids: Vec<Node> = n.named_children(&mut cursor).collect();
+                for c in kids {
+                    self.use_tree(c, prefix, public);
+                }
+            }
+            "scoped_use_list" => {
+                let mut segs = prefix.to_vec();
+                if let Some(p) = n.child_by_field_name("path") {
+                    if !self.path(p, &mut segs) {
+                        return;
+                    }
+                }
+                if let Some(list) = n.child_by_field_name("list") {
+                    self.use_tree(list, &segs, public);
+                }
+            }
+            _ => {
+                let mut segs = prefix.to_vec();
+                if !self.path(n, &mut segs) {
+                    return;
+                }
+                // `use a::{self}` binds `a`.
+                if segs.len() > 1 && self.str_of(segs[segs.len() - 1].0) == "self" {
+                    segs.pop();
+                }
+                self.push_use(segs, NONE, false, public);
+            }
+        }
+    }
+
+    pub(super) fn push_use(&mut self, segs: Vec<(u32, Pos)>, alias: u32, glob: bool, public: bool) {
+        if segs.is_empty() {
+            return;
+        }
+        self.scope.uses.push(Use {
+            module: self.module,
+            scope_fn: self.cur_fn,
+            segs: segs.iter().map(|s| s.0).collect(),
+            pos: segs.iter().map(|s| s.1).collect(),
+            alias,
+            glob,
+            public,
+        });
+    }
+
+    pub(super) fn extern_crate(&mut self, n: Node) {
+        let Some(name_node) = n.child_by_field_name("name") else {
+            return;
+        };
+        let name = self.node_name(name_node);
+        let alias = match n.child_by_field_name("alias") {
+            Some(a) => self.node_name(a),
+            None => NONE,
+        };
+        let public = has_child(n, "visibility_modifier");
+        self.push_use(vec![(name, pos(name_node))], alias, false, public);
+    }
+
+    // ---- generics and types -------------------------------------------
+}
+
+/// Whether the arguments of a `#[cfg(…)]` name a configuration that is
+/// most likely off where rust-analyzer runs (Linux, default features,
+/// `test` on): another OS, or a custom flag such as `loom` or `docsrs`.
+pub(super) fn cfg_likely_off(args: &str) -> bool {
+    let a: String = args.chars().filter(|c| !c.is_whitespace()).collect();
+    let a = a.trim_start_matches('(').trim_end_matches(')');
+    if a.starts_with("not(") || a.starts_with("any(") {
+        return false;
+    }
+    const OTHER_OS: [&str; 7] = [
+        "windows",
+        "target_os=\"windows\"",
+        "target_os=\"macos\"",
+        "target_os=\"ios\"",
+        "target_os=\"freebsd\"",
+        "target_family=\"wasm\"",
+        "target_arch=\"wasm32\"",
+    ];
+    let parts: Vec<&str> = match a.strip_prefix("all(") {
+        Some(rest) => rest.trim_end_matches(')').split(',').collect(),
+        None => vec![a],
+    };
+    parts.iter().any(|p| {
+        OTHER_OS.contains(p)
+            || (p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !matches!(*p, "unix" | "test" | "debug_assertions" | "target_os" | ""))
+    })
+}
+
+/// `feature = "x"` → ("x", true); `not(feature = "x")` → ("x", false).
+pub(super) fn cfg_feature(args: &str) -> Option<(String, bool)> {
+    let a: String = args.chars().filter(|c| !c.is_whitespace()).collect();
+    let a = a.strip_prefix('(')?.strip_suffix(')')?;
+    let (inner, on) = match a.strip_prefix("not(") {
+        Some(rest) => (rest.strip_suffix(')')?, false),
+        None => (a, true),
+    };
+    let name = inner.strip_prefix("feature=\"")?.strip_suffix('"')?;
+    (!name.contains('"')).then(|| (name.to_string(), on))
+}
+
+pub(super) fn is_item_kind(kind: &str) -> bool {
+    matches!(
+        kind,
+        "function_item"
+            | "function_signature_item"
+            | "struct_item"
+            | "union_item"
+            | "enum_item"
+            | "trait_item"
+            | "impl_item"
+            | "type_item"
+            | "mod_item"
+            | "use_declaration"
+            | "extern_crate_declaration"
+            | "const_item"
+            | "static_item"
+            | "macro_definition"
+            | "macro_invocation"
+            | "attribute_item"
+            | "inner_attribute_item"
+            | "line_comment"
+            | "block_comment"
+            | "foreign_mod_item"
+            | "associated_type"
+    )
+}

@@ -1,0 +1,369 @@
+//! Generics, types and paths: what a type or path names, with its sites.
+
+use super::*;
+
+impl<'s> V<'s> {
+    pub(super) fn type_params(&mut self, tp: Node) {
+        let mut cursor = tp.walk();
+        let kids: Vec<Node> = tp.named_children(&mut cursor).collect();
+        let first = self.generics.len();
+        for k in &kids {
+            if matches!(k.kind(), "type_parameter" | "const_parameter") {
+                if let Some(name) = k.child_by_field_name("name") {
+                    let name = self.node_name(name);
+                    self.generics.push((name, None));
+                }
+            }
+        }
+        let mut slot = first;
+        for k in kids {
+            match k.kind() {
+                "type_parameter" => {
+                    if let Some(b) = k.child_by_field_name("bounds") {
+                        let bound = self.bounds(b);
+                        if let Some(g) = self.generics.get_mut(slot) {
+                            g.1 = bound;
+                        }
+                    }
+                    if let Some(d) = k.child_by_field_name("default_type") {
+                        self.ty(d);
+                    }
+                    slot += 1;
+                }
+                "const_parameter" => {
+                    if let Some(t) = k.child_by_field_name("type") {
+                        self.ty(t);
+                    }
+                    slot += 1;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Record sites of every bound; return the bound that best names the
+    /// type's methods: the first that is not a common std trait.
+    pub(super) fn bounds(&mut self, b: Node) -> Option<Vec<u32>> {
+        let mut first = None;
+        let mut best = None;
+        let mut cursor = b.walk();
+        let kids: Vec<Node> = b.named_children(&mut cursor).collect();
+        for k in kids {
+            if k.kind() == "lifetime" {
+                continue;
+            }
+            if let Ty::Path(p) | Ty::Generic(p, _) = self.ty(k) {
+                if best.is_none() && !self.is_std_trait(&p) {
+                    best = Some(p.clone());
+                }
+                first.get_or_insert(p);
+            }
+        }
+        best.or(first)
+    }
+
+    pub(super) fn is_std_trait(&self, path: &[u32]) -> bool {
+        path.last()
+            .is_some_and(|&l| STD_TRAITS.contains(&self.str_of(l)))
+    }
+
+    pub(super) fn where_clause(&mut self, wc: Node) {
+        let mut cursor = wc.walk();
+        let preds: Vec<Node> = wc.named_children(&mut cursor).collect();
+        for p in preds {
+            let bound = match p.child_by_field_name("bounds") {
+                Some(b) => self.bounds(b),
+                None => None,
+            };
+            let Some(left) = p.child_by_field_name("left") else {
+                continue;
+            };
+            if left.kind() == "type_identifier" {
+                let name = self.node_name(left);
+                let std_bound =
+                    |s: &Self, b: &Option<Vec<u32>>| b.as_ref().is_none_or(|p| s.is_std_trait(p));
+                let better = !std_bound(self, &bound);
+                if let Some(i) = self.generics.iter().rposition(|g| g.0 == name) {
+                    if self.generics[i].1.is_none()
+                        || (better && std_bound(self, &self.generics[i].1))
+                    {
+                        self.generics[i].1 = bound;
+                    }
+                    continue;
+                }
+            }
+            self.ty(left);
+        }
+    }
+
+    pub(super) fn ty(&mut self, n: Node) -> Ty {
+        self.ty_role(n, Role::Ref)
+    }
+
+    /// Record the sites of a type; `role` applies to its outermost path.
+    pub(super) fn ty_role(&mut self, n: Node, role: Role) -> Ty {
+        match n.kind() {
+            "type_identifier" | "scoped_type_identifier" => self.type_path(n, role),
+            "generic_type" => {
+                let base = n.child_by_field_name("type");
+                let mut args = Vec::new();
+                if let Some(ta) = n.child_by_field_name("type_arguments") {
+                    let mut cursor = ta.walk();
+                    let kids: Vec<Node> = ta.named_children(&mut cursor).collect();
+                    for k in kids {
+                        args.push(self.type_arg(k));
+                    }
+                }
+                let Some(base) = base else {
+                    return Ty::Unknown;
+                };
+                let ty = self.type_path(base, role);
+                args.truncate(2);
+                match ty {
+                    Ty::Path(p) => Ty::Generic(p, args),
+                    other => other,
+                }
+            }
+            "reference_type" | "pointer_type" => match n.child_by_field_name("type") {
+                Some(t) => self.ty_role(t, role),
+                None => Ty::Unknown,
+            },
+            "dynamic_type" | "abstract_type" => match n.child_by_field_name("trait") {
+                Some(t) => self.ty_role(t, role),
+                None => Ty::Unknown,
+            },
+            "higher_ranked_trait_bound" => match n.child_by_field_name("type") {
+                Some(t) => self.ty_role(t, role),
+                None => Ty::Unknown,
+            },
+            "bounded_type" => {
+                let mut first = Ty::Unknown;
+                let mut cursor = n.walk();
+                let kids: Vec<Node> = n.named_children(&mut cursor).collect();
+                for k in kids {
+                    if k.kind() == "lifetime" {
+                        continue;
+                    }
+                    let t = self.ty_role(k, role);
+                    if first == Ty::Unknown {
+                        first = t;
+                    }
+                }
+                first
+            }
+            "primitive_type" | "unit_type" | "never_type" => Ty::External,
+            "lifetime" | "metavariable" => Ty::Unknown,
+            "macro_invocation" => {
+                self.macro_call(n);
+                Ty::Unknown
+            }
+            "trait_bounds" => match self.bounds(n) {
+                Some(p) => Ty::Path(p),
+                None => Ty::Unknown,
+            },
+            "type_arguments"
+            | "tuple_type"
+            | "array_type"
+            | "function_type"
+            | "removed_trait_bound"
+            | "bracketed_type"
+            | "qualified_type" => {
+                let mut cursor = n.walk();
+                let kids: Vec<Node> = n.named_children(&mut cursor).collect();
+                let mut first = None;
+                for k in kids {
+                    let t = self.type_arg(k);
+                    first.get_or_insert(t);
+                }
+                match n.kind() {
+                    "array_type" => Ty::Slice(Box::new(first.unwrap_or(Ty::Unknown))),
+                    "tuple_type" => Ty::External,
+                    _ => Ty::Unknown,
+                }
+            }
+            _ => {
+                self.node(n);
+                Ty::Unknown
+            }
+        }
+    }
+
+    /// A type argument, a parameter of a function type, an array length…
+    pub(super) fn type_arg(&mut self, k: Node) -> Ty {
+        match k.kind() {
+            "type_binding" => {
+                if let Some(t) = k.child_by_field_name("type") {
+                    self.ty(t);
+                }
+                Ty::Unknown
+            }
+            "parameters" => {
+                let mut cursor = k.walk();
+                let kids: Vec<Node> = k.named_children(&mut cursor).collect();
+                for p in kids {
+                    match p.kind() {
+                        "parameter" => {
+                            if let Some(t) = p.child_by_field_name("type") {
+                                self.ty(t);
+                            }
+                        }
+                        kind if is_type_kind(kind) => {
+                            self.ty(p);
+                        }
+                        _ => {}
+                    }
+                }
+                Ty::Unknown
+            }
+            kind if is_type_kind(kind) => self.ty(k),
+            "lifetime" => Ty::Unknown,
+            _ => {
+                self.node(k);
+                Ty::Unknown
+            }
+        }
+    }
+
+    /// A path in type position: a site (unless a generic parameter) and its type.
+    pub(super) fn type_path(&mut self, n: Node, role: Role) -> Ty {
+        let mut segs = Vec::new();
+        if !self.path(n, &mut segs) {
+            return Ty::Unknown;
+        }
+        match self.subst(segs) {
+            Some((segs, hidden)) => {
+                let names: Vec<u32> = segs.iter().map(|s| s.0).collect();
+                // `T::Assoc` of a generic `T`: an associated type, unknown.
+                let ty = if hidden > 0 && segs.len() > hidden as usize {
+                    Ty::Unknown
+                } else {
+                    Ty::Path(names)
+                };
+                self.path_site(segs, hidden, role);
+                ty
+            }
+            None => Ty::Unknown,
+        }
+    }
+
+    /// Replace a leading generic parameter by its bound and `Self` by the
+    /// impl's type. `None`: the path names nothing we can know.
+    pub(super) fn subst(&mut self, segs: Vec<(u32, Pos)>) -> Option<(Vec<(u32, Pos)>, u8)> {
+        let qhidden = std::mem::take(&mut self.qhidden);
+        let (first, p) = *segs.first()?;
+        // `Self` in an impl is a reference to the type (rust-analyzer counts
+        // it among the type's references); the type's own path is hidden.
+        let mut shown = 0;
+        let replacement = if self.str_of(first) == "Self" {
+            shown = usize::from(!self.self_is_trait);
+            self.self_path.clone()?
+        } else {
+            match self.generic(first) {
+                Some(Some(bound)) => bound.clone(),
+                Some(None) => return None,
+                None => return Some((segs, qhidden)),
+            }
+        };
+        let extra = qhidden.saturating_sub(1) as usize;
+        let hidden = (replacement.len() + extra - shown).min(u8::MAX as usize) as u8;
+        let mut out: Vec<(u32, Pos)> = replacement.into_iter().map(|r| (r, p)).collect();
+        out.extend_from_slice(&segs[1..]);
+        Some((out, hidden))
+    }
+
+    /// Collect the segments of a path node. `false`: not a plain path.
+    pub(super) fn path(&mut self, n: Node, out: &mut Vec<(u32, Pos)>) -> bool {
+        self.qhidden = 0;
+        self.path_rec(n, out)
+    }
+
+    pub(super) fn path_rec(&mut self, n: Node, out: &mut Vec<(u32, Pos)>) -> bool {
+        match n.kind() {
+            "identifier" | "type_identifier" | "crate" | "self" | "super" => {
+                let name = self.node_name(n);
+                out.push((name, pos(n)));
+                true
+            }
+            "metavariable" if self.text(n) == "$crate" => {
+                let name = self.name("crate");
+                out.push((name, pos(n)));
+                true
+            }
+            "scoped_identifier" | "scoped_type_identifier" => {
+                if let Some(p) = n.child_by_field_name("path") {
+                    if !self.path_rec(p, out) {
+                        return false;
+                    }
+                }
+                match n.child_by_field_name("name") {
+                    Some(name) => self.path_rec(name, out),
+                    None => false,
+                }
+            }
+            "generic_type" | "generic_type_with_turbofish" => {
+                if let Some(ta) = n.child_by_field_name("type_arguments") {
+                    self.ty(ta);
+                }
+                match n.child_by_field_name("type") {
+                    Some(t) => self.path_rec(t, out),
+                    None => false,
+                }
+            }
+            "bracketed_type" => {
+                let Some(inner) = n.named_child(0) else {
+                    return false;
+                };
+                if inner.kind() == "qualified_type" {
+                    let ty = inner.child_by_field_name("type");
+                    let concrete = ty.filter(|t| match t.kind() {
+                        "type_identifier" => {
+                            let name = self.node_name(*t);
+                            self.generic(name).is_none()
+                        }
+                        "scoped_type_identifier" | "generic_type" => true,
+                        _ => false,
+                    });
+                    if let Some(t) = ty {
+                        self.ty(t);
+                    }
+                    if let Some(t) = concrete {
+                        // `<Stripe as Gateway>::charge` is `Stripe`'s charge
+                        // (what rust-analyzer answers); the trait is a reference.
+                        if let Some(a) = inner.child_by_field_name("alias") {
+                            self.ty(a);
+                        }
+                        let before = out.len();
+                        let ok = self.path_rec(t, out);
+                        self.qhidden = (out.len() - before).min(u8::MAX as usize) as u8;
+                        return ok;
+                    }
+                    // `<T as Trait>::f` of a generic `T`: the trait's item.
+                    match inner.child_by_field_name("alias") {
+                        Some(a) => {
+                            let (base, args) = match a.kind() {
+                                "generic_type" => (
+                                    a.child_by_field_name("type"),
+                                    a.child_by_field_name("type_arguments"),
+                                ),
+                                _ => (Some(a), None),
+                            };
+                            if let Some(args) = args {
+                                self.ty(args);
+                            }
+                            base.is_some_and(|b| self.path_rec(b, out))
+                        }
+                        None => false,
+                    }
+                } else if matches!(inner.kind(), "type_identifier" | "scoped_type_identifier") {
+                    self.path_rec(inner, out)
+                } else {
+                    self.ty(inner);
+                    false
+                }
+            }
+            _ => false,
+        }
+    }
+
+    // ---- expressions ---------------------------------------------------
+}

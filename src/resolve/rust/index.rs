@@ -1,0 +1,641 @@
+//! The per-world tables of the Rust resolver and path resolution over them.
+
+use std::cell::Cell;
+use std::collections::HashMap as StdHashMap;
+use std::sync::OnceLock;
+
+use super::crate_file;
+use crate::extract::rust::{Scope, Ty, NONE};
+use crate::extract::{Family, LangScope};
+use crate::graph::NodeKind;
+use crate::resolve::{FileIdx, SymId, World};
+
+pub use crate::extract::rust::{FxHashMap as HashMap, FxHashSet as HashSet};
+
+mod lookup;
+
+thread_local! {
+    /// Set when a lookup gave up at the depth limit: its result is not memoized.
+    static TRUNCATED: Cell<bool> = const { Cell::new(false) };
+    /// Nesting of type resolutions (aliases of aliases, generic arguments):
+    /// a cycle in broken code must not overflow the stack.
+    pub(super) static TY_DEPTH: Cell<u32> = const { Cell::new(0) };
+}
+
+/// A module: a file or an inline `mod m { … }`.
+#[derive(Clone, Debug)]
+pub struct Mod {
+    pub file: FileIdx,
+    /// 0: the file itself; `i`: the file's inline module `i`.
+    pub inline: u32,
+    pub parent: u32,
+    pub root: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Res {
+    Mod(u32),
+    Def(SymId),
+    /// Bound by a `use` to something outside the repository: it shadows
+    /// globs and in-repo names all the same.
+    Ext,
+}
+
+/// Which namespace a name is looked up in: macros are apart from the rest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ns {
+    Any,
+    Macro,
+}
+
+/// How a module lookup found a name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Via {
+    /// An item or child module of the module.
+    Item,
+    /// A `use` of the module naming the item directly.
+    Use,
+    /// A `use` whose path goes through another `use`, or a glob.
+    ReExport,
+}
+
+/// How the first segment of a path was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum How {
+    /// Defined in this file, in scope.
+    Local,
+    /// Bound by a `use` of this module.
+    Import,
+    /// Through a `pub use` (or glob) of another module.
+    ReExport,
+    /// By module rules: a qualified path, an item of the module in another file.
+    Path,
+}
+
+/// A resolved type, as receiver inference needs it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TyRes {
+    Unknown,
+    /// Not an in-repo type (std, a dependency, a primitive).
+    External,
+    Def(SymId),
+    Wrap(Box<TyRes>),
+    /// An external collection of the type.
+    Container(Box<TyRes>),
+    /// An external map from the first type to the second.
+    Map(Box<TyRes>, Box<TyRes>),
+}
+
+/// Looks the first segment of a path up before the module does: the
+/// fn-local items and `use`s around a site.
+pub type FirstLookup<'a> = &'a dyn Fn(u32, Ns) -> Option<(Res, How)>;
+
+/// A `use` of some file: (file, index in its `Scope::uses`).
+pub type UseRef = (FileIdx, u32);
+
+pub struct Index {
+    /// Global name ids.
+    pub names: StdHashMap<String, u32>,
+    kw_crate: u32,
+    kw_self: u32,
+    kw_super: u32,
+    /// File → index of its first use in `use_memo`.
+    use_base: Vec<u32>,
+    /// What each module-level `use` binds (type/value namespace), filled lazily.
+    use_memo: Vec<OnceLock<Option<(Res, bool)>>>,
+    /// File → its local name ids mapped to global ones (empty: not Rust).
+    pub gnames: Vec<Vec<u32>>,
+    pub mods: Vec<Mod>,
+    /// File → module id of the file (NONE: not Rust).
+    pub file_mod: Vec<u32>,
+    pub children: HashMap<(u32, u32), u32>,
+    /// (module, name) → items, with "is a macro".
+    pub items: HashMap<(u32, u32), Vec<(SymId, bool)>>,
+    pub uses: HashMap<(u32, u32), Vec<UseRef>>,
+    pub globs: HashMap<u32, Vec<UseRef>>,
+    /// Library crate name → root module.
+    pub crates: HashMap<u32, u32>,
+    /// Item → the module it is declared in.
+    pub def_module: HashMap<SymId, u32>,
+    pub inherent: HashMap<(SymId, u32), Vec<SymId>>,
+    pub trait_impl_methods: HashMap<(SymId, u32), Vec<SymId>>,
+    pub type_traits: HashMap<SymId, Vec<SymId>>,
+    pub trait_methods: HashMap<(SymId, u32), SymId>,
+    pub supers: HashMap<SymId, Vec<SymId>>,
+    pub traits: HashSet<SymId>,
+    /// Traits with a blanket impl (`impl<T: B> Tr for T`), with `B`.
+    pub blanket_traits: Vec<(SymId, SymId)>,
+    /// (struct, field name) → (file, index in `Scope::fields`).
+    pub fields: HashMap<(SymId, u32), (FileIdx, u32)>,
+    /// fn → (file, index in `Scope::rets`).
+    pub rets: HashMap<SymId, (FileIdx, u32)>,
+    /// Defs most likely compiled out (cfg on another OS, a custom flag, a
+    /// feature that is not on by default).
+    pub off: HashSet<SymId>,
+    /// Type alias → (file, index in `Scope::aliases`).
+    pub aliases: HashMap<SymId, (FileIdx, u32)>,
+    /// (file, impl index) → the impl's self type.
+    pub impl_self: HashMap<(FileIdx, u32), SymId>,
+    /// (file, impl index) → the impl's trait.
+    pub impl_trait: HashMap<(FileIdx, u32), SymId>,
+    pub methods_by_name: HashMap<u32, Vec<SymId>>,
+    /// Method → (parameters besides `self`, takes `self`).
+    pub sigs: HashMap<SymId, (u8, bool)>,
+    /// Method → the module of its impl or trait (for visibility).
+    pub method_module: HashMap<SymId, u32>,
+    pub macros_by_name: HashMap<u32, Vec<SymId>>,
+}
+
+pub fn scope_of<'w>(world: &'w World, f: FileIdx) -> Option<&'w Scope> {
+    match world.file(f).scope {
+        LangScope::Rust(s) => Some(s),
+        _ => None,
+    }
+}
+
+const MAX_DEPTH: u32 = 12;
+
+/// External generic types whose methods are reached by auto-deref.
+const DEREF_WRAPPERS: [&str; 5] = ["Box", "Rc", "Arc", "Cow", "Pin"];
+/// External generic types whose argument is reached by `unwrap`, `?`,
+/// `borrow`, `lock`.
+const WRAPPERS: [&str; 7] = [
+    "Option", "Result", "RefCell", "Mutex", "RwLock", "Cell", "Poll",
+];
+/// External collections of their first type argument.
+const CONTAINERS: [&str; 8] = [
+    "Vec",
+    "VecDeque",
+    "HashSet",
+    "BTreeSet",
+    "BinaryHeap",
+    "LinkedList",
+    "IndexSet",
+    "SmallVec",
+];
+/// External maps from their first type argument to their second.
+const MAPS: [&str; 3] = ["HashMap", "BTreeMap", "IndexMap"];
+/// Modules searched through glob imports for one name.
+const MAX_GLOB_MODULES: usize = 64;
+
+pub fn build(world: &World) -> Index {
+    let mut ix = Index {
+        names: StdHashMap::new(),
+        kw_crate: 0,
+        kw_self: 0,
+        kw_super: 0,
+        use_base: vec![0; world.files.len()],
+        use_memo: Vec::new(),
+        gnames: Vec::with_capacity(world.files.len()),
+        mods: Vec::new(),
+        file_mod: vec![NONE; world.files.len()],
+        children: HashMap::default(),
+        items: HashMap::default(),
+        uses: HashMap::default(),
+        globs: HashMap::default(),
+        crates: HashMap::default(),
+        def_module: HashMap::default(),
+        inherent: HashMap::default(),
+        trait_impl_methods: HashMap::default(),
+        type_traits: HashMap::default(),
+        trait_methods: HashMap::default(),
+        supers: HashMap::default(),
+        traits: HashSet::default(),
+        blanket_traits: Vec::new(),
+        fields: HashMap::default(),
+        rets: HashMap::default(),
+        aliases: HashMap::default(),
+        off: HashSet::default(),
+        impl_self: HashMap::default(),
+        impl_trait: HashMap::default(),
+        methods_by_name: HashMap::default(),
+        sigs: HashMap::default(),
+        method_module: HashMap::default(),
+        macros_by_name: HashMap::default(),
+    };
+    ix.kw_crate = ix.intern("crate");
+    ix.kw_self = ix.intern("self");
+    ix.kw_super = ix.intern("super");
+    let mut total_uses = 0u32;
+    let mut off_mods: HashSet<u32> = HashSet::default();
+    let mut feature_off_defs: Vec<SymId> = Vec::new();
+    let mut rust_files = Vec::new();
+    let mut roles = Vec::new();
+    for (i, wf) in world.files.iter().enumerate() {
+        let f = FileIdx(i as u32);
+        let Some(scope) = scope_of(world, f).filter(|_| wf.lang.family() == Family::Rust) else {
+            ix.gnames.push(Vec::new());
+            continue;
+        };
+        let g: Vec<u32> = scope.names.iter().map(|n| ix.intern(n)).collect();
+        ix.gnames.push(g);
+        for d in wf.defs {
+            ix.intern(&d.name);
+        }
+        let id = ix.mods.len() as u32;
+        ix.file_mod[i] = id;
+        ix.mods.push(Mod {
+            file: f,
+            inline: 0,
+            parent: NONE,
+            root: NONE,
+        });
+        let role = crate_file(wf.path, world.layout);
+        // A cfg on a feature is decided by the package's default features.
+        let feature_off = |name: u32, on: bool| {
+            role.features
+                .iter()
+                .any(|f| *f == scope.names[name as usize])
+                != on
+        };
+        for (k, m) in scope.mods.iter().enumerate() {
+            let mid = ix.mods.len() as u32;
+            let parent = id + m.parent;
+            ix.mods.push(Mod {
+                file: f,
+                inline: k as u32 + 1,
+                parent,
+                root: NONE,
+            });
+            let name = ix.gnames[i][m.name as usize];
+            // `#[cfg(windows)] mod imp {…} #[cfg(unix)] mod imp {…}`: the
+            // one likely on wins.
+            if m.cfg_off || m.feature.is_some_and(|(n, on)| feature_off(n, on)) {
+                off_mods.insert(mid);
+            }
+            match ix.children.get(&(parent, name)) {
+                Some(prev) if !off_mods.contains(prev) || off_mods.contains(&mid) => {}
+                _ => {
+                    ix.children.insert((parent, name), mid);
+                }
+            }
+        }
+        ix.use_base[i] = total_uses;
+        total_uses += scope.uses.len() as u32;
+        for c in &scope.cfg_features {
+            if feature_off(c.name, c.on) {
+                feature_off_defs.push(SymId {
+                    file: f,
+                    def: c.def,
+                });
+            }
+        }
+        rust_files.push(f);
+        roles.push(role);
+    }
+
+    ix.use_memo = (0..total_uses).map(|_| OnceLock::new()).collect();
+
+    // File modules: parents from keys, crates from library roots.
+    for (&f, role) in rust_files.iter().zip(&roles) {
+        let m = ix.file_mod[f.0 as usize];
+        if role.lib {
+            let name = ix.intern(&role.key);
+            ix.crates.entry(name).or_insert(m);
+        }
+        if role.root {
+            continue;
+        }
+        let Some((parent_key, last)) = role.key.rsplit_once("::") else {
+            continue;
+        };
+        let last_g = ix.intern(last);
+        let Some(cands) = world.by_module.get(parent_key) else {
+            continue;
+        };
+        let pkg = role.package_dir.as_deref();
+        let mut best: Option<(u32, FileIdx)> = None;
+        for &c in cands {
+            let Some(scope) = scope_of(world, c) else {
+                continue;
+            };
+            let cpath = world.file(c).path;
+            let same_pkg = match pkg {
+                Some("") | None => true,
+                Some(d) => cpath.starts_with(d) && cpath[d.len()..].starts_with('/'),
+            };
+            let declares = scope
+                .mod_decls
+                .iter()
+                .any(|d| ix.gnames[c.0 as usize][*d as usize] == last_g);
+            let is_main = cpath.ends_with("main.rs");
+            let score = u32::from(same_pkg) * 4 + u32::from(declares) * 2 + u32::from(!is_main);
+            if best.is_none_or(|(s, _)| score > s) {
+                best = Some((score, c));
+            }
+        }
+        if let Some((_, c)) = best {
+            let pm = ix.file_mod[c.0 as usize];
+            ix.mods[m as usize].parent = pm;
+            ix.children.entry((pm, last_g)).or_insert(m);
+        }
+    }
+    // `mod common;` in `tests/a.rs` → `tests/common.rs` or `tests/common/mod.rs`.
+    for (&f, role) in rust_files.iter().zip(&roles) {
+        let Some(scope) = scope_of(world, f) else {
+            continue;
+        };
+        let m = ix.file_mod[f.0 as usize];
+        let path = world.file(f).path;
+        let (dir, file) = path.rsplit_once('/').unwrap_or(("", path));
+        let base = if role.root || file == "mod.rs" {
+            dir.to_string()
+        } else {
+            let stem = file.strip_suffix(".rs").unwrap_or(file);
+            if dir.is_empty() {
+                stem.to_string()
+            } else {
+                format!("{dir}/{stem}")
+            }
+        };
+        for &d in &scope.mod_decls {
+            let dg = ix.gnames[f.0 as usize][d as usize];
+            if ix.children.contains_key(&(m, dg)) {
+                continue;
+            }
+            let name = &scope.names[d as usize];
+            let prefix = if base.is_empty() {
+                String::new()
+            } else {
+                format!("{base}/")
+            };
+            let child = [
+                format!("{prefix}{name}.rs"),
+                format!("{prefix}{name}/mod.rs"),
+            ]
+            .iter()
+            .find_map(|p| world.by_path.get(p.as_str()).copied());
+            if let Some(c) = child {
+                let cm = ix.file_mod[c.0 as usize];
+                if cm != NONE && cm != m {
+                    ix.children.insert((m, dg), cm);
+                    if ix.mods[cm as usize].parent == NONE {
+                        ix.mods[cm as usize].parent = m;
+                    }
+                }
+            }
+        }
+    }
+    for i in 0..ix.mods.len() {
+        let mut r = i as u32;
+        let mut steps = 0;
+        while ix.mods[r as usize].parent != NONE && steps < 64 {
+            r = ix.mods[r as usize].parent;
+            steps += 1;
+        }
+        ix.mods[i].root = r;
+    }
+
+    // Items and uses.
+    for &f in &rust_files {
+        let Some(scope) = scope_of(world, f) else {
+            continue;
+        };
+        let base = ix.file_mod[f.0 as usize];
+        let g = ix.gnames[f.0 as usize].clone();
+        let defs = world.file(f).defs;
+        for item in &scope.items {
+            let sym = SymId {
+                file: f,
+                def: item.def,
+            };
+            let Some(def) = defs.get(item.def as usize) else {
+                continue;
+            };
+            let Some(&name) = ix.names.get(&def.name) else {
+                continue;
+            };
+            let m = base + item.module;
+            ix.def_module.insert(sym, m);
+            ix.items
+                .entry((m, name))
+                .or_default()
+                .push((sym, item.is_macro));
+            if item.is_macro {
+                ix.macros_by_name.entry(name).or_default().push(sym);
+                if def.exported {
+                    let root = ix.mods[m as usize].root;
+                    if root != m {
+                        ix.items.entry((root, name)).or_default().push((sym, true));
+                    }
+                }
+            }
+        }
+        for (u, us) in scope.uses.iter().enumerate() {
+            if us.scope_fn != 0 {
+                continue;
+            }
+            let m = base + us.module;
+            if us.glob {
+                ix.globs.entry(m).or_default().push((f, u as u32));
+            } else if let Some(b) = us.binding() {
+                ix.uses
+                    .entry((m, g[b as usize]))
+                    .or_default()
+                    .push((f, u as u32));
+            }
+        }
+        for (d, def) in defs.iter().enumerate() {
+            if def.kind == NodeKind::Method {
+                if let Some(&name) = ix.names.get(&def.name) {
+                    ix.methods_by_name.entry(name).or_default().push(SymId {
+                        file: f,
+                        def: d as u32,
+                    });
+                }
+            }
+        }
+    }
+
+    // Types: impls, trait methods, supertraits, fields, return types.
+    for &f in &rust_files {
+        let Some(scope) = scope_of(world, f) else {
+            continue;
+        };
+        let base = ix.file_mod[f.0 as usize];
+        let defs = world.file(f).defs;
+        let mut in_impl = HashSet::default();
+        for sig in &scope.sigs {
+            ix.sigs.insert(
+                SymId {
+                    file: f,
+                    def: sig.def,
+                },
+                (sig.params, sig.has_self),
+            );
+        }
+        for (i, imp) in scope.impls.iter().enumerate() {
+            in_impl.extend(imp.methods.iter().copied());
+            let m = base + imp.module;
+            for &md in &imp.methods {
+                ix.method_module.insert(SymId { file: f, def: md }, m);
+            }
+            let self_ty = match ix.resolve_ty(world, f, m, &imp.ty) {
+                TyRes::Def(t) => Some(t),
+                _ => None,
+            };
+            let tr = if imp.tr.is_empty() {
+                None
+            } else {
+                let segs: Vec<u32> = imp
+                    .tr
+                    .iter()
+                    .map(|&n| ix.gnames[f.0 as usize][n as usize])
+                    .collect();
+                ix.walk(world, f, m, &segs, Ns::Any).last_def()
+            };
+            if let Some(t) = tr {
+                ix.impl_trait.insert((f, i as u32), t);
+                let g = &ix.gnames[f.0 as usize];
+                let bound: Vec<u32> = imp.bound.iter().map(|&n| g[n as usize]).collect();
+                let bound = if imp.blanket && !bound.is_empty() {
+                    ix.walk(world, f, m, &bound, Ns::Any).last_def()
+                } else {
+                    None
+                };
+                if let Some(b) = bound {
+                    if !ix.blanket_traits.contains(&(t, b)) {
+                        ix.blanket_traits.push((t, b));
+                    }
+                }
+            }
+            let Some(t) = self_ty else {
+                continue;
+            };
+            ix.impl_self.insert((f, i as u32), t);
+            if let Some(tr) = tr {
+                ix.type_traits.entry(t).or_default().push(tr);
+            }
+            for &md in &imp.methods {
+                let Some(def) = defs.get(md as usize) else {
+                    continue;
+                };
+                let Some(&name) = ix.names.get(&def.name) else {
+                    continue;
+                };
+                let sym = SymId { file: f, def: md };
+                let table = if imp.tr.is_empty() {
+                    &mut ix.inherent
+                } else {
+                    &mut ix.trait_impl_methods
+                };
+                table.entry((t, name)).or_default().push(sym);
+            }
+        }
+        for (d, def) in defs.iter().enumerate() {
+            if def.kind != NodeKind::Method || in_impl.contains(&(d as u32)) {
+                continue;
+            }
+            let Some(p) = def.parent.filter(|&p| p != 0) else {
+                continue;
+            };
+            let tr = SymId { file: f, def: p };
+            ix.traits.insert(tr);
+            if let Some(&tm) = ix.def_module.get(&tr) {
+                ix.method_module.insert(
+                    SymId {
+                        file: f,
+                        def: d as u32,
+                    },
+                    tm,
+                );
+            }
+            if let Some(&name) = ix.names.get(&def.name) {
+                ix.trait_methods.entry((tr, name)).or_insert(SymId {
+                    file: f,
+                    def: d as u32,
+                });
+            }
+        }
+        for s in &scope.supers {
+            let segs: Vec<u32> = s
+                .path
+                .iter()
+                .map(|&n| ix.gnames[f.0 as usize][n as usize])
+                .collect();
+            if let Some(sup) = ix
+                .walk(world, f, base + s.module, &segs, Ns::Any)
+                .last_def()
+            {
+                ix.supers
+                    .entry(SymId {
+                        file: f,
+                        def: s.def,
+                    })
+                    .or_default()
+                    .push(sup);
+            }
+        }
+        for (i, fl) in scope.fields.iter().enumerate() {
+            let name = ix.gnames[f.0 as usize][fl.name as usize];
+            ix.fields.insert(
+                (
+                    SymId {
+                        file: f,
+                        def: fl.owner,
+                    },
+                    name,
+                ),
+                (f, i as u32),
+            );
+        }
+        for (i, r) in scope.rets.iter().enumerate() {
+            ix.rets.insert(
+                SymId {
+                    file: f,
+                    def: r.def,
+                },
+                (f, i as u32),
+            );
+        }
+        for (i, a) in scope.aliases.iter().enumerate() {
+            ix.aliases.insert(
+                SymId {
+                    file: f,
+                    def: a.def,
+                },
+                (f, i as u32),
+            );
+        }
+    }
+    // Same-named items and methods: those likely compiled in come first.
+    let off: HashSet<SymId> = rust_files
+        .iter()
+        .filter_map(|&f| scope_of(world, f).map(|s| (f, s)))
+        .flat_map(|(f, s)| s.cfg_off.iter().map(move |&def| SymId { file: f, def }))
+        .chain(feature_off_defs)
+        .collect();
+    if !off.is_empty() {
+        for v in ix.items.values_mut() {
+            v.sort_by_key(|(s, _)| off.contains(s));
+        }
+        for v in ix
+            .inherent
+            .values_mut()
+            .chain(ix.trait_impl_methods.values_mut())
+            .chain(ix.macros_by_name.values_mut())
+        {
+            v.sort_by_key(|s| off.contains(s));
+        }
+    }
+    ix.off = off;
+    ix
+}
+
+/// The outcome of walking a path segment by segment.
+#[derive(Debug, Default)]
+pub struct PathWalk {
+    /// One entry per resolved segment, from the first.
+    pub hits: Vec<(Res, How)>,
+    /// The first segment was found nowhere: std, prelude or a dependency.
+    pub external: bool,
+}
+
+impl PathWalk {
+    pub fn last_def(&self) -> Option<SymId> {
+        match self.hits.last() {
+            Some((Res::Def(d), _)) => Some(*d),
+            _ => None,
+        }
+    }
+}

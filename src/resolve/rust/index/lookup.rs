@@ -1,0 +1,546 @@
+//! Name lookup over the tables: modules, `use`s, globs, paths, types.
+
+use super::*;
+
+impl Index {
+    pub(super) fn intern(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.names.get(s) {
+            return i;
+        }
+        let i = self.names.len() as u32;
+        self.names.insert(s.to_string(), i);
+        i
+    }
+
+    pub fn gname(&self, s: &str) -> Option<u32> {
+        self.names.get(s).copied()
+    }
+
+    /// Whether module `m` is `anc` or inside it.
+    pub fn within(&self, mut m: u32, anc: u32) -> bool {
+        for _ in 0..64 {
+            if m == anc {
+                return true;
+            }
+            match self.parent(m) {
+                Some(p) => m = p,
+                None => return false,
+            }
+        }
+        false
+    }
+
+    pub fn parent(&self, m: u32) -> Option<u32> {
+        let p = self.mods[m as usize].parent;
+        (p != NONE).then_some(p)
+    }
+
+    /// A name in a module: its items, child modules, `use` bindings, then
+    /// what its glob imports bring (searched once per module). The flag says
+    /// the name came through a `use`.
+    pub fn lookup(
+        &self,
+        world: &World,
+        m: u32,
+        name: u32,
+        ns: Ns,
+        depth: u32,
+        exclude: Option<UseRef>,
+    ) -> Option<(Res, Via)> {
+        if depth > MAX_DEPTH {
+            TRUNCATED.with(|t| t.set(true));
+            return None;
+        }
+        if let Some(r) = self.lookup_explicit(world, m, name, ns, depth, exclude) {
+            return Some(r);
+        }
+        let mut visited = vec![m];
+        let mut stack = Vec::new();
+        // The first segment of a `use` path may come from a glob of the
+        // same module, but following globs whose own path starts with a
+        // plain name would make the globs of a module resolve each other:
+        // only `crate::`/`self::`/`super::` globs are followed then.
+        let rooted_only = exclude.is_some();
+        self.push_glob_targets(world, m, depth, exclude, rooted_only, &mut stack);
+        while let Some(t) = stack.pop() {
+            if visited.contains(&t) || visited.len() > MAX_GLOB_MODULES {
+                continue;
+            }
+            visited.push(t);
+            if let Some((r, via)) = self.lookup_explicit(world, t, name, ns, depth + 1, exclude) {
+                // A glob bringing the target's own item is as good as naming
+                // it; one bringing what the target imported is a re-export.
+                let via = if via == Via::Item {
+                    Via::Use
+                } else {
+                    Via::ReExport
+                };
+                return Some((r, via));
+            }
+            self.push_glob_targets(world, t, depth + 1, exclude, rooted_only, &mut stack);
+        }
+        None
+    }
+
+    pub(super) fn push_glob_targets(
+        &self,
+        world: &World,
+        m: u32,
+        depth: u32,
+        exclude: Option<UseRef>,
+        rooted_only: bool,
+        out: &mut Vec<u32>,
+    ) {
+        let Some(globs) = self.globs.get(&m) else {
+            return;
+        };
+        // Reversed so the first glob is searched first.
+        for &u in globs.iter().rev() {
+            if Some(u) == exclude || (rooted_only && !self.keyword_rooted(world, u)) {
+                continue;
+            }
+            if let Some((Res::Mod(t), _)) = self.resolve_use(world, u, Ns::Any, depth + 1) {
+                out.push(t);
+            }
+        }
+    }
+
+    pub(super) fn keyword_rooted(&self, world: &World, u: UseRef) -> bool {
+        let Some(us) = scope_of(world, u.0).and_then(|s| s.uses.get(u.1 as usize)) else {
+            return false;
+        };
+        us.segs.first().is_some_and(|&n| {
+            let g = self.gnames[u.0 .0 as usize][n as usize];
+            g == self.kw_crate || g == self.kw_self || g == self.kw_super
+        })
+    }
+
+    pub(super) fn lookup_explicit(
+        &self,
+        world: &World,
+        m: u32,
+        name: u32,
+        ns: Ns,
+        depth: u32,
+        exclude: Option<UseRef>,
+    ) -> Option<(Res, Via)> {
+        if let Some(items) = self.items.get(&(m, name)) {
+            if let Some((s, _)) = items.iter().find(|(_, mac)| *mac == (ns == Ns::Macro)) {
+                return Some((Res::Def(*s), Via::Item));
+            }
+        }
+        if ns == Ns::Any {
+            if let Some(&c) = self.children.get(&(m, name)) {
+                return Some((Res::Mod(c), Via::Item));
+            }
+        }
+        for &u in self.uses.get(&(m, name)).into_iter().flatten() {
+            if Some(u) == exclude {
+                continue;
+            }
+            if let Some((r, reexport)) = self.resolve_use(world, u, ns, depth + 1) {
+                return Some((r, if reexport { Via::ReExport } else { Via::Use }));
+            }
+        }
+        None
+    }
+
+    /// What a `use` binds; the flag says it went through another module's
+    /// `use`. Module-level uses are memoized for the type/value namespace.
+    pub fn resolve_use(&self, world: &World, u: UseRef, ns: Ns, depth: u32) -> Option<(Res, bool)> {
+        let scope = scope_of(world, u.0)?;
+        let us = scope.uses.get(u.1 as usize)?;
+        let memo = (ns == Ns::Any && us.scope_fn == 0)
+            .then(|| {
+                self.use_memo
+                    .get((self.use_base[u.0 .0 as usize] + u.1) as usize)
+            })
+            .flatten();
+        if let Some(v) = memo.and_then(|m| m.get()) {
+            return *v;
+        }
+        let outer = TRUNCATED.with(|t| t.replace(false));
+        let v = self.compute_use(world, u, ns, depth);
+        let truncated = TRUNCATED.with(|t| t.replace(outer || t.get()));
+        if let (Some(m), false) = (memo, truncated) {
+            let _ = m.set(v);
+        }
+        v
+    }
+
+    pub(super) fn compute_use(
+        &self,
+        world: &World,
+        u: UseRef,
+        ns: Ns,
+        depth: u32,
+    ) -> Option<(Res, bool)> {
+        let scope = scope_of(world, u.0)?;
+        let us = scope.uses.get(u.1 as usize)?;
+        let g = &self.gnames[u.0 .0 as usize];
+        let segs: Vec<u32> = us.segs.iter().map(|&n| g[n as usize]).collect();
+        let m = self.file_mod[u.0 .0 as usize] + us.module;
+        let w = self.walk_from(world, u.0, m, &segs, ns, depth, Some(u), None);
+        if w.external {
+            return Some((Res::Ext, false));
+        }
+        if w.hits.len() != segs.len() {
+            return None;
+        }
+        let (res, _) = *w.hits.last()?;
+        let reexport = w
+            .hits
+            .iter()
+            .any(|(_, h)| matches!(h, How::ReExport | How::Import));
+        Some((res, reexport))
+    }
+
+    pub fn walk(&self, world: &World, f: FileIdx, m: u32, segs: &[u32], ns: Ns) -> PathWalk {
+        self.walk_from(world, f, m, segs, ns, 0, None, None)
+    }
+
+    /// Resolve a path from module `m` of file `f`; `first` looks the first
+    /// segment up in fn-local scopes before the module.
+    #[allow(clippy::too_many_arguments)]
+    pub fn walk_from(
+        &self,
+        world: &World,
+        f: FileIdx,
+        m: u32,
+        segs: &[u32],
+        ns: Ns,
+        depth: u32,
+        exclude: Option<UseRef>,
+        first: Option<FirstLookup>,
+    ) -> PathWalk {
+        let mut out = PathWalk::default();
+        let Some(&s0) = segs.first() else {
+            return out;
+        };
+        let ns_at = |i: usize| if i + 1 == segs.len() { ns } else { Ns::Any };
+        let hit0 = if s0 == self.kw_crate {
+            Some((Res::Mod(self.mods[m as usize].root), How::Path))
+        } else if s0 == self.kw_self {
+            Some((Res::Mod(m), How::Path))
+        } else if s0 == self.kw_super {
+            self.parent(m).map(|p| (Res::Mod(p), How::Path))
+        } else {
+            let local = first.and_then(|l| l(s0, ns_at(0)));
+            local
+                .or_else(|| {
+                    self.lookup(world, m, s0, ns_at(0), depth, exclude)
+                        .map(|(r, via)| {
+                            let how = match via {
+                                Via::Use => How::Import,
+                                Via::ReExport => How::ReExport,
+                                Via::Item if matches!(r, Res::Def(d) if d.file == f) => How::Local,
+                                Via::Item => How::Path,
+                            };
+                            (r, how)
+                        })
+                })
+                .or_else(|| self.crates.get(&s0).map(|&c| (Res::Mod(c), How::Path)))
+        };
+        let Some(hit0) = hit0.filter(|h| h.0 != Res::Ext) else {
+            out.external = true;
+            return out;
+        };
+        out.hits.push(hit0);
+        for (i, &s) in segs.iter().enumerate().skip(1) {
+            let prev = out.hits[i - 1].0;
+            let next = match prev {
+                Res::Mod(pm) => {
+                    if s == self.kw_super {
+                        self.parent(pm).map(|p| (Res::Mod(p), How::Path))
+                    } else if s == self.kw_self {
+                        Some((Res::Mod(pm), How::Path))
+                    } else {
+                        self.lookup(world, pm, s, ns_at(i), depth + 1, exclude)
+                            .map(|(r, via)| {
+                                (
+                                    r,
+                                    if via == Via::Item {
+                                        How::Path
+                                    } else {
+                                        How::ReExport
+                                    },
+                                )
+                            })
+                    }
+                }
+                Res::Def(t) => self
+                    .assoc(world, self.unalias(world, t), s)
+                    .first()
+                    .map(|&d| (Res::Def(d), How::Path)),
+                Res::Ext => None,
+            };
+            if next.is_some_and(|h| h.0 == Res::Ext) {
+                out.external = true;
+                break;
+            }
+            match next {
+                Some(h) => out.hits.push(h),
+                None => break,
+            }
+        }
+        out
+    }
+
+    /// Associated fns/methods named `name` of type or trait `t`: inherent
+    /// impls first, then trait impls, then trait (default) methods.
+    pub fn assoc(&self, world: &World, t: SymId, name: u32) -> Vec<SymId> {
+        if let Some(v) = self.inherent.get(&(t, name)) {
+            return v.clone();
+        }
+        if let Some(v) = self.trait_impl_methods.get(&(t, name)) {
+            return v.clone();
+        }
+        if let Some(m) = self.trait_method(t, name, 0) {
+            return vec![m];
+        }
+        if let Some(trs) = self.type_traits.get(&t) {
+            for &tr in trs {
+                if let Some(m) = self.trait_method(tr, name, 0) {
+                    return vec![m];
+                }
+            }
+        }
+        let _ = world;
+        Vec::new()
+    }
+
+    /// A method of a trait with a blanket impl for the bound `t` has (it
+    /// implements the bound trait), if exactly one has `name`.
+    pub fn blanket_method(&self, t: SymId, name: u32) -> Option<SymId> {
+        let mut found = None;
+        let traits = self.type_traits.get(&t)?;
+        for &(tr, bound) in &self.blanket_traits {
+            if !traits.contains(&bound) {
+                continue;
+            }
+            if let Some(m) = self.trait_method(tr, name, 0) {
+                if found.is_some_and(|f| f != m) {
+                    return None;
+                }
+                found = Some(m);
+            }
+        }
+        found
+    }
+
+    /// A method declared by trait `t` or one of its supertraits.
+    pub fn trait_method(&self, t: SymId, name: u32, depth: u32) -> Option<SymId> {
+        if depth > 8 {
+            return None;
+        }
+        if let Some(&m) = self.trait_methods.get(&(t, name)) {
+            return Some(m);
+        }
+        self.supers
+            .get(&t)?
+            .iter()
+            .find_map(|&s| self.trait_method(s, name, depth + 1))
+    }
+
+    /// Resolve a type written in module `m` of file `f`.
+    pub fn resolve_ty(&self, world: &World, f: FileIdx, m: u32, ty: &Ty) -> TyRes {
+        self.resolve_ty_with(world, f, m, ty, None)
+    }
+
+    pub fn resolve_ty_with(
+        &self,
+        world: &World,
+        f: FileIdx,
+        m: u32,
+        ty: &Ty,
+        first: Option<FirstLookup>,
+    ) -> TyRes {
+        let depth = TY_DEPTH.with(|d| d.get());
+        if depth > 24 {
+            return TyRes::Unknown;
+        }
+        TY_DEPTH.with(|d| d.set(depth + 1));
+        let r = self.resolve_ty_inner(world, f, m, ty, first);
+        TY_DEPTH.with(|d| d.set(depth));
+        r
+    }
+
+    fn resolve_ty_inner(
+        &self,
+        world: &World,
+        f: FileIdx,
+        m: u32,
+        ty: &Ty,
+        first: Option<FirstLookup>,
+    ) -> TyRes {
+        match ty {
+            Ty::Unknown => TyRes::Unknown,
+            Ty::External => TyRes::External,
+            Ty::Slice(elem) => {
+                TyRes::Container(Box::new(self.resolve_ty_with(world, f, m, elem, first)))
+            }
+            Ty::Generic(p, args) => {
+                match self.path_ty(world, f, m, p, first) {
+                    TyRes::External => {
+                        let last = p
+                            .last()
+                            .and_then(|&l| scope_of(world, f).map(|s| s.names[l as usize].as_str()))
+                            .unwrap_or("");
+                        let arg = |i: usize| match args.get(i) {
+                            Some(a) => Box::new(self.resolve_ty_with(world, f, m, a, first)),
+                            None => Box::new(TyRes::Unknown),
+                        };
+                        if DEREF_WRAPPERS.contains(&last) {
+                            *arg(0)
+                        } else if WRAPPERS.contains(&last) {
+                            TyRes::Wrap(arg(0))
+                        } else if CONTAINERS.contains(&last) {
+                            TyRes::Container(arg(0))
+                        } else if MAPS.contains(&last) {
+                            TyRes::Map(arg(0), arg(1))
+                        } else {
+                            TyRes::External
+                        }
+                    }
+                    // `type Result<T> = std::result::Result<T, Error>`: the
+                    // use site's arguments fill the alias's shape.
+                    TyRes::Def(d) if self.aliases.contains_key(&d) => {
+                        let arg = |i: usize| match args.get(i) {
+                            Some(a) => Box::new(self.resolve_ty_with(world, f, m, a, first)),
+                            None => Box::new(TyRes::Unknown),
+                        };
+                        match self.alias_target(world, d, 0) {
+                            Some(TyRes::Def(t)) => TyRes::Def(t),
+                            Some(TyRes::Wrap(_)) => TyRes::Wrap(arg(0)),
+                            Some(TyRes::Container(_)) => TyRes::Container(arg(0)),
+                            Some(TyRes::Map(k, _)) if args.len() < 2 => TyRes::Map(k, arg(0)),
+                            Some(TyRes::Map(..)) => TyRes::Map(arg(0), arg(1)),
+                            Some(other) => other,
+                            None => TyRes::Def(d),
+                        }
+                    }
+                    other => other,
+                }
+            }
+            Ty::Path(p) => match self.path_ty(world, f, m, p, first) {
+                TyRes::Def(d) if self.aliases.contains_key(&d) => {
+                    self.alias_target(world, d, 0).unwrap_or(TyRes::Def(d))
+                }
+                other => other,
+            },
+        }
+    }
+
+    /// The type a path names, aliases not followed.
+    pub(super) fn path_ty(
+        &self,
+        world: &World,
+        f: FileIdx,
+        m: u32,
+        p: &[u32],
+        first: Option<FirstLookup>,
+    ) -> TyRes {
+        let g = &self.gnames[f.0 as usize];
+        let segs: Vec<u32> = p.iter().map(|&n| g[n as usize]).collect();
+        let w = self.walk_from(world, f, m, &segs, Ns::Any, 0, None, first);
+        if w.external {
+            return TyRes::External;
+        }
+        let last = p
+            .last()
+            .and_then(|&l| scope_of(world, f).map(|s| s.names[l as usize].as_str()));
+        match self.value_ty(world, &w, segs.len(), last.unwrap_or(""), false) {
+            TyRes::Def(d) if world.def(d).kind == NodeKind::Class => TyRes::Def(d),
+            _ => TyRes::Unknown,
+        }
+    }
+
+    /// The type of the value a walked path names: a type (unit struct,
+    /// struct literal), a fn's return type (when `call`), or for
+    /// `Enum::Variant` (the last segment not found, CamelCase) the enum.
+    pub fn value_ty(
+        &self,
+        world: &World,
+        w: &PathWalk,
+        len: usize,
+        last: &str,
+        call: bool,
+    ) -> TyRes {
+        let variant = |s: &str| {
+            s.starts_with(|c: char| c.is_ascii_uppercase())
+                && s.chars().any(|c| c.is_ascii_lowercase())
+        };
+        if w.hits.len() + 1 == len && variant(last) {
+            return match w.last_def() {
+                Some(d) if world.def(d).kind == NodeKind::Class => TyRes::Def(d),
+                _ => TyRes::Unknown,
+            };
+        }
+        if w.hits.len() != len {
+            return TyRes::Unknown;
+        }
+        match w.last_def() {
+            Some(d) if world.def(d).kind == NodeKind::Class => TyRes::Def(d),
+            Some(d) if call && world.def(d).kind != NodeKind::Module => self.ret_ty(world, d),
+            _ => TyRes::Unknown,
+        }
+    }
+
+    /// What type alias `t` stands for (`t` itself if not an alias or not
+    /// an in-repo type).
+    pub fn unalias(&self, world: &World, t: SymId) -> SymId {
+        match self.alias_target(world, t, 0) {
+            Some(TyRes::Def(d)) => d,
+            _ => t,
+        }
+    }
+
+    pub(super) fn alias_target(&self, world: &World, t: SymId, depth: u32) -> Option<TyRes> {
+        let &(f, i) = self.aliases.get(&t)?;
+        if depth > 4 {
+            return None;
+        }
+        let scope = scope_of(world, f)?;
+        let m = self
+            .def_module
+            .get(&t)
+            .copied()
+            .unwrap_or(self.file_mod[f.0 as usize]);
+        Some(
+            match self.resolve_ty(world, f, m, &scope.aliases[i as usize].ty) {
+                TyRes::Def(d) if self.aliases.contains_key(&d) => self
+                    .alias_target(world, d, depth + 1)
+                    .unwrap_or(TyRes::Def(d)),
+                other => other,
+            },
+        )
+    }
+
+    /// The declared type of field `name` of struct `t`.
+    pub fn field_ty(&self, world: &World, t: SymId, name: u32) -> TyRes {
+        let Some(&(f, i)) = self.fields.get(&(t, name)) else {
+            return TyRes::Unknown;
+        };
+        let Some(scope) = scope_of(world, f) else {
+            return TyRes::Unknown;
+        };
+        let m = self
+            .def_module
+            .get(&t)
+            .copied()
+            .unwrap_or(self.file_mod[f.0 as usize]);
+        self.resolve_ty(world, f, m, &scope.fields[i as usize].ty)
+    }
+
+    /// The declared return type of fn `d`.
+    pub fn ret_ty(&self, world: &World, d: SymId) -> TyRes {
+        let Some(&(f, i)) = self.rets.get(&d) else {
+            return TyRes::Unknown;
+        };
+        let Some(scope) = scope_of(world, f) else {
+            return TyRes::Unknown;
+        };
+        let r = &scope.rets[i as usize];
+        self.resolve_ty(world, f, self.file_mod[f.0 as usize] + r.module, &r.ty)
+    }
+}

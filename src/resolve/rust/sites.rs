@@ -1,0 +1,981 @@
+//! One file's sites → edges, with the tables of [`super::index`].
+
+use super::index::{scope_of, HashMap, How, Index, Ns, Res, TyRes};
+use crate::extract::rust::{Recv, Refs, Role, Scope, Site, SiteKind, NONE, UNKNOWN_ARGS};
+use crate::extract::{Def, Family};
+use crate::graph::{EdgeKind, NodeKind, Pos};
+use crate::resolve::{
+    FileIdx, FileResolution, ResolvedEdge, Strategy, SymId, Unresolved, World, MAX_CANDIDATES,
+};
+
+/// Methods of std types and traits so common that a call on a receiver of
+/// unknown type says nothing about which in-repo method (if any) it reaches.
+pub(super) const COMMON_METHODS: &[&str] = &[
+    "all",
+    "and",
+    "and_then",
+    "any",
+    "as_bytes",
+    "as_deref",
+    "as_mut",
+    "as_mut_ptr",
+    "as_mut_slice",
+    "as_os_str",
+    "as_path",
+    "as_ptr",
+    "as_ref",
+    "as_slice",
+    "as_str",
+    "binary_search",
+    "borrow",
+    "borrow_mut",
+    "bytes",
+    "capacity",
+    "chain",
+    "chars",
+    "checked_add",
+    "checked_sub",
+    "chunks",
+    "clear",
+    "clone",
+    "cloned",
+    "cmp",
+    "collect",
+    "compare_exchange",
+    "compare_exchange_weak",
+    "contains",
+    "contains_key",
+    "copied",
+    "copied_from",
+    "count",
+    "dedup",
+    "default",
+    "deref",
+    "deref_mut",
+    "display",
+    "downgrade",
+    "drain",
+    "drain_filter",
+    "drop",
+    "elapsed",
+    "ends_with",
+    "entry",
+    "enumerate",
+    "eq",
+    "err",
+    "exists",
+    "expect",
+    "expect_err",
+    "extend",
+    "extension",
+    "fetch_add",
+    "fetch_sub",
+    "file_name",
+    "filter",
+    "filter_map",
+    "find",
+    "first",
+    "first_mut",
+    "flat_map",
+    "flatten",
+    "flush",
+    "fmt",
+    "fold",
+    "for_each",
+    "from",
+    "ge",
+    "get",
+    "get_mut",
+    "get_or_insert_with",
+    "get_ref",
+    "get_unchecked",
+    "gt",
+    "hash",
+    "insert",
+    "inspect",
+    "into",
+    "into_boxed_slice",
+    "into_inner",
+    "into_iter",
+    "is_ascii",
+    "is_dir",
+    "is_empty",
+    "is_err",
+    "is_file",
+    "is_none",
+    "is_ok",
+    "is_some",
+    "iter",
+    "iter_mut",
+    "join",
+    "join_all",
+    "keys",
+    "last",
+    "last_mut",
+    "le",
+    "len",
+    "len_utf8",
+    "lines",
+    "load",
+    "lock",
+    "lt",
+    "map",
+    "map_err",
+    "map_or",
+    "map_or_else",
+    "max",
+    "max_by_key",
+    "metadata",
+    "min",
+    "min_by_key",
+    "ne",
+    "next",
+    "not",
+    "notify_all",
+    "notify_one",
+    "ok",
+    "ok_or",
+    "ok_or_else",
+    "or",
+    "or_else",
+    "or_insert",
+    "or_insert_with",
+    "partial_cmp",
+    "path",
+    "peekable",
+    "poll",
+    "poll_next",
+    "pop",
+    "pop_back",
+    "pop_front",
+    "position",
+    "push",
+    "push_back",
+    "push_front",
+    "push_str",
+    "read",
+    "read_to_string",
+    "recv",
+    "remove",
+    "replace",
+    "reserve",
+    "retain",
+    "rev",
+    "rsplit_once",
+    "saturating_add",
+    "saturating_sub",
+    "send",
+    "set_len",
+    "shrink_to_fit",
+    "skip",
+    "skip_while",
+    "sort",
+    "sort_by",
+    "sort_by_key",
+    "sort_unstable",
+    "split",
+    "split_off",
+    "split_once",
+    "starts_with",
+    "step_by",
+    "store",
+    "strip_prefix",
+    "strip_suffix",
+    "sum",
+    "swap",
+    "take",
+    "take_while",
+    "then",
+    "then_some",
+    "to_lowercase",
+    "to_owned",
+    "to_path_buf",
+    "to_str",
+    "to_string",
+    "to_string_lossy",
+    "to_uppercase",
+    "to_vec",
+    "trim",
+    "trim_end",
+    "trim_start",
+    "truncate",
+    "try_from",
+    "try_into",
+    "unwrap",
+    "unwrap_err",
+    "unwrap_or",
+    "unwrap_or_default",
+    "unwrap_or_else",
+    "upgrade",
+    "values",
+    "values_mut",
+    "wait",
+    "windows",
+    "with",
+    "wrapping_add",
+    "write",
+    "write_all",
+    "xor",
+    "zip",
+];
+
+/// The type of `m` called on collection `c` of `elem`s: iterators keep the
+/// elements, accessors give one (maybe), the rest is std's.
+fn collection_method(c: TyRes, elem: TyRes, m: &str) -> TyRes {
+    match m {
+        "iter" | "iter_mut" | "into_iter" | "drain" | "filter" | "rev" | "skip" | "take"
+        | "chain" | "cloned" | "copied" | "peekable" | "skip_while" | "take_while" | "inspect"
+        | "by_ref" | "step_by" | "as_slice" | "as_mut_slice" | "to_vec" | "clone" | "as_ref"
+        | "as_mut" | "borrow" | "borrow_mut" | "into_sorted_vec" => c,
+        "first" | "last" | "get" | "get_mut" | "pop" | "pop_front" | "pop_back" | "next"
+        | "next_back" | "find" | "max" | "min" | "max_by_key" | "min_by_key" | "max_by"
+        | "min_by" | "nth" | "peek" | "first_mut" | "last_mut" | "front" | "back" => {
+            TyRes::Wrap(Box::new(elem))
+        }
+        "remove" | "swap_remove" => elem,
+        _ => TyRes::External,
+    }
+}
+
+/// Names the std prelude (and primitive types) supply to every module: a
+/// bare one not defined or imported is std's, not an unresolved site.
+const PRELUDE: &[&str] = &[
+    "AsMut",
+    "AsRef",
+    "Box",
+    "Clone",
+    "Copy",
+    "Default",
+    "Drop",
+    "Eq",
+    "Err",
+    "Extend",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "From",
+    "FromIterator",
+    "Into",
+    "IntoIterator",
+    "Iterator",
+    "None",
+    "Ok",
+    "Option",
+    "Ord",
+    "PartialEq",
+    "PartialOrd",
+    "Result",
+    "Send",
+    "Sized",
+    "Some",
+    "String",
+    "Sync",
+    "ToOwned",
+    "ToString",
+    "TryFrom",
+    "TryInto",
+    "Unpin",
+    "Vec",
+    "bool",
+    "char",
+    "drop",
+    "f32",
+    "f64",
+    "i128",
+    "i16",
+    "i32",
+    "i64",
+    "i8",
+    "isize",
+    "str",
+    "u128",
+    "u16",
+    "u32",
+    "u64",
+    "u8",
+    "usize",
+];
+
+/// Methods of external types that may return an in-repo element type.
+const ELEMENT_ACCESSORS: &[&str] = &[
+    "borrow",
+    "borrow_mut",
+    "expect",
+    "find",
+    "first",
+    "get",
+    "get_mut",
+    "into_inner",
+    "last",
+    "lock",
+    "next",
+    "peek",
+    "pop",
+    "pop_back",
+    "pop_front",
+    "read",
+    "recv",
+    "remove",
+    "take",
+    "unwrap",
+    "unwrap_or",
+    "unwrap_or_default",
+    "unwrap_or_else",
+    "write",
+];
+
+/// Receivers of unknown type get a `Member` edge only when one method of
+/// that name (callable there, with that many arguments) exists: Rust calls
+/// are statically dispatched, so a guess among several is mostly wrong;
+/// such sites are left unresolved for the language server.
+const MAX_MEMBER_CANDIDATES: u32 = 1;
+
+struct Cx<'a, 'w> {
+    world: &'a World<'w>,
+    ix: &'a Index,
+    file: FileIdx,
+    scope: &'a Scope,
+    refs: &'a Refs,
+    g: &'a [u32],
+    defs: &'a [Def],
+    /// Module id of the file.
+    fm: u32,
+    /// (fn def, name) → item defined in the fn's body.
+    local_items: HashMap<(u32, u32), u32>,
+    /// (fn def, name) → `use`s in the fn's body.
+    local_uses: HashMap<(u32, u32), Vec<u32>>,
+    local_globs: HashMap<u32, Vec<u32>>,
+    /// Method def → its impl.
+    method_impl: HashMap<u32, u32>,
+    file_macros: HashMap<u32, u32>,
+    out: FileResolution,
+}
+
+pub fn resolve(world: &World, ix: &Index, file: FileIdx, refs: &Refs) -> FileResolution {
+    let Some(scope) = scope_of(world, file) else {
+        return FileResolution::default();
+    };
+    let fm = ix.file_mod.get(file.0 as usize).copied().unwrap_or(NONE);
+    if fm == NONE {
+        return FileResolution::default();
+    }
+    let defs = world.file(file).defs;
+    let mut cx = Cx {
+        world,
+        ix,
+        file,
+        scope,
+        refs,
+        g: &ix.gnames[file.0 as usize],
+        defs,
+        fm,
+        local_items: HashMap::default(),
+        local_uses: HashMap::default(),
+        local_globs: HashMap::default(),
+        method_impl: HashMap::default(),
+        file_macros: HashMap::default(),
+        out: FileResolution::default(),
+    };
+    cx.tables();
+    for site in &refs.sites {
+        match &site.kind {
+            SiteKind::Path { segs, role, hidden } => cx.path_site(site, segs, *role, *hidden),
+            SiteKind::Method {
+                recv,
+                name,
+                pos,
+                args,
+            } => cx.method_site(site, *recv, *name, *pos, *args),
+        }
+    }
+    for u in 0..scope.uses.len() {
+        cx.use_edges(u as u32);
+    }
+    cx.impl_method_edges();
+    cx.out
+}
+
+fn is_fn(kind: NodeKind) -> bool {
+    matches!(kind, NodeKind::Function | NodeKind::Method | NodeKind::Test)
+}
+
+fn strategy(how: How) -> Strategy {
+    match how {
+        How::Local => Strategy::Local,
+        How::Import => Strategy::Import,
+        How::ReExport => Strategy::ReExport,
+        How::Path => Strategy::Path,
+    }
+}
+
+impl Cx<'_, '_> {
+    fn tables(&mut self) {
+        for (d, def) in self.defs.iter().enumerate().skip(1) {
+            let Some(p) = def.parent.filter(|&p| p != 0) else {
+                continue;
+            };
+            if def.kind != NodeKind::Method && is_fn(self.defs[p as usize].kind) {
+                if let Some(n) = self.ix.gname(&def.name) {
+                    self.local_items.entry((p, n)).or_insert(d as u32);
+                }
+            }
+        }
+        for (u, us) in self.scope.uses.iter().enumerate() {
+            if us.scope_fn == 0 {
+                continue;
+            }
+            if us.glob {
+                self.local_globs
+                    .entry(us.scope_fn)
+                    .or_default()
+                    .push(u as u32);
+            } else if let Some(b) = us.binding() {
+                self.local_uses
+                    .entry((us.scope_fn, self.g[b as usize]))
+                    .or_default()
+                    .push(u as u32);
+            }
+        }
+        for (i, imp) in self.scope.impls.iter().enumerate() {
+            for &m in &imp.methods {
+                self.method_impl.insert(m, i as u32);
+            }
+        }
+        for item in &self.scope.items {
+            if item.is_macro {
+                if let Some(n) = self.ix.gname(&self.defs[item.def as usize].name) {
+                    let off = |d: u32| self.ix.off.contains(&self.sym(d));
+                    match self.file_macros.get(&n) {
+                        Some(&prev) if !off(prev) || off(item.def) => {}
+                        _ => {
+                            self.file_macros.insert(n, item.def);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn sym(&self, def: u32) -> SymId {
+        SymId {
+            file: self.file,
+            def,
+        }
+    }
+
+    fn gstr(&self, local: u32) -> &str {
+        &self.scope.names[local as usize]
+    }
+
+    fn in_repo(&self, name: &str) -> bool {
+        self.world.named(name, Family::Rust).next().is_some()
+    }
+
+    fn edge(
+        &mut self,
+        src: SymId,
+        dst: SymId,
+        kind: EdgeKind,
+        strategy: Strategy,
+        site: Option<Pos>,
+    ) {
+        self.out.edges.push(ResolvedEdge {
+            src,
+            dst,
+            kind,
+            strategy,
+            site,
+        });
+    }
+
+    fn unresolved(&mut self, src: u32, name: &str, kind: EdgeKind, site: Pos, reason: &str) {
+        if !self.in_repo(name) {
+            return;
+        }
+        self.out.unresolved.push(Unresolved {
+            src,
+            name: name.to_string(),
+            kind,
+            site,
+            reason: reason.to_string(),
+        });
+    }
+
+    /// A name in the fn bodies enclosing `src`: items, then `use`s.
+    fn local_lookup(&self, src: u32, name: u32, ns: Ns) -> Option<(Res, How)> {
+        let mut d = src;
+        while d != 0 {
+            let def = &self.defs[d as usize];
+            if is_fn(def.kind) {
+                if ns == Ns::Any {
+                    if let Some(&x) = self.local_items.get(&(d, name)) {
+                        return Some((Res::Def(self.sym(x)), How::Local));
+                    }
+                }
+                if let Some(us) = self.local_uses.get(&(d, name)) {
+                    for &u in us {
+                        if let Some((r, _)) = self.ix.resolve_use(self.world, (self.file, u), ns, 1)
+                        {
+                            return Some((r, How::Import));
+                        }
+                    }
+                }
+                if let Some(gs) = self.local_globs.get(&d) {
+                    for &u in gs {
+                        let target = self.ix.resolve_use(self.world, (self.file, u), Ns::Any, 1);
+                        if let Some((Res::Mod(t), _)) = target {
+                            if let Some((r, _)) = self.ix.lookup(self.world, t, name, ns, 1, None) {
+                                return Some((r, How::Import));
+                            }
+                        }
+                    }
+                }
+            }
+            d = def.parent.unwrap_or(0);
+        }
+        if ns == Ns::Macro {
+            if let Some(&m) = self.file_macros.get(&name) {
+                return Some((Res::Def(self.sym(m)), How::Local));
+            }
+        }
+        None
+    }
+
+    fn path_site(&mut self, site: &Site, segs: &[(u32, Pos)], role: Role, hidden: u8) {
+        let names: Vec<u32> = segs.iter().map(|s| self.g[s.0 as usize]).collect();
+        let ns = if role == Role::Macro {
+            Ns::Macro
+        } else {
+            Ns::Any
+        };
+        let m = self.fm + site.module;
+        let src = site.src;
+        let first = |n: u32, ns: Ns| self.local_lookup(src, n, ns);
+        let w = self
+            .ix
+            .walk_from(self.world, self.file, m, &names, ns, 0, None, Some(&first));
+        let last_kind = match role {
+            Role::Call | Role::Macro => EdgeKind::Calls,
+            Role::Ref => EdgeKind::References,
+            Role::ImplTrait(_) => EdgeKind::Implements,
+            Role::Extends(_) => EdgeKind::Extends,
+        };
+        let hits = w.hits.clone();
+        for (i, (res, how)) in hits.iter().enumerate() {
+            if i < hidden as usize {
+                continue;
+            }
+            let Res::Def(d) = *res else {
+                continue;
+            };
+            let last = i + 1 == names.len();
+            let strat = match (i, how) {
+                (0, h) => strategy(*h),
+                (_, How::ReExport) => Strategy::ReExport,
+                _ => Strategy::Path,
+            };
+            let pos = segs[i].1;
+            if !last {
+                if self.world.def(d).kind == NodeKind::Class {
+                    self.edge(self.sym(src), d, EdgeKind::References, strat, Some(pos));
+                }
+                continue;
+            }
+            match role {
+                Role::ImplTrait(imp) => match self.ix.impl_self.get(&(self.file, imp)) {
+                    Some(&t) => self.edge(t, d, EdgeKind::Implements, strat, Some(pos)),
+                    None => self.edge(self.sym(src), d, EdgeKind::References, strat, Some(pos)),
+                },
+                Role::Extends(def) => {
+                    self.edge(self.sym(def), d, EdgeKind::Extends, strat, Some(pos))
+                }
+                _ => self.edge(self.sym(src), d, last_kind, strat, Some(pos)),
+            }
+        }
+        if hits.len() == names.len() {
+            return;
+        }
+        let i = hits.len();
+        if i < hidden as usize {
+            return;
+        }
+        let (name_l, pos) = segs[i];
+        let name = self.gstr(name_l).to_string();
+        let kind = if i + 1 == names.len() {
+            match last_kind {
+                EdgeKind::Calls => EdgeKind::Calls,
+                _ => EdgeKind::References,
+            }
+        } else {
+            EdgeKind::References
+        };
+        if i == 0 {
+            if role == Role::Macro && names.len() == 1 {
+                self.crate_macro(src, m, names[0], &name, pos);
+            } else if names.len() == 1 && !PRELUDE.contains(&name.as_str()) {
+                self.unresolved(src, &name, kind, pos, "no definition in scope");
+            }
+            return;
+        }
+        if w.external {
+            return;
+        }
+        match hits[i - 1].0 {
+            Res::Ext => {}
+            Res::Mod(_) => self.unresolved(src, &name, kind, pos, "not found in module"),
+            Res::Def(_) => {
+                if self.ix.methods_by_name.contains_key(&names[i]) {
+                    self.unresolved(src, &name, kind, pos, "no associated item");
+                }
+            }
+        }
+    }
+
+    /// A bare `m!` not in textual or `use` scope: a `macro_rules!` of the
+    /// same crate (reached through `#[macro_use]` module order).
+    fn crate_macro(&mut self, src: u32, m: u32, name: u32, text: &str, pos: Pos) {
+        let root = self.ix.mods[m as usize].root;
+        let cands: Vec<SymId> = self
+            .ix
+            .macros_by_name
+            .get(&name)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|d| {
+                self.ix
+                    .def_module
+                    .get(d)
+                    .is_some_and(|&dm| self.ix.mods[dm as usize].root == root)
+            })
+            .collect();
+        // Same-named macros under opposite cfgs: the one compiled in.
+        let on: Vec<SymId> = cands
+            .iter()
+            .copied()
+            .filter(|d| !self.ix.off.contains(d))
+            .collect();
+        let cands = if on.is_empty() { cands } else { on };
+        match cands.len() {
+            0 => self.unresolved(src, text, EdgeKind::Calls, pos, "macro not in scope"),
+            1 => self.edge(
+                self.sym(src),
+                cands[0],
+                EdgeKind::Calls,
+                Strategy::Path,
+                Some(pos),
+            ),
+            k if k as u32 <= MAX_CANDIDATES => {
+                for d in cands {
+                    let s = Strategy::NameAmbiguous { k: k as u32 };
+                    self.edge(self.sym(src), d, EdgeKind::Calls, s, Some(pos));
+                }
+            }
+            k => self.unresolved(src, text, EdgeKind::Calls, pos, &format!("{k} candidates")),
+        }
+    }
+
+    fn method_site(&mut self, site: &Site, recv: u32, name_l: u32, pos: Pos, args: u8) {
+        let name = self.g[name_l as usize];
+        let text = self.gstr(name_l).to_string();
+        let src = site.src;
+        match self.eval(site, recv, 0) {
+            TyRes::Def(t) => {
+                let t = self.ix.unalias(self.world, t);
+                let cands = self.ix.assoc(self.world, t, name);
+                let strat = if recv == 1 {
+                    Strategy::SelfMember
+                } else {
+                    Strategy::TypedReceiver
+                };
+                match cands
+                    .first()
+                    .copied()
+                    .or_else(|| self.ix.blanket_method(t, name))
+                {
+                    Some(d) => self.edge(self.sym(src), d, EdgeKind::Calls, strat, Some(pos)),
+                    None => {
+                        if self.ix.methods_by_name.contains_key(&name) {
+                            self.unresolved(
+                                src,
+                                &text,
+                                EdgeKind::Calls,
+                                pos,
+                                "no such method on receiver type",
+                            );
+                        }
+                    }
+                }
+            }
+            TyRes::Wrap(_) | TyRes::External | TyRes::Container(_) | TyRes::Map(..) => {}
+            TyRes::Unknown => {
+                // Only methods callable here with this many arguments.
+                let m = self.fm + site.module;
+                let cands: Vec<SymId> = self
+                    .ix
+                    .methods_by_name
+                    .get(&name)
+                    .into_iter()
+                    .flatten()
+                    .copied()
+                    .filter(|c| match self.ix.sigs.get(c) {
+                        Some(&(params, has_self)) => {
+                            has_self && (args == UNKNOWN_ARGS || params == args)
+                        }
+                        None => true,
+                    })
+                    .filter(|c| {
+                        self.world.def(*c).exported
+                            || self
+                                .ix
+                                .method_module
+                                .get(c)
+                                .is_none_or(|&cm| self.ix.within(m, cm))
+                    })
+                    .collect();
+                if cands.is_empty() {
+                    return;
+                }
+                let k = cands.len() as u32;
+                if COMMON_METHODS.binary_search(&text.as_str()).is_ok() {
+                    self.unresolved(
+                        src,
+                        &text,
+                        EdgeKind::Calls,
+                        pos,
+                        "unknown receiver, common method name",
+                    );
+                } else if k > MAX_CANDIDATES.min(MAX_MEMBER_CANDIDATES) {
+                    self.unresolved(src, &text, EdgeKind::Calls, pos, &format!("{k} candidates"));
+                } else {
+                    for d in cands {
+                        self.edge(
+                            self.sym(src),
+                            d,
+                            EdgeKind::Calls,
+                            Strategy::Member { k },
+                            Some(pos),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether in-repo type `t` implements `Deref` (has a `deref` method).
+    fn has_deref(&self, t: SymId) -> bool {
+        self.ix
+            .gname("deref")
+            .is_some_and(|d| !self.ix.assoc(self.world, t, d).is_empty())
+    }
+
+    /// The type of `self` in the fn enclosing `src`.
+    fn self_ty(&self, src: u32) -> TyRes {
+        let mut d = src;
+        while d != 0 {
+            let def = &self.defs[d as usize];
+            if def.kind == NodeKind::Method {
+                if let Some(&imp) = self.method_impl.get(&d) {
+                    return match self.ix.impl_self.get(&(self.file, imp)) {
+                        Some(&t) => TyRes::Def(t),
+                        None => TyRes::Unknown,
+                    };
+                }
+                let p = def.parent.unwrap_or(0);
+                let tr = self.sym(p);
+                if self.ix.traits.contains(&tr) {
+                    return TyRes::Def(tr);
+                }
+                return TyRes::Unknown;
+            }
+            if is_fn(def.kind) {
+                return TyRes::Unknown;
+            }
+            d = def.parent.unwrap_or(0);
+        }
+        TyRes::Unknown
+    }
+
+    /// The type of receiver expression `r` at `site`.
+    fn eval(&self, site: &Site, r: u32, depth: u32) -> TyRes {
+        if depth > 16 {
+            return TyRes::Unknown;
+        }
+        let Some(recv) = self.refs.recvs.get(r as usize) else {
+            return TyRes::Unknown;
+        };
+        let src = site.src;
+        let first = |n: u32, ns: Ns| self.local_lookup(src, n, ns);
+        let m = self.fm + site.module;
+        match recv {
+            Recv::Unknown => TyRes::Unknown,
+            Recv::SelfValue => self.self_ty(src),
+            Recv::Ty(ty) => self
+                .ix
+                .resolve_ty_with(self.world, self.file, m, ty, Some(&first)),
+            Recv::Field(base, name) => match self.eval(site, *base, depth + 1) {
+                TyRes::Def(t) => {
+                    let t = self.ix.unalias(self.world, t);
+                    self.ix.field_ty(self.world, t, self.g[*name as usize])
+                }
+                TyRes::External => TyRes::External,
+                _ => TyRes::Unknown,
+            },
+            Recv::Call(path) => {
+                let names: Vec<u32> = path.iter().map(|&n| self.g[n as usize]).collect();
+                let w = self.ix.walk_from(
+                    self.world,
+                    self.file,
+                    m,
+                    &names,
+                    Ns::Any,
+                    0,
+                    None,
+                    Some(&first),
+                );
+                if w.external {
+                    return TyRes::External;
+                }
+                let last = path.last().map(|&l| self.gstr(l)).unwrap_or("");
+                self.ix.value_ty(self.world, &w, names.len(), last, true)
+            }
+            Recv::Method(base, name) => {
+                let base = self.eval(site, *base, depth + 1);
+                let text = self.gstr(*name);
+                match (base, text) {
+                    (TyRes::Container(x), m) => {
+                        collection_method(TyRes::Container(x.clone()), *x, m)
+                    }
+                    (TyRes::Map(k, v), m) => match m {
+                        "get" | "get_mut" | "remove" => TyRes::Wrap(v),
+                        "values" | "values_mut" | "into_values" => TyRes::Container(v),
+                        "keys" | "into_keys" => TyRes::Container(k),
+                        "clone" | "as_ref" | "as_mut" | "borrow" | "borrow_mut" => TyRes::Map(k, v),
+                        _ => TyRes::External,
+                    },
+                    (
+                        TyRes::Wrap(x),
+                        "lock" | "read" | "write" | "as_ref" | "as_mut" | "clone" | "as_deref",
+                    ) => TyRes::Wrap(x),
+                    (
+                        TyRes::Wrap(x),
+                        "unwrap" | "expect" | "unwrap_or" | "unwrap_or_default" | "unwrap_or_else"
+                        | "borrow" | "borrow_mut" | "get_mut" | "into_inner" | "unwrap_unchecked",
+                    ) => *x,
+                    (
+                        t,
+                        "clone" | "to_owned" | "as_ref" | "as_mut" | "borrow" | "borrow_mut"
+                        | "deref",
+                    ) => t,
+                    (TyRes::Def(t), _) => {
+                        let t = self.ix.unalias(self.world, t);
+                        let name = self.g[*name as usize];
+                        match self.ix.assoc(self.world, t, name).first() {
+                            Some(&d) => self.ix.ret_ty(self.world, d),
+                            None => TyRes::Unknown,
+                        }
+                    }
+                    // Methods of std/dependency types return their own
+                    // types, except accessors of what a container holds.
+                    (TyRes::External, m) if !ELEMENT_ACCESSORS.contains(&m) => TyRes::External,
+                    _ => TyRes::Unknown,
+                }
+            }
+            Recv::Try(base) => match self.eval(site, *base, depth + 1) {
+                TyRes::Wrap(x) => *x,
+                _ => TyRes::Unknown,
+            },
+            Recv::Deref(base) => match self.eval(site, *base, depth + 1) {
+                TyRes::Def(t) if self.has_deref(t) => TyRes::Unknown,
+                other => other,
+            },
+            Recv::Elem(base) => match self.eval(site, *base, depth + 1) {
+                TyRes::Container(x) | TyRes::Wrap(x) => *x,
+                _ => TyRes::Unknown,
+            },
+        }
+    }
+
+    /// Edges of one `use`: `imports` to the deepest module of its path,
+    /// `references` to the items it names.
+    fn use_edges(&mut self, u: u32) {
+        let us = &self.scope.uses[u as usize];
+        let names: Vec<u32> = us.segs.iter().map(|&n| self.g[n as usize]).collect();
+        let m = self.fm + us.module;
+        let me = Some((self.file, u));
+        let mut w = self
+            .ix
+            .walk_from(self.world, self.file, m, &names, Ns::Any, 0, me, None);
+        if w.hits.len() + 1 == names.len() {
+            let wm = self
+                .ix
+                .walk_from(self.world, self.file, m, &names, Ns::Macro, 0, me, None);
+            if wm.hits.len() == names.len() {
+                w = wm;
+            }
+        }
+        let src = self.sym(us.scope_fn);
+        let pos = us.pos.clone();
+        let mut deepest = None;
+        for (i, (res, how)) in w.hits.iter().enumerate() {
+            match *res {
+                Res::Mod(mm) => deepest = Some((mm, i)),
+                Res::Ext => {}
+                Res::Def(d) => {
+                    let strat = match (i, how) {
+                        (0, h) => strategy(*h),
+                        (_, How::ReExport) => Strategy::ReExport,
+                        _ => Strategy::Import,
+                    };
+                    self.edge(src, d, EdgeKind::References, strat, Some(pos[i]));
+                }
+            }
+        }
+        if let Some((mm, i)) = deepest {
+            let mf = self.ix.mods[mm as usize].file;
+            if mf != self.file {
+                let strat = if w.hits[..=i].iter().any(|(_, h)| *h == How::ReExport) {
+                    Strategy::ReExport
+                } else {
+                    Strategy::Import
+                };
+                let dst = SymId { file: mf, def: 0 };
+                self.edge(self.sym(0), dst, EdgeKind::Imports, strat, Some(pos[i]));
+            }
+        }
+        if w.hits.len() < names.len() && !w.external {
+            let i = w.hits.len();
+            let name = self.gstr(us.segs[i]).to_string();
+            self.unresolved(
+                us.scope_fn,
+                &name,
+                EdgeKind::References,
+                pos[i],
+                "not found in module",
+            );
+        }
+    }
+
+    /// `implements` from each method of `impl Trait for T` to the trait's method.
+    fn impl_method_edges(&mut self) {
+        for (i, imp) in self.scope.impls.iter().enumerate() {
+            let Some(&tr) = self.ix.impl_trait.get(&(self.file, i as u32)) else {
+                continue;
+            };
+            for &md in &imp.methods {
+                let Some(name) = self.ix.gname(&self.defs[md as usize].name) else {
+                    continue;
+                };
+                if let Some(tm) = self.ix.trait_method(tr, name, 0) {
+                    self.out.edges.push(ResolvedEdge {
+                        src: self.sym(md),
+                        dst: tm,
+                        kind: EdgeKind::Implements,
+                        strategy: Strategy::Path,
+                        site: None,
+                    });
+                }
+            }
+        }
+    }
+}

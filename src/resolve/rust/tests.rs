@@ -1,0 +1,540 @@
+//! Resolver unit tests: small in-memory crates, edges as text.
+
+use super::*;
+use crate::extract::{self, Lang};
+use crate::resolve::{self, world_input, Layout, World};
+
+const MANIFEST: &str = "[package]\nname = \"shop-app\"\nversion = \"0.1.0\"\n";
+
+/// Every edge (but `contains`/`tests`) and unresolved site, one per line:
+/// `calls a::f -> a::g @3:5 Local`.
+fn graph(files: &[(&str, &str)]) -> Vec<String> {
+    graph_with(&[("Cargo.toml", MANIFEST)], files)
+}
+
+fn graph_with(manifests: &[(&str, &str)], files: &[(&str, &str)]) -> Vec<String> {
+    let mut layout = Layout::default();
+    for (p, m) in manifests {
+        layout.manifests.insert(p.to_string(), m.to_string());
+    }
+    let facts: Vec<_> = files
+        .iter()
+        .map(|(p, s)| {
+            layout.files.insert(p.to_string());
+            extract::extract(Lang::Rust, p, s.as_bytes())
+        })
+        .collect();
+    let world = World::new(
+        files
+            .iter()
+            .zip(&facts)
+            .map(|((p, _), f)| world_input(p, Lang::Rust, f))
+            .collect(),
+        &layout,
+    );
+    let prepared = resolve::prepare(&world);
+    let mut out = Vec::new();
+    for (i, f) in facts.iter().enumerate() {
+        let res = resolve::resolve_file(&world, &prepared, FileIdx(i as u32), &f.refs);
+        for e in res.edges {
+            if matches!(
+                e.kind,
+                crate::graph::EdgeKind::Contains | crate::graph::EdgeKind::Tests
+            ) {
+                continue;
+            }
+            let site = e
+                .site
+                .map(|s| format!(" @{}:{}", s.line, s.column))
+                .unwrap_or_default();
+            out.push(format!(
+                "{} {} -> {}{} {:?}",
+                e.kind.as_str(),
+                world.key(e.src),
+                world.key(e.dst),
+                site,
+                e.strategy
+            ));
+        }
+        for u in res.unresolved {
+            out.push(format!(
+                "U {} {} @{}:{} ({})",
+                u.kind.as_str(),
+                u.name,
+                u.site.line,
+                u.site.column,
+                u.reason
+            ));
+        }
+    }
+    out
+}
+
+fn has(g: &[String], want: &str) -> bool {
+    g.iter().any(|l| l == want)
+}
+
+#[track_caller]
+fn assert_has(g: &[String], want: &str) {
+    assert!(has(g, want), "missing `{want}` in:\n{}", g.join("\n"));
+}
+
+#[track_caller]
+fn assert_none(g: &[String], prefix: &str) {
+    assert!(
+        !g.iter().any(|l| l.starts_with(prefix)),
+        "unexpected `{prefix}…` in:\n{}",
+        g.join("\n")
+    );
+}
+
+#[test]
+fn module_keys_follow_cargo_layout() {
+    let mut layout = Layout::default();
+    layout
+        .manifests
+        .insert("Cargo.toml".into(), MANIFEST.into());
+    layout.manifests.insert(
+        "crates/core/Cargo.toml".into(),
+        "[package]\nname = \"core-x\"\n[lib]\nname = \"corex\"\npath = \"src/core.rs\"\n".into(),
+    );
+    layout.files.insert("src/lib.rs".into());
+    for (path, key) in [
+        ("src/lib.rs", "shop_app"),
+        ("src/main.rs", "shop_app"),
+        ("src/auth/mod.rs", "shop_app::auth"),
+        ("src/auth/tokens.rs", "shop_app::auth::tokens"),
+        ("src/bin/tool.rs", "tool"),
+        ("src/bin/big/main.rs", "big"),
+        ("tests/checkout.rs", "checkout"),
+        ("examples/demo.rs", "demo"),
+        ("benches/speed.rs", "speed"),
+        ("crates/core/src/core.rs", "corex"),
+        ("crates/core/src/a/b.rs", "corex::a::b"),
+        ("build.rs", "build"),
+    ] {
+        assert_eq!(module_key(path, &layout), key, "{path}");
+    }
+    // No manifest at all: a path-based key.
+    let empty = Layout::default();
+    assert_eq!(module_key("x/src/a/b.rs", &empty), "x::a::b");
+    assert_eq!(module_key("x/src/lib.rs", &empty), "x");
+}
+
+#[test]
+fn same_name_in_two_modules_follows_imports_and_aliases() {
+    let g = graph(&[
+        ("src/lib.rs", "pub mod auth;\npub mod checkout;\n"),
+        ("src/auth.rs", "pub fn validate() -> bool { true }\n"),
+        (
+            "src/checkout.rs",
+            "use crate::auth::validate as auth_validate;\n\
+             pub fn validate() -> bool { auth_validate() }\n\
+             pub fn run() { validate(); crate::auth::validate(); }\n",
+        ),
+    ]);
+    assert_has(
+        &g,
+        "calls shop_app::checkout::validate -> shop_app::auth::validate @2:29 Import",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::checkout::run -> shop_app::checkout::validate @3:16 Local",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::checkout::run -> shop_app::auth::validate @3:41 Path",
+    );
+    assert_has(
+        &g,
+        "references shop_app::checkout -> shop_app::auth::validate @1:18 Import",
+    );
+    assert_has(
+        &g,
+        "imports shop_app::checkout -> shop_app::auth @1:12 Import",
+    );
+    // A bare name not in scope is never pinned to another module's fn.
+    let g = graph(&[
+        ("src/lib.rs", "pub mod a;\npub mod b;\n"),
+        ("src/a.rs", "pub fn helper() {}\n"),
+        ("src/b.rs", "pub fn f() { helper(); }\n"),
+    ]);
+    assert_none(&g, "calls shop_app::b::f");
+    assert_has(&g, "U calls helper @1:14 (no definition in scope)");
+}
+
+#[test]
+fn receivers_typed_by_constructor_annotation_field_and_trait() {
+    let src = r#"
+pub trait Gateway { fn charge(&self, c: u64) -> u64; fn name(&self) -> u64 { self.charge(0) } }
+pub struct Stripe;
+pub struct Paypal;
+impl Stripe { pub fn new() -> Self { Stripe } }
+impl Gateway for Stripe { fn charge(&self, c: u64) -> u64 { c } }
+impl Gateway for Paypal { fn charge(&self, c: u64) -> u64 { c + 1 } }
+pub struct Shop { gw: Box<dyn Gateway>, backup: Option<Paypal> }
+impl Shop {
+    pub fn pay(&self, p: &Paypal) {
+        let s = Stripe::new();
+        s.charge(1);
+        p.charge(2);
+        self.gw.charge(3);
+        self.backup.as_ref().unwrap().charge(4);
+        s.name();
+    }
+}
+pub fn generic<G: Gateway>(g: G) { g.charge(5); }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::Shop::pay -> shop_app::Stripe::charge @12:11 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::Shop::pay -> shop_app::Paypal::charge @13:11 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::Shop::pay -> shop_app::Gateway::charge @14:17 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::Shop::pay -> shop_app::Paypal::charge @15:39 TypedReceiver",
+    );
+    // The default method, through the trait the type implements.
+    assert_has(
+        &g,
+        "calls shop_app::Shop::pay -> shop_app::Gateway::name @16:11 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::generic -> shop_app::Gateway::charge @19:38 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::Gateway::name -> shop_app::Gateway::charge @2:83 SelfMember",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::Shop::pay -> shop_app::Stripe::new @11:25 Path",
+    );
+    assert_has(
+        &g,
+        "references shop_app::Shop::pay -> shop_app::Stripe @11:17 Local",
+    );
+    assert_has(
+        &g,
+        "implements shop_app::Paypal -> shop_app::Gateway @7:6 Local",
+    );
+    assert_has(
+        &g,
+        "implements shop_app::Paypal::charge -> shop_app::Gateway::charge Path",
+    );
+}
+
+#[test]
+fn unknown_receivers_are_guessed_only_when_unambiguous() {
+    let src = r#"
+pub struct A;
+pub struct B;
+impl A { pub fn process(&self) {} pub fn only_here(&self, x: u8) {} pub fn len(&self) -> usize { 0 } }
+impl B { pub fn process(&self) {} pub fn only_here(&self) {} }
+pub fn f(xs: Vec<(A, B)>) {
+    for (x, _) in xs { x.process();
+    x.only_here(1);
+    x.len();
+    let v: Vec<u8> = Vec::new();
+    v.only_here(1); }
+}
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(&g, "U calls process @7:26 (2 candidates)");
+    // Arity picks `A::only_here` among the two.
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::A::only_here @8:7 Member { k: 1 }",
+    );
+    // A common std method name is not an edge.
+    assert_none(&g, "calls shop_app::f -> shop_app::A::len");
+    // A receiver of a known external type is dropped altogether.
+    assert_none(&g, "calls shop_app::f -> shop_app::A::only_here @11");
+    assert_none(&g, "U calls only_here @11");
+}
+
+#[test]
+fn reexports_globs_and_shadowing() {
+    let g = graph(&[
+        ("src/lib.rs", "pub mod inner;\npub use inner::Thing;\nmod t {\n    use super::*;\n    fn f() -> Thing { make() }\n}\n"),
+        ("src/inner.rs", "pub struct Thing;\npub fn make() -> Thing { Thing }\n"),
+        ("src/main.rs", "use shop_app::Thing;\nfn main() { let _t: Thing = todo!(); }\n"),
+        (
+            "src/other.rs",
+            "use std::fmt::Error as Thing;\nuse super::*;\npub fn g(_: Thing) {}\n",
+        ),
+    ]);
+    assert_has(
+        &g,
+        "references shop_app -> shop_app::inner::Thing @2:16 Import",
+    );
+    assert_has(
+        &g,
+        "references shop_app::t::f -> shop_app::inner::Thing @5:15 ReExport",
+    );
+    // `make` is not imported by `lib.rs`: the glob cannot bring it.
+    assert_none(&g, "calls shop_app::t::f -> shop_app::inner::make");
+    assert_has(
+        &g,
+        "references shop_app -> shop_app::inner::Thing @1:15 ReExport",
+    );
+    // An explicit import of an external name shadows the glob.
+    assert_none(&g, "references shop_app::other::g");
+}
+
+#[test]
+fn macros_are_textual_or_exported() {
+    let g = graph(&[
+        (
+            "src/lib.rs",
+            "#[macro_export]\nmacro_rules! money { () => { 1 } }\nmacro_rules! local { () => { 2 } }\npub mod a;\npub fn f() -> u32 { local!() + money!() }\n",
+        ),
+        ("src/a.rs", "pub fn g() -> u32 { money!() + crate::money!() }\n"),
+        ("src/main.rs", "fn main() { shop_app::money!(); }\n"),
+    ]);
+    assert_has(&g, "calls shop_app::f -> shop_app::local @5:21 Local");
+    assert_has(&g, "calls shop_app::a::g -> shop_app::money @1:21 Path");
+    assert_has(&g, "calls shop_app::a::g -> shop_app::money @1:39 Path");
+    assert_has(&g, "calls shop_app::main -> shop_app::money @1:23 Path");
+}
+
+#[test]
+fn qualified_and_self_paths() {
+    let src = r#"
+pub trait Gateway { fn charge(&self) -> u8; }
+pub struct Stripe;
+impl Gateway for Stripe { fn charge(&self) -> u8 { 1 } }
+impl Stripe {
+    fn make() -> Self { Self::helper(); Stripe }
+    fn helper() {}
+}
+pub fn f(s: Stripe) -> u8 { <Stripe as Gateway>::charge(&s) + Gateway::charge(&s) }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::Stripe::make -> shop_app::Stripe::helper @6:31 Path",
+    );
+    // `Self` in an impl is a reference to the type, as rust-analyzer counts it.
+    assert_has(
+        &g,
+        "references shop_app::Stripe::make -> shop_app::Stripe @6:18 Local",
+    );
+    assert_has(
+        &g,
+        "references shop_app::Stripe::make -> shop_app::Stripe @6:25 Local",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Stripe::charge @9:50 Path",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Gateway::charge @9:72 Path",
+    );
+}
+
+#[test]
+fn common_method_table_is_sorted() {
+    let mut sorted = sites::COMMON_METHODS.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    assert_eq!(sorted, sites::COMMON_METHODS);
+}
+
+#[test]
+fn blanket_impl_methods_reach_known_types() {
+    let src = r#"
+pub trait Read { fn poll(&self); }
+pub trait ReadExt: Read { fn read_all(&self) { self.poll() } }
+impl<R: Read + ?Sized> ReadExt for R {}
+pub struct File;
+impl Read for File { fn poll(&self) {} }
+pub fn f(file: File) { file.read_all(); }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::ReadExt::read_all @7:29 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::ReadExt::read_all -> shop_app::Read::poll @3:53 SelfMember",
+    );
+}
+
+#[test]
+fn items_under_a_cfg_likely_off_lose_to_their_siblings() {
+    let src = r#"
+#[cfg(windows)]
+fn imp() {}
+#[cfg(unix)]
+fn imp() {}
+#[cfg(loom)]
+mod sync { pub fn lock() {} }
+#[cfg(not(loom))]
+mod sync { pub fn lock() {} }
+pub fn f() { imp(); sync::lock(); }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(&g, "calls shop_app::f -> shop_app::imp#2 @10:14 Local");
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::sync::lock#2 @10:27 Path",
+    );
+}
+
+#[test]
+fn workspace_crates_and_shared_test_modules() {
+    let g = graph_with(
+        &[
+            ("Cargo.toml", "[workspace]\nmembers = [\"core\", \"app\"]\n"),
+            ("core/Cargo.toml", "[package]\nname = \"shop-core\"\n"),
+            ("app/Cargo.toml", "[package]\nname = \"app\"\n"),
+        ],
+        &[
+            ("core/src/lib.rs", "pub mod money;\npub use money::Money;\n"),
+            (
+                "core/src/money.rs",
+                "pub struct Money;\nimpl Money { pub fn zero() -> Self { Money } }\n",
+            ),
+            (
+                "app/src/main.rs",
+                "use shop_core::Money;\nfn main() { let m = Money::zero(); }\n",
+            ),
+            (
+                "app/tests/it.rs",
+                "mod common;\n#[test]\nfn t() { common::setup(); }\n",
+            ),
+            ("app/tests/common/mod.rs", "pub fn setup() {}\n"),
+        ],
+    );
+    assert_has(
+        &g,
+        "references app -> shop_core::money::Money @1:16 ReExport",
+    );
+    assert_has(&g, "imports app -> shop_core @1:5 Import");
+    // Bound by a `use` that itself goes through a `pub use`: a re-export.
+    assert_has(
+        &g,
+        "references app::main -> shop_core::money::Money @2:21 ReExport",
+    );
+    assert_has(
+        &g,
+        "calls app::main -> shop_core::money::Money::zero @2:28 Path",
+    );
+    assert_has(&g, "calls it::t -> common::setup @3:18 Path");
+}
+
+#[test]
+fn bounds_aliases_and_match_arms_type_receivers() {
+    let src = r#"
+pub trait Gateway { fn charge(&self); }
+pub struct Stripe;
+impl Stripe { pub fn refund(&self) {} }
+pub type Default2 = Stripe;
+pub type Res<T> = std::result::Result<T, String>;
+pub fn a<G: Clone + Gateway>(g: G) { g.charge(); }
+pub fn b<G>(g: G) where G: Clone, G: Gateway { g.charge(); }
+pub fn c(s: Default2, r: Res<Stripe>) { s.refund(); r.unwrap().refund(); }
+pub fn d(o: Option<Stripe>) { match o { Some(s) => s.refund(), None => {} } }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::a -> shop_app::Gateway::charge @7:40 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::b -> shop_app::Gateway::charge @8:50 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::c -> shop_app::Stripe::refund @9:43 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::c -> shop_app::Stripe::refund @9:64 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::d -> shop_app::Stripe::refund @10:54 TypedReceiver",
+    );
+}
+
+#[test]
+fn default_features_decide_feature_cfgs() {
+    let manifest = "[package]\nname = \"shop-app\"\n\n[features]\ndefault = [\n  \"std\", # the usual\n]\nstd = [\"alloc\", \"dep:serde\"]\nalloc = []\ndebug = []\n";
+    let src = r#"
+#[cfg(feature = "debug")]
+macro_rules! trace { () => {} }
+#[cfg(not(feature = "debug"))]
+macro_rules! trace { () => {} }
+#[cfg(not(feature = "alloc"))]
+fn buf() {}
+#[cfg(feature = "alloc")]
+fn buf() {}
+pub fn f() { trace!(); buf(); }
+"#;
+    let g = graph_with(&[("Cargo.toml", manifest)], &[("src/lib.rs", src)]);
+    assert_has(&g, "calls shop_app::f -> shop_app::trace#2 @10:14 Local");
+    assert_has(&g, "calls shop_app::f -> shop_app::buf#2 @10:24 Local");
+    let mut layout = Layout::default();
+    layout
+        .manifests
+        .insert("Cargo.toml".into(), manifest.into());
+    assert_eq!(crate_file("src/lib.rs", &layout).features, ["alloc", "std"]);
+}
+
+#[test]
+fn enum_variant_values_have_the_enum_type() {
+    let src = r#"
+pub enum Status { Paid, Owed(u64), Held { why: u8 } }
+impl Status { pub fn is_done(&self) -> bool { true } }
+pub const LIMIT: Status = Status::Paid;
+pub fn f() {
+    let a = Status::Paid;
+    a.is_done();
+    Status::Owed(3).is_done();
+    let c = Status::Held { why: 1 };
+    c.is_done();
+}
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Status::is_done @7:7 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Status::is_done @8:21 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Status::is_done @10:7 TypedReceiver",
+    );
+}
+
+#[test]
+fn broken_code_with_cycles_terminates() {
+    let src = r#"
+pub type A = B;
+pub type B = A;
+pub type C<T> = C<T>;
+mod m { pub use super::n::*; }
+mod n { pub use super::m::*; }
+pub fn Foo() -> Foo { Foo() }
+pub fn f(a: A, c: C<u8>) { a.x(); c.y(); m::missing(); Foo().z(); }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert!(!g.is_empty());
+}
