@@ -46,6 +46,9 @@ impl Default for VerifyOptions {
     }
 }
 
+/// A server's answer: `None` when the budget ran out before asking.
+type Answer = Option<Result<Vec<crate::lsp::Location>, LspError>>;
+
 /// A site to ask about, with the targets the static graph gave it.
 #[derive(Clone, Debug)]
 struct Site {
@@ -103,26 +106,25 @@ pub async fn verify(
     }
 
     // Ask, pipelined, until the budget runs out.
-    let answers: Vec<(Site, Option<Result<Vec<crate::lsp::Location>, LspError>>)> =
-        stream::iter(sites)
-            .map(|s| {
-                let text = texts[&s.path].clone();
-                let root = &root;
-                async move {
-                    if Instant::now() >= deadline {
-                        return (s, None);
-                    }
-                    let Some(lang) = Lang::of_path(&s.path) else {
-                        return (s, None);
-                    };
-                    let file = root.join(&s.path);
-                    let r = pool.definition(lang, root, &file, &text, s.pos).await;
-                    (s, Some(r))
+    let answers: Vec<(Site, Answer)> = stream::iter(sites)
+        .map(|s| {
+            let text = texts[&s.path].clone();
+            let root = &root;
+            async move {
+                if Instant::now() >= deadline {
+                    return (s, None);
                 }
-            })
-            .buffer_unordered(opts.concurrency.max(1))
-            .collect()
-            .await;
+                let Some(lang) = Lang::of_path(&s.path) else {
+                    return (s, None);
+                };
+                let file = root.join(&s.path);
+                let r = pool.definition(lang, root, &file, &text, s.pos).await;
+                (s, Some(r))
+            }
+        })
+        .buffer_unordered(opts.concurrency.max(1))
+        .collect()
+        .await;
 
     let mut verdicts = Vec::new();
     let mut targets_to_discover: BTreeMap<(String, Pos), Lang> = BTreeMap::new();
@@ -223,11 +225,7 @@ pub async fn verify(
             .iter()
             .map(|v| (v.site_path.clone(), v.line, v.column))
             .collect();
-        let found: Vec<(
-            (String, Pos),
-            Lang,
-            Option<Result<Vec<crate::lsp::Location>, LspError>>,
-        )> = stream::iter(targets_to_discover)
+        let found: Vec<((String, Pos), Lang, Answer)> = stream::iter(targets_to_discover)
             .map(|((path, pos), lang)| {
                 let root = &root;
                 async move {

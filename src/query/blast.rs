@@ -438,8 +438,8 @@ impl Session {
             )
         };
         let mut untested: Vec<String> = info
-            .iter()
-            .filter_map(|(id, _)| nodes.get(id))
+            .keys()
+            .filter_map(|id| nodes.get(id))
             .filter(|n| is_code(n) && !tested.contains(&n.id))
             .map(|n| n.key.clone())
             .collect();

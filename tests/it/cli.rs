@@ -2,7 +2,7 @@
 //! incremental updates that must equal a fresh index.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 pub fn bin() -> Command {
@@ -323,10 +323,4 @@ pub fn assert_incremental_equals_cold(fixture: &str, edits: &[(&str, Option<&str
         only_inc.is_empty() && only_cold.is_empty(),
         "incremental differs from cold on {fixture}:\nonly incremental: {only_inc:#?}\nonly cold: {only_cold:#?}"
     );
-}
-
-pub fn fixture_dir(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join(name)
 }

@@ -14,7 +14,12 @@ fn servers_present(names: &[&str]) -> bool {
     let missing: Vec<&str> = names
         .iter()
         .copied()
-        .filter(|n| !v.as_array().unwrap().iter().any(|s| s["name"] == *n && s["found"] == true))
+        .filter(|n| {
+            !v.as_array()
+                .unwrap()
+                .iter()
+                .any(|s| s["name"] == *n && s["found"] == true)
+        })
         .collect();
     if missing.is_empty() {
         return true;
@@ -47,9 +52,19 @@ fn statuses(repo: &Path, symbol: &str) -> Vec<String> {
 #[test]
 fn verify_confirms_the_fixtures_against_real_servers() {
     for (fixture, server, lang, symbol) in [
-        ("python", "pyright", "python", "shop.services.checkout.refund_all"),
-        ("typescript", "typescript-language-server", "typescript", "src/auth/tokens.ts:validate"),
-        ("rust", "rust-analyzer", "rust", "shop::auth::tokens::validate"),
+        (
+            "python",
+            "pyright",
+            "python",
+            "shop.services.checkout.refund_all",
+        ),
+        (
+            "typescript",
+            "typescript-language-server",
+            "typescript",
+            "src/auth/tokens.ts:validate",
+        ),
+        ("rust", "rust-analyzer", "rust", "shop::auth::validate"),
     ] {
         if !servers_present(&[server]) {
             continue;
@@ -65,10 +80,16 @@ fn verify_confirms_the_fixtures_against_real_servers() {
             confirmed as f64 / (confirmed + wrong) as f64 >= 0.9,
             "{fixture}: static precision below 90%: {v}"
         );
-        assert!(v["servers"][lang].as_str().unwrap().starts_with("ready"), "{v}");
+        assert!(
+            v["servers"][lang].as_str().unwrap().starts_with("ready"),
+            "{v}"
+        );
         // The answers are in the graph now, and stay until a file changes.
         let after = statuses(repo.path(), symbol);
-        assert!(!after.is_empty() && after.iter().all(|s| s == "verified"), "{fixture}: {after:?}");
+        assert!(
+            !after.is_empty() && after.iter().all(|s| s == "verified"),
+            "{fixture}: {after:?}"
+        );
         let status = run(repo.path(), &["status", "--json"]);
         let s: Value = serde_json::from_slice(&status.stdout).unwrap();
         assert!(s["edges"]["calls"]["verified"].as_u64().unwrap() > 0, "{s}");
@@ -83,14 +104,19 @@ fn verdicts_are_dropped_when_a_file_changes() {
     let repo = copy_fixture("python");
     verify(repo.path());
     let symbol = "shop.services.checkout.refund_all";
-    assert!(statuses(repo.path(), symbol).iter().all(|s| s == "verified"));
+    assert!(statuses(repo.path(), symbol)
+        .iter()
+        .all(|s| s == "verified"));
     // Editing the file with the sites invalidates their verdicts.
     let f = repo.path().join("tests/test_checkout.py");
     let mut text = std::fs::read_to_string(&f).unwrap();
     text.push_str("\n# edited\n");
     std::fs::write(&f, text).unwrap();
     let after = statuses(repo.path(), symbol);
-    assert!(!after.is_empty() && after.iter().all(|s| s != "verified"), "{after:?}");
+    assert!(
+        !after.is_empty() && after.iter().all(|s| s != "verified"),
+        "{after:?}"
+    );
 }
 
 #[test]
@@ -111,8 +137,14 @@ fn without_servers_answers_stay_labelled_and_say_how_to_install() {
     assert_eq!(py["checked"], 0, "{v}");
     assert!(py["unanswered"].as_u64().unwrap() > 0, "{v}");
     let state = v["servers"]["python"].as_str().unwrap();
-    assert!(state.starts_with("not installed") && state.contains("npm install"), "{state}");
+    assert!(
+        state.starts_with("not installed") && state.contains("npm install"),
+        "{state}"
+    );
     // The graph still answers, with its static statuses.
     let after = statuses(repo.path(), "shop.services.checkout.refund_all");
-    assert!(!after.is_empty() && after.iter().all(|s| s == "syntactic"), "{after:?}");
+    assert!(
+        !after.is_empty() && after.iter().all(|s| s == "syntactic"),
+        "{after:?}"
+    );
 }
