@@ -61,12 +61,17 @@ pub enum Command {
         limit: usize,
     },
     /// Every site referencing a symbol, with its enclosing symbol (find_referencing_symbols).
+    /// Sites below min_confidence are verified on the spot through the language server;
+    /// at 0.95 or more the server's own references are asked too.
     Refs {
         symbol: String,
         #[arg(long)]
         min_confidence: Option<f64>,
         #[arg(long, default_value_t = 100)]
         limit: usize,
+        /// Seconds to spend verifying (0: answer from the graph only).
+        #[arg(long, default_value_t = 30)]
+        budget: u64,
     },
     /// Who calls a symbol; --depth N for all callers up to N hops, with paths.
     Callers {
@@ -333,8 +338,57 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             symbol,
             min_confidence,
             limit,
+            budget,
         } => {
-            let r = session.refs(&symbol, min_confidence, limit)?;
+            let mut session = session;
+            let mut r = session.refs(&symbol, min_confidence, usize::MAX)?;
+            if let Some(s) = r.symbol.clone() {
+                let min = r.verification.min_confidence;
+                let below: std::collections::BTreeSet<(String, u32, u32)> = r
+                    .results
+                    .iter()
+                    .filter(|i| i.confidence < min)
+                    .map(|i| (i.file.clone(), i.line, i.column))
+                    .collect();
+                if budget > 0 && (!below.is_empty() || min >= 0.95) {
+                    let opts = crate::verify::VerifyOptions {
+                        min_confidence: 1.0,
+                        budget: std::time::Duration::from_secs(budget),
+                        discover: false,
+                        sites: Some(below),
+                        discover_targets: if min >= 0.95 {
+                            vec![(s.file.clone(), crate::graph::Pos { line: s.line, column: s.column })]
+                        } else {
+                            Vec::new()
+                        },
+                        ..crate::verify::VerifyOptions::default()
+                    };
+                    let lsp = crate::verify::lsp_config(&session)?;
+                    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+                    let report = rt.block_on(async {
+                        let pool = crate::lsp::Pool::new(lsp);
+                        let r = crate::verify::verify(&mut session, &pool, &opts).await;
+                        pool.shutdown().await;
+                        r
+                    })?;
+                    r = session.refs(&s.key, Some(min), usize::MAX)?;
+                    let v = report.languages.values().next().cloned().unwrap_or_default();
+                    r.verification.verified_now = v.confirmed + v.retargeted + v.refuted + v.discovered;
+                    if let Some(state) = report.servers.values().next() {
+                        r.verification.server = state.clone();
+                        if !state.starts_with("ready") && r.verification.below_threshold > 0 {
+                            r.verification.hint = Some(format!(
+                                "{} items are below min_confidence and could not be verified ({state}): treat them as inferred",
+                                r.verification.below_threshold
+                            ));
+                        }
+                    }
+                }
+            }
+            r.total = r.results.len();
+            r.results.truncate(limit);
+            r.shown = r.results.len();
+            r.truncated = r.total > r.shown;
             if cli.json {
                 print_json(&mut out, &r)?;
             } else if let Some(c) = &r.candidates {
@@ -580,6 +634,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                     .map(|p| session.relative(p))
                     .collect::<Result<_, _>>()?,
                 sites: None,
+                discover_targets: Vec::new(),
             };
             let lsp = crate::verify::lsp_config(&session)?;
             let rt = tokio::runtime::Builder::new_multi_thread()

@@ -31,6 +31,9 @@ pub struct VerifyOptions {
     pub paths: Vec<String>,
     /// Only these sites (`path`, line, column), e.g. the ones a query returned.
     pub sites: Option<BTreeSet<(String, u32, u32)>>,
+    /// Definitions (`path`, name position) whose references are asked for
+    /// in any case (the symbol of a strict `refs` query).
+    pub discover_targets: Vec<(String, Pos)>,
 }
 
 impl Default for VerifyOptions {
@@ -42,6 +45,7 @@ impl Default for VerifyOptions {
             discover: true,
             paths: Vec::new(),
             sites: None,
+            discover_targets: Vec::new(),
         }
     }
 }
@@ -218,8 +222,13 @@ pub async fn verify(
     }
 
     // Discover: references on each target the servers confirmed or named.
+    for (path, pos) in &opts.discover_targets {
+        if let Some(lang) = Lang::of_path(path) {
+            targets_to_discover.insert((path.clone(), *pos), lang);
+        }
+    }
     let mut discovered = Vec::new();
-    if opts.discover && Instant::now() < deadline {
+    if (opts.discover || !opts.discover_targets.is_empty()) && Instant::now() < deadline {
         let known = session.store.edge_sites()?;
         let asked: BTreeSet<(String, u32, u32)> = verdicts
             .iter()
