@@ -124,7 +124,9 @@ pub struct Index {
     pub supers: HashMap<SymId, Vec<SymId>>,
     pub traits: HashSet<SymId>,
     /// Traits with a blanket impl (`impl<T: B> Tr for T`), with `B`.
-    pub blanket_traits: Vec<(SymId, SymId)>,
+    pub blanket_traits: HashSet<(SymId, SymId)>,
+    /// Method name → (method of a trait with a blanket impl, its bound `B`).
+    pub blanket_methods: HashMap<u32, Vec<(SymId, SymId)>>,
     /// (struct, field name) → (file, index in `Scope::fields`).
     pub fields: HashMap<(SymId, u32), (FileIdx, u32)>,
     /// fn → (file, index in `Scope::rets`).
@@ -201,7 +203,8 @@ pub fn build(world: &World) -> Index {
         trait_methods: HashMap::default(),
         supers: HashMap::default(),
         traits: HashSet::default(),
-        blanket_traits: Vec::new(),
+        blanket_traits: HashSet::default(),
+        blanket_methods: HashMap::default(),
         fields: HashMap::default(),
         rets: HashMap::default(),
         aliases: HashMap::default(),
@@ -494,9 +497,7 @@ pub fn build(world: &World) -> Index {
                     None
                 };
                 if let Some(b) = bound {
-                    if !ix.blanket_traits.contains(&(t, b)) {
-                        ix.blanket_traits.push((t, b));
-                    }
+                    ix.blanket_traits.insert((t, b));
                 }
             }
             let Some(t) = self_ty else {
@@ -619,6 +620,17 @@ pub fn build(world: &World) -> Index {
         }
     }
     ix.off = off;
+    if !ix.blanket_traits.is_empty() {
+        let mut by_trait: HashMap<SymId, Vec<(u32, SymId)>> = HashMap::default();
+        for (&(tr, name), &m) in &ix.trait_methods {
+            by_trait.entry(tr).or_default().push((name, m));
+        }
+        for &(tr, bound) in &ix.blanket_traits {
+            for &(name, m) in by_trait.get(&tr).into_iter().flatten() {
+                ix.blanket_methods.entry(name).or_default().push((m, bound));
+            }
+        }
+    }
     ix
 }
 

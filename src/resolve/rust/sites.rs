@@ -330,6 +330,10 @@ const ELEMENT_ACCESSORS: &[&str] = &[
 /// such sites are left unresolved for the language server.
 const MAX_MEMBER_CANDIDATES: u32 = 1;
 
+/// Beyond this many same-named methods in the repository, an unknown
+/// receiver is not worth filtering them: the site stays unresolved.
+const MAX_MEMBER_SCAN: usize = 64;
+
 struct Cx<'a, 'w> {
     world: &'a World<'w>,
     ix: &'a Index,
@@ -709,6 +713,12 @@ impl Cx<'_, '_> {
             }
             TyRes::Wrap(_) | TyRes::External | TyRes::Container(_) | TyRes::Map(..) => {}
             TyRes::Unknown => {
+                let all = self.ix.methods_by_name.get(&name).map_or(0, Vec::len);
+                if all > MAX_MEMBER_SCAN {
+                    let reason = format!("{all} candidates");
+                    self.unresolved(src, &text, EdgeKind::Calls, pos, &reason);
+                    return;
+                }
                 // Only methods callable here with this many arguments.
                 let m = self.fm + site.module;
                 let cands: Vec<SymId> = self

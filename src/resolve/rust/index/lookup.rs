@@ -314,16 +314,14 @@ impl Index {
     pub fn blanket_method(&self, t: SymId, name: u32) -> Option<SymId> {
         let mut found = None;
         let traits = self.type_traits.get(&t)?;
-        for &(tr, bound) in &self.blanket_traits {
+        for &(m, bound) in self.blanket_methods.get(&name)? {
             if !traits.contains(&bound) {
                 continue;
             }
-            if let Some(m) = self.trait_method(tr, name, 0) {
-                if found.is_some_and(|f| f != m) {
-                    return None;
-                }
-                found = Some(m);
+            if found.is_some_and(|f| f != m) {
+                return None;
             }
+            found = Some(m);
         }
         found
     }
