@@ -57,7 +57,12 @@ fn main() {
     // A 10-file change in the working tree: a blank line inserted inside
     // one function of each of 10 files (a real edit of existing code).
     let mut picked: Vec<(String, u32)> = Vec::new();
-    for n in all.nodes.iter().filter(|n| n.kind == "function" || n.kind == "method").step_by(97) {
+    for n in all
+        .nodes
+        .iter()
+        .filter(|n| n.kind == "function" || n.kind == "method")
+        .step_by(97)
+    {
         if picked.len() == 10 {
             break;
         }
@@ -96,11 +101,25 @@ fn main() {
     let comms = session.communities(Some(0.0), 20).expect("communities");
     let comms_s = t.elapsed().as_secs_f64();
 
-    println!("project {} — {} nodes, {} edges; open + freshness check {:.1} ms", repo.display(), nodes, edges, open_ms);
+    println!(
+        "project {} — {} nodes, {} edges; open + freshness check {:.1} ms",
+        repo.display(),
+        nodes,
+        edges,
+        open_ms
+    );
     println!("| query | result |");
     println!("|---|---|");
-    println!("| refs (200 symbols) p50 / p95 | {:.2} ms / {:.2} ms |", pct(refs.clone(), 0.5), pct(refs, 0.95));
-    println!("| callers --depth 5 p50 / p95 | {:.2} ms / {:.2} ms |", pct(callers.clone(), 0.5), pct(callers, 0.95));
+    println!(
+        "| refs (200 symbols) p50 / p95 | {:.2} ms / {:.2} ms |",
+        pct(refs.clone(), 0.5),
+        pct(refs, 0.95)
+    );
+    println!(
+        "| callers --depth 5 p50 / p95 | {:.2} ms / {:.2} ms |",
+        pct(callers.clone(), 0.5),
+        pct(callers, 0.95)
+    );
     println!(
         "| blast-radius, 10 changed files ({} changed symbols, {} impacted) | {:.1} ms, JSON {} bytes |",
         blast.changed.len(),
@@ -110,8 +129,13 @@ fn main() {
     );
     println!(
         "| bridges ({}) | {:.2} s |",
-        bridges.sampled.map_or("exact".to_string(), |k| format!("sampled, {k} sources")),
+        bridges
+            .sampled
+            .map_or("exact".to_string(), |k| format!("sampled, {k} sources")),
         bridges_s
     );
-    println!("| communities ({} found, modularity {}) | {:.2} s |", comms.total, comms.modularity, comms_s);
+    println!(
+        "| communities ({} found, modularity {}) | {:.2} s |",
+        comms.total, comms.modularity, comms_s
+    );
 }

@@ -357,14 +357,22 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                         discover: false,
                         sites: Some(below),
                         discover_targets: if min >= 0.95 {
-                            vec![(s.file.clone(), crate::graph::Pos { line: s.line, column: s.column })]
+                            vec![(
+                                s.file.clone(),
+                                crate::graph::Pos {
+                                    line: s.line,
+                                    column: s.column,
+                                },
+                            )]
                         } else {
                             Vec::new()
                         },
                         ..crate::verify::VerifyOptions::default()
                     };
                     let lsp = crate::verify::lsp_config(&session)?;
-                    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+                    let rt = tokio::runtime::Builder::new_multi_thread()
+                        .enable_all()
+                        .build()?;
                     let report = rt.block_on(async {
                         let pool = crate::lsp::Pool::new(lsp);
                         let r = crate::verify::verify(&mut session, &pool, &opts).await;
@@ -372,8 +380,14 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                         r
                     })?;
                     r = session.refs(&s.key, Some(min), usize::MAX)?;
-                    let v = report.languages.values().next().cloned().unwrap_or_default();
-                    r.verification.verified_now = v.confirmed + v.retargeted + v.refuted + v.discovered;
+                    let v = report
+                        .languages
+                        .values()
+                        .next()
+                        .cloned()
+                        .unwrap_or_default();
+                    r.verification.verified_now =
+                        v.confirmed + v.retargeted + v.refuted + v.discovered;
                     if let Some(state) = report.servers.values().next() {
                         r.verification.server = state.clone();
                         if !state.starts_with("ready") && r.verification.below_threshold > 0 {

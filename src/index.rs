@@ -443,11 +443,30 @@ pub fn update(
         let mut names: BTreeSet<String> = BTreeSet::new();
         // On a first index every file is new and pending anyway.
         for c in batch.iter().filter(|_| !stored.is_empty()) {
+            // A changed interface (imports, re-exports, bases, field and
+            // return types: the scope) can move resolutions in any file that
+            // names what this file names; a body-only edit cannot.
+            let interface_changed = match stored.get(&c.walked.path) {
+                Some(s) => store.scope_blob(s.id)? != encode(&c.facts.scope),
+                None => true,
+            };
             if let Some(s) = stored.get(&c.walked.path) {
                 names.extend(store.def_names(s.id)?);
+                names.extend(module_names(&s.module));
                 affected.extend(store.files_linked_to(s.id)?);
+                if interface_changed {
+                    names.extend(store.ref_names_of(s.id)?);
+                }
             }
             names.extend(c.facts.defs.iter().map(|d| d.name.clone()));
+            names.extend(module_names(&resolve::module_key(
+                c.walked.lang,
+                &c.walked.path,
+                &layout,
+            )));
+            if interface_changed {
+                names.extend(c.facts.ref_names.iter().cloned());
+            }
         }
         let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
         affected.extend(store.files_referencing(&name_refs)?);
@@ -492,6 +511,8 @@ pub fn update(
         let mut names = BTreeSet::new();
         for s in &deleted {
             names.extend(store.def_names(s.id)?);
+            names.extend(module_names(&s.module));
+            names.extend(store.ref_names_of(s.id)?);
             affected.extend(store.files_linked_to(s.id)?);
         }
         let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
@@ -574,6 +595,16 @@ pub fn update(
     report.files = rows.len();
     report.elapsed = start.elapsed();
     Ok(report)
+}
+
+/// The segments of a module key (`shop.payments` → `shop`, `payments`;
+/// `src/payments/index.ts` → `src`, `payments`, `index`): how other files
+/// name a module (`mod.rs`, `__init__.py` and `index.ts` are named by their folder).
+fn module_names(module: &str) -> impl Iterator<Item = String> + '_ {
+    module
+        .split(['.', ':', '/'])
+        .filter(|s| !s.is_empty())
+        .map(|s| s.split('.').next().unwrap_or(s).to_string())
 }
 
 fn read_and_extract(

@@ -402,6 +402,28 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
+    /// A file's encoded scope.
+    pub fn scope_blob(&self, file_id: i64) -> Result<Vec<u8>> {
+        self.conn
+            .prepare_cached("SELECT scope FROM files WHERE id = ?1")
+            .map_err(|e| self.err(e))?
+            .query_row([file_id], |r| r.get(0))
+            .map_err(|e| self.err(e))
+    }
+
+    /// The names a file's resolution depends on.
+    pub fn ref_names_of(&self, file_id: i64) -> Result<Vec<String>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT name FROM ref_names WHERE file_id = ?1")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([file_id], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
     /// Names of the definitions of a file (for the affected-set computation).
     pub fn def_names(&self, file_id: i64) -> Result<Vec<String>> {
         let mut stmt = self

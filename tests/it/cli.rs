@@ -324,3 +324,10 @@ pub fn assert_incremental_equals_cold(fixture: &str, edits: &[(&str, Option<&str
         "incremental differs from cold on {fixture}:\nonly incremental: {only_inc:#?}\nonly cold: {only_cold:#?}"
     );
 }
+
+/// A file of the fixtures, by path below `fixtures/`.
+pub fn fixture_path(rel: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(rel)
+}

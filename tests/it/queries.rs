@@ -385,4 +385,20 @@ fn incremental_updates_equal_a_fresh_index() {
             ("src/payments/stripe.ts", Some("export class StripeGateway {}\n")),
         ],
     );
+    // Rust: a re-export moves (the interface of lib.rs changes, not its
+    // definitions), a module file is rewritten, an integration test removed.
+    let lib = std::fs::read_to_string(crate::cli::fixture_path("rust/src/lib.rs")).unwrap();
+    let lib = lib.replace(
+        "pub use payments::stripe::Stripe;",
+        "pub use payments::paypal::*;",
+    );
+    let payments = "//! Payment gateways.\n\npub mod gateway;\npub mod paypal;\npub mod stripe;\n\npub use gateway::Gateway;\n";
+    crate::cli::assert_incremental_equals_cold(
+        "rust",
+        &[
+            ("src/lib.rs", Some(&lib)),
+            ("src/payments/mod.rs", Some(payments)),
+            ("tests/checkout.rs", None),
+        ],
+    );
 }
