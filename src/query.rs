@@ -161,6 +161,11 @@ impl Session {
                 return Ok(hit.cloned().into_iter().collect());
             }
         }
+        // A full key is answered from the index; names and suffixes scan.
+        let exact = self.store.nodes_by_key(query)?;
+        if !exact.is_empty() {
+            return Ok(exact);
+        }
         let rows = self.store.nodes_exact(query)?;
         // A full key match wins over name and suffix matches.
         let exact: Vec<NodeRow> = rows.iter().filter(|n| n.key == query).cloned().collect();

@@ -537,6 +537,28 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
+    /// Nodes with exactly this key (indexed).
+    pub fn nodes_by_key(&self, key: &str) -> Result<Vec<NodeRow>> {
+        let sql = format!(
+            "SELECT {NODE_COLS} FROM nodes n JOIN files f ON f.id = n.file_id
+             WHERE n.key = ?1 ORDER BY f.path, n.line"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        let rows = stmt.query_map([key], node_row).map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    /// How many definitions have this bare name (indexed).
+    pub fn count_named(&self, name: &str) -> Result<usize> {
+        self.conn
+            .prepare_cached("SELECT count(*) FROM nodes WHERE name = ?1 AND kind != 'module'")
+            .map_err(|e| self.err(e))?
+            .query_row([name], |r| r.get::<_, i64>(0))
+            .map(|n| n as usize)
+            .map_err(|e| self.err(e))
+    }
+
     /// Full-text search over names and keys (FTS5), best first.
     pub fn nodes_search(&self, q: &str, limit: usize) -> Result<Vec<NodeRow>> {
         let terms: Vec<String> = q

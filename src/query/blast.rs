@@ -199,7 +199,9 @@ fn diff_text(root: &Path, spec: &ChangeSpec) -> Result<(String, String), QueryEr
             root.display()
         ))
     };
-    const DIFF: [&str; 4] = ["diff", "--no-color", "--no-ext-diff", "-U0"];
+    // `--relative`: paths relative to the repository root given to refgraph,
+    // which may be a folder inside the git work tree.
+    const DIFF: [&str; 5] = ["diff", "--no-color", "--no-ext-diff", "--relative", "-U0"];
     match spec {
         ChangeSpec::Diff(text) => Ok((text.clone(), "diff".into())),
         ChangeSpec::WorkingTree => {

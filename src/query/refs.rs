@@ -86,13 +86,7 @@ impl Session {
         // Sites the graph could not pin down may refer here too: never let
         // them read as "no references".
         let family = Lang::of_path(&node.file).map(Lang::family);
-        let candidates = self
-            .store
-            .nodes_exact(&node.name)?
-            .iter()
-            .filter(|n| n.name == node.name)
-            .count()
-            .max(1);
+        let candidates = self.store.count_named(&node.name)?.max(1);
         for u in self.store.unresolved_named(&node.name)? {
             if Lang::of_path(&u.file).map(Lang::family) != family {
                 continue;
