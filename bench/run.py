@@ -103,8 +103,18 @@ def source_files(repo, lang):
     return sorted(out)
 
 
+def project_root(dest):
+    """The project inside a download: an sdist or npm tarball unpacks into
+    one folder (Django-5.1.4/, package/), and that folder is what a user
+    opens (language servers resolve imports from it)."""
+    entries = [e for e in dest.iterdir() if not e.name.startswith(".")]
+    if len(entries) == 1 and entries[0].is_dir() and entries[0].name != "vendor":
+        return entries[0]
+    return dest
+
+
 def bench(name):
-    repo = fetch(name)
+    repo = project_root(fetch(name))
     lang = PROJECTS[name][2]
     shutil.rmtree(repo / ".refgraph", ignore_errors=True)
     cold_wall, cold_rss, summary = timed(["index", "--no-progress"], repo)
