@@ -369,16 +369,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                         },
                         ..crate::verify::VerifyOptions::default()
                     };
-                    let lsp = crate::verify::lsp_config(&session)?;
-                    let rt = tokio::runtime::Builder::new_multi_thread()
-                        .enable_all()
-                        .build()?;
-                    let report = rt.block_on(async {
-                        let pool = crate::lsp::Pool::new(lsp);
-                        let r = crate::verify::verify(&mut session, &pool, &opts).await;
-                        pool.shutdown().await;
-                        r
-                    })?;
+                    let report = run_verify(&mut session, &opts)?;
                     r = session.refs(&s.key, Some(min), usize::MAX)?;
                     let v = report
                         .languages
@@ -650,16 +641,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 sites: None,
                 discover_targets: Vec::new(),
             };
-            let lsp = crate::verify::lsp_config(&session)?;
-            let rt = tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .build()?;
-            let report = rt.block_on(async {
-                let pool = crate::lsp::Pool::new(lsp);
-                let r = crate::verify::verify(&mut session, &pool, &opts).await;
-                pool.shutdown().await;
-                r
-            })?;
+            let report = run_verify(&mut session, &opts)?;
             if cli.json {
                 print_json(&mut out, &report)?;
             } else {
@@ -862,6 +844,23 @@ pub fn render_verify(out: &mut impl Write, r: &api::VerifyResult) -> Result<()> 
     }
     writeln!(out, "(found: unresolved sites the server resolved in the repository; external: resolved outside it)")?;
     Ok(())
+}
+
+/// Verify on a fresh runtime with a fresh server pool, shut down after.
+fn run_verify(
+    session: &mut Session,
+    opts: &crate::verify::VerifyOptions,
+) -> Result<api::VerifyResult> {
+    let lsp = crate::verify::lsp_config(session)?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    Ok(rt.block_on(async {
+        let pool = crate::lsp::Pool::new(lsp);
+        let r = crate::verify::verify(session, &pool, opts).await;
+        pool.shutdown().await;
+        r
+    })?)
 }
 
 fn label(confidence: f64, min: f64) -> &'static str {

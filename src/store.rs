@@ -1066,6 +1066,18 @@ pub struct UnresolvedRow {
     pub reason: String,
 }
 
+fn unresolved_row(r: &rusqlite::Row) -> rusqlite::Result<UnresolvedRow> {
+    Ok(UnresolvedRow {
+        src: r.get(0)?,
+        name: r.get(1)?,
+        kind: EdgeKind::parse(&r.get::<_, String>(2)?).unwrap_or(EdgeKind::References),
+        file: r.get(3)?,
+        line: r.get(4)?,
+        column: r.get(5)?,
+        reason: r.get(6)?,
+    })
+}
+
 fn link_row(r: &rusqlite::Row) -> rusqlite::Result<Link> {
     let line: Option<u32> = r.get(7)?;
     let col: Option<u32> = r.get(8)?;
@@ -1163,17 +1175,7 @@ impl Store {
             )
             .map_err(|e| self.err(e))?;
         let rows = stmt
-            .query_map([name], |r| {
-                Ok(UnresolvedRow {
-                    src: r.get(0)?,
-                    name: r.get(1)?,
-                    kind: EdgeKind::parse(&r.get::<_, String>(2)?).unwrap_or(EdgeKind::References),
-                    file: r.get(3)?,
-                    line: r.get(4)?,
-                    column: r.get(5)?,
-                    reason: r.get(6)?,
-                })
-            })
+            .query_map([name], unresolved_row)
             .map_err(|e| self.err(e))?;
         rows.collect::<rusqlite::Result<_>>()
             .map_err(|e| self.err(e))
@@ -1532,17 +1534,7 @@ impl Store {
             )
             .map_err(|e| self.err(e))?;
         let rows = stmt
-            .query_map([], |r| {
-                Ok(UnresolvedRow {
-                    src: r.get(0)?,
-                    name: r.get(1)?,
-                    kind: EdgeKind::parse(&r.get::<_, String>(2)?).unwrap_or(EdgeKind::References),
-                    file: r.get(3)?,
-                    line: r.get(4)?,
-                    column: r.get(5)?,
-                    reason: r.get(6)?,
-                })
-            })
+            .query_map([], unresolved_row)
             .map_err(|e| self.err(e))?;
         rows.collect::<rusqlite::Result<_>>()
             .map_err(|e| self.err(e))
