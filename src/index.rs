@@ -81,7 +81,7 @@ pub fn extract_files(
 }
 
 /// Read the manifests a walk found into a layout.
-pub fn read_layout(root: &Path, w: &walk::Walk, files: &[Analyzed]) -> Layout {
+pub fn read_layout(w: &walk::Walk, files: &[Analyzed]) -> Layout {
     let mut layout = Layout::default();
     for f in files {
         layout.files.insert(f.path.clone());
@@ -91,7 +91,6 @@ pub fn read_layout(root: &Path, w: &walk::Walk, files: &[Analyzed]) -> Layout {
             layout.manifests.insert(rel.clone(), text);
         }
     }
-    let _ = root;
     layout
 }
 
@@ -129,7 +128,7 @@ pub fn analyze(files: &[Analyzed], layout: &Layout) -> Vec<FileResolution> {
 pub fn render(root: &Path) -> String {
     let w = walk::walk(root, &WalkConfig::default());
     let (files, _skipped) = extract_files(root, &w.files);
-    let layout = read_layout(root, &w, &files);
+    let layout = read_layout(&w, &files);
     let resolutions = analyze(&files, &layout);
     let world = World::new(
         files

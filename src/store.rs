@@ -79,19 +79,6 @@ pub struct NodeRow {
     pub exported: bool,
 }
 
-/// An edge as stored.
-#[derive(Clone, Debug, PartialEq)]
-pub struct EdgeRow {
-    pub src: i64,
-    pub dst: i64,
-    pub kind: EdgeKind,
-    pub confidence: f64,
-    pub status: Status,
-    pub source: String,
-    /// Site: file path, line, column.
-    pub site: Option<(String, u32, u32)>,
-}
-
 /// An edge to insert.
 pub struct NewEdge<'a> {
     pub src: i64,
@@ -614,41 +601,15 @@ impl Store {
     }
 
     /// Every edge except refuted ones, with its site.
-    pub fn all_edges(&self) -> Result<Vec<EdgeRow>> {
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT e.src, e.dst, e.kind, e.confidence, e.status, e.source, f.path, e.line, e.col
-                 FROM edges e JOIN files f ON f.id = e.owner
-                 WHERE e.status != 'refuted'
-                 ORDER BY e.src, e.dst, e.kind, f.path, e.line, e.col",
-            )
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map([], |r| {
-                let line: Option<u32> = r.get(7)?;
-                let col: Option<u32> = r.get(8)?;
-                Ok(EdgeRow {
-                    src: r.get(0)?,
-                    dst: r.get(1)?,
-                    kind: EdgeKind::parse(&r.get::<_, String>(2)?).unwrap_or(EdgeKind::References),
-                    confidence: r.get(3)?,
-                    status: Status::parse(&r.get::<_, String>(4)?).unwrap_or(Status::Inferred),
-                    source: r.get(5)?,
-                    site: match (line, col) {
-                        (Some(l), Some(c)) => Some((r.get(6)?, l, c)),
-                        _ => None,
-                    },
-                })
-            })
-            .map_err(|e| self.err(e))?;
+    pub fn all_edges(&self) -> Result<Vec<Link>> {
+        let sql = format!(
+            "SELECT {LINK_COLS} FROM edges e JOIN files f ON f.id = e.owner
+             WHERE e.status != 'refuted'
+             ORDER BY e.src, e.dst, e.kind, f.path, e.line, e.col"
+        );
+        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
+        let rows = stmt.query_map([], link_row).map_err(|e| self.err(e))?;
         rows.collect::<rusqlite::Result<_>>()
-            .map_err(|e| self.err(e))
-    }
-
-    pub fn checkpoint(&self) -> Result<()> {
-        self.conn
-            .execute_batch("PRAGMA wal_checkpoint(PASSIVE);")
             .map_err(|e| self.err(e))
     }
 }
