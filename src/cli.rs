@@ -341,59 +341,25 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             budget,
         } => {
             let mut session = session;
-            let mut r = session.refs(&symbol, min_confidence, usize::MAX)?;
-            if let Some(s) = r.symbol.clone() {
-                let min = r.verification.min_confidence;
-                let below: std::collections::BTreeSet<(String, u32, u32)> = r
-                    .results
-                    .iter()
-                    .filter(|i| i.confidence < min)
-                    .map(|i| (i.file.clone(), i.line, i.column))
-                    .collect();
-                if budget > 0 && (!below.is_empty() || min >= 0.95) {
-                    let opts = crate::verify::VerifyOptions {
-                        min_confidence: 1.0,
-                        budget: std::time::Duration::from_secs(budget),
-                        discover: false,
-                        sites: Some(below),
-                        discover_targets: if min >= 0.95 {
-                            vec![(
-                                s.file.clone(),
-                                crate::graph::Pos {
-                                    line: s.line,
-                                    column: s.column,
-                                },
-                            )]
-                        } else {
-                            Vec::new()
-                        },
-                        ..crate::verify::VerifyOptions::default()
-                    };
-                    let report = run_verify(&mut session, &opts)?;
-                    r = session.refs(&s.key, Some(min), usize::MAX)?;
-                    let v = report
-                        .languages
-                        .values()
-                        .next()
-                        .cloned()
-                        .unwrap_or_default();
-                    r.verification.verified_now =
-                        v.confirmed + v.retargeted + v.refuted + v.discovered;
-                    if let Some(state) = report.servers.values().next() {
-                        r.verification.server = state.clone();
-                        if !state.starts_with("ready") && r.verification.below_threshold > 0 {
-                            r.verification.hint = Some(format!(
-                                "{} items are below min_confidence and could not be verified ({state}): treat them as inferred",
-                                r.verification.below_threshold
-                            ));
-                        }
-                    }
-                }
-            }
-            r.total = r.results.len();
-            r.results.truncate(limit);
-            r.shown = r.results.len();
-            r.truncated = r.total > r.shown;
+            let r = if budget > 0 {
+                let (rt, pool) = runtime_pool(&session)?;
+                rt.block_on(async {
+                    let budget = std::time::Duration::from_secs(budget);
+                    let r = crate::verify::refs(
+                        &mut session,
+                        &pool,
+                        &symbol,
+                        min_confidence,
+                        limit,
+                        budget,
+                    )
+                    .await;
+                    pool.shutdown().await;
+                    r
+                })?
+            } else {
+                session.refs(&symbol, min_confidence, limit)?
+            };
             if cli.json {
                 print_json(&mut out, &r)?;
             } else if let Some(c) = &r.candidates {
@@ -846,17 +812,22 @@ pub fn render_verify(out: &mut impl Write, r: &api::VerifyResult) -> Result<()> 
     Ok(())
 }
 
-/// Verify on a fresh runtime with a fresh server pool, shut down after.
-fn run_verify(
-    session: &mut Session,
-    opts: &crate::verify::VerifyOptions,
-) -> Result<api::VerifyResult> {
+/// A runtime and a server pool for one command.
+fn runtime_pool(session: &Session) -> Result<(tokio::runtime::Runtime, crate::lsp::Pool)> {
     let lsp = crate::verify::lsp_config(session)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
+    Ok((rt, crate::lsp::Pool::new(lsp)))
+}
+
+/// Verify, then shut the servers down.
+fn run_verify(
+    session: &mut Session,
+    opts: &crate::verify::VerifyOptions,
+) -> Result<api::VerifyResult> {
+    let (rt, pool) = runtime_pool(session)?;
     Ok(rt.block_on(async {
-        let pool = crate::lsp::Pool::new(lsp);
         let r = crate::verify::verify(session, &pool, opts).await;
         pool.shutdown().await;
         r

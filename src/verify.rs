@@ -335,6 +335,69 @@ pub async fn verify(
     })
 }
 
+/// `find_referencing_symbols` with the sites below `min_confidence` checked
+/// on the spot within `budget`; at 0.95 or more the server's own references
+/// to the symbol are asked too, to discover sites the graph missed.
+pub async fn refs(
+    session: &mut Session,
+    pool: &Pool,
+    symbol: &str,
+    min_confidence: Option<f64>,
+    limit: usize,
+    budget: Duration,
+) -> Result<crate::api::RefsResult, QueryError> {
+    let r = session.refs(symbol, min_confidence, usize::MAX)?;
+    let Some(s) = r.symbol.clone() else {
+        return Ok(r);
+    };
+    let min = r.verification.min_confidence;
+    let below: BTreeSet<(String, u32, u32)> = r
+        .results
+        .iter()
+        .filter(|i| i.confidence < min)
+        .map(|i| (i.file.clone(), i.line, i.column))
+        .collect();
+    if below.is_empty() && min < 0.95 {
+        return session.refs(&s.key, Some(min), limit);
+    }
+    let opts = VerifyOptions {
+        budget,
+        discover: false,
+        sites: Some(below),
+        discover_targets: if min >= 0.95 {
+            vec![(
+                s.file.clone(),
+                Pos {
+                    line: s.line,
+                    column: s.column,
+                },
+            )]
+        } else {
+            Vec::new()
+        },
+        ..VerifyOptions::default()
+    };
+    let report = verify(session, pool, &opts).await?;
+    let mut r = session.refs(&s.key, Some(min), limit)?;
+    let v = report
+        .languages
+        .values()
+        .next()
+        .cloned()
+        .unwrap_or_default();
+    r.verification.verified_now = v.confirmed + v.retargeted + v.refuted + v.discovered;
+    if let Some(state) = report.servers.values().next() {
+        r.verification.server = state.clone();
+        if !state.starts_with("ready") && r.verification.below_threshold > 0 {
+            r.verification.hint = Some(format!(
+                "{} items are below min_confidence and could not be verified ({state}): treat them as inferred",
+                r.verification.below_threshold
+            ));
+        }
+    }
+    Ok(r)
+}
+
 fn candidate_sites(
     session: &Session,
     opts: &VerifyOptions,

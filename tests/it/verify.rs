@@ -148,3 +148,55 @@ fn without_servers_answers_stay_labelled_and_say_how_to_install() {
         "{after:?}"
     );
 }
+
+#[test]
+fn refs_verifies_its_sites_below_the_threshold_on_the_spot() {
+    if !servers_present(&["pyright"]) {
+        return;
+    }
+    let repo = copy_fixture("python");
+    let symbol = "shop.services.checkout.refund_all";
+    let out = run(
+        repo.path(),
+        &["refs", symbol, "--min-confidence", "0.99", "--json"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        v["verification"]["verified_now"].as_u64().unwrap() > 0,
+        "{v}"
+    );
+    assert!(
+        v["verification"]["server"]
+            .as_str()
+            .unwrap()
+            .starts_with("ready"),
+        "{v}"
+    );
+    assert_eq!(v["verification"]["below_threshold"], 0, "{v}");
+    let statuses: Vec<&str> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["status"].as_str().unwrap())
+        .collect();
+    assert!(
+        !statuses.is_empty() && statuses.iter().all(|s| *s == "verified"),
+        "{statuses:?}"
+    );
+    // With no budget the graph answers alone, labelled.
+    let out = run(
+        repo.path(),
+        &[
+            "refs",
+            "shop.payments.gateway.Gateway.charge",
+            "--min-confidence",
+            "0.99",
+            "--budget",
+            "0",
+            "--json",
+        ],
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verification"]["server"], "not asked", "{v}");
+}
