@@ -153,15 +153,7 @@ impl Server {
             let session = this.open()?;
             let value = q(&session)?;
             let reply = render(&value);
-            let json = serde_json::to_value(&value)
-                .map_err(|e| QueryError::BadInput(format!("cannot serialize the answer: {e}")))?;
-            let mut result = if reply.is_error {
-                CallToolResult::structured_error(json)
-            } else {
-                CallToolResult::structured(json)
-            };
-            result.content = vec![ContentBlock::text(reply.text)];
-            Ok(result)
+            tool_result(&value, reply)
         })
         .await
         .map_err(|e| {
@@ -174,6 +166,20 @@ impl Server {
             ok = out.is_ok()
         );
         Ok(out.unwrap_or_else(|e| tool_error(render::query_error(&e))))
+    }
+
+    /// The language servers, started on first need and kept warm. `lsp` is
+    /// the session's configuration (`verify::lsp_config`), taken before
+    /// awaiting: a `Session` cannot be shared across threads.
+    async fn pool(
+        &self,
+        lsp: Result<crate::lsp::LspConfig, QueryError>,
+    ) -> Result<&crate::lsp::Pool, QueryError> {
+        let lsp = lsp?;
+        Ok(self
+            .pool
+            .get_or_init(|| async { crate::lsp::Pool::new(lsp) })
+            .await)
     }
 
     /// Check the arguments before touching the index.
@@ -191,6 +197,20 @@ impl Server {
             .map(|_| ())
             .map_err(|e| tool_error(render::query_error(&e)))
     }
+}
+
+/// An answer as a tool result: the `api` value as structured content plus
+/// its text rendering.
+fn tool_result<T: Serialize>(value: &T, reply: Reply) -> Result<CallToolResult, QueryError> {
+    let json = serde_json::to_value(value)
+        .map_err(|e| QueryError::BadInput(format!("cannot serialize the answer: {e}")))?;
+    let mut result = if reply.is_error {
+        CallToolResult::structured_error(json)
+    } else {
+        CallToolResult::structured(json)
+    };
+    result.content = vec![ContentBlock::text(reply.text)];
+    Ok(result)
 }
 
 /// A tool result with `isError: true` and a message for the model.
@@ -296,12 +316,34 @@ impl Server {
     ) -> Result<CallToolResult, ErrorData> {
         checked!(self.check(p.min_confidence));
         let limit = p.limit.unwrap_or(limits::REFS);
-        self.answer(
-            "find_referencing_symbols",
-            move |s| s.refs(&p.symbol, p.min_confidence, limit),
-            render::refs,
+        // Sites below min_confidence are verified on the spot with the warm
+        // servers (at most 20 s); what is left stays labelled.
+        let this = self.clone();
+        let session = tokio::task::spawn_blocking(move || this.open())
+            .await
+            .map_err(|e| {
+                ErrorData::internal_error(format!("find_referencing_symbols failed: {e}"), None)
+            })?;
+        let mut session = match session {
+            Ok(s) => s,
+            Err(e) => return Ok(tool_error(render::query_error(&e))),
+        };
+        let pool = match self.pool(crate::verify::lsp_config(&session)).await {
+            Ok(p) => p,
+            Err(e) => return Ok(tool_error(render::query_error(&e))),
+        };
+        let budget = std::time::Duration::from_secs(20);
+        let answer = crate::verify::refs(
+            &mut session,
+            pool,
+            &p.symbol,
+            p.min_confidence,
+            limit,
+            budget,
         )
         .await
+        .and_then(|v| tool_result(&v, render::refs(&v)));
+        Ok(answer.unwrap_or_else(|e| tool_error(render::query_error(&e))))
     }
 
     #[tool(
@@ -529,14 +571,10 @@ impl Server {
             Ok(s) => s,
             Err(e) => return Ok(tool_error(render::query_error(&e))),
         };
-        let lsp = match crate::verify::lsp_config(&session) {
-            Ok(c) => c,
+        let pool = match self.pool(crate::verify::lsp_config(&session)).await {
+            Ok(p) => p,
             Err(e) => return Ok(tool_error(render::query_error(&e))),
         };
-        let pool = self
-            .pool
-            .get_or_init(|| async { crate::lsp::Pool::new(lsp) })
-            .await;
         let paths: Vec<String> = match p
             .paths
             .iter()

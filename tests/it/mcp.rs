@@ -727,6 +727,21 @@ async fn mcp_symbols_of_the_python_project() {
         .map(|r| r["referrer"]["key"].as_str().unwrap())
         .collect();
     assert_eq!(referrers, ["shop.checkout.checkout"], "{refs}");
+    // Below min_confidence the sites are checked with the real pyright.
+    let strict = ok(
+        "find_referencing_symbols",
+        &call(
+            &c,
+            "find_referencing_symbols",
+            json!({"symbol": "Cart.add", "min_confidence": 0.99}),
+        )
+        .await,
+    );
+    assert!(
+        strict["verification"]["verified_now"].as_u64().unwrap() > 0,
+        "{strict}"
+    );
+    assert_eq!(strict["results"][0]["status"], "verified", "{strict}");
 
     let callers = ok(
         "find_callers_transitive",
