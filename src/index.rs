@@ -209,7 +209,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::extract::{Def, LangRefs, LangScope};
 use crate::graph::node_id;
 use crate::resolve::{grade, static_source};
-use crate::store::{FileWrite, NewEdge, NewUnresolved, OpenNote, Store, StoreError};
+use crate::store::{FileWrite, Incoming, NewEdge, NewUnresolved, OpenNote, Store, StoreError};
+
+mod interface;
 
 /// Where the database lives, relative to the repository root.
 pub const DB_DIR: &str = ".refgraph";
@@ -349,6 +351,7 @@ pub fn update(
     let _lock = writer_lock(root)?;
     let mut report = IndexReport::default();
     let w = walk::walk(root, &cfg.walk);
+    tracing::debug!(files = w.files.len(), elapsed = ?start.elapsed(), "walked");
     report.skipped = w.skipped.clone();
     report.skipped_dirs = w.skipped_dirs;
 
@@ -368,48 +371,9 @@ pub fn update(
                 .is_none_or(|s| s.size != f.size || s.mtime_ns != f.mtime_ns || s.lang != f.lang)
         })
         .collect();
-    let bar = progress_bar(
-        cfg.progress && candidates.len() > 200,
-        candidates.len() as u64,
-        "extract",
-    );
-    let results: Vec<Result<Option<Changed>, walk::Skipped>> = workers().install(|| {
-        candidates
-            .par_iter()
-            .map(|f| {
-                let r = read_and_extract(root, f, stored.get(&f.path));
-                bar.inc(1);
-                r
-            })
-            .collect()
-    });
-    bar.finish_and_clear();
-    tracing::debug!(files = candidates.len(), elapsed = ?start.elapsed(), "extracted");
-
-    let mut changed = Vec::new();
-    let mut touched = Vec::new();
-    for (r, f) in results.into_iter().zip(&candidates) {
-        match r {
-            Ok(Some(c)) => changed.push(c),
-            Ok(None) => touched.push(*f),
-            Err(s) => report.skipped.push(s),
-        }
-    }
-    report.skipped.sort();
-    let skipped_paths: HashSet<&str> = report.skipped.iter().map(|s| s.path.as_str()).collect();
-    let present: HashSet<&str> = w
-        .files
-        .iter()
-        .map(|f| f.path.as_str())
-        .filter(|p| !skipped_paths.contains(p))
-        .collect();
-    let deleted: Vec<&crate::store::FileRow> = stored
-        .values()
-        .filter(|s| !present.contains(s.path.as_str()))
-        .collect();
-
+    // The layout (which files exist, the manifests) is known from the walk.
     let mut layout = Layout {
-        files: present.iter().map(|p| p.to_string()).collect(),
+        files: w.files.iter().map(|f| f.path.clone()).collect(),
         ..Layout::default()
     };
     for (rel, abs) in &w.manifests {
@@ -429,81 +393,62 @@ pub fn update(
     };
     let layout_changed = store.meta("manifests_hash")?.as_deref() != Some(manifests_hash.as_str());
 
-    // Write the changes, a batch per transaction, marking affected files pending.
-    for f in &touched {
-        if let Some(s) = stored.get(&f.path) {
-            store.transaction(|tx| tx.touch_file(s.id, f.size, f.mtime_ns))?;
-        }
-    }
-    report.extracted = changed.len();
-    report.diagnostics = changed.iter().map(|c| c.facts.diagnostics.len()).sum();
-    for batch in changed.chunks(BATCH) {
-        let mut affected = BTreeSet::new();
-        let mut names: BTreeSet<String> = BTreeSet::new();
-        // On a first index every file is new and pending anyway.
-        for c in batch.iter().filter(|_| !stored.is_empty()) {
-            // A changed interface (imports, re-exports, bases, field and
-            // return types: the scope) can move resolutions in any file that
-            // names what this file names; a body-only edit cannot.
-            let interface_changed = match stored.get(&c.walked.path) {
-                Some(s) => store.scope_blob(s.id)? != encode(&c.facts.scope),
-                None => true,
-            };
-            if let Some(s) = stored.get(&c.walked.path) {
-                names.extend(store.def_names(s.id)?);
-                names.extend(module_names(&s.module));
-                affected.extend(store.files_linked_to(s.id)?);
-                if interface_changed {
-                    names.extend(store.ref_names_of(s.id)?);
-                }
-            }
-            names.extend(c.facts.defs.iter().map(|d| d.name.clone()));
-            names.extend(module_names(&resolve::module_key(
-                c.walked.lang,
-                &c.walked.path,
-                &layout,
-            )));
-            if interface_changed {
-                names.extend(c.facts.ref_names.iter().cloned());
+    // Extract and write in chunks: only one chunk's facts are in memory.
+    let bar = progress_bar(
+        cfg.progress && candidates.len() > 200,
+        candidates.len() as u64,
+        "extract",
+    );
+    let mut files_added = false;
+    let (mut t_extract, mut t_write) = (Duration::ZERO, Duration::ZERO);
+    for chunk in candidates.chunks(BATCH * 4) {
+        let t = Instant::now();
+        let results: Vec<Result<Option<Changed>, walk::Skipped>> = workers().install(|| {
+            chunk
+                .par_iter()
+                .map(|f| {
+                    let r = read_and_extract(root, f, stored.get(&f.path));
+                    bar.inc(1);
+                    r
+                })
+                .collect()
+        });
+        let mut changed = Vec::new();
+        let mut touched = Vec::new();
+        for (r, f) in results.into_iter().zip(chunk) {
+            match r {
+                Ok(Some(c)) => changed.push(c),
+                Ok(None) => touched.push(*f),
+                Err(s) => report.skipped.push(s),
             }
         }
-        let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
-        affected.extend(store.files_referencing(&name_refs)?);
-        let encoded: Vec<_> = batch
-            .iter()
-            .map(|c| {
-                let module = resolve::module_key(c.walked.lang, &c.walked.path, &layout);
-                let keys = resolve::file_keys(c.walked.lang, &module, &c.facts.defs);
-                (
-                    module,
-                    keys,
-                    encode(&c.facts.defs),
-                    encode(&c.facts.scope),
-                    encode(&c.facts.refs),
-                )
-            })
-            .collect();
-        store.transaction(|tx| {
-            for (c, (module, keys, defs, scope, refs)) in batch.iter().zip(&encoded) {
-                tx.put_file(&FileWrite {
-                    path: &c.walked.path,
-                    lang: c.walked.lang,
-                    hash: &c.hash,
-                    size: c.walked.size,
-                    mtime_ns: c.walked.mtime_ns,
-                    module,
-                    defs: &c.facts.defs,
-                    keys,
-                    defs_blob: defs,
-                    scope_blob: scope,
-                    refs_blob: refs,
-                    ref_names: &c.facts.ref_names,
-                    diagnostics: &c.facts.diagnostics,
-                })?;
-            }
-            tx.mark_pending(&affected.iter().copied().collect::<Vec<_>>())
-        })?;
+        files_added |= changed.iter().any(|c| !stored.contains_key(&c.walked.path));
+        t_extract += t.elapsed();
+        let t = Instant::now();
+        write_changed(store, &stored, &layout, &touched, &changed, &mut report)?;
+        t_write += t.elapsed();
     }
+    bar.finish_and_clear();
+    tracing::debug!(
+        files = candidates.len(),
+        extract = ?t_extract,
+        write = ?t_write,
+        elapsed = ?start.elapsed(),
+        "extracted and stored"
+    );
+
+    report.skipped.sort();
+    let skipped_paths: HashSet<&str> = report.skipped.iter().map(|s| s.path.as_str()).collect();
+    let present: HashSet<&str> = w
+        .files
+        .iter()
+        .map(|f| f.path.as_str())
+        .filter(|p| !skipped_paths.contains(p))
+        .collect();
+    let deleted: Vec<&crate::store::FileRow> = stored
+        .values()
+        .filter(|s| !present.contains(s.path.as_str()))
+        .collect();
     report.deleted = deleted.len();
     if !deleted.is_empty() {
         let mut affected = BTreeSet::new();
@@ -531,15 +476,18 @@ pub fn update(
     }
 
     // Re-key files whose module key moved (a new `__init__.py`, a renamed
-    // crate); a layout change can move any resolution, so resolve all.
+    // crate): only possible when the manifests or the set of files changed.
+    // A layout change can move any resolution, so then resolve all.
     let rows = store.files()?;
-    let mut world_files = load_world_files(store, &rows)?;
     let mut rekeyed = Vec::new();
-    for (row, wf) in rows.iter().zip(&world_files) {
-        let module = resolve::module_key(row.lang, &row.path, &layout);
-        if module != row.module {
-            let keys = resolve::file_keys(row.lang, &module, &wf.defs);
-            rekeyed.push((row.id, module, keys));
+    if layout_changed || files_added || !deleted.is_empty() {
+        for row in &rows {
+            let module = resolve::module_key(row.lang, &row.path, &layout);
+            if module != row.module {
+                let defs: Vec<Def> = decode(row.id, &store.defs_blob(row.id)?)?;
+                let keys = resolve::file_keys(row.lang, &module, &defs);
+                rekeyed.push((row.id, module, keys));
+            }
         }
     }
     if layout_changed || !rekeyed.is_empty() {
@@ -566,7 +514,7 @@ pub fn update(
     report.resolved = pending.len();
     tracing::debug!(pending = pending.len(), elapsed = ?start.elapsed(), "stored facts");
     if !pending.is_empty() {
-        resolve_pending(store, &rows, &mut world_files, &pending, &layout, cfg)?;
+        resolve_pending(store, &rows, &pending, &layout, cfg)?;
     }
 
     tracing::debug!(elapsed = ?start.elapsed(), "resolved");
@@ -594,6 +542,169 @@ pub fn update(
     report.files = rows.len();
     report.elapsed = start.elapsed();
     Ok(report)
+}
+
+/// Write one chunk of extracted files (and the files whose content did not
+/// change but whose mtime did), a batch per transaction, marking the files
+/// whose edges could change pending in the same transaction.
+fn write_changed(
+    store: &mut Store,
+    stored: &HashMap<String, crate::store::FileRow>,
+    layout: &Layout,
+    touched: &[&walk::WalkedFile],
+    changed: &[Changed],
+    report: &mut IndexReport,
+) -> Result<(), IndexError> {
+    // Write the changes, a batch per transaction, marking affected files pending.
+    if !touched.is_empty() {
+        store.transaction(|tx| {
+            for f in touched {
+                if let Some(s) = stored.get(&f.path) {
+                    tx.touch_file(s.id, f.size, f.mtime_ns)?;
+                }
+            }
+            Ok(())
+        })?;
+    }
+    report.extracted += changed.len();
+    report.diagnostics += changed
+        .iter()
+        .map(|c| c.facts.diagnostics.len())
+        .sum::<usize>();
+    for batch in changed.chunks(BATCH) {
+        let mut affected = BTreeSet::new();
+        let mut names: BTreeSet<String> = BTreeSet::new();
+        let mut remaps: Vec<Option<Vec<Option<u32>>>> = Vec::with_capacity(batch.len());
+        for c in batch {
+            let Some(s) = stored.get(&c.walked.path) else {
+                // A new file: whatever names what it defines, or its module,
+                // may resolve to it now. (On a first index every file is new
+                // and pending anyway.)
+                if !stored.is_empty() {
+                    names.extend(c.facts.defs.iter().map(|d| d.name.clone()));
+                    names.extend(module_names(&resolve::module_key(
+                        c.walked.lang,
+                        &c.walked.path,
+                        layout,
+                    )));
+                    names.extend(c.facts.ref_names.iter().cloned());
+                }
+                remaps.push(None);
+                continue;
+            };
+            let old_defs: Vec<Def> = decode(s.id, &store.defs_blob(s.id)?)?;
+            let old_scope: LangScope = decode(s.id, &store.scope_blob(s.id)?)?;
+            let remap = remap_defs(&old_defs, &c.facts.defs);
+            // Definitions that appeared, disappeared or changed visibility:
+            // references to those names may resolve differently now. Edges
+            // into the rest keep their targets (moved to the new indexes).
+            names.extend(changed_def_names(&old_defs, &c.facts.defs, &remap));
+            let gone: Vec<u32> = (0..old_defs.len() as u32)
+                .filter(|i| remap[*i as usize].is_none())
+                .collect();
+            affected.extend(store.owners_linked_to(s.id, &gone)?);
+            // Language-server answers about sites pointing here are stale.
+            affected.extend(store.lsp_owners_into(s.id)?);
+            // A changed interface (imports, re-exports, bases, declared
+            // types; positions aside) can move resolutions in any file that
+            // names what this file names; a body-only edit cannot.
+            if interface::hash(&old_scope) != interface::hash(&c.facts.scope) {
+                names.extend(old_defs.iter().map(|d| d.name.clone()));
+                names.extend(c.facts.defs.iter().map(|d| d.name.clone()));
+                names.extend(store.ref_names_of(s.id)?);
+                names.extend(c.facts.ref_names.iter().cloned());
+            }
+            remaps.push(Some(remap));
+        }
+        let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        affected.extend(store.files_referencing(&name_refs)?);
+        let encoded: Vec<_> = batch
+            .iter()
+            .map(|c| {
+                let module = resolve::module_key(c.walked.lang, &c.walked.path, layout);
+                let keys = resolve::file_keys(c.walked.lang, &module, &c.facts.defs);
+                (
+                    module,
+                    keys,
+                    encode(&c.facts.defs),
+                    encode(&c.facts.scope),
+                    encode(&c.facts.refs),
+                )
+            })
+            .collect();
+        store.transaction(|tx| {
+            for ((c, (module, keys, defs, scope, refs)), remap) in
+                batch.iter().zip(&encoded).zip(&remaps)
+            {
+                tx.put_file(&FileWrite {
+                    path: &c.walked.path,
+                    lang: c.walked.lang,
+                    hash: &c.hash,
+                    size: c.walked.size,
+                    mtime_ns: c.walked.mtime_ns,
+                    module,
+                    defs: &c.facts.defs,
+                    keys,
+                    defs_blob: defs,
+                    scope_blob: scope,
+                    refs_blob: refs,
+                    ref_names: &c.facts.ref_names,
+                    diagnostics: &c.facts.diagnostics,
+                    incoming: match remap {
+                        Some(map) => Incoming::Remap(map),
+                        None => Incoming::Drop,
+                    },
+                })?;
+            }
+            tx.mark_pending(&affected.iter().copied().collect::<Vec<_>>())
+        })?;
+    }
+    Ok(())
+}
+
+/// Where each old definition is in the new list: matched by qualified name
+/// and kind, duplicates in order (so `#2` keys stay with their definition).
+fn remap_defs(old: &[Def], new: &[Def]) -> Vec<Option<u32>> {
+    let mut slots: HashMap<(&str, crate::graph::NodeKind), std::collections::VecDeque<u32>> =
+        HashMap::new();
+    for (j, d) in new.iter().enumerate() {
+        slots
+            .entry((d.local.as_str(), d.kind))
+            .or_default()
+            .push_back(j as u32);
+    }
+    old.iter()
+        .map(|d| {
+            slots
+                .get_mut(&(d.local.as_str(), d.kind))
+                .and_then(|q| q.pop_front())
+        })
+        .collect()
+}
+
+/// Names whose set of definitions changed: added, removed, or changed
+/// visibility.
+fn changed_def_names(old: &[Def], new: &[Def], remap: &[Option<u32>]) -> Vec<String> {
+    let mut kept = vec![false; new.len()];
+    let mut out = Vec::new();
+    for (d, m) in old.iter().zip(remap) {
+        match m {
+            Some(j) => {
+                kept[*j as usize] = true;
+                if new[*j as usize].exported != d.exported {
+                    out.push(d.name.clone());
+                }
+            }
+            None => out.push(d.name.clone()),
+        }
+    }
+    out.extend(
+        new.iter()
+            .zip(&kept)
+            .filter(|(_, k)| !**k)
+            .map(|(d, _)| d.name.clone()),
+    );
+    out
 }
 
 /// The segments of a module key (`shop.payments` → `shop`, `payments`;
@@ -674,14 +785,13 @@ fn load_world_files(
 fn resolve_pending(
     store: &mut Store,
     rows: &[crate::store::FileRow],
-    world_files: &mut Vec<OwnedWorldFile>,
     pending: &[usize],
     layout: &Layout,
     cfg: &IndexConfig,
 ) -> Result<(), IndexError> {
-    if world_files.len() != rows.len() {
-        *world_files = load_world_files(store, rows)?;
-    }
+    let t = Instant::now();
+    let world_files = load_world_files(store, rows)?;
+    tracing::debug!(elapsed = ?t.elapsed(), "loaded world");
     let world = World::new(
         rows.iter()
             .zip(world_files.iter())

@@ -389,6 +389,60 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
+    /// Files other than `file_id` owning an edge to or from one of its
+    /// definitions `defs` (indexes).
+    pub fn owners_linked_to(&self, file_id: i64, defs: &[u32]) -> Result<Vec<i64>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT owner FROM edges WHERE dst = ?1 AND owner != ?2
+                 UNION SELECT owner FROM edges WHERE src = ?1 AND owner != ?2",
+            )
+            .map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        for d in defs {
+            let rows = stmt
+                .query_map([node_id(file_id, *d), file_id], |r| r.get::<_, i64>(0))
+                .map_err(|e| self.err(e))?;
+            for r in rows {
+                out.push(r.map_err(|e| self.err(e))?);
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        Ok(out)
+    }
+
+    /// Files other than `file_id` owning an edge into it that a language
+    /// server decided (verified, retargeted, refuted, discovered): those
+    /// answers go stale when the file changes.
+    pub fn lsp_owners_into(&self, file_id: i64) -> Result<Vec<i64>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT DISTINCT owner FROM edges
+                 WHERE dst >= ?1 AND dst < ?2 AND owner != ?3 AND source LIKE 'lsp:%'",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(
+                [node_id(file_id, 0), node_id(file_id + 1, 0), file_id],
+                |r| r.get::<_, i64>(0),
+            )
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    /// A file's encoded definitions.
+    pub fn defs_blob(&self, file_id: i64) -> Result<Vec<u8>> {
+        self.conn
+            .prepare_cached("SELECT defs FROM files WHERE id = ?1")
+            .map_err(|e| self.err(e))?
+            .query_row([file_id], |r| r.get(0))
+            .map_err(|e| self.err(e))
+    }
+
     /// A file's encoded scope.
     pub fn scope_blob(&self, file_id: i64) -> Result<Vec<u8>> {
         self.conn
@@ -669,6 +723,19 @@ pub struct FileWrite<'a> {
     pub refs_blob: &'a [u8],
     pub ref_names: &'a [String],
     pub diagnostics: &'a [Diagnostic],
+    /// What becomes of edges other files own into this file's definitions.
+    pub incoming: Incoming<'a>,
+}
+
+/// Edges other files own that point into a re-extracted file.
+#[derive(Clone, Copy, Debug)]
+pub enum Incoming<'a> {
+    /// Drop them all (their owners are re-resolved).
+    Drop,
+    /// Keep them, moved to the definitions' new indexes: `map[old] = new`,
+    /// `None` for a definition that is gone (its edges are dropped and
+    /// their owners re-resolved).
+    Remap(&'a [Option<u32>]),
 }
 
 impl Writer<'_> {
@@ -693,7 +760,11 @@ impl Writer<'_> {
             .unwrap_or(0);
         let id = match existing {
             Some(id) => {
-                self.clear_file_facts(id)?;
+                self.clear_own_facts(id)?;
+                match f.incoming {
+                    Incoming::Drop => self.drop_incoming(id)?,
+                    Incoming::Remap(map) => self.remap_incoming(id, map)?,
+                }
                 self.conn
                     .prepare_cached(
                         "UPDATE files SET lang = ?2, hash = ?3, size = ?4, mtime_ns = ?5, module = ?6,
@@ -815,7 +886,9 @@ impl Writer<'_> {
             .map_err(|e| self.err(e))
     }
 
-    fn clear_file_facts(&self, id: i64) -> Result<()> {
+    /// Delete what a file owns: nodes, names, diagnostics, its edges and
+    /// unresolved sites.
+    fn clear_own_facts(&self, id: i64) -> Result<()> {
         for sql in [
             "DELETE FROM nodes WHERE file_id = ?1",
             "DELETE FROM ref_names WHERE file_id = ?1",
@@ -829,8 +902,12 @@ impl Writer<'_> {
                 .execute([id])
                 .map_err(|e| self.err(e))?;
         }
-        // Edges other files own that point into this file are stale now;
-        // their owners are marked pending by the caller and re-resolved.
+        Ok(())
+    }
+
+    /// Edges other files own that point into this file are stale now;
+    /// their owners are marked pending by the caller and re-resolved.
+    fn drop_incoming(&self, id: i64) -> Result<()> {
         let lo = node_id(id, 0);
         let hi = node_id(id + 1, 0);
         self.conn
@@ -843,9 +920,63 @@ impl Writer<'_> {
         Ok(())
     }
 
+    /// Move edges into this file's definitions to their new indexes (see
+    /// [`Incoming::Remap`]). Two passes through negative ids, so a move onto
+    /// an index that is itself moving never collides.
+    fn remap_incoming(&self, id: i64, map: &[Option<u32>]) -> Result<()> {
+        let moved = map
+            .iter()
+            .enumerate()
+            .any(|(old, new)| *new != Some(old as u32));
+        if !moved {
+            return Ok(());
+        }
+        let hi = node_id(id + 1, 0);
+        let hi_old = node_id(id, map.len() as u32);
+        // Definitions past the old list (should not exist) and gone ones: drop.
+        self.conn
+            .prepare_cached(
+                "DELETE FROM edges WHERE (dst >= ?1 AND dst < ?2) OR (src >= ?1 AND src < ?2)",
+            )
+            .map_err(|e| self.err(e))?
+            .execute([hi_old, hi])
+            .map_err(|e| self.err(e))?;
+        for col in ["dst", "src"] {
+            let mut stmt = self
+                .conn
+                .prepare_cached(&format!("UPDATE edges SET {col} = ?2 WHERE {col} = ?1"))
+                .map_err(|e| self.err(e))?;
+            let mut drop = self
+                .conn
+                .prepare_cached(&format!("DELETE FROM edges WHERE {col} = ?1"))
+                .map_err(|e| self.err(e))?;
+            for (old, new) in map.iter().enumerate() {
+                let old_id = node_id(id, old as u32);
+                match new {
+                    Some(n) if *n == old as u32 => {}
+                    Some(n) => {
+                        stmt.execute([old_id, -node_id(id, *n) - 1])
+                            .map_err(|e| self.err(e))?;
+                    }
+                    None => {
+                        drop.execute([old_id]).map_err(|e| self.err(e))?;
+                    }
+                }
+            }
+            self.conn
+                .execute(
+                    &format!("UPDATE edges SET {col} = -{col} - 1 WHERE {col} < 0"),
+                    [],
+                )
+                .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
     /// Remove a file and everything it owns.
     pub fn delete_file(&self, id: i64) -> Result<()> {
-        self.clear_file_facts(id)?;
+        self.clear_own_facts(id)?;
+        self.drop_incoming(id)?;
         self.conn
             .prepare_cached("DELETE FROM files WHERE id = ?1")
             .map_err(|e| self.err(e))?

@@ -402,3 +402,50 @@ fn incremental_updates_equal_a_fresh_index() {
         ],
     );
 }
+
+/// Edits that keep every other file's edges (a body edit shifting lines, a
+/// definition inserted above referenced ones, one removed, one renamed):
+/// edges into the edited file are moved to the definitions' new indexes,
+/// not recomputed, and must still equal a fresh index.
+#[test]
+fn incremental_edits_that_move_definitions_equal_a_fresh_index() {
+    let read = |rel: &str| std::fs::read_to_string(crate::cli::fixture_path(rel)).unwrap();
+    let stripe = read("python/shop/payments/stripe_gateway.py")
+        .replace(
+            "    name = \"stripe\"\n",
+            "    name = \"stripe\"\n\n    def preflight(self) -> bool:\n        return True\n",
+        )
+        .replace(
+            "return f\"ch_{amount}\"",
+            "\n\n        return f\"ch_{amount}\"",
+        );
+    let gateway = read("python/shop/payments/gateway.py");
+    let gateway = format!("\n\ndef audit_hook():\n    return None\n\n{gateway}");
+    crate::cli::assert_incremental_equals_cold(
+        "python",
+        &[
+            ("shop/payments/stripe_gateway.py", Some(&stripe)),
+            ("shop/payments/gateway.py", Some(&gateway)),
+        ],
+    );
+    let ts = read("typescript/src/payments/stripe.ts")
+        .replace(
+            "export class StripeGateway",
+            "export function preflight(): boolean {\n  return true;\n}\n\nexport class StripeGateway",
+        )
+        .replace("override refund(id: string): void {", "override refundAll(id: string): void {");
+    crate::cli::assert_incremental_equals_cold(
+        "typescript",
+        &[("src/payments/stripe.ts", Some(&ts))],
+    );
+    let rs = read("rust/src/payments/stripe.rs")
+        .replace(
+            "pub struct Stripe {",
+            "pub fn preflight() -> bool {\n    true\n}\n\npub struct Stripe {",
+        )
+        .replace(
+            "    pub fn new(key: &str) -> Self {",
+            "\n\n    pub fn new(key: &str) -> Self {",
+        );
+    crate::cli::assert_incremental_equals_cold("rust", &[("src/payments/stripe.rs", Some(&rs))]);
+}
