@@ -220,6 +220,10 @@ pub const DB_FILE: &str = "graph.db";
 /// Files written per transaction: a crash loses at most one batch of work.
 const BATCH: usize = 256;
 
+/// A first index of at least this many files is a bulk load (see
+/// [`Store::begin_bulk`]).
+const BULK_MIN: usize = 500;
+
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
     #[error("repository path {0} does not exist")]
@@ -399,39 +403,67 @@ pub fn update(
         candidates.len() as u64,
         "extract",
     );
-    let mut files_added = false;
-    let (mut t_extract, mut t_write) = (Duration::ZERO, Duration::ZERO);
-    for chunk in candidates.chunks(BATCH * 4) {
-        let t = Instant::now();
-        let results: Vec<Result<Option<Changed>, walk::Skipped>> = workers().install(|| {
-            chunk
-                .par_iter()
-                .map(|f| {
-                    let r = read_and_extract(root, f, stored.get(&f.path));
-                    bar.inc(1);
-                    r
-                })
-                .collect()
-        });
-        let mut changed = Vec::new();
-        let mut touched = Vec::new();
-        for (r, f) in results.into_iter().zip(chunk) {
-            match r {
-                Ok(Some(c)) => changed.push(c),
-                Ok(None) => touched.push(*f),
-                Err(s) => report.skipped.push(s),
-            }
-        }
-        files_added |= changed.iter().any(|c| !stored.contains_key(&c.walked.path));
-        t_extract += t.elapsed();
-        let t = Instant::now();
-        write_changed(store, &stored, &layout, &touched, &changed, &mut report)?;
-        t_write += t.elapsed();
+    // A first index of a large tree loads in bulk (indexes built once at
+    // the end); an interrupted bulk load is finished before anything else.
+    let bulk = stored.is_empty() && candidates.len() >= BULK_MIN;
+    if store.in_bulk()? && !bulk {
+        store.end_bulk()?;
     }
+    if bulk {
+        store.begin_bulk()?;
+    }
+    // Workers extract the next chunk while this thread writes the last one.
+    let mut files_added = false;
+    let (mut t_wait, mut t_write) = (Duration::ZERO, Duration::ZERO);
+    let stored_ref = &stored;
+    let bar_ref = &bar;
+    let candidates_ref = &candidates;
+    std::thread::scope(|scope| -> Result<(), IndexError> {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        scope.spawn(move || {
+            for chunk in candidates_ref.chunks(BATCH * 4) {
+                let results: Vec<Result<Option<Changed>, walk::Skipped>> =
+                    workers().install(|| {
+                        chunk
+                            .par_iter()
+                            .map(|f| {
+                                let r = read_and_extract(root, f, stored_ref.get(&f.path));
+                                bar_ref.inc(1);
+                                r
+                            })
+                            .collect()
+                    });
+                if tx.send((chunk, results)).is_err() {
+                    break;
+                }
+            }
+        });
+        loop {
+            let t = Instant::now();
+            let Ok((chunk, results)) = rx.recv() else {
+                break;
+            };
+            t_wait += t.elapsed();
+            let mut changed = Vec::new();
+            let mut touched = Vec::new();
+            for (r, f) in results.into_iter().zip(chunk) {
+                match r {
+                    Ok(Some(c)) => changed.push(c),
+                    Ok(None) => touched.push(*f),
+                    Err(s) => report.skipped.push(s),
+                }
+            }
+            files_added |= changed.iter().any(|c| !stored.contains_key(&c.walked.path));
+            let t = Instant::now();
+            write_changed(store, &stored, &layout, &touched, &changed, &mut report)?;
+            t_write += t.elapsed();
+        }
+        Ok(())
+    })?;
     bar.finish_and_clear();
     tracing::debug!(
         files = candidates.len(),
-        extract = ?t_extract,
+        waited = ?t_wait,
         write = ?t_write,
         elapsed = ?start.elapsed(),
         "extracted and stored"
@@ -517,6 +549,11 @@ pub fn update(
         resolve_pending(store, &rows, &pending, &layout, cfg)?;
     }
 
+    if bulk {
+        let t = Instant::now();
+        store.end_bulk()?;
+        tracing::debug!(elapsed = ?t.elapsed(), "built indexes");
+    }
     tracing::debug!(elapsed = ?start.elapsed(), "resolved");
     let skipped_rows: Vec<(String, String, String)> = report
         .skipped
@@ -818,93 +855,127 @@ fn resolve_pending(
         pending.len() as u64,
         "resolve",
     );
-    for batch in pending.chunks(BATCH * 4) {
-        let refs: Vec<(usize, Vec<u8>)> = batch
+    // Workers resolve the next batch while this thread reads and writes.
+    type Resolved = Result<Vec<(usize, FileResolution)>, StoreError>;
+    let read_refs = |store: &Store, batch: &[usize]| -> Result<Vec<(usize, Vec<u8>)>, StoreError> {
+        batch
             .iter()
             .map(|&i| Ok((i, store.refs_blob(rows[i].id)?)))
-            .collect::<Result<_, StoreError>>()?;
-        let resolved: Vec<(usize, FileResolution)> = workers().install(|| {
-            refs.par_iter()
-                .map(|(i, blob)| {
-                    let refs: LangRefs = decode(rows[*i].id, blob)?;
-                    let res = resolve::resolve_file(&world, &prepared, FileIdx(*i as u32), &refs);
-                    bar.inc(1);
-                    Ok((*i, res))
-                })
-                .collect::<Result<_, StoreError>>()
-        })?;
-        let verdicts = match &lookup {
-            Some(_) => resolved
-                .iter()
-                .map(|(i, _)| {
-                    let r = &rows[*i];
-                    Ok((
-                        store.verdicts_for(&r.path, &r.hash)?,
-                        store.discovered_for(&r.path, &r.hash)?,
-                    ))
-                })
-                .collect::<Result<Vec<_>, StoreError>>()?,
-            None => Vec::new(),
-        };
-        store.transaction(|tx| {
-            for (n, (i, res)) in resolved.iter().enumerate() {
-                let nid = |s: resolve::SymId| node_id(file_ids[s.file.0 as usize], s.def);
-                let mut edges: Vec<Checked> = res
-                    .edges
-                    .iter()
-                    .map(|e| {
-                        let (status, confidence) = grade(e.strategy);
-                        Checked {
-                            src: e.src,
-                            dst: e.dst,
-                            kind: e.kind,
-                            confidence,
-                            status,
-                            source: static_source(status).to_string(),
-                            site: e.site,
-                        }
-                    })
-                    .collect();
-                let mut unresolved = res.unresolved.clone();
-                if let (Some(lookup), Some((v, d))) = (&lookup, verdicts.get(n)) {
-                    apply_verdicts(
-                        &world,
-                        lookup,
-                        FileIdx(*i as u32),
-                        &mut edges,
-                        &mut unresolved,
-                        v,
-                        d,
-                    );
+            .collect()
+    };
+    let (world, prepared, bar) = (&world, &prepared, &bar);
+    std::thread::scope(|scope| -> Result<(), IndexError> {
+        let (job_tx, job_rx) = std::sync::mpsc::sync_channel::<Vec<(usize, Vec<u8>)>>(1);
+        let (res_tx, res_rx) = std::sync::mpsc::sync_channel::<Resolved>(1);
+        scope.spawn(move || {
+            for refs in job_rx {
+                let resolved: Resolved = workers().install(|| {
+                    refs.par_iter()
+                        .map(|(i, blob)| {
+                            let refs: LangRefs = decode(rows[*i].id, blob)?;
+                            let res =
+                                resolve::resolve_file(world, prepared, FileIdx(*i as u32), &refs);
+                            bar.inc(1);
+                            Ok((*i, res))
+                        })
+                        .collect()
+                });
+                if res_tx.send(resolved).is_err() {
+                    break;
                 }
-                let new_edges: Vec<NewEdge> = edges
-                    .iter()
-                    .map(|e| NewEdge {
-                        src: nid(e.src),
-                        dst: nid(e.dst),
-                        kind: e.kind,
-                        confidence: e.confidence,
-                        status: e.status,
-                        source: &e.source,
-                        site: e.site.map(|p| (p.line, p.column)),
-                    })
-                    .collect();
-                let unresolved: Vec<NewUnresolved> = unresolved
-                    .iter()
-                    .map(|u| NewUnresolved {
-                        src: node_id(file_ids[*i], u.src),
-                        name: &u.name,
-                        kind: u.kind,
-                        line: u.site.line,
-                        column: u.site.column,
-                        reason: &u.reason,
-                    })
-                    .collect();
-                tx.put_resolution(file_ids[*i], &new_edges, &unresolved)?;
             }
-            Ok(())
-        })?;
-    }
+        });
+        let mut batches = pending.chunks(BATCH * 4);
+        let mut in_flight = 0usize;
+        if let Some(first) = batches.next() {
+            let _ = job_tx.send(read_refs(store, first)?);
+            in_flight += 1;
+        }
+        while in_flight > 0 {
+            if let Some(next) = batches.next() {
+                let _ = job_tx.send(read_refs(store, next)?);
+                in_flight += 1;
+            }
+            let Ok(resolved) = res_rx.recv() else {
+                break;
+            };
+            in_flight -= 1;
+            let resolved = resolved?;
+            let verdicts = match &lookup {
+                Some(_) => resolved
+                    .iter()
+                    .map(|(i, _)| {
+                        let r = &rows[*i];
+                        Ok((
+                            store.verdicts_for(&r.path, &r.hash)?,
+                            store.discovered_for(&r.path, &r.hash)?,
+                        ))
+                    })
+                    .collect::<Result<Vec<_>, StoreError>>()?,
+                None => Vec::new(),
+            };
+            store.transaction(|tx| {
+                for (n, (i, res)) in resolved.iter().enumerate() {
+                    let nid = |s: resolve::SymId| node_id(file_ids[s.file.0 as usize], s.def);
+                    let mut edges: Vec<Checked> = res
+                        .edges
+                        .iter()
+                        .map(|e| {
+                            let (status, confidence) = grade(e.strategy);
+                            Checked {
+                                src: e.src,
+                                dst: e.dst,
+                                kind: e.kind,
+                                confidence,
+                                status,
+                                source: static_source(status).to_string(),
+                                site: e.site,
+                            }
+                        })
+                        .collect();
+                    let mut unresolved = res.unresolved.clone();
+                    if let (Some(lookup), Some((v, d))) = (&lookup, verdicts.get(n)) {
+                        apply_verdicts(
+                            &world,
+                            lookup,
+                            FileIdx(*i as u32),
+                            &mut edges,
+                            &mut unresolved,
+                            v,
+                            d,
+                        );
+                    }
+                    let new_edges: Vec<NewEdge> = edges
+                        .iter()
+                        .map(|e| NewEdge {
+                            src: nid(e.src),
+                            dst: nid(e.dst),
+                            kind: e.kind,
+                            confidence: e.confidence,
+                            status: e.status,
+                            source: &e.source,
+                            site: e.site.map(|p| (p.line, p.column)),
+                        })
+                        .collect();
+                    let unresolved: Vec<NewUnresolved> = unresolved
+                        .iter()
+                        .map(|u| NewUnresolved {
+                            src: node_id(file_ids[*i], u.src),
+                            name: &u.name,
+                            kind: u.kind,
+                            line: u.site.line,
+                            column: u.site.column,
+                            reason: &u.reason,
+                        })
+                        .collect();
+                    tx.put_resolution(file_ids[*i], &new_edges, &unresolved)?;
+                }
+                Ok(())
+            })?;
+        }
+        drop(job_tx);
+        Ok(())
+    })?;
     bar.finish_and_clear();
     Ok(())
 }

@@ -254,6 +254,8 @@ impl Store {
             .map_err(|e| sql(&self.path, e))?;
         tx.execute_batch(schema::INDEXES)
             .map_err(|e| sql(&self.path, e))?;
+        tx.execute_batch(schema::BULK_INDEXES)
+            .map_err(|e| sql(&self.path, e))?;
         tx.execute_batch(TRIGGERS).map_err(|e| sql(&self.path, e))?;
         tx.execute(
             "INSERT INTO meta (key, value) VALUES ('schema_version', ?1)",
@@ -265,6 +267,61 @@ impl Store {
 
     pub fn path(&self) -> &str {
         &self.path
+    }
+
+    /// Start loading an empty graph in bulk: the indexes in
+    /// [`schema::BULK_INDEXES`] and the search-index triggers are dropped,
+    /// to be built once by [`Store::end_bulk`], and commits skip fsync (WAL
+    /// stays consistent if the process dies; an OS crash costs a rebuild).
+    /// The `bulk` meta key records it, so an interrupted load is finished
+    /// by the next update ([`Store::in_bulk`]).
+    pub fn begin_bulk(&mut self) -> Result<()> {
+        let mut drop = String::new();
+        for line in schema::BULK_INDEXES.lines() {
+            if let Some(name) = line
+                .strip_prefix("CREATE INDEX IF NOT EXISTS ")
+                .and_then(|r| r.split_whitespace().next())
+            {
+                drop.push_str(&format!("DROP INDEX IF EXISTS {name};\n"));
+            }
+        }
+        for t in ["nodes_ai", "nodes_ad", "nodes_au"] {
+            drop.push_str(&format!("DROP TRIGGER IF EXISTS {t};\n"));
+        }
+        self.transaction(|tx| {
+            tx.conn.execute_batch(&drop).map_err(|e| sql(tx.path, e))?;
+            tx.set_meta("bulk", "1")
+        })?;
+        self.conn
+            .execute_batch("PRAGMA synchronous = OFF;")
+            .map_err(|e| self.err(e))
+    }
+
+    /// Whether a bulk load is under way (or was interrupted).
+    pub fn in_bulk(&self) -> Result<bool> {
+        Ok(self.meta("bulk")?.is_some())
+    }
+
+    /// Build what [`Store::begin_bulk`] dropped and rebuild the search index.
+    pub fn end_bulk(&mut self) -> Result<()> {
+        self.transaction(|tx| {
+            tx.conn
+                .execute_batch(schema::BULK_INDEXES)
+                .map_err(|e| sql(tx.path, e))?;
+            tx.conn
+                .execute_batch(TRIGGERS)
+                .map_err(|e| sql(tx.path, e))?;
+            tx.conn
+                .execute("INSERT INTO nodes_fts (nodes_fts) VALUES ('rebuild')", [])
+                .map_err(|e| sql(tx.path, e))?;
+            tx.conn
+                .execute("DELETE FROM meta WHERE key = 'bulk'", [])
+                .map_err(|e| sql(tx.path, e))?;
+            Ok(())
+        })?;
+        self.conn
+            .execute_batch("PRAGMA synchronous = NORMAL;")
+            .map_err(|e| self.err(e))
     }
 
     fn err(&self, e: rusqlite::Error) -> StoreError {
@@ -690,13 +747,13 @@ impl Table {
 }
 
 const TRIGGERS: &str = "
-CREATE TRIGGER nodes_ai AFTER INSERT ON nodes BEGIN
+CREATE TRIGGER IF NOT EXISTS nodes_ai AFTER INSERT ON nodes BEGIN
     INSERT INTO nodes_fts (rowid, name, key) VALUES (new.id, new.name, new.key);
 END;
-CREATE TRIGGER nodes_ad AFTER DELETE ON nodes BEGIN
+CREATE TRIGGER IF NOT EXISTS nodes_ad AFTER DELETE ON nodes BEGIN
     INSERT INTO nodes_fts (nodes_fts, rowid, name, key) VALUES ('delete', old.id, old.name, old.key);
 END;
-CREATE TRIGGER nodes_au AFTER UPDATE ON nodes BEGIN
+CREATE TRIGGER IF NOT EXISTS nodes_au AFTER UPDATE ON nodes BEGIN
     INSERT INTO nodes_fts (nodes_fts, rowid, name, key) VALUES ('delete', old.id, old.name, old.key);
     INSERT INTO nodes_fts (rowid, name, key) VALUES (new.id, new.name, new.key);
 END;

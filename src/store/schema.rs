@@ -134,16 +134,22 @@ CREATE VIRTUAL TABLE nodes_fts USING fts5(
 );
 ";
 
+/// Indexes a bulk load of an empty graph builds once at the end (see
+/// `Store::begin_bulk`); the others are in [`INDEXES`].
+pub const BULK_INDEXES: &str = "
+CREATE INDEX IF NOT EXISTS nodes_file ON nodes(file_id);
+CREATE INDEX IF NOT EXISTS nodes_key ON nodes(key);
+CREATE INDEX IF NOT EXISTS nodes_name ON nodes(name);
+CREATE INDEX IF NOT EXISTS edges_src ON edges(src, kind);
+CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst, kind);
+CREATE INDEX IF NOT EXISTS ref_names_file ON ref_names(file_id);
+CREATE INDEX IF NOT EXISTS diagnostics_file ON diagnostics(file_id);
+";
+
+/// Indexes that are always there (a bulk load's own writes need them).
 pub const INDEXES: &str = "
-CREATE INDEX nodes_file ON nodes(file_id);
-CREATE INDEX nodes_key ON nodes(key);
-CREATE INDEX nodes_name ON nodes(name);
-CREATE INDEX edges_owner ON edges(owner);
-CREATE INDEX edges_src ON edges(src, kind);
-CREATE INDEX edges_dst ON edges(dst, kind);
-CREATE INDEX unresolved_owner ON unresolved(owner);
-CREATE INDEX ref_names_file ON ref_names(file_id);
-CREATE INDEX diagnostics_file ON diagnostics(file_id);
-CREATE INDEX verdicts_site ON verdicts(site_path, line, col);
-CREATE INDEX discovered_site ON discovered(site_path);
+CREATE INDEX IF NOT EXISTS edges_owner ON edges(owner);
+CREATE INDEX IF NOT EXISTS unresolved_owner ON unresolved(owner);
+CREATE INDEX IF NOT EXISTS verdicts_site ON verdicts(site_path, line, col);
+CREATE INDEX IF NOT EXISTS discovered_site ON discovered(site_path);
 ";
