@@ -10,6 +10,12 @@
 //! are tool results with `isError: true`; only protocol misuse and server
 //! bugs are MCP errors. stdout is the protocol channel: logs go to stderr.
 //!
+//! Guessed edges below a call's `min_confidence` are verified with language
+//! servers kept warm between calls: on the spot within a budget
+//! (`find_referencing_symbols`, `verify_edges`), and whatever is left —
+//! also the guesses behind `find_callers*`, `find_callees` and
+//! `blast_radius` answers — in the background ([`background`]).
+//!
 //! Tools declare no `outputSchema`: the shapes are the `api` types (DESIGN
 //! §6), and declaring them would make `tools/list` 46 KB instead of 10 KB,
 //! paid in every agent's context by clients that forward it.
@@ -447,7 +453,7 @@ impl Server {
     }
 
     #[tool(
-        description = "Every site that references a symbol (calls, type uses, imports, inheritance), with the enclosing symbol, confidence and status of each.",
+        description = "Every site that references a symbol (calls, type uses, imports, inheritance), with the enclosing symbol, confidence and status of each. Sites below `min_confidence` are checked with a language server; those time did not allow are checked in the background for a later call.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn find_referencing_symbols(
@@ -724,7 +730,7 @@ impl Server {
     }
 
     #[tool(
-        description = "Confirm guessed edges through the language servers (pyright, typescript-language-server, rust-analyzer) within a 60 s budget; reports per language what was confirmed, retargeted, refuted and discovered. Servers stay warm between calls.",
+        description = "Confirm guessed edges through the language servers (pyright, typescript-language-server, rust-analyzer) within a 60 s budget, then go on in the background; reports per language what was confirmed, retargeted, refuted and discovered. Servers stay warm between calls.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn verify_edges(

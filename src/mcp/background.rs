@@ -309,8 +309,16 @@ pub fn call_sites(
             continue;
         };
         // Either direction: callers walk b -> a, callees a -> b.
-        let links = session.store.links_from(b)?.into_iter().filter(|l| l.dst == a);
-        let back = session.store.links_from(a)?.into_iter().filter(|l| l.dst == b);
+        let links = session
+            .store
+            .links_from(b)?
+            .into_iter()
+            .filter(|l| l.dst == a);
+        let back = session
+            .store
+            .links_from(a)?
+            .into_iter()
+            .filter(|l| l.dst == b);
         for l in links.chain(back) {
             if let (true, Some(site)) = (guessed(&l, min), l.site) {
                 out.push(site);

@@ -868,7 +868,12 @@ fn ref_sites(r: &Value) -> Vec<(String, String)> {
         .iter()
         .map(|i| {
             (
-                format!("{}:{}:{}", i["file"].as_str().unwrap(), i["line"], i["column"]),
+                format!(
+                    "{}:{}:{}",
+                    i["file"].as_str().unwrap(),
+                    i["line"],
+                    i["column"]
+                ),
                 i["status"].as_str().unwrap().to_string(),
             )
         })
