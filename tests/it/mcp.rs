@@ -989,3 +989,67 @@ async fn mcp_background_verification_confirms_what_the_budget_left() {
     assert!(still["verification"].get("queued").is_none(), "{still}");
     c.cancel().await.unwrap();
 }
+
+/// Verdicts are keyed by file hashes: a file edited and re-indexed by
+/// another process while the background asks about it gets no verdict meant
+/// for its old content, and its new sites are verified afterwards.
+#[tokio::test]
+async fn mcp_background_verification_survives_a_concurrent_edit() {
+    if !pyright_present() {
+        return;
+    }
+    let repo = copy_fixture("python");
+    let c = start(repo.path(), &["--verify-budget", "0"]).await;
+    let refund = json!({"symbol": "PaypalGateway.refund", "min_confidence": 0.9});
+    let first = ok(
+        "find_referencing_symbols",
+        &call(&c, "find_referencing_symbols", refund.clone()).await,
+    );
+    assert_eq!(first["verification"]["queued"], 2, "{first}");
+    // While pyright starts and answers: shift every line of the file by one,
+    // and re-index it from another process.
+    let path = repo.path().join("shop/services/checkout.py");
+    let old = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, format!("# edited\n{old}")).unwrap();
+    let out = run(repo.path(), &["index", "--no-progress"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    background_idle(&c).await;
+
+    let moved = |r: &Value| -> Vec<String> { ref_sites(r).into_iter().map(|(s, _)| s).collect() };
+    let after = ok(
+        "find_referencing_symbols",
+        &call(&c, "find_referencing_symbols", refund.clone()).await,
+    );
+    assert_eq!(
+        moved(&after),
+        [
+            "shop/services/checkout.py:56:28",
+            "shop/services/checkout.py:73:47"
+        ],
+        "{after}"
+    );
+    background_idle(&c).await;
+    let last = ok(
+        "find_referencing_symbols",
+        &call(&c, "find_referencing_symbols", refund).await,
+    );
+    assert_eq!(
+        ref_sites(&last),
+        [
+            (
+                "shop/services/checkout.py:56:28".to_string(),
+                "verified".to_string()
+            ),
+            (
+                "shop/services/checkout.py:73:47".to_string(),
+                "verified".to_string()
+            )
+        ],
+        "{last}"
+    );
+    // The CLI in another process reads the same graph.
+    let out = run(repo.path(), &["refs", "PaypalGateway.refund", "--json"]);
+    let cli: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(ref_sites(&cli), ref_sites(&last), "{cli}");
+    c.cancel().await.unwrap();
+}
