@@ -873,8 +873,14 @@ pub fn serve(root: &Path, cfg: IndexConfig, opts: &McpOptions) -> Result<()> {
         // Stop background verification, then end the language servers
         // with shutdown/exit (those still shared are killed on drop).
         background.shutdown().await;
-        if let Some(pool) = Arc::into_inner(pool).and_then(tokio::sync::OnceCell::into_inner) {
-            pool.shutdown().await;
+        match Arc::into_inner(pool) {
+            Some(cell) => {
+                if let Some(pool) = cell.into_inner() {
+                    pool.shutdown().await;
+                    tracing::debug!("language servers shut down");
+                }
+            }
+            None => tracing::debug!("language servers still in use: killed on drop"),
         }
         ended?;
         Ok(())
