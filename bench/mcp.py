@@ -15,7 +15,7 @@ nothing is verified on the spot or queued for the background, and both sides
 measure the graph query itself (plus the freshness check every call makes).
 
     python3 bench/mcp.py                          # target/release/refgraph
-    python3 bench/mcp.py --bin /path/to/refgraph --calls 50
+    python3 bench/mcp.py --bin /path/to/refgraph --calls 50 --project DIR
 """
 import argparse
 import json
@@ -114,17 +114,19 @@ def main():
     ap.add_argument("--bin", default=os.environ.get("REFGRAPH_BIN", ROOT / "target" / "release" / "refgraph"))
     ap.add_argument("--calls", type=int, default=50)
     ap.add_argument("--symbol", default=SYMBOL)
+    ap.add_argument("--project", default=PROJECT, help="the Django 5.1.4 sources (read only; copied)")
     args = ap.parse_args()
+    project = Path(args.project)
     binary = Path(args.bin)
     if not binary.exists():
         sys.exit(f"{binary} not found: cargo build --release --bin refgraph (or pass --bin)")
-    if not PROJECT.exists():
-        sys.exit(f"{PROJECT} not found: python3 bench/run.py django downloads it")
+    if not project.exists():
+        sys.exit(f"{project} not found: python3 bench/run.py django downloads it")
 
     tmp = Path(tempfile.mkdtemp(prefix="refgraph-mcp-bench-"))
     repo = tmp / "django"
     try:
-        shutil.copytree(PROJECT, repo, ignore=shutil.ignore_patterns(".refgraph"))
+        shutil.copytree(project, repo, ignore=shutil.ignore_patterns(".refgraph"))
         git(repo, "init", "-q")
         git(repo, "add", "-A")
         git(repo, "commit", "-q", "-m", "Django 5.1.4")
@@ -137,6 +139,8 @@ def main():
 
         n = args.calls
         queries = [
+            # A key lookup: close to the fixed cost of a call (the freshness check).
+            ("find_symbol", {"query": args.symbol}, ["find", args.symbol, "--json"]),
             ("find_referencing_symbols", {"symbol": args.symbol, "min_confidence": 0},
              ["refs", args.symbol, "--min-confidence", "0", "--json"]),
             ("blast_radius", {"min_confidence": 0}, ["blast-radius", "--min-confidence", "0", "--json"]),
