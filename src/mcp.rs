@@ -498,7 +498,11 @@ impl Server {
         };
         // The sites the budget left, in the whole answer (not only the
         // first `limit`).
-        if let Some(s) = answer.symbol.clone() {
+        if let Some(s) = answer
+            .symbol
+            .clone()
+            .filter(|_| answer.verification.below_threshold > 0)
+        {
             let min = answer.verification.min_confidence;
             let left = session
                 .refs(&s.key, Some(min), usize::MAX)

@@ -214,6 +214,10 @@ pub fn unchecked(
     session: &Session,
     sites: impl IntoIterator<Item = SiteKey>,
 ) -> Result<Vec<SiteKey>, QueryError> {
+    let mut sites = sites.into_iter().peekable();
+    if sites.peek().is_none() {
+        return Ok(Vec::new());
+    }
     let hashes: HashMap<String, String> = session
         .store
         .files()?
