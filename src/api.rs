@@ -114,6 +114,29 @@ pub struct IndexStatus {
     /// Files whose edges still need computing (0 after a completed update).
     pub pending: usize,
     pub index: IndexInfo,
+    /// Background verification of the MCP server answering (absent elsewhere).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub background: Option<BackgroundStatus>,
+}
+
+/// The MCP server's background verification queue.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+pub struct BackgroundStatus {
+    /// Sites waiting to be asked about.
+    pub queued: usize,
+    /// Sites of the batch being verified now.
+    pub verifying: usize,
+    /// Sites a language server answered in the background since the server
+    /// started (the answer may be "no definition").
+    pub checked: usize,
+    /// Sites with no usable answer: no definition found, or a server error.
+    pub unanswered: usize,
+    /// Sites a batch's time budget left unasked; a later call that meets
+    /// them queues them again.
+    pub unchecked: usize,
+    /// The last batch's error, if it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// What `refgraph index` did.
@@ -186,6 +209,14 @@ pub struct Verification {
     /// What to do to get verified answers, when something is missing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// Unchecked sites of this answer queued for verification in the
+    /// background (MCP server only); a later call sees the verdicts.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub queued: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One reference site.
@@ -450,4 +481,14 @@ pub struct VerifyResult {
     pub seconds: f64,
     pub budget_exhausted: bool,
     pub index: IndexInfo,
+}
+
+/// `verify_edges` (MCP): the report, plus the sites the budget left that
+/// the server goes on verifying in the background.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct VerifyEdgesResult {
+    #[serde(flatten)]
+    pub report: VerifyResult,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub queued: usize,
 }

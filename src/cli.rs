@@ -204,6 +204,10 @@ pub enum Command {
         /// Serve only these tools (comma-separated names).
         #[arg(long, value_name = "NAMES")]
         tools: Option<String>,
+        /// Seconds of on-the-spot verification per call (default 20 for
+        /// find_referencing_symbols, 60 for verify_edges); the rest is verified in the background.
+        #[arg(long, value_name = "SECONDS")]
+        verify_budget: Option<f64>,
     },
     /// Write the whole graph.
     Export {
@@ -266,9 +270,24 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     if let Command::Servers { action } = &cli.command {
         return servers(&root, action.as_ref(), cli.json);
     }
-    if let Command::Mcp { tools } = &cli.command {
+    if let Command::Mcp {
+        tools,
+        verify_budget,
+    } = &cli.command
+    {
+        let verify_budget = match verify_budget {
+            Some(s) if !(s.is_finite() && *s >= 0.0) => {
+                anyhow::bail!("--verify-budget must be a number of seconds >= 0, got {s}")
+            }
+            Some(s) => Some(std::time::Duration::from_secs_f64(*s)),
+            None => None,
+        };
+        let opts = crate::mcp::McpOptions {
+            tools: tools.clone(),
+            verify_budget,
+        };
         // The server opens a fresh session per tool call.
-        crate::mcp::serve(&root, cfg, tools.as_deref())?;
+        crate::mcp::serve(&root, cfg, &opts)?;
         return Ok(ExitCode::SUCCESS);
     }
     let session = query::open(&root, &cfg)?;

@@ -10,16 +10,23 @@
 //! are tool results with `isError: true`; only protocol misuse and server
 //! bugs are MCP errors. stdout is the protocol channel: logs go to stderr.
 //!
+//! Guessed edges below a call's `min_confidence` are verified with language
+//! servers kept warm between calls: on the spot within a budget
+//! (`find_referencing_symbols`, `verify_edges`), and whatever is left —
+//! also the guesses behind `find_callers*`, `find_callees` and
+//! `blast_radius` answers — in the background ([`background`]).
+//!
 //! Tools declare no `outputSchema`: the shapes are the `api` types (DESIGN
 //! §6), and declaring them would make `tools/list` 46 KB instead of 10 KB,
 //! paid in every agent's context by clients that forward it.
 
+mod background;
 mod params;
 mod render;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -28,9 +35,11 @@ use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabiliti
 use rmcp::{tool, tool_handler, tool_router, ErrorData, ServerHandler, ServiceExt};
 use serde::Serialize;
 
+use crate::api::{BlastRadius, CallsResult, Verification, VerifyEdgesResult};
 use crate::index::IndexConfig;
 use crate::query::{self, ChangeSpec, QueryError, Session};
 
+use background::{Background, SiteKey};
 pub use params::*;
 use render::Reply;
 
@@ -53,6 +62,22 @@ mod limits {
 /// Default depth of `find_callers_transitive` and `blast_radius`.
 const DEFAULT_DEPTH: u32 = 5;
 
+/// Default time `find_referencing_symbols` verifies on the spot.
+const REFS_BUDGET: Duration = Duration::from_secs(20);
+/// Default time budget of `verify_edges`.
+const VERIFY_BUDGET: Duration = Duration::from_secs(60);
+
+/// How `refgraph mcp` serves.
+#[derive(Clone, Debug, Default)]
+pub struct McpOptions {
+    /// Serve only these tools (`--tools a,b`); all when `None`.
+    pub tools: Option<String>,
+    /// Time budget of on-the-spot verification (`--verify-budget`), for
+    /// `find_referencing_symbols` and `verify_edges`; each has its default
+    /// when `None`. What the budget leaves is verified in the background.
+    pub verify_budget: Option<Duration>,
+}
+
 /// What the server says about itself at `initialize`.
 const INSTRUCTIONS: &str =
     "refgraph answers structural questions about the code in one repository \
@@ -71,10 +96,41 @@ pub struct Server {
     /// process: concurrent calls would otherwise re-index the same files
     /// side by side. Queries themselves run in parallel.
     update_gate: Arc<Mutex<()>>,
-    /// Language servers, started on the first `verify_edges` and kept warm
-    /// between calls.
+    /// Language servers, started on first need and kept warm between calls.
     pool: Arc<tokio::sync::OnceCell<crate::lsp::Pool>>,
+    /// Sites left unchecked by calls, verified after them.
+    background: Arc<Background>,
+    verify_budget: Option<Duration>,
     tool_router: ToolRouter<Server>,
+}
+
+/// Answers computed whole (so every unchecked site is seen), then cut to
+/// `limit`, whose `verification` says what was left to the background.
+trait Verified {
+    fn verification_mut(&mut self) -> &mut Verification;
+    fn truncate(&mut self, limit: usize);
+}
+
+impl Verified for CallsResult {
+    fn verification_mut(&mut self) -> &mut Verification {
+        &mut self.verification
+    }
+    fn truncate(&mut self, limit: usize) {
+        self.results.truncate(limit);
+        self.shown = self.results.len();
+        self.truncated = self.total > self.shown;
+    }
+}
+
+impl Verified for BlastRadius {
+    fn verification_mut(&mut self) -> &mut Verification {
+        &mut self.verification
+    }
+    fn truncate(&mut self, limit: usize) {
+        self.impacted.truncate(limit);
+        self.shown = self.impacted.len();
+        self.truncated = self.total > self.shown;
+    }
 }
 
 impl std::fmt::Debug for Server {
@@ -124,6 +180,8 @@ impl Server {
             cfg: Arc::new(cfg),
             update_gate: Arc::new(Mutex::new(())),
             pool: Arc::new(tokio::sync::OnceCell::new()),
+            background: Arc::new(Background::default()),
+            verify_budget: None,
             tool_router,
         })
     }
@@ -166,6 +224,94 @@ impl Server {
             ok = out.is_ok()
         );
         Ok(out.unwrap_or_else(|e| tool_error(render::query_error(&e))))
+    }
+
+    /// Like [`Server::answer`] for a query run without a limit: the
+    /// unchecked sites `sites` picks from the whole answer go to background
+    /// verification, the answer says how many and is cut to `limit`.
+    async fn answer_queued<T, Q, S, R>(
+        &self,
+        tool: &'static str,
+        q: Q,
+        sites: S,
+        limit: usize,
+        render: R,
+    ) -> Result<CallToolResult, ErrorData>
+    where
+        T: Serialize + Verified + Send + 'static,
+        Q: FnOnce(&Session) -> Result<T, QueryError> + Send + 'static,
+        S: FnOnce(&Session, &T) -> Result<Vec<SiteKey>, QueryError> + Send + 'static,
+        R: FnOnce(&T) -> Reply + Send + 'static,
+    {
+        let this = self.clone();
+        let started = Instant::now();
+        let out = tokio::task::spawn_blocking(move || {
+            let session = this.open()?;
+            let mut value = q(&session)?;
+            let sites = background::unchecked(&session, sites(&session, &value)?)?;
+            value.truncate(limit);
+            let lsp = (!sites.is_empty()).then(|| crate::verify::lsp_config(&session));
+            Ok::<_, QueryError>((value, sites, lsp))
+        })
+        .await
+        .map_err(|e| {
+            tracing::error!(tool, "tool call failed: {e}");
+            ErrorData::internal_error(format!("{tool} failed: {e}"), None)
+        })?;
+        let answer = match out {
+            Ok((mut value, sites, lsp)) => {
+                if let Some(lsp) = lsp {
+                    self.queue(value.verification_mut(), sites, lsp).await;
+                }
+                let reply = render(&value);
+                tool_result(&value, reply)
+            }
+            Err(e) => Err(e),
+        };
+        tracing::debug!(
+            tool,
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            ok = answer.is_ok()
+        );
+        Ok(answer.unwrap_or_else(|e| tool_error(render::query_error(&e))))
+    }
+
+    /// Queue `sites` for background verification (those a language server
+    /// is installed for) and say so in `v`.
+    async fn queue(
+        &self,
+        v: &mut Verification,
+        sites: Vec<SiteKey>,
+        lsp: Result<crate::lsp::LspConfig, QueryError>,
+    ) {
+        let Ok(pool) = self.pool(lsp).await else {
+            return;
+        };
+        let mut servable: std::collections::HashMap<crate::extract::Lang, bool> =
+            std::collections::HashMap::new();
+        let sites: Vec<SiteKey> = sites
+            .into_iter()
+            .filter(|(path, _, _)| {
+                let Some(lang) = crate::extract::Lang::of_path(path) else {
+                    return false;
+                };
+                *servable.entry(lang).or_insert_with(|| {
+                    !matches!(
+                        pool.state(lang, &self.root),
+                        crate::lsp::ServerState::NotInstalled { .. }
+                    )
+                })
+            })
+            .collect();
+        let n = self.background.enqueue(self, sites);
+        v.queued = n;
+        if n > 0 {
+            v.hint = Some(format!(
+                "{} items are below min_confidence and unconfirmed: treat them as inferred; \
+                 {n} of their sites are being verified in the background, so a later call may confirm them",
+                v.below_threshold
+            ));
+        }
     }
 
     /// The language servers, started on first need and kept warm. `lsp` is
@@ -307,7 +453,7 @@ impl Server {
     }
 
     #[tool(
-        description = "Every site that references a symbol (calls, type uses, imports, inheritance), with the enclosing symbol, confidence and status of each.",
+        description = "Every site that references a symbol (calls, type uses, imports, inheritance), with the enclosing symbol, confidence and status of each. Sites below `min_confidence` are checked with a language server; those time did not allow are checked in the background for a later call.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn find_referencing_symbols(
@@ -317,7 +463,8 @@ impl Server {
         checked!(self.check(p.min_confidence));
         let limit = p.limit.unwrap_or(limits::REFS);
         // Sites below min_confidence are verified on the spot with the warm
-        // servers (at most 20 s); what is left stays labelled.
+        // servers within the budget; what is left stays labelled, and is
+        // verified in the background.
         let this = self.clone();
         let session = tokio::task::spawn_blocking(move || this.open())
             .await
@@ -332,17 +479,44 @@ impl Server {
             Ok(p) => p,
             Err(e) => return Ok(tool_error(render::query_error(&e))),
         };
-        let budget = std::time::Duration::from_secs(20);
-        let answer = crate::verify::refs(
-            &mut session,
-            pool,
-            &p.symbol,
-            p.min_confidence,
-            limit,
-            budget,
-        )
-        .await
-        .and_then(|v| tool_result(&v, render::refs(&v)));
+        let budget = self.verify_budget.unwrap_or(REFS_BUDGET);
+        let answer = {
+            let _first = self.background.foreground();
+            crate::verify::refs(
+                &mut session,
+                pool,
+                &p.symbol,
+                p.min_confidence,
+                limit,
+                budget,
+            )
+            .await
+        };
+        let mut answer = match answer {
+            Ok(a) => a,
+            Err(e) => return Ok(tool_error(render::query_error(&e))),
+        };
+        // The sites the budget left, in the whole answer (not only the
+        // first `limit`).
+        if let Some(s) = answer
+            .symbol
+            .clone()
+            .filter(|_| answer.verification.below_threshold > 0)
+        {
+            let min = answer.verification.min_confidence;
+            let left = session
+                .refs(&s.key, Some(min), usize::MAX)
+                .and_then(|all| background::unchecked(&session, background::refs_sites(&all)));
+            match left {
+                Ok(sites) if !sites.is_empty() => {
+                    let lsp = crate::verify::lsp_config(&session);
+                    self.queue(&mut answer.verification, sites, lsp).await;
+                }
+                Ok(_) => {}
+                Err(e) => tracing::warn!("cannot queue background verification: {e}"),
+            }
+        }
+        let answer = tool_result(&answer, render::refs(&answer));
         Ok(answer.unwrap_or_else(|e| tool_error(render::query_error(&e))))
     }
 
@@ -356,9 +530,11 @@ impl Server {
     ) -> Result<CallToolResult, ErrorData> {
         checked!(self.check(p.min_confidence));
         let limit = p.limit.unwrap_or(limits::CALLS);
-        self.answer(
+        self.answer_queued(
             "find_callers",
-            move |s| s.callers(&p.symbol, 1, p.min_confidence, limit),
+            move |s| s.callers(&p.symbol, 1, p.min_confidence, usize::MAX),
+            background::call_sites,
+            limit,
             render::calls,
         )
         .await
@@ -375,9 +551,11 @@ impl Server {
         checked!(self.check(p.min_confidence));
         let limit = p.limit.unwrap_or(limits::CALLS);
         let depth = p.depth.unwrap_or(DEFAULT_DEPTH);
-        self.answer(
+        self.answer_queued(
             "find_callers_transitive",
-            move |s| s.callers(&p.symbol, depth, p.min_confidence, limit),
+            move |s| s.callers(&p.symbol, depth, p.min_confidence, usize::MAX),
+            background::call_sites,
+            limit,
             render::calls,
         )
         .await
@@ -393,9 +571,11 @@ impl Server {
     ) -> Result<CallToolResult, ErrorData> {
         checked!(self.check(p.min_confidence));
         let limit = p.limit.unwrap_or(limits::CALLS);
-        self.answer(
+        self.answer_queued(
             "find_callees",
-            move |s| s.callees(&p.symbol, p.min_confidence, limit),
+            move |s| s.callees(&p.symbol, p.min_confidence, usize::MAX),
+            background::call_sites,
+            limit,
             render::calls,
         )
         .await
@@ -435,9 +615,11 @@ impl Server {
         };
         let limit = p.limit.unwrap_or(limits::BLAST);
         let depth = p.depth.unwrap_or(DEFAULT_DEPTH);
-        self.answer(
+        self.answer_queued(
             "blast_radius",
-            move |s| s.blast_radius(&spec, depth, p.min_confidence, limit),
+            move |s| s.blast_radius(&spec, depth, p.min_confidence, usize::MAX),
+            background::blast_sites,
+            limit,
             render::blast,
         )
         .await
@@ -552,7 +734,7 @@ impl Server {
     }
 
     #[tool(
-        description = "Confirm guessed edges through the language servers (pyright, typescript-language-server, rust-analyzer) within a 60 s budget; reports per language what was confirmed, retargeted, refuted and discovered. Servers stay warm between calls.",
+        description = "Confirm guessed edges through the language servers (pyright, typescript-language-server, rust-analyzer) within a 60 s budget, then go on in the background; reports per language what was confirmed, retargeted, refuted and discovered. Servers stay warm between calls.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn verify_edges(
@@ -585,27 +767,39 @@ impl Server {
             Ok(p) => p,
             Err(e) => return Ok(tool_error(render::query_error(&e))),
         };
+        let min = p.min_confidence.unwrap_or(query::DEFAULT_MIN_CONFIDENCE);
         let opts = crate::verify::VerifyOptions {
-            min_confidence: p.min_confidence.unwrap_or(query::DEFAULT_MIN_CONFIDENCE),
-            budget: std::time::Duration::from_secs(60),
-            paths,
+            min_confidence: min,
+            budget: self.verify_budget.unwrap_or(VERIFY_BUDGET),
+            paths: paths.clone(),
             ..crate::verify::VerifyOptions::default()
         };
-        match crate::verify::verify(&mut session, pool, &opts).await {
-            Ok(report) => {
-                let mut text = Vec::new();
-                let _ = crate::cli::render_verify(&mut text, &report);
-                let json = serde_json::to_value(&report).map_err(|e| {
-                    ErrorData::internal_error(format!("cannot serialize the answer: {e}"), None)
-                })?;
-                let mut result = CallToolResult::structured(json);
-                result.content = vec![ContentBlock::text(
-                    String::from_utf8_lossy(&text).into_owned(),
-                )];
-                Ok(result)
+        let report = {
+            let _first = self.background.foreground();
+            crate::verify::verify(&mut session, pool, &opts).await
+        };
+        let report = match report {
+            Ok(r) => r,
+            Err(e) => return Ok(tool_error(render::query_error(&e))),
+        };
+        // What the budget left goes to the background.
+        let mut queued = 0;
+        if report.languages.values().any(|l| l.unchecked > 0) {
+            let left = background::sweep_sites(&session, min, &paths)
+                .and_then(|sites| background::unchecked(&session, sites));
+            match left {
+                Ok(sites) => {
+                    let mut v = session.verification(Some(min), None, 0);
+                    let lsp = crate::verify::lsp_config(&session);
+                    self.queue(&mut v, sites, lsp).await;
+                    queued = v.queued;
+                }
+                Err(e) => tracing::warn!("cannot queue background verification: {e}"),
             }
-            Err(e) => Ok(tool_error(render::query_error(&e))),
         }
+        let answer = VerifyEdgesResult { report, queued };
+        let reply = render::verify(&answer);
+        Ok(tool_result(&answer, reply).unwrap_or_else(|e| tool_error(render::query_error(&e))))
     }
 
     #[tool(
@@ -613,8 +807,17 @@ impl Server {
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn index_status(&self) -> Result<CallToolResult, ErrorData> {
-        self.answer("index_status", |s| s.status(), render::status)
-            .await
+        let background = self.background.clone();
+        self.answer(
+            "index_status",
+            move |s| {
+                let mut status = s.status()?;
+                status.background = Some(background.status());
+                Ok(status)
+            },
+            render::status,
+        )
+        .await
     }
 }
 
@@ -637,13 +840,20 @@ pub fn parse_tools(arg: &str) -> Vec<String> {
 }
 
 /// Serve `root` over stdio until the client closes the connection.
-pub fn serve(root: &Path, cfg: IndexConfig, tools: Option<&str>) -> Result<()> {
+pub fn serve(root: &Path, cfg: IndexConfig, opts: &McpOptions) -> Result<()> {
     let root = root
         .canonicalize()
         .with_context(|| format!("cannot resolve the repository path {}", root.display()))?;
-    let tools = tools.map(parse_tools);
-    let server = Server::new(&root, cfg, tools.as_deref())?;
+    let tools = opts.tools.as_deref().map(parse_tools);
+    let mut server = Server::new(&root, cfg, tools.as_deref())?;
+    server.verify_budget = opts.verify_budget;
+    // Queries, on-the-spot and background verification run side by side
+    // and do blocking SQLite work: more workers than the 2 of a small machine.
+    let workers = std::thread::available_parallelism()
+        .map_or(4, |n| n.get())
+        .max(4);
     let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
@@ -657,11 +867,26 @@ pub fn serve(root: &Path, cfg: IndexConfig, tools: Option<&str>) -> Result<()> {
             }
         });
         tracing::info!(root = %root.display(), "serving MCP on stdio");
+        let background = server.background.clone();
+        let pool = server.pool.clone();
         let service = server
             .serve(rmcp::transport::stdio())
             .await
             .context("MCP initialization failed")?;
-        service.waiting().await.context("MCP server task failed")?;
+        let ended = service.waiting().await.context("MCP server task failed");
+        // Stop background verification, then end the language servers
+        // with shutdown/exit (those still shared are killed on drop).
+        background.shutdown().await;
+        match Arc::into_inner(pool) {
+            Some(cell) => {
+                if let Some(pool) = cell.into_inner() {
+                    pool.shutdown().await;
+                    tracing::debug!("language servers shut down");
+                }
+            }
+            None => tracing::debug!("language servers still in use: killed on drop"),
+        }
+        ended?;
         Ok(())
     })
 }

@@ -244,6 +244,7 @@ impl Session {
             hint: (below > 0).then(|| {
                 format!("{below} items are below min_confidence and unconfirmed: treat them as inferred")
             }),
+            queued: 0,
         }
     }
 
@@ -335,6 +336,7 @@ impl Session {
             last_update: self.store.meta("last_update")?.and_then(|v| v.parse().ok()),
             pending,
             index: self.index.clone(),
+            background: None,
         })
     }
 

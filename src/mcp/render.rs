@@ -7,6 +7,7 @@ use std::fmt::Write;
 use crate::api::{
     Analysis, BlastRadius, CallsResult, Communities, Cycle, DeadItem, DependentsResult, FindResult,
     IndexInfo, IndexStatus, Overview, RefsResult, ScoredSymbol, Symbol, Verification,
+    VerifyEdgesResult,
 };
 use crate::query::QueryError;
 
@@ -366,9 +367,29 @@ pub fn status(s: &IndexStatus) -> Reply {
         s.index.reindexed,
         s.index.head.as_deref().unwrap_or("(not a git work tree)")
     );
-    let _ = writeln!(
-        t,
-        "language servers: verification not implemented in this version"
-    );
+    if let Some(b) = &s.background {
+        let _ = writeln!(
+            t,
+            "background verification: {} sites queued, {} being verified; so far {} answered, {} unanswered, {} left by the budget",
+            b.queued, b.verifying, b.checked, b.unanswered, b.unchecked
+        );
+        if let Some(e) = &b.error {
+            let _ = writeln!(t, "  last error: {e}");
+        }
+    }
+    Reply::ok(t)
+}
+
+pub fn verify(r: &VerifyEdgesResult) -> Reply {
+    let mut text = Vec::new();
+    let _ = crate::cli::render_verify(&mut text, &r.report);
+    let mut t = String::from_utf8_lossy(&text).into_owned();
+    if r.queued > 0 {
+        let _ = writeln!(
+            t,
+            "{} sites the budget left are being verified in the background; index_status shows progress",
+            r.queued
+        );
+    }
     Reply::ok(t)
 }
