@@ -936,7 +936,7 @@ fn resolve_pending(
                     let mut unresolved = res.unresolved.clone();
                     if let (Some(lookup), Some((v, d))) = (&lookup, verdicts.get(n)) {
                         apply_verdicts(
-                            &world,
+                            world,
                             lookup,
                             FileIdx(*i as u32),
                             &mut edges,
