@@ -83,15 +83,19 @@ def fetch(name):
 
 
 def timed(args, repo):
-    """Run refgraph; return (wall seconds, peak RSS MiB, parsed JSON stdout)."""
-    cmd = ["/usr/bin/time", "-f", "%M", str(BIN), "--repo", str(repo), "--json", *args]
+    """Run refgraph; return (wall seconds, peak RSS MiB, parsed JSON stdout).
+    The process's CPU seconds (user + system) are in the JSON as `cpu_s`."""
+    cmd = ["/usr/bin/time", "-f", "%M %U %S", str(BIN), "--repo", str(repo), "--json", *args]
     t0 = time.perf_counter()
     p = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.perf_counter() - t0
     if p.returncode not in (0, 1):
         sys.exit(f"refgraph {' '.join(args)} failed on {repo}:\n{p.stderr}")
-    rss_kib = int(p.stderr.strip().splitlines()[-1])
-    return wall, rss_kib / 1024, json.loads(p.stdout) if p.stdout.strip() else None
+    rss_kib, user, system = p.stderr.strip().splitlines()[-1].split()
+    out = json.loads(p.stdout) if p.stdout.strip() else None
+    if isinstance(out, dict):
+        out["cpu_s"] = float(user) + float(system)
+    return wall, int(rss_kib) / 1024, out
 
 
 def source_files(repo, lang):
@@ -142,7 +146,25 @@ def bench(name):
             f.write_bytes(originals[f] + snippet.format(i=i).encode())
         _, _, s = timed(["index", "--no-progress"], repo)
         reindex_ms = s["seconds"] * 1000
+        reindex_resolved = s["resolved"]
         assert s["extracted"] == 10, s
+    finally:
+        for f, b in originals.items():
+            f.write_bytes(b)
+    timed(["index", "--no-progress"], repo)
+
+    # Edit 10 function bodies: a comment line in the middle of each file
+    # (everything below it moves; no definition is added or removed).
+    comment = {"python": b"# refgraph bench edit\n", "typescript": b"// refgraph bench edit\n",
+               "rust": b"// refgraph bench edit\n"}[lang]
+    try:
+        for f in files:
+            lines = originals[f].splitlines(keepends=True)
+            mid = len(lines) // 2
+            f.write_bytes(b"".join(lines[:mid] + [comment] + lines[mid:]))
+        _, _, s = timed(["index", "--no-progress"], repo)
+        body_ms = s["seconds"] * 1000
+        body_resolved = s["resolved"]
     finally:
         for f, b in originals.items():
             f.write_bytes(b)
@@ -160,11 +182,15 @@ def bench(name):
         "nodes": summary["nodes"],
         "edges": summary["edges"],
         "cold_s": summary["seconds"],
+        "cold_cpu_s": summary["cpu_s"],
         "cold_wall_s": cold_wall,
         "files_per_s": summary["files"] / summary["seconds"],
         "peak_rss_mb": cold_rss,
         "db_mb": db_mb,
         "reindex10_ms": reindex_ms,
+        "reindex10_resolved": reindex_resolved,
+        "body10_ms": body_ms,
+        "body10_resolved": body_resolved,
         "fresh_ms": fresh_ms,
         "find_p50_ms": statistics.median(lat),
         "diagnostics": len(summary["diagnostics"]),
@@ -179,8 +205,9 @@ def main():
     rows = [bench(n) for n in names]
     cols = [
         ("project", "{}"), ("files", "{}"), ("nodes", "{}"), ("edges", "{}"),
-        ("cold_s", "{:.2f}"), ("files_per_s", "{:.0f}"), ("peak_rss_mb", "{:.0f}"),
-        ("db_mb", "{:.1f}"), ("reindex10_ms", "{:.0f}"), ("fresh_ms", "{:.0f}"),
+        ("cold_s", "{:.2f}"), ("cold_cpu_s", "{:.2f}"), ("files_per_s", "{:.0f}"), ("peak_rss_mb", "{:.0f}"),
+        ("db_mb", "{:.1f}"), ("reindex10_ms", "{:.0f}"), ("reindex10_resolved", "{}"),
+        ("body10_ms", "{:.0f}"), ("body10_resolved", "{}"), ("fresh_ms", "{:.0f}"),
         ("find_p50_ms", "{:.1f}"), ("diagnostics", "{}"),
     ]
     cells = [[c for c, _ in cols]] + [[f.format(r[c]) for c, f in cols] for r in rows]
@@ -191,7 +218,11 @@ def main():
         print("| " + " | ".join(c.rjust(w) for c, w in zip(row, widths)) + " |")
         if j == 0:
             print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    print(f"load average at the end: {os.getloadavg()[0]:.1f} (other work on the machine inflates wall times)")
     print("\ncold_s / fresh_ms / reindex10_ms: time inside `refgraph index` (update only);"
+          " cold_cpu_s: user+system CPU seconds of the cold index process;"
+          " reindex10: a new function appended to each of 10 files; body10: a comment line inserted"
+          " in the middle of each of 10 files; *_resolved: files whose edges were recomputed;"
           " peak_rss_mb: whole process; find_p50_ms: whole process (spawn + freshness check + query).")
 
 

@@ -359,10 +359,10 @@ pub fn update(
     report.skipped = w.skipped.clone();
     report.skipped_dirs = w.skipped_dirs;
 
-    let stored: HashMap<String, crate::store::FileRow> = store
-        .files()?
-        .into_iter()
-        .map(|f| (f.path.clone(), f))
+    let stored_rows = store.files()?;
+    let stored: HashMap<String, crate::store::FileRow> = stored_rows
+        .iter()
+        .map(|f| (f.path.clone(), f.clone()))
         .collect();
 
     // Cheap path first: size and mtime; hash only on doubt.
@@ -510,7 +510,8 @@ pub fn update(
     // Re-key files whose module key moved (a new `__init__.py`, a renamed
     // crate): only possible when the manifests or the set of files changed.
     // A layout change can move any resolution, so then resolve all.
-    let rows = store.files()?;
+    let wrote = report.extracted > 0 || !deleted.is_empty();
+    let rows = if wrote { store.files()? } else { stored_rows };
     let mut rekeyed = Vec::new();
     if layout_changed || files_added || !deleted.is_empty() {
         for row in &rows {
