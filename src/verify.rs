@@ -53,6 +53,9 @@ impl Default for VerifyOptions {
 /// A server's answer: `None` when the budget ran out before asking.
 type Answer = Option<Result<Vec<crate::lsp::Location>, LspError>>;
 
+/// One group's answers: its key, each item with its answer, the wall time.
+type Asked<T> = ((&'static str, PathBuf), Vec<(T, Answer)>, Duration);
+
 /// A site to ask about, with the targets the static graph gave it.
 #[derive(Clone, Debug)]
 struct Site {
@@ -231,7 +234,7 @@ pub async fn verify(
 
     // Ask each root's server, pipelined, all roots at once, until the deadline.
     let concurrency = opts.concurrency;
-    let phase: Vec<((&'static str, PathBuf), Vec<(Site, Answer)>, Duration)> =
+    let phase: Vec<Asked<Site>> =
         futures::future::join_all(groups.iter().filter(|(_, g)| g.skipped.is_none()).map(
             |(key, g)| {
                 let texts = &texts;
@@ -400,11 +403,7 @@ pub async fn verify(
                     .targets_unasked += g.targets.len();
             }
         }
-        let phase: Vec<(
-            (&'static str, PathBuf),
-            Vec<((String, Pos), Answer)>,
-            Duration,
-        )> = futures::future::join_all(
+        let phase: Vec<Asked<(String, Pos)>> = futures::future::join_all(
             groups
                 .iter()
                 .filter(|(_, g)| g.skipped.is_none() && !g.targets.is_empty())

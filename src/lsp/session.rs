@@ -822,16 +822,21 @@ impl Session {
 /// Files under `root` with one of the fallback's extensions, sorted, skipping
 /// dependency and build folders and what `.gitignore` excludes.
 fn project_files(root: &Path, fallback: &spec::ProjectFallback) -> Vec<PathBuf> {
+    let markers = fallback.unless_present.clone();
     let mut files: Vec<PathBuf> = ignore::WalkBuilder::new(root)
         .follow_links(false)
         .hidden(false)
         .require_git(false)
-        .filter_entry(|e| {
-            !(e.depth() > 0
-                && e.file_type().is_some_and(|t| t.is_dir())
-                && e.file_name()
+        .filter_entry(move |e| {
+            let sub_dir = e.depth() > 0 && e.file_type().is_some_and(|t| t.is_dir());
+            // Dependencies and build output; folders with their own project file
+            // are their own roots.
+            !(sub_dir
+                && (e
+                    .file_name()
                     .to_str()
-                    .is_some_and(|n| crate::walk::SKIP_DIRS.contains(&n)))
+                    .is_some_and(|n| crate::walk::SKIP_DIRS.contains(&n))
+                    || markers.iter().any(|m| e.path().join(m).exists())))
         })
         .build()
         .filter_map(Result::ok)
@@ -844,7 +849,15 @@ fn project_files(root: &Path, fallback: &spec::ProjectFallback) -> Vec<PathBuf> 
         })
         .collect();
     files.sort();
-    files.truncate(fallback.max_files);
+    if files.len() > fallback.max_files {
+        tracing::warn!(
+            root = %root.display(),
+            files = files.len(),
+            max = fallback.max_files,
+            "too many files for the declared project: keeping the first"
+        );
+        files.truncate(fallback.max_files);
+    }
     files
 }
 
