@@ -57,7 +57,6 @@ pub struct Stats {
 
 struct Doc {
     version: i32,
-    hash: u64,
     text: Arc<str>,
     used: u64,
 }
@@ -85,6 +84,8 @@ pub struct Session {
     started: Instant,
     startup_timeout: Duration,
     request_timeout: Duration,
+    /// For whole-workspace searches (references, incoming calls).
+    search_timeout: Duration,
     hung_after: u32,
     timeouts_in_a_row: AtomicU32,
     hung: AtomicBool,
@@ -226,6 +227,7 @@ impl Session {
             started,
             startup_timeout: spec.startup_timeout(),
             request_timeout: spec.request_timeout(),
+            search_timeout: spec.search_timeout(),
             hung_after: spec.hung_after_timeouts.max(1),
             timeouts_in_a_row: AtomicU32::new(0),
             hung: AtomicBool::new(false),
@@ -461,18 +463,18 @@ impl Session {
     /// Open `path` with `text`, or send the new text if it changed since.
     pub async fn sync_doc(&self, path: &Path, lang_id: &str, text: &str) -> Result<(), LspError> {
         let uri = file_url(path)?;
-        let hash = hash_text(text);
         let mut docs = self.docs.lock().await;
         docs.tick += 1;
         let tick = docs.tick;
         let sent = match docs.open.get_mut(&uri) {
-            Some(doc) if doc.hash == hash => {
+            // Compared, not hashed: every request syncs its file, and a memcmp
+            // of an unchanged text is far cheaper than hashing it.
+            Some(doc) if *doc.text == *text => {
                 doc.used = tick;
                 Ok(())
             }
             Some(doc) => {
                 doc.version += 1;
-                doc.hash = hash;
                 doc.text = text.into();
                 doc.used = tick;
                 self.socket
@@ -508,7 +510,6 @@ impl Session {
                     uri.clone(),
                     Doc {
                         version: 1,
-                        hash,
                         text: text.into(),
                         used: tick,
                     },
@@ -536,11 +537,20 @@ impl Session {
         R: lr::Request,
         R::Params: Clone,
     {
+        // Searches of the whole workspace: the first one makes a server read
+        // every file (pyright on Django: longer than the definition timeout,
+        // and a server killed as hung loses all it had read).
+        let limit = match R::METHOD {
+            "textDocument/references"
+            | "callHierarchy/incomingCalls"
+            | "textDocument/implementation" => self.search_timeout,
+            _ => self.request_timeout,
+        };
         let mut attempt = 0;
         loop {
             let fut = self.socket.request::<R>(params.clone());
             let sent = Instant::now();
-            let res = tokio::time::timeout(self.request_timeout, fut).await;
+            let res = tokio::time::timeout(limit, fut).await;
             self.requests.fetch_add(1, Ordering::Relaxed);
             self.waited_nanos
                 .fetch_add(sent.elapsed().as_nanos() as u64, Ordering::Relaxed);
@@ -554,7 +564,7 @@ impl Session {
                     return Err(LspError::Timeout {
                         server: self.name.clone(),
                         method: R::METHOD.into(),
-                        secs: self.request_timeout.as_secs_f64(),
+                        secs: limit.as_secs_f64(),
                     });
                 }
                 Ok(Ok(v)) => {

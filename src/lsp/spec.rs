@@ -37,7 +37,7 @@ pub struct ServerSpec {
     pub root_markers: Vec<String>,
     /// A file that makes its folder the root of every root below it (a Cargo
     /// workspace): one session then serves all its members.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workspace_marker: Option<WorkspaceMarker>,
     /// Live sessions (workspace roots) per server at most; the least recently
     /// used one is shut down to start another, and `verify` checks the roots
@@ -46,7 +46,7 @@ pub struct ServerSpec {
     pub max_sessions: usize,
     /// What to do at a root without a project file (typescript-language-server
     /// without tsconfig.json).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub project_fallback: Option<ProjectFallback>,
     /// Prints the version; the program is looked up next to `command` first.
     #[serde(default)]
@@ -55,6 +55,14 @@ pub struct ServerSpec {
     pub startup_timeout_secs: f64,
     #[serde(deserialize_with = "de_secs")]
     pub request_timeout_secs: f64,
+    /// Timeout of whole-workspace searches (references, implementations,
+    /// incoming calls); the request timeout when unset.
+    #[serde(
+        default,
+        deserialize_with = "de_secs_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub search_timeout_secs: Option<f64>,
     /// This many request timeouts in a row mark the server as hung: it is killed
     /// and restarted.
     #[serde(default = "default_hung_after")]
@@ -92,6 +100,10 @@ fn de_secs<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
         Secs::Int(i) => i as f64,
         Secs::Float(f) => f,
     })
+}
+
+fn de_secs_opt<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    de_secs(d).map(Some)
 }
 
 fn default_hung_after() -> u32 {
@@ -207,6 +219,14 @@ impl ServerSpec {
 
     pub fn request_timeout(&self) -> Duration {
         Duration::from_secs_f64(self.request_timeout_secs.max(0.0))
+    }
+
+    pub fn search_timeout(&self) -> Duration {
+        Duration::from_secs_f64(
+            self.search_timeout_secs
+                .unwrap_or(self.request_timeout_secs)
+                .max(0.0),
+        )
     }
 
     pub fn serves(&self, lang: Lang) -> bool {
@@ -553,6 +573,7 @@ mod tests {
         std::fs::write(repo.join("tsconfig.json"), "{}").unwrap();
         assert!(ts.fallback_at(&repo).is_none());
         assert_eq!(py.max_sessions, 4);
+        assert!(py.search_timeout() > py.request_timeout());
     }
 
     #[test]
