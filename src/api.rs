@@ -446,8 +446,12 @@ pub struct LangVerification {
     pub discovered: usize,
     /// No answer, or an error.
     pub unanswered: usize,
-    /// Not asked: the time budget ran out.
+    /// Not asked: the time budget ran out, or the site is under a workspace
+    /// root beyond the server's session cap (see `roots`).
     pub unchecked: usize,
+    /// Discovery: definitions whose references were not asked (budget or cap).
+    #[serde(default)]
+    pub targets_unasked: usize,
     /// The first error a server gave, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -480,6 +484,9 @@ pub struct VerifyResult {
     pub servers: BTreeMap<String, String>,
     pub seconds: f64,
     pub budget_exhausted: bool,
+    /// One entry per (language, server workspace root), most sites first.
+    #[serde(default)]
+    pub roots: Vec<RootVerification>,
     pub index: IndexInfo,
 }
 
@@ -491,4 +498,30 @@ pub struct VerifyEdgesResult {
     pub report: VerifyResult,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub queued: usize,
+}
+
+/// The sites one language server session (a workspace root) was asked about.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+pub struct RootVerification {
+    pub language: String,
+    /// Repository-relative folder the server ran in (`.` for the repository root).
+    pub root: String,
+    /// Sites under this root.
+    pub sites: usize,
+    /// Sites the server answered.
+    pub checked: usize,
+    /// The server's state after the run.
+    pub server: String,
+    /// Server start to its readiness signal, when it started.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ready_seconds: Option<f64>,
+    /// Requests answered or timed out, and the time spent waiting for them
+    /// (sent → answer), summed over requests in flight.
+    pub requests: u64,
+    pub server_seconds: f64,
+    /// Wall time of this root's requests, its server's start included.
+    pub seconds: f64,
+    /// Why this root was not checked at all (its sites count as `unchecked`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
 }

@@ -827,6 +827,22 @@ pub fn render_verify(out: &mut impl Write, r: &api::VerifyResult) -> Result<()> 
     for (lang, state) in &r.servers {
         writeln!(out, "server {lang}: {state}")?;
     }
+    if r.roots.len() > 1 || r.roots.iter().any(|x| x.skipped.is_some()) {
+        for x in &r.roots {
+            match &x.skipped {
+                Some(why) => writeln!(
+                    out,
+                    "  {} root {}: {} sites {why}",
+                    x.language, x.root, x.sites
+                )?,
+                None => writeln!(
+                    out,
+                    "  {} root {}: {} sites, {} checked, {}",
+                    x.language, x.root, x.sites, x.checked, x.server
+                )?,
+            }
+        }
+    }
     writeln!(out, "(found: unresolved sites the server resolved in the repository; external: resolved outside it)")?;
     Ok(())
 }

@@ -46,9 +46,14 @@
 //! - [`install::status`] / [`install::install`] back `refgraph servers [install]`.
 //! - Trust: rust-analyzer runs no build scripts, proc-macros or `cargo check`
 //!   unless [`LspConfig::trust`] is set; its `target/` goes under refgraph's cache.
-//! - Roots: the session root is the `root` the caller passes (the repository).
-//!   TypeScript needs a `tsconfig.json`/`jsconfig.json` there for references across
-//!   unopened files. [`ServerSpec::root_for`] finds a nearer marker if wanted.
+//! - Roots: the session root is the `root` the caller passes. Callers pass each
+//!   file's [`ServerSpec::root_for`] (nearest root marker, or the enclosing Cargo
+//!   workspace), as `verify` does; at most `max_sessions` sessions per server run
+//!   at once (the least recently used one is shut down to start another).
+//! - A TypeScript root without `tsconfig.json`/`jsconfig.json` gets its files
+//!   declared as one project (the spec's `project_fallback`), so references reach
+//!   unopened files; nothing is written into the repository.
+//! - [`Pool::stats`] gives a session's requests, time waited and time to ready.
 
 mod client;
 pub mod convert;
@@ -64,6 +69,7 @@ use std::time::Duration;
 
 pub use install::{InstallError, InstallEvent, ServerStatus};
 pub use pool::Pool;
+pub use session::Stats;
 pub use spec::{ServerSpec, SpecError};
 
 #[allow(unused_imports)] // for docs

@@ -53,6 +53,9 @@ impl Default for VerifyOptions {
 /// A server's answer: `None` when the budget ran out before asking.
 type Answer = Option<Result<Vec<crate::lsp::Location>, LspError>>;
 
+/// One group's answers: its key, each item with its answer, the wall time.
+type Asked<T> = ((&'static str, PathBuf), Vec<(T, Answer)>, Duration);
+
 /// A site to ask about, with the targets the static graph gave it.
 #[derive(Clone, Debug)]
 struct Site {
@@ -75,15 +78,96 @@ pub fn lsp_config(session: &Session) -> Result<LspConfig, QueryError> {
         .map_err(|e| QueryError::BadInput(e.to_string()))
 }
 
+/// Where a server runs and what it is asked there: the sites under one
+/// workspace root of one language (its server's `root_for`), and the
+/// definitions whose references are asked for in discovery.
+struct Group {
+    /// A language of the group's family, for pool calls not tied to a site.
+    lang: Lang,
+    /// Absolute (canonical) root.
+    root: PathBuf,
+    sites: Vec<Site>,
+    targets: BTreeSet<(String, Pos)>,
+    /// Sites the server answered.
+    checked: usize,
+    /// Why no session runs here.
+    skipped: Option<String>,
+    /// Wall time of this root's requests.
+    busy: Duration,
+}
+
+/// Workspace roots per language, found once per folder.
+struct Roots<'a> {
+    pool: &'a Pool,
+    repo: &'a Path,
+    cache: HashMap<(&'static str, PathBuf), PathBuf>,
+}
+
+impl Roots<'_> {
+    /// The server root for the repository-relative `path`: the nearest folder
+    /// with one of its server's root markers, the repository root at most.
+    fn of(&mut self, lang: Lang, path: &str) -> PathBuf {
+        let file = self.repo.join(path);
+        let dir = file.parent().unwrap_or(self.repo).to_path_buf();
+        let key = (lang_name(lang), dir);
+        if let Some(r) = self.cache.get(&key) {
+            return r.clone();
+        }
+        let root = match self.pool.config().spec_for(lang) {
+            Some(spec) => spec.root_for(&file, self.repo),
+            None => self.repo.to_path_buf(),
+        };
+        self.cache.insert(key, root.clone());
+        root
+    }
+}
+
+/// Run `ask` on each item, `concurrency` at a time; items not started, or
+/// not answered, by `deadline` get `None`.
+async fn bounded_all<'a, T, F, Fut>(
+    items: Vec<T>,
+    concurrency: usize,
+    deadline: Instant,
+    ask: F,
+) -> Vec<(T, Answer)>
+where
+    T: Clone + 'a,
+    F: Fn(T) -> Fut + 'a,
+    Fut: std::future::Future<Output = Result<Vec<crate::lsp::Location>, LspError>> + 'a,
+{
+    let ask = &ask;
+    stream::iter(items)
+        .map(|item| async move {
+            if Instant::now() >= deadline {
+                return (item, None);
+            }
+            let r = tokio::time::timeout_at(deadline.into(), ask(item.clone()))
+                .await
+                .ok();
+            (item, r)
+        })
+        .buffer_unordered(concurrency.max(1))
+        .collect()
+        .await
+}
+
 /// Verify the session's guessed edges; returns the report. The session's
 /// index is re-resolved so the answers are in the graph afterwards.
+///
+/// Sites are grouped by their server's workspace root (one session per
+/// language and root, at most `max_sessions` of them, the roots with the most
+/// sites first); nothing is asked after the budget's deadline, and requests
+/// still in flight then are dropped: what was not answered counts as
+/// `unchecked` (`targets_unasked` for discovery).
 pub async fn verify(
     session: &mut Session,
     pool: &Pool,
     opts: &VerifyOptions,
 ) -> Result<VerifyResult, QueryError> {
     let start = Instant::now();
-    let deadline = start + opts.budget;
+    let deadline = start
+        .checked_add(opts.budget)
+        .unwrap_or(start + Duration::from_secs(365 * 86_400));
     let root = session
         .root
         .canonicalize()
@@ -94,8 +178,7 @@ pub async fn verify(
         .into_iter()
         .map(|f| (f.path, f.hash))
         .collect();
-    let mut sites = candidate_sites(session, opts, &hashes)?;
-    sites.sort_by(|a, b| (&a.path, a.pos).cmp(&(&b.path, b.pos)));
+    let sites = candidate_sites(session, opts, &hashes)?;
     let total_sites = sites.len();
 
     let mut report: BTreeMap<String, LangVerification> = BTreeMap::new();
@@ -109,184 +192,299 @@ pub async fn verify(
         }
     }
 
-    // Ask, pipelined, until the budget runs out.
-    let answers: Vec<(Site, Answer)> = stream::iter(sites)
-        .map(|s| {
-            let text = texts[&s.path].clone();
-            let root = &root;
-            async move {
-                if Instant::now() >= deadline {
-                    return (s, None);
-                }
-                let Some(lang) = Lang::of_path(&s.path) else {
-                    return (s, None);
-                };
-                let file = root.join(&s.path);
-                let r = pool.definition(lang, root, &file, &text, s.pos).await;
-                (s, Some(r))
-            }
-        })
-        .buffer_unordered(opts.concurrency.max(1))
-        .collect()
-        .await;
-
-    let mut verdicts = Vec::new();
-    let mut targets_to_discover: BTreeMap<(String, Pos), Lang> = BTreeMap::new();
-    let mut errors: BTreeMap<String, String> = BTreeMap::new();
-    for (site, answer) in answers {
-        let lang = Lang::of_path(&site.path).unwrap_or(Lang::Python);
-        let entry = report.entry(lang_name(lang).into()).or_default();
-        let Some(answer) = answer else {
-            entry.unchecked += 1;
+    // Group the sites by (language, server root).
+    let mut roots = Roots {
+        pool,
+        repo: &root,
+        cache: HashMap::new(),
+    };
+    let mut groups: BTreeMap<(&'static str, PathBuf), Group> = BTreeMap::new();
+    for s in sites {
+        let Some(lang) = Lang::of_path(&s.path) else {
             continue;
         };
-        let server = pool.server_id(lang).unwrap_or_else(|| "unknown".into());
-        let locations = match answer {
-            Ok(l) => l,
-            Err(e) => {
-                entry.unanswered += 1;
-                errors
-                    .entry(lang_name(lang).into())
-                    .or_insert_with(|| e.to_string());
-                continue;
-            }
-        };
-        entry.checked += 1;
-        let mut rows = Vec::new();
-        for l in &locations {
-            let outcome = match relative(&root, &l.path) {
-                Some(rel) => match hashes.get(&rel) {
-                    Some(h) => Outcome::Target {
-                        path: rel,
-                        hash: h.clone(),
-                        line: l.pos.line,
-                        column: l.pos.column,
-                    },
-                    None => Outcome::External,
-                },
-                None => Outcome::External,
-            };
-            rows.push(outcome);
-        }
-        if rows.is_empty() {
-            rows.push(Outcome::None);
-        }
-        let confirmed = rows.iter().any(|o| match o {
-            Outcome::Target { path, line, .. } => site
-                .expected
-                .iter()
-                .any(|(p, pos)| p == path && pos.line == *line),
-            _ => false,
-        });
-        let any_target = rows.iter().any(|o| matches!(o, Outcome::Target { .. }));
-        match (&rows[0], confirmed) {
-            (Outcome::None, _) => entry.unanswered += 1,
-            (_, true) => entry.confirmed += 1,
-            _ if any_target && !site.expected.is_empty() => entry.retargeted += 1,
-            _ if any_target => entry.resolved_unresolved += 1,
-            _ if site.expected.is_empty() => entry.external_unresolved += 1,
-            _ => entry.refuted += 1,
-        }
-        if opts.discover {
-            for o in &rows {
-                if let Outcome::Target {
-                    path, line, column, ..
-                } = o
-                {
-                    targets_to_discover.insert(
-                        (
-                            path.clone(),
-                            Pos {
-                                line: *line,
-                                column: *column,
-                            },
-                        ),
-                        lang,
-                    );
-                }
-            }
-            for (p, pos) in &site.expected {
-                targets_to_discover.insert((p.clone(), *pos), lang);
-            }
-        }
-        for o in rows {
-            verdicts.push(VerdictRow {
-                site_path: site.path.clone(),
-                line: site.pos.line,
-                column: site.pos.column,
-                site_hash: site.hash.clone(),
-                server: server.clone(),
-                outcome: o,
-            });
+        let r = roots.of(lang, &s.path);
+        groups
+            .entry((lang_name(lang), r.clone()))
+            .or_insert_with(|| Group::new(lang, r))
+            .sites
+            .push(s);
+    }
+    // The session cap: per language, the roots with the most sites first.
+    let mut active: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut ranked: Vec<&mut Group> = groups.values_mut().collect();
+    ranked.sort_by(|a, b| {
+        (lang_name(a.lang), std::cmp::Reverse(a.sites.len()), &a.root).cmp(&(
+            lang_name(b.lang),
+            std::cmp::Reverse(b.sites.len()),
+            &b.root,
+        ))
+    });
+    for g in ranked {
+        g.sites
+            .sort_by(|a, b| (&a.path, a.pos).cmp(&(&b.path, b.pos)));
+        let max = max_sessions(pool, g.lang);
+        let n = active.entry(lang_name(g.lang)).or_default();
+        if *n < max {
+            *n += 1;
+        } else {
+            g.skipped = Some(cap_reason(pool, g.lang, max));
         }
     }
 
-    // Discover: references on each target the servers confirmed or named.
+    // Ask each root's server, pipelined, all roots at once, until the deadline.
+    let concurrency = opts.concurrency;
+    let phase: Vec<Asked<Site>> =
+        futures::future::join_all(groups.iter().filter(|(_, g)| g.skipped.is_none()).map(
+            |(key, g)| {
+                let texts = &texts;
+                let root = &root;
+                async move {
+                    let t = Instant::now();
+                    let answers = bounded_all(g.sites.clone(), concurrency, deadline, |s: Site| {
+                        let text = texts[&s.path].clone();
+                        let lang = Lang::of_path(&s.path).unwrap_or(g.lang);
+                        async move {
+                            let file = root.join(&s.path);
+                            pool.definition(lang, &g.root, &file, &text, s.pos).await
+                        }
+                    })
+                    .await;
+                    (key.clone(), answers, t.elapsed())
+                }
+            },
+        ))
+        .await;
+
+    // Something was left unasked at the deadline.
+    let mut cut = false;
+    let mut verdicts = Vec::new();
+    let mut targets_to_discover: BTreeMap<(String, Pos), Lang> = BTreeMap::new();
+    let mut errors: BTreeMap<String, String> = BTreeMap::new();
+    for g in groups.values() {
+        let entry = report.entry(lang_name(g.lang).into()).or_default();
+        if g.skipped.is_some() {
+            entry.unchecked += g.sites.len();
+        }
+    }
+    for (key, answers, busy) in phase {
+        let g = groups.get_mut(&key).expect("a group that was asked");
+        g.busy = busy;
+        g.checked = answers
+            .iter()
+            .filter(|(_, a)| matches!(a, Some(Ok(_))))
+            .count();
+        for (site, answer) in answers {
+            let lang = Lang::of_path(&site.path).unwrap_or(Lang::Python);
+            let entry = report.entry(lang_name(lang).into()).or_default();
+            let Some(answer) = answer else {
+                entry.unchecked += 1;
+                cut = true;
+                continue;
+            };
+            let server = pool.server_id(lang).unwrap_or_else(|| "unknown".into());
+            let locations = match answer {
+                Ok(l) => l,
+                Err(e) => {
+                    entry.unanswered += 1;
+                    errors
+                        .entry(lang_name(lang).into())
+                        .or_insert_with(|| e.to_string());
+                    continue;
+                }
+            };
+            entry.checked += 1;
+            let mut rows = Vec::new();
+            for l in &locations {
+                let outcome = match relative(&root, &l.path) {
+                    Some(rel) => match hashes.get(&rel) {
+                        Some(h) => Outcome::Target {
+                            path: rel,
+                            hash: h.clone(),
+                            line: l.pos.line,
+                            column: l.pos.column,
+                        },
+                        None => Outcome::External,
+                    },
+                    None => Outcome::External,
+                };
+                rows.push(outcome);
+            }
+            if rows.is_empty() {
+                rows.push(Outcome::None);
+            }
+            let confirmed = rows.iter().any(|o| match o {
+                Outcome::Target { path, line, .. } => site
+                    .expected
+                    .iter()
+                    .any(|(p, pos)| p == path && pos.line == *line),
+                _ => false,
+            });
+            let any_target = rows.iter().any(|o| matches!(o, Outcome::Target { .. }));
+            match (&rows[0], confirmed) {
+                (Outcome::None, _) => entry.unanswered += 1,
+                (_, true) => entry.confirmed += 1,
+                _ if any_target && !site.expected.is_empty() => entry.retargeted += 1,
+                _ if any_target => entry.resolved_unresolved += 1,
+                _ if site.expected.is_empty() => entry.external_unresolved += 1,
+                _ => entry.refuted += 1,
+            }
+            if opts.discover {
+                for o in &rows {
+                    if let Outcome::Target {
+                        path, line, column, ..
+                    } = o
+                    {
+                        targets_to_discover.insert(
+                            (
+                                path.clone(),
+                                Pos {
+                                    line: *line,
+                                    column: *column,
+                                },
+                            ),
+                            lang,
+                        );
+                    }
+                }
+                for (p, pos) in &site.expected {
+                    targets_to_discover.insert((p.clone(), *pos), lang);
+                }
+            }
+            for o in rows {
+                verdicts.push(VerdictRow {
+                    site_path: site.path.clone(),
+                    line: site.pos.line,
+                    column: site.pos.column,
+                    site_hash: site.hash.clone(),
+                    server: server.clone(),
+                    outcome: o,
+                });
+            }
+        }
+    }
+
+    // Discover: references on each target the servers confirmed or named, asked
+    // of the server at the target's own root.
     for (path, pos) in &opts.discover_targets {
         if let Some(lang) = Lang::of_path(path) {
             targets_to_discover.insert((path.clone(), *pos), lang);
         }
     }
     let mut discovered = Vec::new();
-    if (opts.discover || !opts.discover_targets.is_empty()) && Instant::now() < deadline {
+    if opts.discover || !opts.discover_targets.is_empty() {
+        for ((path, pos), lang) in targets_to_discover {
+            let r = roots.of(lang, &path);
+            let key = (lang_name(lang), r.clone());
+            if !groups.contains_key(&key) {
+                // A root with no sites of its own: within the cap, it gets a session.
+                let max = max_sessions(pool, lang);
+                let n = active.entry(lang_name(lang)).or_default();
+                let mut g = Group::new(lang, r);
+                if *n < max {
+                    *n += 1;
+                } else {
+                    g.skipped = Some(cap_reason(pool, lang, max));
+                }
+                groups.insert(key.clone(), g);
+            }
+            groups.get_mut(&key).unwrap().targets.insert((path, pos));
+        }
         let known = session.store.edge_sites()?;
         let asked: BTreeSet<(String, u32, u32)> = verdicts
             .iter()
             .map(|v| (v.site_path.clone(), v.line, v.column))
             .collect();
-        let found: Vec<((String, Pos), Lang, Answer)> = stream::iter(targets_to_discover)
-            .map(|((path, pos), lang)| {
-                let root = &root;
-                async move {
-                    if Instant::now() >= deadline {
-                        return ((path, pos), lang, None);
+        for g in groups.values() {
+            if g.skipped.is_some() && !g.targets.is_empty() {
+                report
+                    .entry(lang_name(g.lang).into())
+                    .or_default()
+                    .targets_unasked += g.targets.len();
+            }
+        }
+        let phase: Vec<Asked<(String, Pos)>> = futures::future::join_all(
+            groups
+                .iter()
+                .filter(|(_, g)| g.skipped.is_none() && !g.targets.is_empty())
+                .map(|(key, g)| {
+                    let root = &root;
+                    async move {
+                        let t = Instant::now();
+                        let targets: Vec<(String, Pos)> = g.targets.iter().cloned().collect();
+                        let answers = bounded_all(targets, concurrency, deadline, |(path, pos)| {
+                            let lang = Lang::of_path(&path).unwrap_or(g.lang);
+                            async move {
+                                let file = root.join(&path);
+                                let text = tokio::fs::read(&file)
+                                    .await
+                                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+                                    .unwrap_or_default();
+                                pool.references(lang, &g.root, &file, &text, pos, false)
+                                    .await
+                            }
+                        })
+                        .await;
+                        (key.clone(), answers, t.elapsed())
                     }
-                    let file = root.join(&path);
-                    let text = std::fs::read(&file)
-                        .map(|b| String::from_utf8_lossy(&b).into_owned())
-                        .unwrap_or_default();
-                    let r = pool.references(lang, root, &file, &text, pos, false).await;
-                    ((path, pos), lang, Some(r))
-                }
-            })
-            .buffer_unordered(opts.concurrency.max(1))
-            .collect()
-            .await;
-        for ((tpath, tpos), lang, r) in found {
-            let Some(Ok(locations)) = r else { continue };
-            let server = pool.server_id(lang).unwrap_or_else(|| "unknown".into());
-            for l in locations {
-                let Some(rel) = relative(&root, &l.path) else {
+                }),
+        )
+        .await;
+        for (key, found, busy) in phase {
+            if let Some(g) = groups.get_mut(&key) {
+                g.busy += busy;
+            }
+            for ((tpath, tpos), r) in found {
+                let Some(lang) = Lang::of_path(&tpath) else {
                     continue;
                 };
-                let Some(site_hash) = hashes.get(&rel) else {
-                    continue;
+                let entry = report.entry(lang_name(lang).into()).or_default();
+                let locations = match r {
+                    None => {
+                        entry.targets_unasked += 1;
+                        cut = true;
+                        continue;
+                    }
+                    Some(Err(_)) => continue,
+                    Some(Ok(l)) => l,
                 };
-                let key = (rel.clone(), l.pos.line, l.pos.column);
-                if known.contains(&key) || asked.contains(&key) || (rel == tpath && l.pos == tpos) {
-                    continue;
+                let server = pool.server_id(lang).unwrap_or_else(|| "unknown".into());
+                for l in locations {
+                    let Some(rel) = relative(&root, &l.path) else {
+                        continue;
+                    };
+                    let Some(site_hash) = hashes.get(&rel) else {
+                        continue;
+                    };
+                    let key = (rel.clone(), l.pos.line, l.pos.column);
+                    if known.contains(&key)
+                        || asked.contains(&key)
+                        || (rel == tpath && l.pos == tpos)
+                    {
+                        continue;
+                    }
+                    let text = texts
+                        .entry(rel.clone())
+                        .or_insert_with(|| {
+                            std::sync::Arc::new(
+                                std::fs::read_to_string(root.join(&rel)).unwrap_or_default(),
+                            )
+                        })
+                        .clone();
+                    discovered.push(DiscoveredRow {
+                        site_path: rel,
+                        line: l.pos.line,
+                        column: l.pos.column,
+                        site_hash: site_hash.clone(),
+                        server: server.clone(),
+                        kind: site_kind(&text, l.pos),
+                        target_path: tpath.clone(),
+                        target_hash: hashes.get(&tpath).cloned().unwrap_or_default(),
+                        target_line: tpos.line,
+                        target_column: tpos.column,
+                    });
+                    report.entry(lang_name(lang).into()).or_default().discovered += 1;
                 }
-                let text = texts
-                    .entry(rel.clone())
-                    .or_insert_with(|| {
-                        std::sync::Arc::new(
-                            std::fs::read_to_string(root.join(&rel)).unwrap_or_default(),
-                        )
-                    })
-                    .clone();
-                discovered.push(DiscoveredRow {
-                    site_path: rel,
-                    line: l.pos.line,
-                    column: l.pos.column,
-                    site_hash: site_hash.clone(),
-                    server: server.clone(),
-                    kind: site_kind(&text, l.pos),
-                    target_path: tpath.clone(),
-                    target_hash: hashes.get(&tpath).cloned().unwrap_or_default(),
-                    target_line: tpos.line,
-                    target_column: tpos.column,
-                });
-                report.entry(lang_name(lang).into()).or_default().discovered += 1;
             }
         }
     }
@@ -315,14 +513,37 @@ pub async fn verify(
     for (lang, e) in errors {
         report.entry(lang).or_default().error = Some(e);
     }
+    let mut ordered: Vec<&Group> = groups.values().collect();
+    ordered.sort_by(|a, b| {
+        (lang_name(a.lang), std::cmp::Reverse(a.sites.len()), &a.root).cmp(&(
+            lang_name(b.lang),
+            std::cmp::Reverse(b.sites.len()),
+            &b.root,
+        ))
+    });
     let mut servers = BTreeMap::new();
-    for lang in [Lang::Python, Lang::TypeScript, Lang::Rust] {
-        if report.contains_key(lang_name(lang)) {
-            servers.insert(
-                lang_name(lang).to_string(),
-                state_text(&pool.state(lang, &root), pool.server_id(lang)),
-            );
-        }
+    let mut root_reports = Vec::new();
+    for g in ordered {
+        let state = state_text(&pool.state(g.lang, &g.root), pool.server_id(g.lang));
+        // A language's state is its busiest root's.
+        servers
+            .entry(lang_name(g.lang).to_string())
+            .or_insert_with(|| state.clone());
+        let stats = pool.stats(g.lang, &g.root).unwrap_or_default();
+        root_reports.push(crate::api::RootVerification {
+            language: lang_name(g.lang).into(),
+            root: relative(&root, &g.root)
+                .filter(|r| !r.is_empty())
+                .unwrap_or_else(|| ".".into()),
+            sites: g.sites.len(),
+            checked: g.checked,
+            server: state,
+            ready_seconds: stats.ready_after.map(|d| d.as_secs_f64()),
+            requests: stats.requests,
+            server_seconds: stats.waited.as_secs_f64(),
+            seconds: g.busy.as_secs_f64(),
+            skipped: g.skipped.clone(),
+        });
     }
     Ok(VerifyResult {
         min_confidence: opts.min_confidence,
@@ -330,9 +551,40 @@ pub async fn verify(
         languages: report,
         servers,
         seconds: start.elapsed().as_secs_f64(),
-        budget_exhausted: Instant::now() >= deadline,
+        budget_exhausted: cut,
+        roots: root_reports,
         index: session.index.clone(),
     })
+}
+
+impl Group {
+    fn new(lang: Lang, root: PathBuf) -> Group {
+        Group {
+            lang,
+            root,
+            sites: Vec::new(),
+            targets: BTreeSet::new(),
+            checked: 0,
+            skipped: None,
+            busy: Duration::ZERO,
+        }
+    }
+}
+
+fn max_sessions(pool: &Pool, lang: Lang) -> usize {
+    pool.config()
+        .spec_for(lang)
+        .map_or(1, |s| s.max_sessions.max(1))
+}
+
+fn cap_reason(pool: &Pool, lang: Lang, max: usize) -> String {
+    let name = pool
+        .config()
+        .spec_for(lang)
+        .map_or("the server", |s| s.name.as_str());
+    format!(
+        "not checked: {name} runs at most {max} sessions (workspace roots) and other roots have more sites; raise `max_sessions` in [servers.{name}] of .refgraph/config.toml"
+    )
 }
 
 /// `find_referencing_symbols` with the sites below `min_confidence` checked

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::install::{self, ServerStatus};
-use super::session::{Session, SessionConfig};
+use super::session::{Session, SessionConfig, Stats};
 use super::spec::ServerSpec;
 use super::{IncomingCall, Location, LspConfig, LspError, ServerState};
 use crate::extract::Lang;
@@ -26,6 +26,28 @@ pub struct Pool {
 struct Entry {
     slot: tokio::sync::Mutex<Slot>,
     state: Arc<Mutex<ServerState>>,
+    /// The running session, also readable while a start holds `slot`.
+    live: Mutex<Option<Arc<Session>>>,
+    /// Last use, for evicting the least recently used session beyond the cap.
+    used: Mutex<Instant>,
+}
+
+/// Puts the state back when a start is abandoned (its future dropped at a
+/// deadline): the half-started session is dropped, and killed, with it.
+struct StartGuard {
+    state: Arc<Mutex<ServerState>>,
+    armed: bool,
+}
+
+impl Drop for StartGuard {
+    fn drop(&mut self) {
+        if self.armed {
+            let mut st = self.state.lock().unwrap();
+            if *st == ServerState::Starting {
+                *st = ServerState::NotStarted;
+            }
+        }
+    }
 }
 
 #[derive(Default)]
@@ -142,6 +164,88 @@ impl Pool {
         }
     }
 
+    /// Requests, time waited and time to readiness of the running session
+    /// for `lang` at `root`, if one runs.
+    pub fn stats(&self, lang: Lang, root: &Path) -> Option<Stats> {
+        let spec = self.spec(lang).ok()?;
+        let key = (spec.name.clone(), canonical(root));
+        let entry = self.entries.lock().unwrap().get(&key).cloned()?;
+        let live = entry.live.lock().unwrap().clone();
+        live.map(|s| s.stats())
+    }
+
+    /// The roots with a running (or starting) session of the server for `lang`, sorted.
+    pub fn live_roots(&self, lang: Lang) -> Vec<PathBuf> {
+        let Ok(spec) = self.spec(lang) else {
+            return Vec::new();
+        };
+        let mut v: Vec<PathBuf> = self
+            .entries
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|((name, _), e)| {
+                name == &spec.name
+                    && matches!(
+                        *e.state.lock().unwrap(),
+                        ServerState::Ready | ServerState::Starting
+                    )
+            })
+            .map(|((_, root), _)| root.clone())
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Make room for one more session of `spec` (beside `keep`): shut down the
+    /// least recently used ready ones beyond `max_sessions - 1`.
+    fn evict_for(&self, spec: &ServerSpec, keep: &Path) {
+        let max = spec.max_sessions.max(1);
+        let mut others: Vec<(Instant, Arc<Entry>, PathBuf)> = self
+            .entries
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|((name, root), e)| {
+                name == &spec.name
+                    && root != keep
+                    && matches!(
+                        *e.state.lock().unwrap(),
+                        ServerState::Ready | ServerState::Starting
+                    )
+            })
+            .map(|((_, root), e)| (*e.used.lock().unwrap(), e.clone(), root.clone()))
+            .collect();
+        if others.len() < max {
+            return;
+        }
+        others.sort_by_key(|(used, _, _)| *used);
+        let mut excess = others.len() + 1 - max;
+        for (_, e, root) in others {
+            if excess == 0 {
+                break;
+            }
+            // A session being started is not evictable.
+            let Ok(mut slot) = e.slot.try_lock() else {
+                continue;
+            };
+            let Some(session) = slot.session.take() else {
+                continue;
+            };
+            *e.live.lock().unwrap() = None;
+            *e.state.lock().unwrap() = ServerState::NotStarted;
+            tracing::info!(
+                server = %spec.name,
+                root = %root.display(),
+                max,
+                "shutting down the least recently used session"
+            );
+            let grace = self.cfg.shutdown_grace;
+            tokio::spawn(async move { session.close(grace).await });
+            excess -= 1;
+        }
+    }
+
     pub async fn definition(
         &self,
         lang: Lang,
@@ -254,6 +358,8 @@ impl Pool {
                 Arc::new(Entry {
                     slot: tokio::sync::Mutex::new(Slot::default()),
                     state: Arc::new(Mutex::new(ServerState::NotStarted)),
+                    live: Mutex::new(None),
+                    used: Mutex::new(Instant::now()),
                 })
             })
             .clone()
@@ -282,6 +388,7 @@ impl Pool {
             });
         };
         let entry = self.entry(&spec.name, root);
+        *entry.used.lock().unwrap() = Instant::now();
         // Waiting callers queue behind a start; bound the wait like the start itself.
         let lock_wait = spec.startup_timeout() + spec.request_timeout();
         let mut slot = tokio::time::timeout(lock_wait, entry.slot.lock())
@@ -296,6 +403,7 @@ impl Pool {
             }
             // It died: count it, close what is left in the background.
             let dead = slot.session.take().unwrap();
+            *entry.live.lock().unwrap() = None;
             slot.failures = if dead.answered.load(Ordering::Relaxed) {
                 1
             } else {
@@ -338,7 +446,12 @@ impl Pool {
         if slot.failures > 0 {
             slot.restarts += 1;
         }
+        self.evict_for(spec, root);
         *entry.state.lock().unwrap() = ServerState::Starting;
+        let mut guard = StartGuard {
+            state: entry.state.clone(),
+            armed: true,
+        };
         let started = Instant::now();
         let res = async {
             let session = Session::start(SessionConfig {
@@ -347,6 +460,7 @@ impl Pool {
                 root: root.to_path_buf(),
                 trust: self.cfg.trust,
                 cache_dir: self.cfg.cache_dir.clone(),
+                fallback: spec.fallback_at(root).cloned(),
             })
             .await?;
             session.sync_doc(file, lang_id, text).await?;
@@ -357,6 +471,7 @@ impl Pool {
             Ok(session)
         }
         .await;
+        guard.armed = false;
         match res {
             Ok(session) => {
                 tracing::info!(
@@ -367,6 +482,7 @@ impl Pool {
                 );
                 let session = Arc::new(session);
                 slot.session = Some(session.clone());
+                *entry.live.lock().unwrap() = Some(session.clone());
                 slot.next_attempt = None;
                 *entry.state.lock().unwrap() = ServerState::Ready;
                 // Reflect a later death in `state()` without waiting for a request.
@@ -404,6 +520,7 @@ impl Pool {
             .remove(&(spec.name.clone(), canonical(root)));
         if let Some(entry) = entry {
             let grace = self.cfg.shutdown_grace;
+            *entry.live.lock().unwrap() = None;
             tokio::spawn(async move {
                 if let Some(s) = entry.slot.lock().await.session.take() {
                     s.close(grace).await;
@@ -418,6 +535,7 @@ impl Pool {
         let grace = self.cfg.shutdown_grace;
         let closes = entries.into_iter().map(|e| async move {
             let session = e.slot.lock().await.session.take();
+            *e.live.lock().unwrap() = None;
             if let Some(s) = session {
                 s.close(grace).await;
             }

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -41,11 +41,22 @@ pub struct SessionConfig {
     pub root: PathBuf,
     pub trust: bool,
     pub cache_dir: PathBuf,
+    /// Declare this project at the root (it has no project file of its own).
+    pub fallback: Option<spec::ProjectFallback>,
+}
+
+/// Requests a session answered and the time spent waiting for them
+/// (request sent → answer), for overhead measurements.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Stats {
+    pub requests: u64,
+    pub waited: Duration,
+    /// Start → ready.
+    pub ready_after: Option<Duration>,
 }
 
 struct Doc {
     version: i32,
-    hash: u64,
     text: Arc<str>,
     used: u64,
 }
@@ -73,11 +84,16 @@ pub struct Session {
     started: Instant,
     startup_timeout: Duration,
     request_timeout: Duration,
+    /// For whole-workspace searches (references, incoming calls).
+    search_timeout: Duration,
     hung_after: u32,
     timeouts_in_a_row: AtomicU32,
     hung: AtomicBool,
     /// The session answered at least one request.
     pub answered: AtomicBool,
+    requests: AtomicU64,
+    waited_nanos: AtomicU64,
+    ready_after: Mutex<Option<Duration>>,
 }
 
 fn hash_text(text: &str) -> u64 {
@@ -147,8 +163,14 @@ impl Session {
             })?;
 
         let (ready_tx, ready_rx) = watch::channel(false);
+        // A declared project reports no loading progress: its readiness is the
+        // first diagnostics of a file we opened, after the project is open.
+        let readiness = match &cfg.fallback {
+            Some(_) => Readiness::Diagnostics { log_contains: None },
+            None => spec.readiness.clone(),
+        };
         let shared = Arc::new(Shared {
-            readiness: spec.readiness.clone(),
+            readiness,
             track: Mutex::new(Track::default()),
             ready_tx,
             server: name.clone(),
@@ -205,10 +227,14 @@ impl Session {
             started,
             startup_timeout: spec.startup_timeout(),
             request_timeout: spec.request_timeout(),
+            search_timeout: spec.search_timeout(),
             hung_after: spec.hung_after_timeouts.max(1),
             timeouts_in_a_row: AtomicU32::new(0),
             hung: AtomicBool::new(false),
             answered: AtomicBool::new(false),
+            requests: AtomicU64::new(0),
+            waited_nanos: AtomicU64::new(0),
+            ready_after: Mutex::new(None),
         };
 
         #[allow(deprecated)] // root_uri/root_path: older servers still read them
@@ -264,8 +290,68 @@ impl Session {
         let _ = session
             .socket
             .notify::<ln::DidChangeConfiguration>(lt::DidChangeConfigurationParams { settings });
+        if let Some(fallback) = &cfg.fallback {
+            session.open_fallback_project(&cfg.root, fallback).await?;
+        }
         session.shared.update(|_| {});
         Ok(session)
+    }
+
+    /// Declare every matching file under `root` as one project (tsserver's
+    /// `openExternalProject`), so references reach files nobody opened.
+    async fn open_fallback_project(
+        &self,
+        root: &Path,
+        fallback: &spec::ProjectFallback,
+    ) -> Result<(), LspError> {
+        let files = project_files(root, fallback);
+        tracing::info!(
+            server = %self.name,
+            root = %root.display(),
+            files = files.len(),
+            "no project file at the root: declaring an external project"
+        );
+        let project = serde_json::json!({
+            "projectFileName": root.join("refgraph-external-project").display().to_string(),
+            "rootFiles": files
+                .iter()
+                .map(|f| serde_json::json!({ "fileName": f.display().to_string() }))
+                .collect::<Vec<_>>(),
+            "options": spec::toml_to_json(&fallback.compiler_options),
+        });
+        let params = lt::ExecuteCommandParams {
+            command: "typescript.tsserverRequest".into(),
+            arguments: vec!["openExternalProject".into(), project],
+            work_done_progress_params: Default::default(),
+        };
+        let remaining = self.startup_timeout.saturating_sub(self.started.elapsed());
+        match tokio::time::timeout(remaining, self.socket.request::<lr::ExecuteCommand>(params))
+            .await
+        {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(LspError::StartFailed {
+                server: self.name.clone(),
+                reason: format!(
+                    "declaring a project for {} (no tsconfig.json) failed: {}",
+                    root.display(),
+                    self.describe_exit(&e)
+                ),
+            }),
+            Err(_) => Err(LspError::StartTimeout {
+                server: self.name.clone(),
+                secs: self.startup_timeout.as_secs_f64(),
+                waiting_for: "the external project to open".into(),
+            }),
+        }
+    }
+
+    /// Requests answered, time spent waiting for them, time to readiness.
+    pub fn stats(&self) -> Stats {
+        Stats {
+            requests: self.requests.load(Ordering::Relaxed),
+            waited: Duration::from_nanos(self.waited_nanos.load(Ordering::Relaxed)),
+            ready_after: *self.ready_after.lock().unwrap(),
+        }
     }
 
     /// Wait for the server's readiness signal until the startup deadline.
@@ -280,7 +366,10 @@ impl Session {
             }
         };
         match tokio::time::timeout_at(deadline.into(), wait).await {
-            Ok(Ok(())) => Ok(()),
+            Ok(Ok(())) => {
+                *self.ready_after.lock().unwrap() = Some(self.started.elapsed());
+                Ok(())
+            }
             Ok(Err(())) => {
                 self.drain_stderr().await;
                 Err(self.exited("waiting for readiness"))
@@ -374,18 +463,18 @@ impl Session {
     /// Open `path` with `text`, or send the new text if it changed since.
     pub async fn sync_doc(&self, path: &Path, lang_id: &str, text: &str) -> Result<(), LspError> {
         let uri = file_url(path)?;
-        let hash = hash_text(text);
         let mut docs = self.docs.lock().await;
         docs.tick += 1;
         let tick = docs.tick;
         let sent = match docs.open.get_mut(&uri) {
-            Some(doc) if doc.hash == hash => {
+            // Compared, not hashed: every request syncs its file, and a memcmp
+            // of an unchanged text is far cheaper than hashing it.
+            Some(doc) if *doc.text == *text => {
                 doc.used = tick;
                 Ok(())
             }
             Some(doc) => {
                 doc.version += 1;
-                doc.hash = hash;
                 doc.text = text.into();
                 doc.used = tick;
                 self.socket
@@ -421,7 +510,6 @@ impl Session {
                     uri.clone(),
                     Doc {
                         version: 1,
-                        hash,
                         text: text.into(),
                         used: tick,
                     },
@@ -449,10 +537,23 @@ impl Session {
         R: lr::Request,
         R::Params: Clone,
     {
+        // Searches of the whole workspace: the first one makes a server read
+        // every file (pyright on Django: longer than the definition timeout,
+        // and a server killed as hung loses all it had read).
+        let limit = match R::METHOD {
+            "textDocument/references"
+            | "callHierarchy/incomingCalls"
+            | "textDocument/implementation" => self.search_timeout,
+            _ => self.request_timeout,
+        };
         let mut attempt = 0;
         loop {
             let fut = self.socket.request::<R>(params.clone());
-            let res = tokio::time::timeout(self.request_timeout, fut).await;
+            let sent = Instant::now();
+            let res = tokio::time::timeout(limit, fut).await;
+            self.requests.fetch_add(1, Ordering::Relaxed);
+            self.waited_nanos
+                .fetch_add(sent.elapsed().as_nanos() as u64, Ordering::Relaxed);
             match res {
                 Err(_) => {
                     let n = self.timeouts_in_a_row.fetch_add(1, Ordering::Relaxed) + 1;
@@ -463,7 +564,7 @@ impl Session {
                     return Err(LspError::Timeout {
                         server: self.name.clone(),
                         method: R::METHOD.into(),
-                        secs: self.request_timeout.as_secs_f64(),
+                        secs: limit.as_secs_f64(),
                     });
                 }
                 Ok(Ok(v)) => {
@@ -726,6 +827,48 @@ impl Session {
         let mainloop = self.mainloop.lock().unwrap().take();
         close_parts(self.socket.clone(), child, mainloop, grace).await;
     }
+}
+
+/// Files under `root` with one of the fallback's extensions, sorted, skipping
+/// dependency and build folders and what `.gitignore` excludes.
+fn project_files(root: &Path, fallback: &spec::ProjectFallback) -> Vec<PathBuf> {
+    let markers = fallback.unless_present.clone();
+    let mut files: Vec<PathBuf> = ignore::WalkBuilder::new(root)
+        .follow_links(false)
+        .hidden(false)
+        .require_git(false)
+        .filter_entry(move |e| {
+            let sub_dir = e.depth() > 0 && e.file_type().is_some_and(|t| t.is_dir());
+            // Dependencies and build output; folders with their own project file
+            // are their own roots.
+            !(sub_dir
+                && (e
+                    .file_name()
+                    .to_str()
+                    .is_some_and(|n| crate::walk::SKIP_DIRS.contains(&n))
+                    || markers.iter().any(|m| e.path().join(m).exists())))
+        })
+        .build()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+        .map(ignore::DirEntry::into_path)
+        .filter(|p| {
+            p.extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| fallback.extensions.iter().any(|x| x == e))
+        })
+        .collect();
+    files.sort();
+    if files.len() > fallback.max_files {
+        tracing::warn!(
+            root = %root.display(),
+            files = files.len(),
+            max = fallback.max_files,
+            "too many files for the declared project: keeping the first"
+        );
+        files.truncate(fallback.max_files);
+    }
+    files
 }
 
 async fn close_parts(

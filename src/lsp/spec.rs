@@ -35,6 +35,19 @@ pub struct ServerSpec {
     pub languages: Vec<String>,
     #[serde(default)]
     pub root_markers: Vec<String>,
+    /// A file that makes its folder the root of every root below it (a Cargo
+    /// workspace): one session then serves all its members.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace_marker: Option<WorkspaceMarker>,
+    /// Live sessions (workspace roots) per server at most; the least recently
+    /// used one is shut down to start another, and `verify` checks the roots
+    /// with the most sites first.
+    #[serde(default = "default_max_sessions")]
+    pub max_sessions: usize,
+    /// What to do at a root without a project file (typescript-language-server
+    /// without tsconfig.json).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project_fallback: Option<ProjectFallback>,
     /// Prints the version; the program is looked up next to `command` first.
     #[serde(default)]
     pub version_command: Vec<String>,
@@ -42,6 +55,14 @@ pub struct ServerSpec {
     pub startup_timeout_secs: f64,
     #[serde(deserialize_with = "de_secs")]
     pub request_timeout_secs: f64,
+    /// Timeout of whole-workspace searches (references, implementations,
+    /// incoming calls); the request timeout when unset.
+    #[serde(
+        default,
+        deserialize_with = "de_secs_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub search_timeout_secs: Option<f64>,
     /// This many request timeouts in a row mark the server as hung: it is killed
     /// and restarted.
     #[serde(default = "default_hung_after")]
@@ -81,8 +102,48 @@ fn de_secs<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
     })
 }
 
+fn de_secs_opt<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    de_secs(d).map(Some)
+}
+
 fn default_hung_after() -> u32 {
     3
+}
+
+fn default_max_sessions() -> usize {
+    4
+}
+
+/// `file` in a folder, containing `contains` (e.g. `Cargo.toml` with `[workspace]`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WorkspaceMarker {
+    pub file: String,
+    pub contains: String,
+}
+
+/// A project the client declares itself when the root has none of
+/// `unless_present`: every file under the root with one of `extensions`
+/// (skipping dependency and build folders), with `compiler_options`. Sent to
+/// typescript-language-server as tsserver's `openExternalProject` (through its
+/// `typescript.tsserverRequest` command), so nothing is written into the
+/// repository. The session is then ready once the project is open and the
+/// first file we opened has diagnostics (no loading progress is reported for
+/// such a project).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectFallback {
+    pub unless_present: Vec<String>,
+    pub extensions: Vec<String>,
+    #[serde(default = "empty_table")]
+    pub compiler_options: toml::Value,
+    /// At most this many files are put in the project.
+    #[serde(default = "default_max_files")]
+    pub max_files: usize,
+}
+
+fn default_max_files() -> usize {
+    20_000
 }
 
 fn empty_table() -> toml::Value {
@@ -160,24 +221,48 @@ impl ServerSpec {
         Duration::from_secs_f64(self.request_timeout_secs.max(0.0))
     }
 
+    pub fn search_timeout(&self) -> Duration {
+        Duration::from_secs_f64(
+            self.search_timeout_secs
+                .unwrap_or(self.request_timeout_secs)
+                .max(0.0),
+        )
+    }
+
     pub fn serves(&self, lang: Lang) -> bool {
         self.languages.iter().any(|l| l == lang.as_str())
     }
 
     /// The workspace root for `file`: the nearest ancestor holding a root marker,
-    /// not above `limit`; `limit` when none does.
+    /// not above `limit`; `limit` when none does. Then, if a folder between that
+    /// root and `limit` holds the [`WorkspaceMarker`], the nearest such folder.
     pub fn root_for(&self, file: &Path, limit: &Path) -> std::path::PathBuf {
-        let mut dir = file.parent();
-        while let Some(d) = dir {
-            if !d.starts_with(limit) {
-                break;
-            }
-            if self.root_markers.iter().any(|m| d.join(m).exists()) {
-                return d.to_path_buf();
-            }
-            dir = d.parent();
-        }
-        limit.to_path_buf()
+        let within = |d: &Path| d.starts_with(limit);
+        let root = file
+            .ancestors()
+            .skip(1)
+            .take_while(|d| within(d))
+            .find(|d| self.root_markers.iter().any(|m| d.join(m).exists()))
+            .unwrap_or(limit);
+        let Some(ws) = &self.workspace_marker else {
+            return root.to_path_buf();
+        };
+        root.ancestors()
+            .take_while(|d| within(d))
+            .find(|d| {
+                std::fs::read_to_string(d.join(&ws.file))
+                    .is_ok_and(|t| t.contains(ws.contains.as_str()))
+            })
+            .unwrap_or(root)
+            .to_path_buf()
+    }
+
+    /// The fallback project to declare at `root`, if the spec has one and the
+    /// root has no project file of its own.
+    pub fn fallback_at(&self, root: &Path) -> Option<&ProjectFallback> {
+        self.project_fallback
+            .as_ref()
+            .filter(|f| !f.unless_present.iter().any(|m| root.join(m).exists()))
     }
 
     /// Settings as JSON with trust applied and `{cache}`/`{root_hash}` filled in.
@@ -435,6 +520,60 @@ mod tests {
         let cfg: toml::Value = toml::from_str("[servers.pyright]\nreadiness = 3\n").unwrap();
         let err = with_overrides(&cfg).unwrap_err().to_string();
         assert!(err.contains("pyright"), "{err}");
+    }
+
+    #[test]
+    fn roots_are_the_nearest_marker_or_the_enclosing_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        for (p, t) in [
+            ("repo/Django-5.1.4/pyproject.toml", ""),
+            ("repo/Django-5.1.4/django/db/models.py", ""),
+            ("repo/loose/x.py", ""),
+            (
+                "repo/ws/Cargo.toml",
+                "[workspace]\nmembers = [\"crates/*\"]\n",
+            ),
+            ("repo/ws/crates/a/Cargo.toml", "[package]\nname = \"a\"\n"),
+            ("repo/ws/crates/a/src/lib.rs", ""),
+            ("repo/vendor/b/Cargo.toml", "[package]\nname = \"b\"\n"),
+            ("repo/vendor/b/src/lib.rs", ""),
+        ] {
+            let p = d.join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, t).unwrap();
+        }
+        let repo = d.join("repo");
+        let specs = defaults();
+        let py = &specs["pyright"];
+        assert_eq!(
+            py.root_for(&repo.join("Django-5.1.4/django/db/models.py"), &repo),
+            repo.join("Django-5.1.4")
+        );
+        assert_eq!(py.root_for(&repo.join("loose/x.py"), &repo), repo);
+        let ra = &specs["rust-analyzer"];
+        assert_eq!(
+            ra.root_for(&repo.join("ws/crates/a/src/lib.rs"), &repo),
+            repo.join("ws")
+        );
+        assert_eq!(
+            ra.root_for(&repo.join("vendor/b/src/lib.rs"), &repo),
+            repo.join("vendor/b")
+        );
+        // Never above the limit, even if a marker is there.
+        assert_eq!(
+            py.root_for(
+                &repo.join("Django-5.1.4/django/db/models.py"),
+                &repo.join("Django-5.1.4/django")
+            ),
+            repo.join("Django-5.1.4/django")
+        );
+        let ts = &specs["typescript-language-server"];
+        assert!(ts.fallback_at(&repo).is_some());
+        std::fs::write(repo.join("tsconfig.json"), "{}").unwrap();
+        assert!(ts.fallback_at(&repo).is_none());
+        assert_eq!(py.max_sessions, 4);
+        assert!(py.search_timeout() > py.request_timeout());
     }
 
     #[test]

@@ -266,6 +266,64 @@ async fn tsls_definition_and_references_with_non_ascii_columns() {
     bounded(pool.shutdown()).await;
 }
 
+/// Session-1 bug: without a tsconfig.json the server never reported the end of
+/// "Initializing JS/TS language features" (no such progress for an inferred
+/// project), and an inferred project holds only the open files and their
+/// imports. refgraph declares the root's files as one project instead.
+#[tokio::test]
+async fn tsls_without_tsconfig_is_ready_and_finds_unopened_importers() {
+    let Some(pool) = pool_for(Lang::TypeScript) else {
+        return;
+    };
+    let (_d, root) = canonical_tempdir();
+    write(
+        &root,
+        &[
+            (
+                "package.json",
+                r#"{"name": "demo", "version": "0.0.0", "type": "module"}"#,
+            ),
+            ("src/util.ts", TS_UTIL),
+            ("src/a.ts", TS_A),
+            ("src/b.ts", TS_B),
+            (
+                "lib/c.js",
+                "import { helper } from \"../src/util.js\";\nexport const c = helper(3);\n",
+            ),
+            ("node_modules/dep/index.ts", "export const unrelated = 1;\n"),
+        ],
+    );
+    let util = root.join("src/util.ts");
+    let decl = pos_of(TS_UTIL, "helper", 0);
+    let t = Instant::now();
+    let locs = bounded(pool.references(Lang::TypeScript, &root, &util, TS_UTIL, decl, false))
+        .await
+        .unwrap();
+    eprintln!(
+        "tsls without tsconfig: start + references {:?}",
+        t.elapsed()
+    );
+    let b_call = pos_of(TS_B, "helper", 1);
+    assert_eq!(
+        render(&root, &locs),
+        [
+            "lib/c.js:1:10".to_string(),
+            "lib/c.js:2:18".into(),
+            "src/a.ts:1:10".into(),
+            "src/a.ts:3:18".into(),
+            "src/b.ts:1:10".into(),
+            format!("src/b.ts:{}:{}", b_call.line, b_call.column),
+        ]
+    );
+    assert_eq!(pool.state(Lang::TypeScript, &root), ServerState::Ready);
+    let stats = pool.stats(Lang::TypeScript, &root).unwrap();
+    assert!(
+        stats.ready_after.is_some() && stats.requests >= 1,
+        "{stats:?}"
+    );
+    bounded(pool.shutdown()).await;
+}
+
 // ---------------------------------------------------------------- Rust
 
 /// A Cargo fixture that would leave a marker file for every way it could run code

@@ -200,3 +200,266 @@ fn refs_verifies_its_sites_below_the_threshold_on_the_spot() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["verification"]["server"], "not asked", "{v}");
 }
+
+// ---------------------------------------------------------------- server roots
+
+fn write(root: &Path, files: &[(&str, &str)]) {
+    for (path, text) in files {
+        let p = root.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+}
+
+/// A Python project in `dir` whose modules import each other absolutely
+/// (`from pkg.util import …`): resolvable only with `dir` as the server root.
+fn python_subproject(repo: &Path, dir: &str, uses: usize) {
+    let mut files = vec![
+        (
+            format!("{dir}/pyproject.toml"),
+            "[project]\nname = \"demo\"\nversion = \"0\"\n".to_string(),
+        ),
+        (format!("{dir}/pkg/__init__.py"), String::new()),
+        (
+            format!("{dir}/pkg/util.py"),
+            "def helper(x):\n    return x + 1\n\n\ndef other(x):\n    return x\n".to_string(),
+        ),
+    ];
+    for i in 0..uses {
+        files.push((
+            format!("{dir}/pkg/use{i}.py"),
+            format!("from pkg.util import helper, other\n\n\ndef run{i}(v):\n    return helper(v) + other(v)\n"),
+        ));
+    }
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    write(repo, &refs);
+}
+
+fn root_entry<'a>(v: &'a Value, lang: &str, root: &str) -> &'a Value {
+    v["roots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["language"] == lang && r["root"] == root)
+        .unwrap_or_else(|| panic!("no root {root} for {lang}: {v}"))
+}
+
+/// Session-1 bug: with the project in a subfolder, pyright ran at the
+/// repository root, could not resolve absolute imports, and answered nothing.
+#[test]
+fn pyright_runs_at_each_projects_own_root() {
+    if !servers_present(&["pyright"]) {
+        return;
+    }
+    let repo = tempfile::tempdir().unwrap();
+    python_subproject(repo.path(), "Django-5.1.4", 3);
+    python_subproject(repo.path(), "tools/other", 1);
+    let v = verify(repo.path());
+    let main = root_entry(&v, "python", "Django-5.1.4");
+    let other = root_entry(&v, "python", "tools/other");
+    assert!(main["server"].as_str().unwrap().starts_with("ready"), "{v}");
+    assert!(
+        other["server"].as_str().unwrap().starts_with("ready"),
+        "{v}"
+    );
+    assert!(main["checked"].as_u64().unwrap() >= 6, "{v}");
+    assert!(main["ready_seconds"].as_f64().unwrap() > 0.0, "{v}");
+    // The roots with more sites come first.
+    assert_eq!(v["roots"][0]["root"], "Django-5.1.4", "{v}");
+    let py = &v["languages"]["python"];
+    // Every site resolved to a definition in the repository (at the repository
+    // root, pyright resolved none of these imports).
+    assert_eq!(py["unchecked"], 0, "{v}");
+    assert_eq!(py["unanswered"], 0, "{v}");
+    assert_eq!(py["refuted"], 0, "{v}");
+    assert_eq!(
+        py["confirmed"].as_u64().unwrap() + py["retargeted"].as_u64().unwrap(),
+        py["checked"].as_u64().unwrap(),
+        "{v}"
+    );
+    // …to its own project's definition: the graph had to guess between the two
+    // `pkg.util` modules; now each project's sites point into that project.
+    let out = run(repo.path(), &["export", "--format", "json"]);
+    let g: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let file_of = |id: &Value| {
+        g["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["id"] == *id)
+            .unwrap()["file"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let project = |f: &str| f.split("/pkg/").next().unwrap().to_string();
+    let mut calls = 0;
+    for e in g["edges"].as_array().unwrap() {
+        if e["kind"] != "calls" {
+            continue;
+        }
+        calls += 1;
+        assert_eq!(e["status"], "verified", "{e}");
+        let site = e["site"]["file"].as_str().unwrap();
+        assert_eq!(project(site), project(&file_of(&e["dst"])), "{e}");
+    }
+    assert_eq!(calls, 8, "{g}");
+}
+
+/// `refs` with on-the-spot verification asks the server of the symbol's root.
+#[test]
+fn refs_verifies_on_the_spot_at_the_projects_root() {
+    if !servers_present(&["pyright"]) {
+        return;
+    }
+    let repo = tempfile::tempdir().unwrap();
+    python_subproject(repo.path(), "proj", 2);
+    let out = run(
+        repo.path(),
+        &[
+            "refs",
+            "proj/pkg/util.py:1:5",
+            "--min-confidence",
+            "0.99",
+            "--json",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        v["verification"]["server"]
+            .as_str()
+            .unwrap()
+            .starts_with("ready"),
+        "{v}"
+    );
+    let results = v["results"].as_array().unwrap();
+    assert!(results.len() >= 2, "{v}");
+    assert!(results.iter().all(|r| r["status"] == "verified"), "{v}");
+}
+
+// ---------------------------------------------------------------- faults (fake server)
+
+const FAKE: &str = include_str!("lsp/fake_server.py");
+
+/// A `[servers.pyright]` override running the fake server in `mode`; returns
+/// the path of its method log.
+fn fake_pyright(repo: &Path, mode: &str, extra: &str) -> std::path::PathBuf {
+    let dir = repo.join(".refgraph");
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("fake_server.py");
+    std::fs::write(&script, FAKE).unwrap();
+    let log = dir.join("fake.log");
+    std::fs::write(
+        dir.join("config.toml"),
+        format!(
+            "[servers.pyright]\ncommand = \"python3\"\nargs = [{:?}, {mode:?}, {:?}]\nversion_command = [\"python3\", \"--version\"]\nstartup_timeout_secs = 30\nrequest_timeout_secs = 30\n{extra}\n",
+            script.display().to_string(),
+            log.display().to_string(),
+        ),
+    )
+    .unwrap();
+    log
+}
+
+fn verify_with(repo: &Path, args: &[&str]) -> (Value, std::time::Duration) {
+    let t = std::time::Instant::now();
+    let mut all = vec!["verify", "--json"];
+    all.extend_from_slice(args);
+    let out = run(repo, &all);
+    let elapsed = t.elapsed();
+    assert!(out.status.success(), "{}", stderr(&out));
+    (serde_json::from_slice(&out.stdout).unwrap(), elapsed)
+}
+
+/// Session-1 bug: `--budget 60` took 196 s (in-flight requests and discovery
+/// were not bounded). Answers take 5 s here, the budget is 2 s.
+#[test]
+fn verify_returns_at_the_budget_with_requests_in_flight() {
+    let repo = copy_fixture("python");
+    fake_pyright(repo.path(), "sleepy", "");
+    let (v, elapsed) = verify_with(repo.path(), &["--budget", "2"]);
+    assert!(
+        elapsed < std::time::Duration::from_secs(4),
+        "took {elapsed:?} for a 2 s budget: {v}"
+    );
+    assert_eq!(v["budget_exhausted"], true, "{v}");
+    let py = &v["languages"]["python"];
+    assert_eq!(py["checked"], 0, "{v}");
+    assert_eq!(
+        py["unchecked"].as_u64().unwrap(),
+        v["sites"].as_u64().unwrap(),
+        "{v}"
+    );
+}
+
+/// A server still starting at the deadline is abandoned, not waited for.
+#[test]
+fn verify_returns_at_the_budget_while_the_server_starts() {
+    let repo = copy_fixture("python");
+    fake_pyright(repo.path(), "slow-start", "");
+    let (v, elapsed) = verify_with(repo.path(), &["--budget", "2"]);
+    assert!(
+        elapsed < std::time::Duration::from_secs(4),
+        "{elapsed:?}: {v}"
+    );
+    assert_eq!(v["budget_exhausted"], true, "{v}");
+    assert_eq!(v["languages"]["python"]["unchecked"], v["sites"], "{v}");
+    assert_eq!(v["servers"]["python"], "not started", "{v}");
+}
+
+/// Discovery is bounded too: with answers in 0.3 s and 8 in flight, the
+/// definition phase ends early and discovery meets the deadline.
+#[test]
+fn discovery_stops_at_the_budget() {
+    let repo = copy_fixture("python");
+    fake_pyright(repo.path(), "slow", "");
+    let (v, elapsed) = verify_with(repo.path(), &["--budget", "3", "--concurrency", "2"]);
+    assert!(
+        elapsed < std::time::Duration::from_secs(5),
+        "{elapsed:?}: {v}"
+    );
+    let py = &v["languages"]["python"];
+    assert!(py["checked"].as_u64().unwrap() > 0, "{v}");
+    assert!(
+        py["unchecked"].as_u64().unwrap() + py["targets_unasked"].as_u64().unwrap() > 0,
+        "{v}"
+    );
+    assert_eq!(v["budget_exhausted"], true, "{v}");
+}
+
+/// Beyond `max_sessions` roots, the smaller roots are not checked, and say why.
+#[test]
+fn roots_beyond_the_session_cap_are_reported_unchecked() {
+    let repo = tempfile::tempdir().unwrap();
+    python_subproject(repo.path(), "big", 3);
+    python_subproject(repo.path(), "small", 1);
+    let log = fake_pyright(repo.path(), "ok", "max_sessions = 1");
+    let (v, _) = verify_with(repo.path(), &["--budget", "60"]);
+    let big = root_entry(&v, "python", "big");
+    let small = root_entry(&v, "python", "small");
+    assert!(big["skipped"].is_null(), "{v}");
+    assert!(big["checked"].as_u64().unwrap() > 0, "{v}");
+    assert!(
+        small["skipped"].as_str().unwrap().contains("max_sessions"),
+        "{v}"
+    );
+    assert_eq!(small["checked"], 0, "{v}");
+    let py = &v["languages"]["python"];
+    assert_eq!(py["unchecked"], small["sites"], "{v}");
+    let log = std::fs::read_to_string(log).unwrap();
+    assert_eq!(
+        log.lines().filter(|l| *l == "initialize").count(),
+        1,
+        "{log}"
+    );
+    let text = run(repo.path(), &["verify", "--budget", "60"]);
+    assert!(
+        crate::cli::stdout(&text).contains("max_sessions"),
+        "{}",
+        crate::cli::stdout(&text)
+    );
+}

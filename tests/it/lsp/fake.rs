@@ -418,3 +418,74 @@ async fn dropping_the_pool_shuts_servers_down() {
     })
     .await;
 }
+
+/// The session cap holds across calls: starting a session for another root
+/// shuts down the least recently used one.
+#[tokio::test]
+async fn sessions_beyond_the_cap_evict_the_least_recently_used() {
+    let mut f = fake("ok", 5.0, 3);
+    let mut cfg = f.pool.config().clone();
+    cfg.specs.get_mut("fake").unwrap().max_sessions = 2;
+    f.pool = Pool::new(cfg);
+    let roots: Vec<PathBuf> = ["r1", "r2", "r3"]
+        .iter()
+        .map(|n| {
+            let d = f.dir.path().join(n);
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(d.join("main.py"), TEXT).unwrap();
+            std::fs::canonicalize(d).unwrap()
+        })
+        .collect();
+    let ask = |r: &PathBuf| {
+        let (pool, r) = (&f.pool, r.clone());
+        async move {
+            pool.definition(
+                Lang::Python,
+                &r,
+                &r.join("main.py"),
+                TEXT,
+                Pos { line: 1, column: 5 },
+            )
+            .await
+        }
+    };
+    bounded(ask(&roots[0])).await.unwrap();
+    bounded(ask(&roots[1])).await.unwrap();
+    bounded(ask(&roots[0])).await.unwrap(); // r1 is now the most recently used
+    bounded(ask(&roots[2])).await.unwrap();
+    assert_eq!(
+        f.pool.live_roots(Lang::Python),
+        [roots[0].clone(), roots[2].clone()]
+    );
+    assert_eq!(
+        f.pool.state(Lang::Python, &roots[1]),
+        ServerState::NotStarted
+    );
+    assert_eq!(f.count("initialize"), 3);
+    // The evicted server was shut down, not left running.
+    bounded(async {
+        while f.count("exit") < 1 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    // Asking it again restarts it (and evicts r1 now).
+    bounded(ask(&roots[1])).await.unwrap();
+    assert_eq!(
+        f.pool.live_roots(Lang::Python),
+        [roots[1].clone(), roots[2].clone()]
+    );
+}
+
+/// A start abandoned at a caller's deadline leaves no "starting" state behind.
+#[tokio::test]
+async fn abandoned_start_is_not_left_starting() {
+    let f = fake("never-ready", 5.0, 3);
+    let r = tokio::time::timeout(Duration::from_millis(500), f.definition()).await;
+    assert!(r.is_err(), "should still be starting");
+    assert_eq!(
+        f.pool.state(Lang::Python, &f.root()),
+        ServerState::NotStarted
+    );
+    assert!(f.pool.live_roots(Lang::Python).is_empty());
+}

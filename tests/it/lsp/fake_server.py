@@ -1,7 +1,8 @@
 """A scripted language server for fault tests: python3 fake_server.py MODE LOG.
 
-Modes: ok, die, never-ready, hang, crash, crash-once, close, malformed, slow, content-modified,
-cm-forever, bad-result. Every received method is appended to LOG, one per line.
+Modes: ok, die, never-ready, hang, crash, crash-once, close, malformed, slow, sleepy (answers
+after 5 s), slow-start (ready after 5 s), content-modified, cm-forever, bad-result. Every received
+method is appended to LOG, one per line.
 """
 import json
 import os
@@ -63,16 +64,19 @@ while True:
         send({"id": "cfg", "method": "workspace/configuration",
               "params": {"items": [{"section": "python.analysis"}, {"section": "nope"}]}})
         send({"id": "wdp", "method": "window/workDoneProgress/create", "params": {"token": "t"}})
-        send({"method": "window/logMessage", "params": {"type": 3, "message": "hello"}})
+        send({"method": "window/logMessage", "params": {"type": 3, "message": "hello: 1 source file"}})
         send({"method": "custom/unknownNotification", "params": {}})
     elif method == "textDocument/didOpen":
-        if mode != "never-ready":
-            send({"method": "textDocument/publishDiagnostics",
-                  "params": {"uri": msg["params"]["textDocument"]["uri"], "diagnostics": []}})
+        diags = {"method": "textDocument/publishDiagnostics",
+                 "params": {"uri": msg["params"]["textDocument"]["uri"], "diagnostics": []}}
+        if mode == "slow-start":
+            threading.Timer(5.0, send, args=(diags,)).start()
+        elif mode != "never-ready":
+            send(diags)
     elif method == "shutdown":
         send({"id": msg["id"], "result": None})
     elif method == "exit":
-        sys.exit(0)
+        os._exit(0)  # without waiting for answers still scheduled (slow, sleepy)
     elif method in ("textDocument/definition", "textDocument/references"):
         uri = msg["params"]["textDocument"]["uri"]
         loc = {"uri": uri, "range": {"start": {"line": 0, "character": 4},
@@ -93,8 +97,8 @@ while True:
                 out.write(b"Content-Length: 7\r\n\r\n{bad!!}")
                 out.flush()
             continue
-        if mode == "slow":
-            threading.Timer(0.3, send, args=(resp,)).start()
+        if mode in ("slow", "sleepy"):
+            threading.Timer(0.3 if mode == "slow" else 5.0, send, args=(resp,)).start()
             continue
         if mode == "bad-result":
             resp["result"] = {"uri": 42}
