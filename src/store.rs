@@ -386,6 +386,15 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
+    /// Every file's content hash, by path.
+    pub fn file_hashes(&self) -> Result<std::collections::HashMap<String, String>> {
+        Ok(self
+            .files()?
+            .into_iter()
+            .map(|f| (f.path, f.hash))
+            .collect())
+    }
+
     /// Every file's definitions and scope blobs (for building the world).
     pub fn scopes(&self) -> Result<Vec<ScopeBlobs>> {
         let mut stmt = self

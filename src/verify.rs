@@ -172,12 +172,7 @@ pub async fn verify(
         .root
         .canonicalize()
         .unwrap_or_else(|_| session.root.clone());
-    let hashes: HashMap<String, String> = session
-        .store
-        .files()?
-        .into_iter()
-        .map(|f| (f.path, f.hash))
-        .collect();
+    let hashes = session.store.file_hashes()?;
     let sites = candidate_sites(session, opts, &hashes)?;
     let total_sites = sites.len();
 

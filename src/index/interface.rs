@@ -217,48 +217,30 @@ impl Compound<'_> {
     }
 }
 
-impl ser::SerializeSeq for Compound<'_> {
-    type Ok = ();
-    type Error = Never;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> R {
-        self.element(value)
-    }
-    fn end(self) -> R {
-        Ok(())
-    }
+/// Every compound kind hashes its parts in order (keys and field names
+/// aside: the order of fields is fixed by the type).
+macro_rules! forward {
+    ($($trait:ident :: $method:ident ( $($key:ty)? );)*) => {$(
+        impl ser::$trait for Compound<'_> {
+            type Ok = ();
+            type Error = Never;
+            fn $method<T: Serialize + ?Sized>(&mut self, $(_key: $key,)? value: &T) -> R {
+                self.element(value)
+            }
+            fn end(self) -> R {
+                Ok(())
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for Compound<'_> {
-    type Ok = ();
-    type Error = Never;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> R {
-        self.element(value)
-    }
-    fn end(self) -> R {
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleStruct for Compound<'_> {
-    type Ok = ();
-    type Error = Never;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> R {
-        self.element(value)
-    }
-    fn end(self) -> R {
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleVariant for Compound<'_> {
-    type Ok = ();
-    type Error = Never;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> R {
-        self.element(value)
-    }
-    fn end(self) -> R {
-        Ok(())
-    }
+forward! {
+    SerializeSeq::serialize_element();
+    SerializeTuple::serialize_element();
+    SerializeTupleStruct::serialize_field();
+    SerializeTupleVariant::serialize_field();
+    SerializeStruct::serialize_field(&'static str);
+    SerializeStructVariant::serialize_field(&'static str);
 }
 
 impl ser::SerializeMap for Compound<'_> {
@@ -268,28 +250,6 @@ impl ser::SerializeMap for Compound<'_> {
         self.element(key)
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> R {
-        self.element(value)
-    }
-    fn end(self) -> R {
-        Ok(())
-    }
-}
-
-impl ser::SerializeStruct for Compound<'_> {
-    type Ok = ();
-    type Error = Never;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, _key: &'static str, value: &T) -> R {
-        self.element(value)
-    }
-    fn end(self) -> R {
-        Ok(())
-    }
-}
-
-impl ser::SerializeStructVariant for Compound<'_> {
-    type Ok = ();
-    type Error = Never;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, _key: &'static str, value: &T) -> R {
         self.element(value)
     }
     fn end(self) -> R {

@@ -220,12 +220,7 @@ pub fn unchecked(
     if sites.peek().is_none() {
         return Ok(Vec::new());
     }
-    let hashes: HashMap<String, String> = session
-        .store
-        .files()?
-        .into_iter()
-        .map(|f| (f.path, f.hash))
-        .collect();
+    let hashes = session.store.file_hashes()?;
     let mut judged: HashMap<String, HashSet<(u32, u32)>> = HashMap::new();
     let mut out = Vec::new();
     let mut seen = HashSet::new();
