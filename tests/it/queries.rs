@@ -449,3 +449,48 @@ fn incremental_edits_that_move_definitions_equal_a_fresh_index() {
         );
     crate::cli::assert_incremental_equals_cold("rust", &[("src/payments/stripe.rs", Some(&rs))]);
 }
+
+/// A definition inserted above referenced ones in a file whose interface
+/// does not change: only that file is re-resolved, and the edges other
+/// files own into it follow their definitions to the new indexes.
+#[test]
+fn edges_into_an_edited_file_follow_its_definitions() {
+    use crate::cli::{graph_lines, run, write};
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(
+        r,
+        "lib.py",
+        "def alpha():\n    return 1\n\n\ndef beta():\n    return 2\n",
+    );
+    write(
+        r,
+        "app.py",
+        "from lib import alpha, beta\n\n\ndef main():\n    return alpha() + beta()\n",
+    );
+    write(
+        r,
+        "other.py",
+        "import lib\n\n\ndef run():\n    return lib.beta()\n",
+    );
+    assert!(run(r, &["index"]).status.success());
+    write(
+        r,
+        "lib.py",
+        "def zeta():\n    pass\n\n\ndef alpha():\n    return 1\n\n\ndef beta():\n    return 2\n",
+    );
+    let out = run(r, &["index", "--json"]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["extracted"], 1, "{v}");
+    assert_eq!(v["resolved"], 1, "only the edited file is re-resolved: {v}");
+    let incremental = graph_lines(r);
+    assert!(
+        incremental
+            .iter()
+            .any(|l| l.contains("app.main -> lib.beta")),
+        "{incremental:#?}"
+    );
+    let _ = std::fs::remove_dir_all(r.join(".refgraph"));
+    assert_eq!(incremental, graph_lines(r));
+}
