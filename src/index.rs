@@ -646,7 +646,15 @@ fn write_changed(
             // A changed interface (imports, re-exports, bases, declared
             // types; positions aside) can move resolutions in any file that
             // names what this file names; a body-only edit cannot.
-            if interface::hash(&old_scope) != interface::hash(&c.facts.scope) {
+            // Python scopes name definitions by index: compare in the new
+            // numbering, so inserting a definition is not an interface change.
+            let old_scope = match old_scope {
+                LangScope::Python(s) => LangScope::Python(s.with_defs_moved(&remap)),
+                other => other,
+            };
+            let interface_changed = interface::hash(&old_scope) != interface::hash(&c.facts.scope);
+            tracing::debug!(path = %c.walked.path, interface_changed, "re-extracted");
+            if interface_changed {
                 names.extend(old_defs.iter().map(|d| d.name.clone()));
                 names.extend(c.facts.defs.iter().map(|d| d.name.clone()));
                 names.extend(store.ref_names_of(s.id)?);
@@ -656,6 +664,7 @@ fn write_changed(
         }
         let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
         affected.extend(store.files_referencing(&name_refs)?);
+        tracing::debug!(?names, ?affected, "affected by this batch");
         let encoded: Vec<_> = batch
             .iter()
             .map(|c| {

@@ -70,6 +70,30 @@ pub enum ImportKind {
     Star,
 }
 
+impl Scope {
+    /// The same scope with definition indexes renumbered by `map` (old index
+    /// → new index; `None`: the definition is gone, shown as `u32::MAX`):
+    /// how an edit that inserted or removed definitions compares with the
+    /// new scope when only the numbering moved.
+    pub fn with_defs_moved(&self, map: &[Option<u32>]) -> Scope {
+        let mv = |d: u32| map.get(d as usize).copied().flatten().unwrap_or(u32::MAX);
+        let mut s = self.clone();
+        for i in &mut s.imports {
+            i.scope = mv(i.scope);
+        }
+        for c in &mut s.classes {
+            c.def = mv(c.def);
+        }
+        for f in &mut s.funcs {
+            f.def = mv(f.def);
+        }
+        for d in s.fixtures.iter_mut().chain(s.dead_defs.iter_mut()) {
+            *d = mv(*d);
+        }
+        s
+    }
+}
+
 impl Import {
     /// The name this import binds in its scope.
     pub fn bound_name(&self) -> Option<&str> {

@@ -451,8 +451,10 @@ fn incremental_edits_that_move_definitions_equal_a_fresh_index() {
 }
 
 /// A definition inserted above referenced ones in a file whose interface
-/// does not change: only that file is re-resolved, and the edges other
-/// files own into it follow their definitions to the new indexes.
+/// does not change (Python scopes name definitions by index — `beta`'s
+/// inferred return type here — and are compared in the new numbering):
+/// only that file is re-resolved, and the edges other files own into it
+/// follow their definitions to the new indexes.
 #[test]
 fn edges_into_an_edited_file_follow_its_definitions() {
     use crate::cli::{graph_lines, run, write};
@@ -461,7 +463,7 @@ fn edges_into_an_edited_file_follow_its_definitions() {
     write(
         r,
         "lib.py",
-        "def alpha():\n    return 1\n\n\ndef beta():\n    return 2\n",
+        "def alpha():\n    return 1\n\n\ndef beta():\n    return alpha()\n",
     );
     write(
         r,
@@ -477,13 +479,18 @@ fn edges_into_an_edited_file_follow_its_definitions() {
     write(
         r,
         "lib.py",
-        "def zeta():\n    pass\n\n\ndef alpha():\n    return 1\n\n\ndef beta():\n    return 2\n",
+        "def zeta():\n    pass\n\n\ndef alpha():\n    return 1\n\n\ndef beta():\n    return alpha()\n",
     );
     let out = run(r, &["index", "--json"]);
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["extracted"], 1, "{v}");
-    assert_eq!(v["resolved"], 1, "only the edited file is re-resolved: {v}");
+    assert_eq!(
+        v["resolved"],
+        1,
+        "only the edited file is re-resolved: {v}\n{}",
+        crate::cli::stderr(&out)
+    );
     let incremental = graph_lines(r);
     assert!(
         incremental
