@@ -58,6 +58,9 @@ pub struct Session {
     pub index: IndexInfo,
     pub report: IndexReport,
     pub config: crate::config::Config,
+    /// How the index was updated (walk limits): later updates in this
+    /// session (after verification) use the same.
+    pub index_config: IndexConfig,
 }
 
 /// Open the index of `root` and bring it up to date with the working tree.
@@ -77,6 +80,10 @@ pub fn open(root: &Path, cfg: &IndexConfig) -> Result<Session, QueryError> {
         index,
         report,
         config,
+        index_config: IndexConfig {
+            progress: false,
+            ..cfg.clone()
+        },
     })
 }
 

@@ -499,11 +499,8 @@ pub async fn verify(
         let ids = tx.ids_of(&paths)?;
         tx.mark_pending(&ids)
     })?;
-    crate::index::update(
-        &session.root,
-        &mut session.store,
-        &crate::index::IndexConfig::default(),
-    )?;
+    let cfg = session.index_config.clone();
+    crate::index::update(&session.root, &mut session.store, &cfg)?;
 
     for (lang, e) in errors {
         report.entry(lang).or_default().error = Some(e);

@@ -463,3 +463,34 @@ fn roots_beyond_the_session_cap_are_reported_unchecked() {
         crate::cli::stdout(&text)
     );
 }
+
+/// The re-index at the end of `verify` keeps the run's walk limits: a file
+/// over `--max-file-size` stays skipped (it used to be indexed with the
+/// default 1 MiB limit, and dropped again by the next query).
+#[test]
+fn verify_keeps_the_walk_limits_of_its_run() {
+    let repo = copy_fixture("python");
+    fake_pyright(repo.path(), "sleepy", "");
+    let big = format!("def big():\n    return 1\n{}", "# padding\n".repeat(300));
+    std::fs::write(repo.path().join("shop/big.py"), big).unwrap();
+    let (v, _) = verify_with(repo.path(), &["--budget", "1"]);
+    assert!(v["sites"].as_u64().unwrap() > 0, "{v}");
+    // `verify_with` passes no size limit: run once more with one.
+    let out = run(
+        repo.path(),
+        &[
+            "--max-file-size",
+            "1000",
+            "verify",
+            "--json",
+            "--budget",
+            "1",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = run(repo.path(), &["--max-file-size", "1000", "index", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["deleted"], 0, "verify re-indexed with other limits: {v}");
+    assert_eq!(v["extracted"], 0, "{v}");
+}
