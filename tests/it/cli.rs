@@ -276,6 +276,16 @@ fn killed_index_is_completed_by_the_next_run() {
     let status = status_json(root);
     assert_eq!(status["pending"], 0);
     assert_eq!(status["files"]["python"], 3010);
+    // A first index this large is a bulk load: the interrupted one is
+    // finished (indexes and the search index built) by the next run.
+    let (store, _) = refgraph::store::Store::open(&root.join(".refgraph/graph.db")).unwrap();
+    assert!(
+        !store.in_bulk().unwrap(),
+        "the interrupted bulk load was finished"
+    );
+    drop(store);
+    let found = run(root, &["find", "f3_17", "--json"]);
+    assert!(found.status.success(), "{}", stderr(&found));
     let resumed = graph_lines(root);
     let fresh = tempfile::tempdir().unwrap();
     big_repo(fresh.path(), 3000);
