@@ -307,6 +307,29 @@ fn macros_are_textual_or_exported() {
     assert_has(&g, "calls shop_app::main -> shop_app::money @1:23 Path");
 }
 
+/// A test module's own `assert_eq!` is textual: other modules' `assert_eq!`
+/// is std's (as rust-analyzer says), not a guess at the crate's.
+#[test]
+fn std_macro_names_outside_textual_scope_are_std() {
+    let g = graph(&[
+        (
+            "src/lib.rs",
+            "pub mod a;\npub mod b;\nmacro_rules! tally { () => { 1 } }\n",
+        ),
+        (
+            "src/a.rs",
+            "pub fn f() {}\n#[cfg(test)]\nmod tests {\n    macro_rules! assert_eq { ($a:expr, $b:expr) => {} }\n    fn t() { assert_eq!(1, 1); }\n}\n",
+        ),
+        ("src/b.rs", "pub fn g() -> u32 { assert_eq!(1, 1); tally!() }\n"),
+    ]);
+    assert_has(
+        &g,
+        "calls shop_app::a::tests::t -> shop_app::a::tests::assert_eq @5:14 Local",
+    );
+    assert_none(&g, "calls shop_app::b::g -> shop_app::a::tests::assert_eq");
+    assert_has(&g, "calls shop_app::b::g -> shop_app::tally @1:39 Path");
+}
+
 #[test]
 fn qualified_and_self_paths() {
     let src = r#"
