@@ -403,10 +403,11 @@ fn incremental_updates_equal_a_fresh_index() {
     );
 }
 
-/// Edits that keep every other file's edges (a body edit shifting lines, a
-/// definition inserted above referenced ones, one removed, one renamed):
-/// edges into the edited file are moved to the definitions' new indexes,
-/// not recomputed, and must still equal a fresh index.
+/// Edits that move, add and rename definitions (a body edit shifting lines,
+/// a definition inserted above referenced ones, one renamed) must equal a
+/// fresh index. Here the added functions also change each file's interface,
+/// so other files are re-resolved; the edge move alone is pinned down by
+/// `edges_into_an_edited_file_follow_its_definitions`.
 #[test]
 fn incremental_edits_that_move_definitions_equal_a_fresh_index() {
     let read = |rel: &str| std::fs::read_to_string(crate::cli::fixture_path(rel)).unwrap();
