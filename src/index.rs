@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use crate::extract::{self, FileFacts, Lang};
 use crate::graph::EdgeKind;
 use crate::resolve::{self, FileIdx, FileResolution, Layout, World};
-use crate::walk::{self, WalkConfig};
+use crate::walk::{self, Snapshot, WalkConfig};
 
 /// Worker threads for extraction and resolution, with deep stacks: real
 /// code nests expressions thousands deep (long `a + b + …` chains,
@@ -264,6 +264,9 @@ pub struct IndexReport {
     pub diagnostics: usize,
     pub elapsed: Duration,
     pub open_note: Option<OpenNote>,
+    /// The tree was checked against the last walk's snapshot (only known
+    /// entries `stat`ed) instead of walked.
+    pub rewalked: bool,
 }
 
 impl IndexReport {
@@ -294,7 +297,15 @@ pub fn open(root: &Path) -> Result<(Store, OpenNote), IndexError> {
     }
     // Creating or rebuilding the database is a write: one process at a time.
     let _lock = writer_lock(root)?;
-    Ok(Store::open(&dir.join(DB_FILE))?)
+    let (store, note) = Store::open(&dir.join(DB_FILE))?;
+    if !matches!(note, OpenNote::Existing) {
+        // A new database: the last walk's snapshot describes another one.
+        Snapshot::remove(&dir).map_err(|source| IndexError::Io {
+            path: dir.join(walk::SNAPSHOT_FILE).display().to_string(),
+            source,
+        })?;
+    }
+    Ok((store, note))
 }
 
 /// Held while a process writes the index: updates from several processes
@@ -354,8 +365,41 @@ pub fn update(
     })?;
     let _lock = writer_lock(root)?;
     let mut report = IndexReport::default();
-    let w = walk::walk(root, &cfg.walk);
-    tracing::debug!(files = w.files.len(), elapsed = ?start.elapsed(), "walked");
+    // The last complete walk lets an unchanged tree skip the directory walk.
+    let db_dir = root.join(DB_DIR);
+    let taken_ns = now_ns();
+    let snapshot = Snapshot::load(&db_dir);
+    let rewalked = snapshot
+        .as_ref()
+        .and_then(|s| Some((s, s.rewalk(root, &cfg.walk)?)));
+    if let Some((s, w)) = &rewalked {
+        if s.unchanged(w) {
+            tracing::debug!(files = w.files.len(), elapsed = ?start.elapsed(), "unchanged since the last walk");
+            report.files = s.indexed_files;
+            report.skipped = s.update_skipped.clone();
+            report.skipped_dirs = w.skipped_dirs;
+            report.rewalked = true;
+            report.elapsed = start.elapsed();
+            return Ok(report);
+        }
+    }
+    let quick = rewalked.is_some();
+    report.rewalked = quick;
+    let w = match rewalked {
+        Some((_, w)) => w,
+        None => walk::walk(root, &cfg.walk),
+    };
+    tracing::debug!(files = w.files.len(), quick, elapsed = ?start.elapsed(), "walked");
+    // From here the database may change: the snapshot no longer describes it.
+    Snapshot::remove(&db_dir).map_err(|source| IndexError::Io {
+        path: db_dir.join(walk::SNAPSHOT_FILE).display().to_string(),
+        source,
+    })?;
+    // A file changed within the file system's timestamp granularity of the
+    // last walk may have changed again with the same size and mtime.
+    let racy_after = snapshot
+        .as_ref()
+        .map(|s| s.taken_ns - walk::snapshot::RACY_NS);
     report.skipped = w.skipped.clone();
     report.skipped_dirs = w.skipped_dirs;
 
@@ -370,9 +414,12 @@ pub fn update(
         .files
         .iter()
         .filter(|f| {
-            stored
-                .get(&f.path)
-                .is_none_or(|s| s.size != f.size || s.mtime_ns != f.mtime_ns || s.lang != f.lang)
+            stored.get(&f.path).is_none_or(|s| {
+                s.size != f.size
+                    || s.mtime_ns != f.mtime_ns
+                    || s.lang != f.lang
+                    || racy_after.is_some_and(|t| f.mtime_ns >= t)
+            })
         })
         .collect();
     // The layout (which files exist, the manifests) is known from the walk.
@@ -578,8 +625,19 @@ pub fn update(
         })?;
     }
     report.files = rows.len();
+    if let Some(s) = Snapshot::take(root, &cfg.walk, taken_ns, &w, &report.skipped, rows.len()) {
+        if let Err(e) = s.store(&db_dir) {
+            tracing::debug!(error = %e, "walk snapshot not written");
+        }
+    }
     report.elapsed = start.elapsed();
     Ok(report)
+}
+
+fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i64)
 }
 
 /// Write one chunk of extracted files (and the files whose content did not

@@ -12,6 +12,9 @@ use ignore::{WalkBuilder, WalkState};
 
 use crate::extract::Lang;
 
+pub mod snapshot;
+pub use snapshot::{Snapshot, SNAPSHOT_FILE};
+
 /// Version-control and refgraph's own folders: skipped, not counted.
 const VCS_DIRS: [&str; 4] = [".git", ".hg", ".svn", ".refgraph"];
 
@@ -55,7 +58,7 @@ impl Default for WalkConfig {
 }
 
 /// A source file found by the walk.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct WalkedFile {
     /// Repo-relative, `/`-separated.
     pub path: String,
@@ -66,7 +69,9 @@ pub struct WalkedFile {
 }
 
 /// Why a file was not indexed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum SkipReason {
     TooLarge,
     Symlink,
@@ -90,7 +95,7 @@ impl SkipReason {
 }
 
 /// A file that was skipped, with the reason.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct Skipped {
     pub path: String,
     pub reason: SkipReason,
@@ -107,12 +112,23 @@ pub struct Walk {
     pub skipped: Vec<Skipped>,
     /// Folders skipped by name (`node_modules`, `target`, …).
     pub skipped_dirs: u64,
+    /// Every folder walked (repo-relative, `""` for the root) with its
+    /// modification time: a folder whose entries change gets a new one.
+    pub dirs: Vec<(String, i64)>,
+    /// Ignore files (`.gitignore`, `.ignore`) met in the walk, absolute.
+    pub ignore_files: Vec<PathBuf>,
+    /// False when an entry could not be read or vanished mid-walk: such a
+    /// walk is not a baseline for [`Snapshot`].
+    pub stable: bool,
 }
 
 /// Walk `root`. Errors on single entries are recorded in `skipped`; the walk
 /// itself does not fail.
 pub fn walk(root: &Path, config: &WalkConfig) -> Walk {
-    let out = Mutex::new(Walk::default());
+    let out = Mutex::new(Walk {
+        stable: true,
+        ..Walk::default()
+    });
     let mut builder = WalkBuilder::new(root);
     builder
         .follow_links(false)
@@ -149,7 +165,9 @@ pub fn walk(root: &Path, config: &WalkConfig) -> Walk {
                         ignore::Error::WithPath { path, .. } => rel_path(root, path),
                         _ => String::new(),
                     };
-                    out.lock().unwrap().skipped.push(Skipped {
+                    let mut out = out.lock().unwrap();
+                    out.stable = false;
+                    out.skipped.push(Skipped {
                         path,
                         reason: SkipReason::Unreadable,
                         detail: err.to_string(),
@@ -163,6 +181,8 @@ pub fn walk(root: &Path, config: &WalkConfig) -> Walk {
     walk.skipped_dirs = skipped_dirs.load(Ordering::Relaxed);
     walk.files.sort_by(|a, b| a.path.cmp(&b.path));
     walk.skipped.sort();
+    walk.dirs.sort();
+    walk.ignore_files.sort();
     walk
 }
 
@@ -176,10 +196,21 @@ fn skip_dir(path: &Path) -> bool {
 fn visit(root: &Path, e: &ignore::DirEntry, config: &WalkConfig, out: &Mutex<Walk>) {
     let Some(ft) = e.file_type() else { return };
     if ft.is_dir() {
+        let mtime = e.metadata().ok().map_or(0, |m| mtime_ns(&m));
+        out.lock()
+            .unwrap()
+            .dirs
+            .push((rel_path(root, e.path()), mtime));
         return;
     }
     let path = rel_path(root, e.path());
     let name = e.file_name().to_str().unwrap_or("");
+    if matches!(name, ".gitignore" | ".ignore") {
+        out.lock()
+            .unwrap()
+            .ignore_files
+            .push(e.path().to_path_buf());
+    }
     let lang = Lang::of_path(name);
     if crate::resolve::is_manifest(name) && ft.is_file() {
         out.lock()
@@ -208,7 +239,9 @@ fn visit(root: &Path, e: &ignore::DirEntry, config: &WalkConfig, out: &Mutex<Wal
     let meta = match e.metadata() {
         Ok(m) => m,
         Err(err) => {
-            out.lock().unwrap().skipped.push(Skipped {
+            let mut out = out.lock().unwrap();
+            out.stable = false;
+            out.skipped.push(Skipped {
                 path,
                 reason: SkipReason::Vanished,
                 detail: err.to_string(),
@@ -216,26 +249,57 @@ fn visit(root: &Path, e: &ignore::DirEntry, config: &WalkConfig, out: &Mutex<Wal
             return;
         }
     };
+    match classify(path, lang, &meta, config) {
+        Ok(f) => out.lock().unwrap().files.push(f),
+        Err(s) => out.lock().unwrap().skipped.push(s),
+    }
+}
+
+/// A source file's entry from its metadata (not following symlinks): the
+/// file to index, or why it is skipped.
+fn classify(
+    path: String,
+    lang: Lang,
+    meta: &std::fs::Metadata,
+    config: &WalkConfig,
+) -> Result<WalkedFile, Skipped> {
+    let ft = meta.file_type();
+    if ft.is_symlink() {
+        return Err(Skipped {
+            path,
+            reason: SkipReason::Symlink,
+            detail: "symlinks are not followed".into(),
+        });
+    }
+    if !ft.is_file() {
+        return Err(Skipped {
+            path,
+            reason: SkipReason::NotAFile,
+            detail: "not a regular file (a fifo, socket or device)".into(),
+        });
+    }
     if meta.len() > config.max_file_size {
-        out.lock().unwrap().skipped.push(Skipped {
+        return Err(Skipped {
             path,
             reason: SkipReason::TooLarge,
             detail: format!("{} bytes, limit {}", meta.len(), config.max_file_size),
         });
-        return;
     }
-    let mtime_ns = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map(|d| d.as_nanos() as i64)
-        .unwrap_or(0);
-    out.lock().unwrap().files.push(WalkedFile {
+    Ok(WalkedFile {
         path,
         lang,
         size: meta.len(),
-        mtime_ns,
-    });
+        mtime_ns: mtime_ns(meta),
+    })
+}
+
+/// Modification time in nanoseconds since the epoch (0 if unknown).
+pub fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
 }
 
 /// `root/a/b.py` → `a/b.py`.

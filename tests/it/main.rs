@@ -1,6 +1,7 @@
 //! One integration test binary; a module per area.
 
 mod cli;
+mod freshness;
 mod lsp;
 mod mcp;
 mod python;

@@ -1,0 +1,176 @@
+//! The freshness check's fast path: an unchanged tree is checked against the
+//! last walk's snapshot (a `stat` per known entry) instead of walked, and
+//! every kind of change still reaches the index.
+
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use refgraph::index::{self, IndexConfig, IndexReport};
+
+use crate::cli::{graph_lines, write};
+
+fn update(root: &Path, cfg: &IndexConfig) -> IndexReport {
+    let (mut store, _) = index::open(root).expect("open");
+    index::update(root, &mut store, cfg).expect("update")
+}
+
+/// Move every file's and folder's mtime an hour back, as if the tree had
+/// been edited long before the walk (a change within the file system's
+/// timestamp granularity of a walk is never trusted, so a test that edits
+/// and re-checks within a second would only ever see full walks).
+fn age(root: &Path) {
+    let past = SystemTime::now() - Duration::from_secs(3600);
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let e = e.unwrap();
+            if e.file_name() == ".refgraph" {
+                continue;
+            }
+            let ft = e.file_type().unwrap();
+            if ft.is_dir() {
+                stack.push(e.path());
+            } else if ft.is_file() {
+                let f = std::fs::File::options().write(true).open(e.path()).unwrap();
+                f.set_modified(past).unwrap();
+            }
+        }
+        std::fs::File::open(&dir)
+            .unwrap()
+            .set_modified(past)
+            .unwrap();
+    }
+}
+
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "shop/__init__.py", "");
+    write(root, "shop/pay.py", "def charge(x):\n    return x\n");
+    write(
+        root,
+        "shop/cart.py",
+        "from shop.pay import charge\n\ndef total():\n    return charge(1)\n",
+    );
+    write(root, "tools/gen.py", "def make():\n    return 1\n");
+    dir
+}
+
+/// Index, age the tree, and index again so that the snapshot is trusted.
+fn settled(root: &Path, cfg: &IndexConfig) {
+    update(root, cfg);
+    age(root);
+    let r = update(root, cfg);
+    assert!(
+        !r.rewalked,
+        "the aged files differ from the snapshot: a full walk"
+    );
+    let r = update(root, cfg);
+    assert!(
+        r.rewalked,
+        "an unchanged, settled tree is checked from the snapshot"
+    );
+    assert_eq!((r.extracted, r.deleted, r.resolved, r.files), (0, 0, 0, 4));
+}
+
+#[test]
+fn an_unchanged_tree_is_not_walked_and_every_change_is_still_seen() {
+    let dir = project();
+    let root = dir.path();
+    let cfg = IndexConfig::default();
+    settled(root, &cfg);
+
+    // A changed file: its folder is the same, so the snapshot still lists
+    // the entries, and the file is re-extracted.
+    write(
+        root,
+        "shop/pay.py",
+        "def charge(x):\n    return x\n\ndef refund(x):\n    return -x\n",
+    );
+    let r = update(root, &cfg);
+    assert!(r.rewalked);
+    assert_eq!(r.extracted, 1);
+    assert!(graph_lines(root).iter().any(|l| l.contains("refund")));
+
+    // A new file changes its folder's mtime: a full walk finds it.
+    settled(root, &cfg);
+    write(
+        root,
+        "shop/ship.py",
+        "from shop.pay import charge\n\ndef send():\n    charge(2)\n",
+    );
+    let r = update(root, &cfg);
+    assert!(!r.rewalked);
+    assert_eq!((r.extracted, r.files), (1, 5));
+
+    // A deleted file, too.
+    settled_with(root, &cfg, 5);
+    std::fs::remove_file(root.join("shop/ship.py")).unwrap();
+    let r = update(root, &cfg);
+    assert!(!r.rewalked);
+    assert_eq!((r.deleted, r.files), (1, 4));
+
+    // A new ignore rule changes what is indexed without touching the
+    // ignored folder: the ignore file is watched.
+    write(root, ".gitignore", "# nothing yet\n");
+    settled_with(root, &cfg, 4);
+    write(root, ".gitignore", "tools/\n");
+    let r = update(root, &cfg);
+    assert!(!r.rewalked);
+    assert_eq!((r.deleted, r.files), (1, 3));
+
+    // Other walk limits: a full walk with them.
+    settled_with(root, &cfg, 3);
+    let small = IndexConfig {
+        walk: refgraph::walk::WalkConfig {
+            max_file_size: 40,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let r = update(root, &small);
+    assert!(!r.rewalked);
+    assert!(r.files < 3, "files over 40 bytes are skipped: {r:?}");
+}
+
+fn settled_with(root: &Path, cfg: &IndexConfig, files: usize) {
+    update(root, cfg);
+    age(root);
+    update(root, cfg);
+    let r = update(root, cfg);
+    assert!(r.rewalked);
+    assert_eq!(r.files, files);
+}
+
+#[test]
+fn a_file_grown_past_the_size_limit_is_skipped_on_the_fast_path() {
+    let dir = project();
+    let root = dir.path();
+    let cfg = IndexConfig {
+        walk: refgraph::walk::WalkConfig {
+            max_file_size: 1000,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    settled(root, &cfg);
+    write(root, "tools/gen.py", &"# padding\n".repeat(200));
+    let r = update(root, &cfg);
+    assert!(r.rewalked);
+    assert_eq!((r.deleted, r.files), (1, 3));
+    assert!(r.skipped.iter().any(|s| s.path == "tools/gen.py"));
+}
+
+#[test]
+fn a_new_database_forgets_the_old_snapshot() {
+    let dir = project();
+    let root = dir.path();
+    let cfg = IndexConfig::default();
+    settled(root, &cfg);
+    for f in ["graph.db", "graph.db-wal", "graph.db-shm"] {
+        let _ = std::fs::remove_file(root.join(".refgraph").join(f));
+    }
+    let r = update(root, &cfg);
+    assert!(!r.rewalked);
+    assert_eq!((r.extracted, r.files), (4, 4));
+}
