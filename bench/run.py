@@ -36,6 +36,9 @@ PROJECTS = {
     "zod": ("npm", "zod@4.1.12", "typescript"),
     "rust-vendor": ("cargo", "bench/corpus-rust", "rust"),
     "rust-large": ("cargo", "bench/corpus-rust-large", "rust"),
+    # The large-repository row: 18,295 Python files (180 MB) of real code,
+    # the collections ansible ships in its sdist.
+    "ansible": ("pypi", "ansible==9.13.0", "python"),
 }
 
 

@@ -139,12 +139,12 @@ pub fn render(root: &Path) -> String {
     );
     let mut lines = Vec::new();
     for (fi, f) in files.iter().enumerate() {
-        let wf = world.file(FileIdx(fi as u32));
+        let keys = world.file_keys(FileIdx(fi as u32));
         for (i, d) in f.facts.defs.iter().enumerate() {
             lines.push(format!(
                 "N {} {} {}:{}:{}-{}{}",
                 d.kind.as_str(),
-                wf.keys[i],
+                keys[i],
                 f.path,
                 d.pos.line,
                 d.pos.column,

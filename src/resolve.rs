@@ -209,7 +209,6 @@ pub struct WorldFile<'a> {
     pub path: &'a str,
     pub lang: Lang,
     pub module_key: String,
-    pub keys: Vec<String>,
     pub defs: &'a [Def],
     pub scope: &'a LangScope,
 }
@@ -243,7 +242,6 @@ impl<'a> World<'a> {
         for (i, input) in inputs.into_iter().enumerate() {
             let idx = FileIdx(i as u32);
             let module_key = module_key(input.lang, input.path, layout);
-            let keys = file_keys(input.lang, &module_key, input.defs);
             by_path.insert(input.path, idx);
             by_module.entry(module_key.clone()).or_default().push(idx);
             for (d, def) in input.defs.iter().enumerate().skip(1) {
@@ -256,7 +254,6 @@ impl<'a> World<'a> {
                 path: input.path,
                 lang: input.lang,
                 module_key,
-                keys,
                 defs: input.defs,
                 scope: input.scope,
             });
@@ -278,8 +275,16 @@ impl<'a> World<'a> {
         &self.files[sym.file.0 as usize].defs[sym.def as usize]
     }
 
-    pub fn key(&self, sym: SymId) -> &str {
-        &self.files[sym.file.0 as usize].keys[sym.def as usize]
+    /// A definition's key (computed: resolution never needs keys, only the
+    /// stored nodes and renderings do).
+    pub fn key(&self, sym: SymId) -> String {
+        self.file_keys(sym.file).swap_remove(sym.def as usize)
+    }
+
+    /// Every definition's key in one file, in definition order.
+    pub fn file_keys(&self, idx: FileIdx) -> Vec<String> {
+        let f = self.file(idx);
+        file_keys(f.lang, &f.module_key, f.defs)
     }
 
     /// Definitions named `name` in files of the given family.
@@ -313,11 +318,19 @@ pub struct Prepared {
 }
 
 pub fn prepare(world: &World) -> Prepared {
-    Prepared {
-        python: python::prepare(world),
-        script: typescript::prepare(world),
-        rust: rust::prepare(world),
-    }
+    // The languages' indexes are independent; each also works in parallel
+    // inside (on the deep-stack workers: resolution recurses).
+    crate::index::workers().install(|| {
+        let (python, (script, rust)) = rayon::join(
+            || python::prepare(world),
+            || rayon::join(|| typescript::prepare(world), || rust::prepare(world)),
+        );
+        Prepared {
+            python,
+            script,
+            rust,
+        }
+    })
 }
 
 /// Resolve one file's reference sites. The `contains` and `tests` edges are

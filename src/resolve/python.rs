@@ -16,6 +16,8 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
+use rayon::prelude::*;
+
 use super::{
     FileIdx, FileResolution, Layout, ResolvedEdge, Strategy, SymId, Unresolved, World,
     MAX_CANDIDATES,
@@ -342,6 +344,41 @@ const STDLIB: &[&str] = &[
     "zoneinfo",
 ];
 
+/// A file's top-level bindings by name: definitions, imports, variables.
+fn file_names(world: &World, f: FileIdx) -> HashMap<String, Vec<Binding>> {
+    let mut names: HashMap<String, Vec<Binding>> = HashMap::new();
+    let Some(scope) = py_scope(world, f) else {
+        return names;
+    };
+    for (d, def) in world.file(f).defs.iter().enumerate().skip(1) {
+        if def.parent.unwrap_or(0) == 0 {
+            names
+                .entry(def.name.clone())
+                .or_default()
+                .push(Binding::Def(d as u32));
+        }
+    }
+    for (k, imp) in scope.imports.iter().enumerate() {
+        if imp.scope == 0 {
+            if let Some(b) = imp.bound_name() {
+                if !b.is_empty() {
+                    names
+                        .entry(b.to_string())
+                        .or_default()
+                        .push(Binding::Import(k as u32));
+                }
+            }
+        }
+    }
+    for (k, v) in scope.vars.iter().enumerate() {
+        names
+            .entry(v.name.clone())
+            .or_default()
+            .push(Binding::Var(k as u32));
+    }
+    names
+}
+
 impl Index {
     fn node(&mut self, path: &str) -> u32 {
         if let Some(&m) = self.mod_by_path.get(path) {
@@ -381,12 +418,15 @@ pub fn prepare(world: &World) -> Index {
         file_imports: Vec::new(),
     };
     ix.node("");
+    // Each file's top-level names: independent per file, so on all cores.
+    ix.names = (0..world.files.len())
+        .into_par_iter()
+        .map(|i| file_names(world, FileIdx(i as u32)))
+        .collect();
     let mut roots = std::collections::BTreeSet::new();
     for (i, wf) in world.files.iter().enumerate() {
         let f = FileIdx(i as u32);
-        let mut names: HashMap<String, Vec<Binding>> = HashMap::new();
         let Some(scope) = py_scope(world, f) else {
-            ix.names.push(names);
             continue;
         };
         let st = stem(wf.path);
@@ -408,12 +448,6 @@ pub fn prepare(world: &World) -> Index {
         for (d, def) in wf.defs.iter().enumerate().skip(1) {
             let d = d as u32;
             let parent = def.parent.unwrap_or(0);
-            if parent == 0 {
-                names
-                    .entry(def.name.clone())
-                    .or_default()
-                    .push(Binding::Def(d));
-            }
             if wf.defs[parent as usize].kind == NodeKind::Class {
                 ix.members
                     .entry(SymId {
@@ -431,24 +465,6 @@ pub fn prepare(world: &World) -> Index {
                     .or_default()
                     .push(SymId { file: f, def: d });
             }
-        }
-        for (k, imp) in scope.imports.iter().enumerate() {
-            if imp.scope == 0 {
-                if let Some(b) = imp.bound_name() {
-                    if !b.is_empty() {
-                        names
-                            .entry(b.to_string())
-                            .or_default()
-                            .push(Binding::Import(k as u32));
-                    }
-                }
-            }
-        }
-        for (k, v) in scope.vars.iter().enumerate() {
-            names
-                .entry(v.name.clone())
-                .or_default()
-                .push(Binding::Var(k as u32));
         }
         for (k, c) in scope.classes.iter().enumerate() {
             ix.class_idx.insert(
@@ -471,7 +487,6 @@ pub fn prepare(world: &World) -> Index {
                 k as u32,
             );
         }
-        ix.names.push(names);
     }
     for m in &mut ix.mods {
         m.files
@@ -486,33 +501,34 @@ pub fn prepare(world: &World) -> Index {
         }
     }
     // Bases, resolved in the scope of the file that declares the class.
-    let mut bases = HashMap::new();
-    for (i, _) in world.files.iter().enumerate() {
-        let f = FileIdx(i as u32);
-        let Some(scope) = py_scope(world, f) else {
-            continue;
-        };
-        let ctx = Ctx { world, ix: &ix };
-        for c in &scope.classes {
-            let list: Vec<Option<SymId>> = c
-                .bases
-                .iter()
-                .filter(|b| b.as_str() != "object")
-                .map(|b| match ctx.eval_path(f, b, None, 0) {
-                    Val::Class(s) => Some(s),
-                    _ => None,
-                })
-                .collect();
-            bases.insert(
-                SymId {
-                    file: f,
-                    def: c.def,
-                },
-                list,
-            );
-        }
-    }
-    ix.bases = bases;
+    let ctx = Ctx { world, ix: &ix };
+    let bases: Vec<(SymId, Vec<Option<SymId>>)> = (0..world.files.len())
+        .into_par_iter()
+        .flat_map_iter(|i| {
+            let f = FileIdx(i as u32);
+            let classes = py_scope(world, f).map_or(&[][..], |s| &s.classes[..]);
+            let ctx = &ctx;
+            classes.iter().map(move |c| {
+                let list = c
+                    .bases
+                    .iter()
+                    .filter(|b| b.as_str() != "object")
+                    .map(|b| match ctx.eval_path(f, b, None, 0) {
+                        Val::Class(s) => Some(s),
+                        _ => None,
+                    })
+                    .collect();
+                (
+                    SymId {
+                        file: f,
+                        def: c.def,
+                    },
+                    list,
+                )
+            })
+        })
+        .collect();
+    ix.bases = bases.into_iter().collect();
     // Which submodules are reachable as attributes (pyright's rule: the
     // package imports them, or the accessing file does).
     let mut visible = std::collections::HashSet::new();

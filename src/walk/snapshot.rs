@@ -16,6 +16,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::{Skipped, Walk, WalkConfig, WalkedFile};
@@ -152,46 +153,56 @@ impl Snapshot {
             return None;
         }
         let trusted = |mtime: i64| mtime < self.taken_ns - RACY_NS;
-        for (rel, mtime) in &self.dirs {
-            let now = std::fs::symlink_metadata(root.join(rel)).ok()?;
-            if !now.is_dir() || super::mtime_ns(&now) != *mtime || !trusted(*mtime) {
+        // Thousands of `stat`s: on all cores.
+        crate::index::workers().install(|| {
+            let dirs_same = self.dirs.par_iter().all(|(rel, mtime)| {
+                std::fs::symlink_metadata(root.join(rel)).is_ok_and(|now| {
+                    now.is_dir() && super::mtime_ns(&now) == *mtime && trusted(*mtime)
+                })
+            });
+            let watched_same = self.watched.iter().all(|(path, was)| {
+                let now = stat(path);
+                now == *was && now.is_none_or(|(_, m)| trusted(m))
+            });
+            if !(dirs_same && watched_same) {
                 return None;
             }
-        }
-        for (path, was) in &self.watched {
-            let now = stat(path);
-            if now != *was || now.is_some_and(|(_, m)| !trusted(m)) {
-                return None;
-            }
-        }
-        // The same entries: classify each again from its metadata.
-        let mut walk = Walk {
-            manifests: self.manifests.clone(),
-            skipped_dirs: self.skipped_dirs,
-            dirs: self.dirs.clone(),
-            stable: true,
-            ..Walk::default()
-        };
-        let entries =
-            self.files
+            // The same entries: classify each again from its metadata.
+            let entries: Vec<(&String, crate::extract::Lang)> = self
+                .files
                 .iter()
                 .map(|f| (&f.path, f.lang))
                 .chain(self.skipped.iter().filter_map(|s| {
                     let lang = crate::extract::Lang::of_path(&s.path)?;
                     Some((&s.path, lang))
-                }));
-        for (path, lang) in entries {
-            // A vanished entry means its folder changed after all.
-            let meta = std::fs::symlink_metadata(root.join(path)).ok()?;
-            match super::classify(path.clone(), lang, &meta, config) {
-                Ok(f) => walk.files.push(f),
-                Err(s) => walk.skipped.push(s),
+                }))
+                .collect();
+            let classified: Option<Vec<Result<WalkedFile, Skipped>>> = entries
+                .par_iter()
+                .map(|(path, lang)| {
+                    // A vanished entry means its folder changed after all.
+                    let meta = std::fs::symlink_metadata(root.join(path)).ok()?;
+                    Some(super::classify((*path).clone(), *lang, &meta, config))
+                })
+                .collect();
+            let mut walk = Walk {
+                manifests: self.manifests.clone(),
+                skipped_dirs: self.skipped_dirs,
+                dirs: self.dirs.clone(),
+                ignore_files: self.ignore_files.clone(),
+                stable: true,
+                ..Walk::default()
+            };
+            for c in classified? {
+                match c {
+                    Ok(f) => walk.files.push(f),
+                    Err(s) => walk.skipped.push(s),
+                }
             }
-        }
-        walk.files.sort_by(|a, b| a.path.cmp(&b.path));
-        walk.skipped.sort();
-        walk.ignore_files = self.ignore_files.clone();
-        Some(walk)
+            walk.files.sort_by(|a, b| a.path.cmp(&b.path));
+            walk.skipped.sort();
+            Some(walk)
+        })
     }
 
     /// Whether `walk` is exactly the walk this snapshot was taken of, with no
