@@ -192,3 +192,39 @@ fn self_members_inheritance_and_fields() {
         ("sub.ts:Sub", "base.ts:Base")
     );
 }
+
+/// zod's published shape: declarations beside the built JavaScript, a
+/// re-export of `./classic/index.cjs` meaning its `.d.cts`, overloaded
+/// `declare function`s whose first signature gives the type of a call, and
+/// members inherited through interfaces.
+#[test]
+fn declarations_beside_output_and_overload_returns() {
+    let r = resolve_all(&[
+        ("v4/index.d.cts", "export * from \"./classic/index.cjs\";\n"),
+        ("v4/classic/index.cjs", "module.exports = {};\n"),
+        (
+            "v4/classic/index.d.cts",
+            concat!(
+                "export interface ZodType { parse(data: unknown): unknown; }\n",
+                "export interface ZodString extends ZodType { min(n: number): this; }\n",
+                "export declare function string(): ZodString;\n",
+                "export declare function string<T extends string>(p: T): Other;\n",
+                "interface Other { parse(): void; }\n",
+            ),
+        ),
+        (
+            "t.test.ts",
+            "import * as z from \"./v4/index.cjs\";\nz.string().parse(1);\n",
+        ),
+    ]);
+    assert_eq!(
+        targets(&r, "2:3"),
+        ["v4/classic/index.d.cts:string"],
+        "{:?}",
+        r.0
+    );
+    assert_eq!(
+        targets(&r, "2:12"),
+        ["v4/classic/index.d.cts:ZodType.parse"]
+    );
+}
