@@ -136,6 +136,7 @@ pub(super) fn run(lang: Lang, path: &str, src: &[u8]) -> Facts {
     };
     let root = tree.root_node();
     let mut w = Walker::new(src, is_test_path(path), module);
+    w.typed = lang != Lang::JavaScript;
     w.walk(root);
     w.finish(syntax_diagnostics(root, 50))
 }
@@ -344,6 +345,9 @@ struct Frame<'s> {
 struct Walker<'s> {
     src: &'s [u8],
     test_file: bool,
+    /// TypeScript (members are declared), not JavaScript (`this.x = …`
+    /// declares `x`).
+    typed: bool,
     defs: Vec<Def>,
     private: Vec<bool>,
     scope: Scope,
@@ -392,6 +396,7 @@ impl<'s> Walker<'s> {
         Walker {
             src,
             test_file,
+            typed: true,
             defs: vec![module],
             private: vec![false],
             scope: Scope::default(),
@@ -2170,9 +2175,13 @@ impl<'s> Walker<'s> {
             }
         }
         match (left.kind(), left.fld("object")) {
-            // `this.x = …` declares `x` (in JavaScript, for tsserver too),
-            // and says what `this.x` holds.
+            // `this.x = …` declares `x` in JavaScript (for tsserver too),
+            // and says what `this.x` holds. In TypeScript `x` is declared in
+            // the class: the write is a reference to it.
             ("member_expression", Some(o)) if o.kind() == "this" => {
+                if self.typed {
+                    self.member_ref(left);
+                }
                 if let (Some(class), Some(prop)) = (self.this_class, left.fld("property")) {
                     let e = self.expr(right);
                     if matches!(e, Expr::Instance(_) | Expr::Def(_) | Expr::Import(_)) {

@@ -228,3 +228,27 @@ fn declarations_beside_output_and_overload_returns() {
         ["v4/classic/index.d.cts:ZodType.parse"]
     );
 }
+
+/// `this.parse = this.parse.bind(this)` (zod v3's constructor): in
+/// TypeScript the write names the declared method, and tsserver lists it
+/// among the method's references; in JavaScript it declares a property.
+#[test]
+fn writes_through_this_reference_declared_members() {
+    let r = resolve_all(&[
+        (
+            "a.ts",
+            "export class T {\n  constructor() {\n    this.parse = this.parse.bind(this);\n  }\n  parse() {}\n}\n",
+        ),
+        (
+            "b.js",
+            "class J {\n  constructor() {\n    this.run = 1;\n  }\n  run() {}\n}\n",
+        ),
+    ]);
+    assert_eq!(targets(&r, "3:10"), ["a.ts:T.parse"]);
+    assert_eq!(targets(&r, "3:23"), ["a.ts:T.parse"]);
+    assert!(
+        !r.0.iter().any(|e| e.0.starts_with("b.js") && e.4 == "3:10"),
+        "{:?}",
+        r.0
+    );
+}
