@@ -29,6 +29,8 @@ struct TsConfig {
     /// `paths` patterns and their targets, targets already joined with the
     /// directory they are relative to; longest prefix first.
     paths: Vec<(String, Vec<String>)>,
+    /// `customConditions`: more `exports` conditions to match.
+    conditions: Vec<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -112,12 +114,12 @@ const CONDITIONS: [&str; 5] = ["types", "import", "require", "node", "default"];
 impl Exports {
     /// The targets `exports` maps the subpath (`"."`, `"./x"`) to, `*`
     /// substituted, in the order TypeScript tries them.
-    fn lookup(&self, subpath: &str) -> Vec<String> {
+    fn lookup(&self, subpath: &str, custom: &[String]) -> Vec<String> {
         let mut out = Vec::new();
         match self {
             Exports::Map(m) if m.iter().any(|(k, _)| k.starts_with('.')) => {
                 if let Some((_, v)) = m.iter().find(|(k, _)| k == subpath) {
-                    v.targets("", &mut out);
+                    v.targets("", custom, &mut out);
                     return out;
                 }
                 // Patterns: the longest prefix before `*` wins.
@@ -130,24 +132,24 @@ impl Exports {
                     })
                     .max_by_key(|(pre, _, _)| *pre);
                 if let Some((_, star, v)) = best {
-                    v.targets(star, &mut out);
+                    v.targets(star, custom, &mut out);
                 }
             }
             // Sugar for `{ ".": … }`.
-            e if subpath == "." => e.targets("", &mut out),
+            e if subpath == "." => e.targets("", custom, &mut out),
             _ => {}
         }
         out
     }
 
-    fn targets(&self, star: &str, out: &mut Vec<String>) {
+    fn targets(&self, star: &str, custom: &[String], out: &mut Vec<String>) {
         match self {
             Exports::Path(p) => out.push(p.replace('*', star)),
-            Exports::List(l) => l.iter().for_each(|e| e.targets(star, out)),
+            Exports::List(l) => l.iter().for_each(|e| e.targets(star, custom, out)),
             Exports::Map(m) => {
                 for (k, v) in m {
-                    if CONDITIONS.contains(&k.as_str()) {
-                        v.targets(star, out);
+                    if CONDITIONS.contains(&k.as_str()) || custom.contains(k) {
+                        v.targets(star, custom, out);
                     }
                 }
             }
@@ -269,8 +271,12 @@ impl Modules {
                 } else {
                     format!("./{rest}")
                 };
+                let custom = self
+                    .tsconfig_for(dir)
+                    .map(|c| c.conditions.as_slice())
+                    .unwrap_or_default();
                 let targets: Vec<String> = exports
-                    .lookup(&subpath)
+                    .lookup(&subpath, custom)
                     .iter()
                     .map(|t| join(&p.dir, t))
                     .collect();
@@ -372,6 +378,15 @@ fn tsconfig(raw: &BTreeMap<String, serde_json::Value>, path: &str, depth: u32) -
         .map(|b| join(dir, b));
     if base_url.is_some() {
         cfg.base_url = base_url;
+    }
+    if let Some(c) = opts
+        .and_then(|o| o.get("customConditions"))
+        .and_then(|c| c.as_array())
+    {
+        cfg.conditions = c
+            .iter()
+            .filter_map(|c| c.as_str().map(str::to_string))
+            .collect();
     }
     if let Some(paths) = opts
         .and_then(|o| o.get("paths"))
@@ -704,9 +719,19 @@ mod tests {
         assert_eq!(r("@shop/auth"), Target::File(FileIdx(7)));
         assert_eq!(r("@shop/auth/tokens"), Target::File(FileIdx(8)));
         let blocked = Exports::Map(vec![("./internal".into(), Exports::None)]);
-        assert!(blocked.lookup("./internal").is_empty());
+        assert!(blocked.lookup("./internal", &[]).is_empty());
         let sugar = Exports::Path("./main.js".into());
-        assert_eq!(sugar.lookup("."), vec!["./main.js".to_string()]);
-        assert!(sugar.lookup("./x").is_empty());
+        assert_eq!(sugar.lookup(".", &[]), vec!["./main.js".to_string()]);
+        assert!(sugar.lookup("./x", &[]).is_empty());
+        // zod's own repository sets `customConditions: ["@zod/source"]`:
+        // the sources win there.
+        layout.manifests.insert(
+            "tsconfig.json".into(),
+            r#"{ "compilerOptions": { "customConditions": ["@zod/source"] } }"#.into(),
+        );
+        let m = Modules::new(&layout);
+        let r = |s| m.resolve(&files, "src/v4/core/tests/a.test.ts", s);
+        assert_eq!(r("zod/v4"), Target::File(FileIdx(2)));
+        assert_eq!(r("zod"), Target::File(FileIdx(0)));
     }
 }
