@@ -2613,6 +2613,13 @@ impl<'s> Walker<'s> {
                 Some(c) => self.expr(c),
                 None => Expr::Unknown,
             },
+            // Polymorphic `this` (`min(n: number): this`): the class or
+            // interface declaring it; a call through a receiver gives the
+            // receiver (resolver).
+            "this_type" => match self.this_class {
+                Some(c) => Expr::This(c),
+                None => Expr::Unknown,
+            },
             "predefined_type"
             | "array_type"
             | "tuple_type"

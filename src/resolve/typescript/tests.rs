@@ -252,3 +252,24 @@ fn writes_through_this_reference_declared_members() {
         r.0
     );
 }
+
+/// Builder chains typed by a polymorphic `this` return
+/// (`z.string().min(1).parse(x)`): the call gives back its receiver, so an
+/// override in the receiver's own class is found, not the base's.
+#[test]
+fn polymorphic_this_returns_give_the_receiver() {
+    let r = resolve_all(&[(
+        "s.ts",
+        concat!(
+            "interface Base { min(n: number): this; parse(x: unknown): unknown; }\n",
+            "interface Str extends Base { parse(x: unknown): string; }\n",
+            "declare function string(): Str;\n",
+            "const s = string().min(1);\n",
+            "s.parse(1);\n",
+            "string().min(2).min(3).parse(2);\n",
+        ),
+    )]);
+    assert_eq!(targets(&r, "5:3"), ["s.ts:Str.parse"], "{:?}", r.0);
+    assert_eq!(targets(&r, "6:24"), ["s.ts:Str.parse"]);
+    assert_eq!(targets(&r, "6:17"), ["s.ts:Base.min"]);
+}
