@@ -105,19 +105,26 @@ pub(super) fn run(lang: Lang, path: &str, src: &[u8]) -> Facts {
         if p.set_language(&language).is_err() {
             return None;
         }
-        let tree = p.parse(src, None)?;
-        if !tree.root_node().has_error() || lang != Lang::TypeScript {
-            return Some(tree);
-        }
-        let Some(fixed) = grammar_workarounds(src) else {
-            return Some(tree);
+        let fixed = (lang == Lang::TypeScript)
+            .then(|| grammar_workarounds(src))
+            .flatten();
+        let Some(fixed) = fixed else {
+            return p.parse(src, None);
         };
-        match p.parse(&fixed, None) {
-            Some(t) if error_bytes(t.root_node()) < error_bytes(tree.root_node()) => {
-                patched = Some(fixed);
-                Some(t)
-            }
-            _ => Some(tree),
+        // One parse when the rewrite reads cleanly (effect: every file with
+        // an overload set or a variance annotation); else the original too,
+        // and the tree with fewer errors.
+        let t = p.parse(&fixed, None)?;
+        if !t.root_node().has_error() {
+            patched = Some(fixed);
+            return Some(t);
+        }
+        let tree = p.parse(src, None)?;
+        if error_bytes(t.root_node()) < error_bytes(tree.root_node()) {
+            patched = Some(fixed);
+            Some(t)
+        } else {
+            Some(tree)
         }
     });
     let src: &[u8] = patched.as_deref().unwrap_or(src);
@@ -144,8 +151,8 @@ pub(super) fn run(lang: Lang, path: &str, src: &[u8]) -> Facts {
 /// The source rewritten around constructs tree-sitter-typescript 0.23
 /// cannot parse, or `None` if it has none of them. Only bytes that carry no
 /// name are replaced, by bytes of the same length, so lines, columns and every
-/// identifier stay where they were; the caller re-parses with it only when
-/// the first parse had errors, and keeps the result only if it has fewer.
+/// identifier stay where they were. The caller keeps the rewrite's tree if it
+/// has no errors, else the one of the two with fewer.
 fn grammar_workarounds(src: &[u8]) -> Option<Vec<u8>> {
     let mut buf = src.to_vec();
     let changed = call_signature_semicolons(&mut buf)
