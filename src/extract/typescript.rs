@@ -11,6 +11,8 @@
 //! ([`Expr::Global`]) and is never guessed to be another module's definition.
 
 mod walk;
+#[cfg(test)]
+use walk::walk_fix_for_tests;
 
 use serde::{Deserialize, Serialize};
 

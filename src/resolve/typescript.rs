@@ -343,13 +343,29 @@ impl<'a, 'w> Eval<'a, 'w> {
                 self.member(rv, rs, s.name(*n), ns, depth + 1)
             }
             Expr::Call(callee) => {
-                let (v, st) = self.eval(f, callee, NS_VALUE, depth + 1);
+                // The receiver of a method call is kept for a `this` return.
+                let (recv, (v, st)) = match &**callee {
+                    Expr::Member(obj, n) => {
+                        let (rv, rs) = self.eval(f, obj, NS_VALUE, depth + 1);
+                        let m = self.member(rv, rs, s.name(*n), NS_VALUE, depth + 1);
+                        (Some((rv, rs)), m)
+                    }
+                    c => (None, self.eval(f, c, NS_VALUE, depth + 1)),
+                };
                 match v.unalias() {
                     Val::Sym(sym)
                         if matches!(self.kind(sym), NodeKind::Function | NodeKind::Method) =>
                     {
                         match self.returns(sym) {
                             Some(r) => {
+                                // `this` returned through a receiver is the
+                                // receiver (`z.string().min(1)` is a ZodString).
+                                if let (Expr::This(_), Some((rv, rst))) = (r, recv) {
+                                    if let v @ Val::Inst(_) = rv.unalias() {
+                                        let st = combine(combine(st, rst), Strategy::TypedReceiver);
+                                        return (v, st);
+                                    }
+                                }
                                 let (rv, rst) = self.eval(sym.file, r, NS_VALUE, depth + 1);
                                 (rv, combine(combine(st, rst), Strategy::TypedReceiver))
                             }

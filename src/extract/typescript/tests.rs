@@ -359,3 +359,91 @@ fn deep_nesting_does_not_overflow() {
         );
     }
 }
+
+/// tree-sitter-typescript#335: a generic call signature starting a line
+/// after another type member, with no `;`, made the grammar fail, and the
+/// error swallowed the whole file (effect's `dual` overload sets).
+#[test]
+fn generic_call_signatures_separated_by_line_breaks() {
+    let src = r#"import type * as Option from "./Option.js"
+import { dual } from "./Function.js"
+export const get: {
+  /**
+   * doc
+   */
+  <I, S>(tag: Tag<I, S>): <Services>(self: Context<Services>) => Option.Option<S>
+  // a line comment
+  <Services, T extends Tag<any, any>>(self: Context<Services>, tag: T): Option.Option<T>
+} = dual(2, (self: any, tag: any) => tag)
+export interface Tag<I, S> {
+  readonly id: I
+  <A>(a: A): S
+}
+export interface Context<Services> { readonly s: Services }
+export const f = (a: number) =>
+  <T>(t: T): T => t
+"#;
+    let f = ts(src);
+    assert!(
+        f.diagnostics.is_empty(),
+        "no syntax errors left: {:?}",
+        f.diagnostics
+    );
+    // Both overloads' `Option.Option` and the call of `dual` are sites, at
+    // their own columns.
+    let option_sites = |line: u32| -> Vec<u32> {
+        sites_at(&f, line)
+            .iter()
+            .filter(|s| matches!(&s.target, Expr::Member(_, _)))
+            .map(|s| s.pos.column)
+            .collect()
+    };
+    assert_eq!(option_sites(7), [73]);
+    assert_eq!(option_sites(9), [80]);
+    assert!(sites_at(&f, 10)
+        .iter()
+        .any(|s| s.kind == SiteKind::Call && s.pos.column == 5));
+    // The interface after it is still a definition with its member.
+    assert_eq!(f.defs[def_idx(&f, "Tag") as usize].pos.line, 11);
+    // A generic arrow continuing `=>` on the next line is left alone.
+    assert_eq!(f.defs[def_idx(&f, "f") as usize].kind, NodeKind::Function);
+    // The workaround only replaces indentation: the text is otherwise the same.
+    let fixed = walk_fix_for_tests(src.as_bytes()).expect("two signatures to separate");
+    assert_eq!(fixed.len(), src.len());
+    let changed: Vec<usize> = (0..src.len())
+        .filter(|&i| fixed[i] != src.as_bytes()[i])
+        .collect();
+    assert_eq!(changed.len(), 2);
+    assert!(changed
+        .iter()
+        .all(|&i| src.as_bytes()[i] == b' ' && fixed[i] == b';'));
+}
+
+/// Variance annotations (`<out A, in out B>`) and escaped backticks in
+/// template literal types are not in tree-sitter-typescript 0.23: the
+/// re-parse blanks them, and what they were around is read as usual.
+#[test]
+fn variance_annotations_and_escaped_backticks_in_template_types() {
+    let src = r#"import type { Box } from "./box"
+export interface Effect<out A, in out E = never, in R extends Box = Box> {
+  readonly a: Box
+}
+type Msg<U extends string> = `use \`${U}\` here`
+export function run<const T>(t: T, b: Box): Effect<T> { return null! }
+const x = [a in b, out]
+"#;
+    let f = ts(src);
+    assert!(f.diagnostics.is_empty(), "{:?}", f.diagnostics);
+    assert!(sites_at(&f, 3).iter().any(|s| s.pos.column == 15));
+    assert!(sites_at(&f, 6).iter().any(|s| s.pos.column == 39));
+    let fixed = walk_fix_for_tests(src.as_bytes()).unwrap();
+    let fixed = String::from_utf8(fixed).unwrap();
+    let lines: Vec<&str> = fixed.lines().collect();
+    assert_eq!(
+        lines[1],
+        "export interface Effect<    A,        E = never,    R extends Box = Box> {"
+    );
+    assert_eq!(lines[4], "type Msg<U extends string> = `use   ${U}   here`");
+    // `in` as an operator and `out` as a name are left alone.
+    assert_eq!(lines[6], "const x = [a in b, out]");
+}

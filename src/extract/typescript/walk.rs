@@ -99,13 +99,35 @@ pub(super) fn run(lang: Lang, path: &str, src: &[u8]) -> Facts {
         ),
     };
     FIELDS.with(|f| f.set(Some(fields)));
+    let mut patched = None;
     let tree = PARSER.with(|p| {
         let mut p = p.borrow_mut();
         if p.set_language(&language).is_err() {
             return None;
         }
-        p.parse(src, None)
+        let fixed = (lang == Lang::TypeScript)
+            .then(|| grammar_workarounds(src))
+            .flatten();
+        let Some(fixed) = fixed else {
+            return p.parse(src, None);
+        };
+        // One parse when the rewrite reads cleanly (effect: every file with
+        // an overload set or a variance annotation); else the original too,
+        // and the tree with fewer errors.
+        let t = p.parse(&fixed, None)?;
+        if !t.root_node().has_error() {
+            patched = Some(fixed);
+            return Some(t);
+        }
+        let tree = p.parse(src, None)?;
+        if error_bytes(t.root_node()) < error_bytes(tree.root_node()) {
+            patched = Some(fixed);
+            Some(t)
+        } else {
+            Some(tree)
+        }
     });
+    let src: &[u8] = patched.as_deref().unwrap_or(src);
     let module = module_def(path, src);
     let Some(tree) = tree else {
         return (
@@ -121,8 +143,184 @@ pub(super) fn run(lang: Lang, path: &str, src: &[u8]) -> Facts {
     };
     let root = tree.root_node();
     let mut w = Walker::new(src, is_test_path(path), module);
+    w.typed = lang != Lang::JavaScript;
     w.walk(root);
     w.finish(syntax_diagnostics(root, 50))
+}
+
+/// The source rewritten around constructs tree-sitter-typescript 0.23
+/// cannot parse, or `None` if it has none of them. Only bytes that carry no
+/// name are replaced, by bytes of the same length, so lines, columns and every
+/// identifier stay where they were. The caller keeps the rewrite's tree if it
+/// has no errors, else the one of the two with fewer.
+fn grammar_workarounds(src: &[u8]) -> Option<Vec<u8>> {
+    let mut buf = src.to_vec();
+    let changed = call_signature_semicolons(&mut buf)
+        | variance_modifiers(&mut buf)
+        | escaped_backticks(&mut buf);
+    changed.then_some(buf)
+}
+
+/// Variance annotations on type parameters (`interface Effect<out A, in
+/// out B>`, TypeScript 4.7) are not in the grammar: blanked, since they name
+/// nothing. A modifier counts when it follows `<` or `,` and is followed by a
+/// parameter name and then `,`, `>`, `=` or `extends`.
+fn variance_modifiers(buf: &mut [u8]) -> bool {
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
+    let word_at =
+        |buf: &[u8], i: usize| -> usize { buf[i..].iter().take_while(|&&b| ident(b)).count() };
+    let skip_ws = |buf: &[u8], mut i: usize| -> usize {
+        while i < buf.len() && buf[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        i
+    };
+    let mut changed = false;
+    let mut i = 0;
+    while i < buf.len() {
+        let starts_word = (i == 0 || !ident(buf[i - 1])) && ident(buf[i]);
+        if !starts_word {
+            i += 1;
+            continue;
+        }
+        let len = word_at(buf, i);
+        let word = &buf[i..i + len];
+        if word == b"in" || word == b"out" {
+            let before = buf[..i].iter().rev().find(|b| !b.is_ascii_whitespace());
+            let after = skip_ws(buf, i + len);
+            let name = word_at(buf, after);
+            let next = skip_ws(buf, after + name);
+            let fits = matches!(before, Some(b'<' | b','))
+                && after > i + len
+                && name > 0
+                && (&buf[after..after + name] == b"out"
+                    || matches!(buf.get(next), Some(b',' | b'>' | b'='))
+                    || buf[next..].starts_with(b"extends"));
+            if fits {
+                buf[i..i + len].fill(b' ');
+                changed = true;
+            }
+        }
+        i += len;
+    }
+    changed
+}
+
+/// An escaped backtick (`` \` ``) inside a template literal *type* ends it
+/// for the grammar. Blanked with its backslash wherever it occurs: it is text
+/// in a string, a template, a regex or a comment, never a name.
+fn escaped_backticks(buf: &mut [u8]) -> bool {
+    let mut changed = false;
+    let mut run = 0;
+    for i in 0..buf.len() {
+        match buf[i] {
+            b'\\' => run += 1,
+            b'`' if run % 2 == 1 => {
+                buf[i - 1] = b' ';
+                buf[i] = b' ';
+                changed = true;
+                run = 0;
+            }
+            _ => run = 0,
+        }
+    }
+    changed
+}
+
+/// tree-sitter-typescript misreads a type member list without semicolons
+/// when a generic call signature starts a line (`(a: A): B` then
+/// `<T>(t: T): T`, upstream issue tree-sitter-typescript#335): it takes the
+/// `<` for type arguments of the previous member, and the error often
+/// swallows the whole file (effect writes every `dual` overload set so).
+/// TypeScript ends a type member at the line break. This puts a `;` in
+/// place of the indentation character before each such `<` (a line starting
+/// `<Ident` or just `<`, after a code line ending in a name, `)`, `]`, `}`
+/// or a closing `>`).
+fn call_signature_semicolons(buf: &mut [u8]) -> bool {
+    let mut changed = false;
+    let mut in_comment = false;
+    // Last significant byte of the previous code line, and the one before it.
+    let mut prev: (u8, u8) = (b';', b';');
+    let mut start = 0;
+    while start < buf.len() {
+        let end = buf[start..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(buf.len(), |i| start + i);
+        let line = &buf[start..end];
+        let indent = line
+            .iter()
+            .take_while(|b| matches!(b, b' ' | b'\t'))
+            .count();
+        let mut code = &line[indent..];
+        if in_comment {
+            match find(code, b"*/") {
+                Some(i) => {
+                    in_comment = false;
+                    code = &code[i + 2..];
+                }
+                None => code = &[],
+            }
+        }
+        let separate = code.first() == Some(&b'<')
+            && indent > 0
+            && code
+                .get(1)
+                .is_none_or(|c| c.is_ascii_alphabetic() || matches!(c, b'_' | b'$' | b'\r'))
+            && (prev.1.is_ascii_alphanumeric()
+                || matches!(prev.1, b'_' | b'$' | b')' | b']' | b'}')
+                || (prev.1 == b'>' && prev.0 != b'='));
+        // Drop comments from what the next line looks back at.
+        if let Some(i) = find(code, b"//") {
+            if i == 0 || code[i - 1] == b' ' {
+                code = &code[..i];
+            }
+        }
+        if let Some(i) = find(code, b"/*") {
+            if find(&code[i..], b"*/").is_none() {
+                in_comment = true;
+            }
+            code = &code[..i];
+        }
+        let mut sig = code.iter().rev().filter(|b| !b.is_ascii_whitespace());
+        match (sig.next(), sig.next()) {
+            (Some(&last), Some(&before)) => prev = (before, last),
+            (Some(&last), None) => prev = (prev.1, last),
+            _ => {}
+        }
+        if separate {
+            buf[start + indent - 1] = b';';
+            changed = true;
+        }
+        start = end + 1;
+    }
+    changed
+}
+
+#[cfg(test)]
+pub(super) fn walk_fix_for_tests(src: &[u8]) -> Option<Vec<u8>> {
+    grammar_workarounds(src)
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Bytes covered by error nodes, plus one per missing node.
+fn error_bytes(root: Node) -> usize {
+    let mut total = 0;
+    let mut stack = vec![root];
+    let mut cursor = root.walk();
+    while let Some(n) = stack.pop() {
+        if n.is_error() {
+            total += n.end_byte() - n.start_byte();
+        } else if n.is_missing() {
+            total += 1;
+        } else if n.has_error() {
+            stack.extend(n.children(&mut cursor));
+        }
+    }
+    total
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -154,6 +352,9 @@ struct Frame<'s> {
 struct Walker<'s> {
     src: &'s [u8],
     test_file: bool,
+    /// TypeScript (members are declared), not JavaScript (`this.x = …`
+    /// declares `x`).
+    typed: bool,
     defs: Vec<Def>,
     private: Vec<bool>,
     scope: Scope,
@@ -202,6 +403,7 @@ impl<'s> Walker<'s> {
         Walker {
             src,
             test_file,
+            typed: true,
             defs: vec![module],
             private: vec![false],
             scope: Scope::default(),
@@ -1103,7 +1305,9 @@ impl<'s> Walker<'s> {
         }
         if let Some(rt) = n.fld("return_type") {
             self.walk(rt);
-            if let Some(d) = def {
+            // Overloads: the first signature's type, the one TypeScript
+            // tries first (and `returns` holds one entry per function).
+            if let Some(d) = def.filter(|d| !self.returned.contains(d)) {
                 if rt.kind() == "type_annotation" {
                     let e = self.type_value(rt);
                     if !matches!(e, Expr::Unknown) {
@@ -1978,9 +2182,13 @@ impl<'s> Walker<'s> {
             }
         }
         match (left.kind(), left.fld("object")) {
-            // `this.x = …` declares `x` (in JavaScript, for tsserver too),
-            // and says what `this.x` holds.
+            // `this.x = …` declares `x` in JavaScript (for tsserver too),
+            // and says what `this.x` holds. In TypeScript `x` is declared in
+            // the class: the write is a reference to it.
             ("member_expression", Some(o)) if o.kind() == "this" => {
+                if self.typed {
+                    self.member_ref(left);
+                }
                 if let (Some(class), Some(prop)) = (self.this_class, left.fld("property")) {
                     let e = self.expr(right);
                     if matches!(e, Expr::Instance(_) | Expr::Def(_) | Expr::Import(_)) {
@@ -2410,6 +2618,13 @@ impl<'s> Walker<'s> {
             }
             "type_query" => match t.named_child(0) {
                 Some(c) => self.expr(c),
+                None => Expr::Unknown,
+            },
+            // Polymorphic `this` (`min(n: number): this`): the class or
+            // interface declaring it; a call through a receiver gives the
+            // receiver (resolver).
+            "this_type" => match self.this_class {
+                Some(c) => Expr::This(c),
                 None => Expr::Unknown,
             },
             "predefined_type"

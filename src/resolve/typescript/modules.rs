@@ -2,8 +2,9 @@
 //! finds them in a repository: relative paths with extension probing
 //! (`./x.js` written in ESM TypeScript means `./x.ts`), `index` files,
 //! tsconfig `baseUrl` / `paths` (JSONC, `extends` followed within the
-//! repository), and `package.json` names of in-repo packages (monorepos).
-//! Anything else is an external package.
+//! repository), and `package.json` names of in-repo packages (monorepos and a
+//! package importing itself by name), through the package's `exports` map
+//! when it has one. Anything else is an external package.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -28,6 +29,8 @@ struct TsConfig {
     /// `paths` patterns and their targets, targets already joined with the
     /// directory they are relative to; longest prefix first.
     paths: Vec<(String, Vec<String>)>,
+    /// `customConditions`: more `exports` conditions to match.
+    conditions: Vec<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -35,6 +38,124 @@ struct Package {
     name: String,
     dir: String,
     entries: Vec<String>,
+    exports: Option<Exports>,
+}
+
+/// A `package.json` `exports` value, with object keys in file order (the
+/// order decides which condition wins).
+#[derive(Clone, Debug, PartialEq)]
+enum Exports {
+    Path(String),
+    /// Fallbacks, tried in order.
+    List(Vec<Exports>),
+    /// Subpaths (`"./x"`) or conditions (`"types"`, `"import"`, …).
+    Map(Vec<(String, Exports)>),
+    /// `null` (a blocked subpath) or anything unusable.
+    None,
+}
+
+impl<'de> serde::Deserialize<'de> for Exports {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Exports, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Exports;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a package.json exports value")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Exports, E> {
+                Ok(Exports::Path(v.to_string()))
+            }
+            fn visit_unit<E>(self) -> Result<Exports, E> {
+                Ok(Exports::None)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Exports, E> {
+                Ok(Exports::None)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Exports, E> {
+                Ok(Exports::None)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Exports, E> {
+                Ok(Exports::None)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Exports, E> {
+                Ok(Exports::None)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<Exports, A::Error> {
+                let mut out = Vec::new();
+                while let Some(e) = a.next_element()? {
+                    out.push(e);
+                }
+                Ok(Exports::List(out))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<Exports, A::Error> {
+                let mut out = Vec::new();
+                while let Some((k, v)) = a.next_entry::<String, Exports>()? {
+                    out.push((k, v));
+                }
+                Ok(Exports::Map(out))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The conditions TypeScript matches in `exports` when resolving types
+/// (`default` always matches). TypeScript takes `import` or `require` by
+/// the importing file's module kind; both are accepted here, so the first
+/// of them in the file wins, as it does for an ESM-only or CJS-only map.
+const CONDITIONS: [&str; 5] = ["types", "import", "require", "node", "default"];
+
+impl Exports {
+    /// The targets `exports` maps the subpath (`"."`, `"./x"`) to, `*`
+    /// substituted, in the order TypeScript tries them.
+    fn lookup(&self, subpath: &str, custom: &[String]) -> Vec<String> {
+        let mut out = Vec::new();
+        match self {
+            Exports::Map(m) if m.iter().any(|(k, _)| k.starts_with('.')) => {
+                if let Some((_, v)) = m.iter().find(|(k, _)| k == subpath) {
+                    v.targets("", custom, &mut out);
+                    return out;
+                }
+                // Patterns: the longest prefix before `*` wins.
+                let best = m
+                    .iter()
+                    .filter_map(|(k, v)| {
+                        let star = match_pattern(k, subpath)?;
+                        k.contains('*')
+                            .then_some((k.find('*').unwrap_or(0), star, v))
+                    })
+                    .max_by_key(|(pre, _, _)| *pre);
+                if let Some((_, star, v)) = best {
+                    v.targets(star, custom, &mut out);
+                }
+            }
+            // Sugar for `{ ".": … }`.
+            e if subpath == "." => e.targets("", custom, &mut out),
+            _ => {}
+        }
+        out
+    }
+
+    fn targets(&self, star: &str, custom: &[String], out: &mut Vec<String>) {
+        match self {
+            Exports::Path(p) => out.push(p.replace('*', star)),
+            Exports::List(l) => l.iter().for_each(|e| e.targets(star, custom, out)),
+            Exports::Map(m) => {
+                for (k, v) in m {
+                    if CONDITIONS.contains(&k.as_str()) || custom.contains(k) {
+                        v.targets(star, custom, out);
+                    }
+                }
+            }
+            Exports::None => {}
+        }
+    }
 }
 
 pub struct Modules {
@@ -60,7 +181,10 @@ impl Modules {
                     }
                 }
                 "package.json" => {
-                    let Some(v) = parse_jsonc(text) else { continue };
+                    let clean = clean_jsonc(text);
+                    let Ok(v) = serde_json::from_slice::<serde_json::Value>(&clean) else {
+                        continue;
+                    };
                     let Some(name) = v.get("name").and_then(|n| n.as_str()) else {
                         continue;
                     };
@@ -70,10 +194,18 @@ impl Modules {
                             entries.push(join(&dir, e));
                         }
                     }
+                    #[derive(serde::Deserialize)]
+                    struct WithExports {
+                        exports: Option<Exports>,
+                    }
+                    let exports = serde_json::from_slice::<WithExports>(&clean)
+                        .ok()
+                        .and_then(|w| w.exports);
                     packages.push(Package {
                         name: name.to_string(),
                         dir,
                         entries,
+                        exports,
                     });
                 }
                 _ => {}
@@ -129,19 +261,40 @@ impl Modules {
             } else {
                 continue;
             };
-            if rest.is_empty() {
-                for e in &p.entries {
-                    if let Some(f) = probe(files, e) {
+            if let Some(exports) = &p.exports {
+                // `exports` is all TypeScript consults when present. Its
+                // targets are usually build output (`./dist/x.js`): the
+                // declaration or source beside it if indexed, else the
+                // source it was built from (below).
+                let subpath = if rest.is_empty() {
+                    ".".to_string()
+                } else {
+                    format!("./{rest}")
+                };
+                let custom = self
+                    .tsconfig_for(dir)
+                    .map(|c| c.conditions.as_slice())
+                    .unwrap_or_default();
+                let targets: Vec<String> = exports
+                    .lookup(&subpath, custom)
+                    .iter()
+                    .map(|t| join(&p.dir, t))
+                    .collect();
+                for t in &targets {
+                    if let Some(f) = probe(files, t) {
                         return Target::File(f);
                     }
-                    // `dist/index.js` built from `src/index.ts`.
-                    for out in ["dist/", "lib/", "build/", "out/", "esm/", "cjs/"] {
-                        let prefix = join(&p.dir, out);
-                        if let Some(tail) = e.strip_prefix(&prefix) {
-                            if let Some(f) = probe(files, &join(&p.dir, &format!("src/{tail}"))) {
-                                return Target::File(f);
-                            }
-                        }
+                }
+                for t in &targets {
+                    if let Some(f) = built_from(files, &p.dir, t) {
+                        return Target::File(f);
+                    }
+                }
+            }
+            if rest.is_empty() {
+                for e in &p.entries {
+                    if let Some(f) = probe(files, e).or_else(|| built_from(files, &p.dir, e)) {
+                        return Target::File(f);
                     }
                 }
                 for cand in [join(&p.dir, "src/index"), join(&p.dir, "index")] {
@@ -175,6 +328,30 @@ impl Modules {
     }
 }
 
+/// The source file a build output path of the package in `dir` was built
+/// from: `dist/index.js` (or `dist/esm/index.d.ts`) from `src/index.ts`.
+fn built_from(files: &HashMap<&str, FileIdx>, dir: &str, path: &str) -> Option<FileIdx> {
+    const OUT: [&str; 6] = ["dist/", "lib/", "build/", "out/", "esm/", "cjs/"];
+    let mut tail = path.strip_prefix(dir)?.trim_start_matches('/');
+    let mut stripped = false;
+    while let Some(t) = OUT.iter().find_map(|o| tail.strip_prefix(o)) {
+        tail = t;
+        stripped = true;
+    }
+    // `dts/` under an output folder holds declarations.
+    if stripped {
+        tail = tail.strip_prefix("dts/").unwrap_or(tail);
+    }
+    if !stripped {
+        return None;
+    }
+    let tail = [".d.ts", ".d.mts", ".d.cts"]
+        .iter()
+        .find_map(|x| tail.strip_suffix(x))
+        .unwrap_or(tail);
+    probe(files, &join(dir, &format!("src/{tail}")))
+}
+
 /// A tsconfig's effective `baseUrl`/`paths`, following `extends` within the
 /// collected manifests.
 fn tsconfig(raw: &BTreeMap<String, serde_json::Value>, path: &str, depth: u32) -> TsConfig {
@@ -201,6 +378,15 @@ fn tsconfig(raw: &BTreeMap<String, serde_json::Value>, path: &str, depth: u32) -
         .map(|b| join(dir, b));
     if base_url.is_some() {
         cfg.base_url = base_url;
+    }
+    if let Some(c) = opts
+        .and_then(|o| o.get("customConditions"))
+        .and_then(|c| c.as_array())
+    {
+        cfg.conditions = c
+            .iter()
+            .filter_map(|c| c.as_str().map(str::to_string))
+            .collect();
     }
     if let Some(paths) = opts
         .and_then(|o| o.get("paths"))
@@ -247,10 +433,9 @@ fn match_pattern<'a>(pattern: &str, spec: &'a str) -> Option<&'a str> {
 /// The indexed file a path (without or with extension) names.
 fn probe(files: &HashMap<&str, FileIdx>, base: &str) -> Option<FileIdx> {
     let base = base.trim_end_matches('/');
-    if let Some(f) = files.get(base) {
-        return Some(*f);
-    }
-    // ESM TypeScript writes the emitted name: `./x.js` is `./x.ts`.
+    // ESM TypeScript writes the emitted name: `./x.js` is `./x.ts`. The
+    // TypeScript file (or declaration) wins over the JavaScript one beside
+    // it, as in TypeScript's own resolution.
     let swaps: &[(&str, &[&str])] = &[
         (".js", &[".ts", ".tsx", ".d.ts"]),
         (".jsx", &[".tsx"]),
@@ -265,6 +450,9 @@ fn probe(files: &HashMap<&str, FileIdx>, base: &str) -> Option<FileIdx> {
                 }
             }
         }
+    }
+    if let Some(f) = files.get(base) {
+        return Some(*f);
     }
     for ext in EXTS {
         if let Some(f) = files.get(format!("{base}{ext}").as_str()) {
@@ -305,6 +493,11 @@ pub fn join(dir: &str, rel: &str) -> String {
 
 /// JSON with comments and trailing commas (tsconfig's dialect).
 pub fn parse_jsonc(text: &str) -> Option<serde_json::Value> {
+    serde_json::from_slice(&clean_jsonc(text)).ok()
+}
+
+/// JSONC text as plain JSON bytes.
+fn clean_jsonc(text: &str) -> Vec<u8> {
     let stripped = strip_comments(text.as_bytes());
     // Drop commas followed (after whitespace) by `}` or `]`.
     let b = &stripped;
@@ -339,7 +532,7 @@ pub fn parse_jsonc(text: &str) -> Option<serde_json::Value> {
         }
         i += 1;
     }
-    serde_json::from_slice(&out).ok()
+    out
 }
 
 /// Remove `//` and `/* */` comments outside strings.
@@ -431,6 +624,19 @@ mod tests {
         assert_eq!(probe(&files, "src/b"), Some(FileIdx(1)));
         assert_eq!(probe(&files, "src/c.mjs"), Some(FileIdx(2)));
         assert_eq!(probe(&files, "lib/d.js"), Some(FileIdx(3)));
+        // Built output beside its declaration: the declaration is what
+        // TypeScript reads (zod's `v4/index.d.cts` re-exports
+        // `./classic/index.cjs`, meaning `./classic/index.d.cts`).
+        let files: HashMap<&str, FileIdx> = [
+            ("v4/classic/index.cjs", FileIdx(0)),
+            ("v4/classic/index.d.cts", FileIdx(1)),
+            ("lib/x.js", FileIdx(2)),
+            ("lib/x.ts", FileIdx(3)),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(probe(&files, "v4/classic/index.cjs"), Some(FileIdx(1)));
+        assert_eq!(probe(&files, "lib/x.js"), Some(FileIdx(3)));
         assert_eq!(probe(&files, "src/zz"), None);
     }
 
@@ -462,5 +668,70 @@ mod tests {
         assert_eq!(r("@shop/auth/tokens"), Target::File(FileIdx(3)));
         assert_eq!(r("react"), Target::External);
         assert_eq!(r("./payments/stripe.js"), Target::File(FileIdx(0)));
+    }
+
+    #[test]
+    fn package_exports_map_with_conditions_in_file_order() {
+        let mut layout = Layout::default();
+        // zod's shape: a custom condition first (not enabled), then `types`
+        // pointing at a `.d.cts` that exists in the package.
+        layout.manifests.insert(
+            "package.json".into(),
+            r#"{ "name": "zod", "main": "./index.cjs",
+                 "exports": {
+                   ".": { "@zod/source": "./src/index.ts", "types": "./index.d.cts", "import": "./index.js" },
+                   "./v4": { "@zod/source": "./src/v4/index.ts", "types": "./v4/index.d.cts" },
+                   "./v4/*": { "import": "./v4/*.js", "types": "./v4/*.d.cts" },
+                   "./internal": null,
+                   "./package.json": "./package.json"
+                 } }"#
+                .into(),
+        );
+        // A workspace package whose exports point at build output that is
+        // not in the repository: its sources stand in.
+        layout.manifests.insert(
+            "packages/auth/package.json".into(),
+            r#"{ "name": "@shop/auth",
+                 "exports": { ".": { "import": "./dist/esm/index.js", "types": "./dist/dts/index.d.ts" },
+                              "./tokens": "./dist/tokens.js" } }"#
+                .into(),
+        );
+        let m = Modules::new(&layout);
+        let files: HashMap<&str, FileIdx> = [
+            ("src/index.ts", FileIdx(0)),
+            ("index.d.cts", FileIdx(1)),
+            ("src/v4/index.ts", FileIdx(2)),
+            ("v4/index.d.cts", FileIdx(3)),
+            ("v4/mini.ts", FileIdx(4)),
+            ("v4/mini.d.cts", FileIdx(5)),
+            ("src/internal.ts", FileIdx(6)),
+            ("packages/auth/src/index.ts", FileIdx(7)),
+            ("packages/auth/src/tokens.ts", FileIdx(8)),
+        ]
+        .into_iter()
+        .collect();
+        let r = |s| m.resolve(&files, "src/v4/core/tests/a.test.ts", s);
+        assert_eq!(r("zod"), Target::File(FileIdx(1)));
+        assert_eq!(r("zod/v4"), Target::File(FileIdx(3)));
+        // `import` comes first in the pattern's conditions: `./v4/mini.js`,
+        // which TypeScript reads as `./v4/mini.ts`.
+        assert_eq!(r("zod/v4/mini"), Target::File(FileIdx(4)));
+        assert_eq!(r("@shop/auth"), Target::File(FileIdx(7)));
+        assert_eq!(r("@shop/auth/tokens"), Target::File(FileIdx(8)));
+        let blocked = Exports::Map(vec![("./internal".into(), Exports::None)]);
+        assert!(blocked.lookup("./internal", &[]).is_empty());
+        let sugar = Exports::Path("./main.js".into());
+        assert_eq!(sugar.lookup(".", &[]), vec!["./main.js".to_string()]);
+        assert!(sugar.lookup("./x", &[]).is_empty());
+        // zod's own repository sets `customConditions: ["@zod/source"]`:
+        // the sources win there.
+        layout.manifests.insert(
+            "tsconfig.json".into(),
+            r#"{ "compilerOptions": { "customConditions": ["@zod/source"] } }"#.into(),
+        );
+        let m = Modules::new(&layout);
+        let r = |s| m.resolve(&files, "src/v4/core/tests/a.test.ts", s);
+        assert_eq!(r("zod/v4"), Target::File(FileIdx(2)));
+        assert_eq!(r("zod"), Target::File(FileIdx(0)));
     }
 }

@@ -192,3 +192,84 @@ fn self_members_inheritance_and_fields() {
         ("sub.ts:Sub", "base.ts:Base")
     );
 }
+
+/// zod's published shape: declarations beside the built JavaScript, a
+/// re-export of `./classic/index.cjs` meaning its `.d.cts`, overloaded
+/// `declare function`s whose first signature gives the type of a call, and
+/// members inherited through interfaces.
+#[test]
+fn declarations_beside_output_and_overload_returns() {
+    let r = resolve_all(&[
+        ("v4/index.d.cts", "export * from \"./classic/index.cjs\";\n"),
+        ("v4/classic/index.cjs", "module.exports = {};\n"),
+        (
+            "v4/classic/index.d.cts",
+            concat!(
+                "export interface ZodType { parse(data: unknown): unknown; }\n",
+                "export interface ZodString extends ZodType { min(n: number): this; }\n",
+                "export declare function string(): ZodString;\n",
+                "export declare function string<T extends string>(p: T): Other;\n",
+                "interface Other { parse(): void; }\n",
+            ),
+        ),
+        (
+            "t.test.ts",
+            "import * as z from \"./v4/index.cjs\";\nz.string().parse(1);\n",
+        ),
+    ]);
+    assert_eq!(
+        targets(&r, "2:3"),
+        ["v4/classic/index.d.cts:string"],
+        "{:?}",
+        r.0
+    );
+    assert_eq!(
+        targets(&r, "2:12"),
+        ["v4/classic/index.d.cts:ZodType.parse"]
+    );
+}
+
+/// `this.parse = this.parse.bind(this)` (zod v3's constructor): in
+/// TypeScript the write names the declared method, and tsserver lists it
+/// among the method's references; in JavaScript it declares a property.
+#[test]
+fn writes_through_this_reference_declared_members() {
+    let r = resolve_all(&[
+        (
+            "a.ts",
+            "export class T {\n  constructor() {\n    this.parse = this.parse.bind(this);\n  }\n  parse() {}\n}\n",
+        ),
+        (
+            "b.js",
+            "class J {\n  constructor() {\n    this.run = 1;\n  }\n  run() {}\n}\n",
+        ),
+    ]);
+    assert_eq!(targets(&r, "3:10"), ["a.ts:T.parse"]);
+    assert_eq!(targets(&r, "3:23"), ["a.ts:T.parse"]);
+    assert!(
+        !r.0.iter().any(|e| e.0.starts_with("b.js") && e.4 == "3:10"),
+        "{:?}",
+        r.0
+    );
+}
+
+/// Builder chains typed by a polymorphic `this` return
+/// (`z.string().min(1).parse(x)`): the call gives back its receiver, so an
+/// override in the receiver's own class is found, not the base's.
+#[test]
+fn polymorphic_this_returns_give_the_receiver() {
+    let r = resolve_all(&[(
+        "s.ts",
+        concat!(
+            "interface Base { min(n: number): this; parse(x: unknown): unknown; }\n",
+            "interface Str extends Base { parse(x: unknown): string; }\n",
+            "declare function string(): Str;\n",
+            "const s = string().min(1);\n",
+            "s.parse(1);\n",
+            "string().min(2).min(3).parse(2);\n",
+        ),
+    )]);
+    assert_eq!(targets(&r, "5:3"), ["s.ts:Str.parse"], "{:?}", r.0);
+    assert_eq!(targets(&r, "6:24"), ["s.ts:Str.parse"]);
+    assert_eq!(targets(&r, "6:17"), ["s.ts:Base.min"]);
+}
