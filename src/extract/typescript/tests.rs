@@ -325,16 +325,6 @@ fn ref_names_cover_imports_and_members() {
 }
 
 #[test]
-fn zz_debug_sexp() {
-    let mut p = tree_sitter::Parser::new();
-    p.set_language(&tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into())
-        .unwrap();
-    let src = std::env::var("SEXP_SRC").unwrap_or_default();
-    let t = p.parse(&src, None).unwrap();
-    eprintln!("{}", t.root_node().to_sexp());
-}
-
-#[test]
 fn deep_nesting_does_not_overflow() {
     // Generated code: long operator chains and deep brackets.
     let chain = format!("const x = {}1;\n", "a + ".repeat(20_000));
