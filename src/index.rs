@@ -594,7 +594,7 @@ pub fn update(
     report.resolved = pending.len();
     tracing::debug!(pending = pending.len(), elapsed = ?start.elapsed(), "stored facts");
     if !pending.is_empty() {
-        resolve_pending(store, &rows, &pending, &layout, cfg)?;
+        resolve_pending(store, &rows, &pending, &layout, cfg, bulk)?;
     }
 
     if bulk {
@@ -893,6 +893,7 @@ fn resolve_pending(
     pending: &[usize],
     layout: &Layout,
     cfg: &IndexConfig,
+    bulk: bool,
 ) -> Result<(), IndexError> {
     let t = Instant::now();
     let world_files = load_world_files(store, rows)?;
@@ -955,9 +956,18 @@ fn resolve_pending(
         });
         let mut batches = pending.chunks(BATCH * 4);
         let mut in_flight = 0usize;
-        if let Some(first) = batches.next() {
-            let _ = job_tx.send(read_refs(store, first)?);
-            in_flight += 1;
+        // In a bulk load, the workers resolve the first two batches while
+        // this thread builds the indexes over the facts.
+        for _ in 0..if bulk { 2 } else { 1 } {
+            if let Some(batch) = batches.next() {
+                let _ = job_tx.send(read_refs(store, batch)?);
+                in_flight += 1;
+            }
+        }
+        if bulk {
+            let t = Instant::now();
+            store.end_bulk_facts()?;
+            tracing::debug!(elapsed = ?t.elapsed(), "built fact indexes");
         }
         while in_flight > 0 {
             if let Some(next) = batches.next() {

@@ -302,17 +302,34 @@ impl Store {
         Ok(self.meta("bulk")?.is_some())
     }
 
-    /// Build what [`Store::begin_bulk`] dropped and rebuild the search index.
-    pub fn end_bulk(&mut self) -> Result<()> {
+    /// The first half of [`Store::end_bulk`], once every file's facts are
+    /// written: the indexes over nodes and names, the search index and its
+    /// triggers. Edges may still be written in bulk after it.
+    pub fn end_bulk_facts(&mut self) -> Result<()> {
+        if self.meta("bulk")?.as_deref() != Some("1") {
+            return Ok(());
+        }
         self.transaction(|tx| {
             tx.conn
-                .execute_batch(schema::BULK_INDEXES)
+                .execute_batch(schema::BULK_FACT_INDEXES)
                 .map_err(|e| sql(tx.path, e))?;
             tx.conn
                 .execute_batch(TRIGGERS)
                 .map_err(|e| sql(tx.path, e))?;
             tx.conn
                 .execute("INSERT INTO nodes_fts (nodes_fts) VALUES ('rebuild')", [])
+                .map_err(|e| sql(tx.path, e))?;
+            tx.set_meta("bulk", "edges")
+        })
+    }
+
+    /// Build what [`Store::begin_bulk`] dropped and rebuild the search index
+    /// (unless [`Store::end_bulk_facts`] did).
+    pub fn end_bulk(&mut self) -> Result<()> {
+        self.end_bulk_facts()?;
+        self.transaction(|tx| {
+            tx.conn
+                .execute_batch(schema::BULK_INDEXES)
                 .map_err(|e| sql(tx.path, e))?;
             tx.conn
                 .execute("DELETE FROM meta WHERE key = 'bulk'", [])
@@ -1712,5 +1729,48 @@ impl Store {
             .map_err(|e| self.err(e))?;
         rows.collect::<rusqlite::Result<_>>()
             .map_err(|e| self.err(e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn indexes(store: &Store) -> Vec<String> {
+        let mut stmt = store
+            .conn
+            .prepare(
+                "SELECT name FROM sqlite_master WHERE type IN ('index', 'trigger') ORDER BY name",
+            )
+            .unwrap();
+        stmt.query_map([], |r| r.get(0))
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_bulk_load_interrupted_between_its_halves_is_finished_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("graph.db");
+        let (mut store, _) = Store::open(&path).unwrap();
+        let all = indexes(&store);
+        store.begin_bulk().unwrap();
+        assert!(!indexes(&store)
+            .iter()
+            .any(|n| n == "nodes_name" || n == "edges_dst"));
+        store.end_bulk_facts().unwrap();
+        let half = indexes(&store);
+        assert!(half.iter().any(|n| n == "nodes_name"), "{half:?}");
+        assert!(half.iter().any(|n| n == "nodes_ai"), "{half:?}");
+        assert!(!half.iter().any(|n| n == "edges_dst"), "{half:?}");
+        assert!(store.in_bulk().unwrap());
+        drop(store);
+        // The next process finds the load half done and finishes it.
+        let (mut store, _) = Store::open(&path).unwrap();
+        assert!(store.in_bulk().unwrap());
+        store.end_bulk().unwrap();
+        assert!(!store.in_bulk().unwrap());
+        assert_eq!(indexes(&store), all);
     }
 }

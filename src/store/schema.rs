@@ -140,8 +140,18 @@ pub const BULK_INDEXES: &str = "
 CREATE INDEX IF NOT EXISTS nodes_file ON nodes(file_id);
 CREATE INDEX IF NOT EXISTS nodes_key ON nodes(key);
 CREATE INDEX IF NOT EXISTS nodes_name ON nodes(name);
+CREATE INDEX IF NOT EXISTS ref_names_file ON ref_names(file_id);
+CREATE INDEX IF NOT EXISTS diagnostics_file ON diagnostics(file_id);
 CREATE INDEX IF NOT EXISTS edges_src ON edges(src, kind);
 CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst, kind);
+";
+
+/// The part of [`BULK_INDEXES`] over what extraction writes: built while
+/// the workers resolve, before the edges exist.
+pub const BULK_FACT_INDEXES: &str = "
+CREATE INDEX IF NOT EXISTS nodes_file ON nodes(file_id);
+CREATE INDEX IF NOT EXISTS nodes_key ON nodes(key);
+CREATE INDEX IF NOT EXISTS nodes_name ON nodes(name);
 CREATE INDEX IF NOT EXISTS ref_names_file ON ref_names(file_id);
 CREATE INDEX IF NOT EXISTS diagnostics_file ON diagnostics(file_id);
 ";
