@@ -913,6 +913,7 @@ fn resolve_pending(
     let t = Instant::now();
     let prepared = resolve::prepare(&world);
     tracing::debug!(elapsed = ?t.elapsed(), "prepared resolvers");
+    let t = Instant::now();
     let file_ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
     let lookup = if store.has_verdicts()? {
         Some(Lookup::new(&world, rows))
@@ -1055,6 +1056,7 @@ fn resolve_pending(
         Ok(())
     })?;
     bar.finish_and_clear();
+    tracing::debug!(elapsed = ?t.elapsed(), "resolved and written");
     Ok(())
 }
 

@@ -47,8 +47,11 @@ pub struct Index {
     methods: HashMap<String, Vec<SymId>>,
     /// How many classes have a data attribute of that name.
     attr_counts: HashMap<String, u32>,
-    /// Import roots after the repository root and `src/`.
-    extra_roots: Vec<u32>,
+    /// Import roots after the repository root and `src/`, by the names of
+    /// their children (an import is only tried at roots holding its first
+    /// segment: a tree of many roots, like ansible's collections, would
+    /// otherwise try every root for every unknown import).
+    extra_roots: HashMap<String, Vec<u32>>,
     /// Directory → its `conftest.py`.
     conftests: HashMap<String, FileIdx>,
     /// Submodules their package's `__init__` imports: `pkg.sub` works as
@@ -412,7 +415,7 @@ pub fn prepare(world: &World) -> Index {
         bases: HashMap::new(),
         methods: HashMap::new(),
         attr_counts: HashMap::new(),
-        extra_roots: Vec::new(),
+        extra_roots: HashMap::new(),
         conftests: HashMap::new(),
         visible_subs: std::collections::HashSet::new(),
         file_imports: Vec::new(),
@@ -497,7 +500,9 @@ pub fn prepare(world: &World) -> Index {
             continue;
         }
         if let Some(&m) = ix.mod_by_path.get(&r) {
-            ix.extra_roots.push(m);
+            for child in ix.mods[m as usize].children.keys() {
+                ix.extra_roots.entry(child.clone()).or_default().push(m);
+            }
         }
     }
     // Bases, resolved in the scope of the file that declares the class.
@@ -722,7 +727,7 @@ impl Ctx<'_, '_> {
                 }
             }
         }
-        for &r in &self.ix.extra_roots {
+        for &r in self.ix.extra_roots.get(segs[0]).into_iter().flatten() {
             if let Some(m) = try_root(r) {
                 return Some(m);
             }
