@@ -84,6 +84,7 @@ fn canonical(p: &Path) -> PathBuf {
 
 enum Method {
     Definition,
+    SourceDefinition,
     References { include_declaration: bool },
     Implementation,
 }
@@ -287,6 +288,21 @@ impl Pool {
         .await
     }
 
+    /// The implementation behind the declaration named at `pos`, where the
+    /// server has a command for it (typescript-language-server's
+    /// `_typescript.goToSourceDefinition`); `Unsupported` elsewhere.
+    pub async fn source_definition(
+        &self,
+        lang: Lang,
+        root: &Path,
+        file: &Path,
+        text: &str,
+        pos: Pos,
+    ) -> Result<Vec<Location>, LspError> {
+        self.ask(lang, root, file, text, pos, Method::SourceDefinition)
+            .await
+    }
+
     /// `Unsupported` where the server has none (pyright).
     pub async fn implementation(
         &self,
@@ -331,6 +347,7 @@ impl Pool {
         let (session, file, id) = self.prepare(lang, root, file, text).await?;
         match method {
             Method::Definition => session.definition(&file, id, text, pos).await,
+            Method::SourceDefinition => session.source_definition(&file, id, text, pos).await,
             Method::References {
                 include_declaration,
             } => {

@@ -162,6 +162,8 @@ pub struct Session {
     /// For whole-workspace searches (references, incoming calls).
     search_timeout: Duration,
     hung_after: u32,
+    /// The spec's `source_definition_command`.
+    source_definition_command: Option<String>,
     timeouts_in_a_row: AtomicU32,
     /// When the server last answered a request: nanoseconds after `started`, 0 for never.
     last_answer_nanos: AtomicU64,
@@ -310,6 +312,7 @@ impl Session {
             request_timeout: spec.request_timeout(),
             search_timeout: spec.search_timeout(),
             hung_after: spec.hung_after_timeouts.max(1),
+            source_definition_command: spec.source_definition_command.clone(),
             timeouts_in_a_row: AtomicU32::new(0),
             last_answer_nanos: AtomicU64::new(0),
             outgoing: Outgoing {
@@ -399,13 +402,31 @@ impl Session {
             files = files.len(),
             "no project file at the root: declaring an external project"
         );
+        let mut options = spec::toml_to_json(&fallback.compiler_options);
+        let conditions = std::fs::read_to_string(root.join("package.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .map(|v| source_conditions(&v))
+            .unwrap_or_default();
+        if !conditions.is_empty() {
+            tracing::info!(server = %self.name, ?conditions, "the package's own source conditions resolve its self-imports");
+            if let Some(o) = options.as_object_mut() {
+                let mut all: Vec<serde_json::Value> = o
+                    .get("customConditions")
+                    .and_then(|c| c.as_array())
+                    .cloned()
+                    .unwrap_or_default();
+                all.extend(conditions.into_iter().map(serde_json::Value::String));
+                o.insert("customConditions".into(), serde_json::Value::Array(all));
+            }
+        }
         let project = serde_json::json!({
             "projectFileName": root.join("refgraph-external-project").display().to_string(),
             "rootFiles": files
                 .iter()
                 .map(|f| serde_json::json!({ "fileName": f.display().to_string() }))
                 .collect::<Vec<_>>(),
-            "options": spec::toml_to_json(&fallback.compiler_options),
+            "options": options,
         });
         let params = lt::ExecuteCommandParams {
             command: "typescript.tsserverRequest".into(),
@@ -796,6 +817,46 @@ impl Session {
         Ok(self.convert_goto(resp).await)
     }
 
+    /// The implementation behind the declaration named at `pos` (the spec's
+    /// `source_definition_command`); `Unsupported` without one.
+    pub async fn source_definition(
+        &self,
+        path: &Path,
+        lang_id: &str,
+        text: &str,
+        pos: Pos,
+    ) -> Result<Vec<Location>, LspError> {
+        let Some(command) = self.source_definition_command.clone() else {
+            return Err(LspError::Unsupported {
+                server: self.name.clone(),
+                method: "source definition".into(),
+            });
+        };
+        let tdp = self.position_params(path, lang_id, text, pos).await?;
+        let arguments = vec![
+            serde_json::Value::String(tdp.text_document.uri.to_string()),
+            serde_json::to_value(tdp.position).expect("a position serializes"),
+        ];
+        let resp = self
+            .call::<lr::ExecuteCommand>(lt::ExecuteCommandParams {
+                command: command.clone(),
+                arguments,
+                work_done_progress_params: Default::default(),
+            })
+            .await?;
+        let locs: Vec<lt::Location> = match resp {
+            None | Some(serde_json::Value::Null) => Vec::new(),
+            Some(v) => serde_json::from_value(v).map_err(|e| LspError::BadResponse {
+                server: self.name.clone(),
+                method: command,
+                reason: e.to_string(),
+            })?,
+        };
+        Ok(self
+            .convert_locations(locs.into_iter().map(|l| (l.uri, l.range)).collect())
+            .await)
+    }
+
     pub async fn implementation(
         &self,
         path: &Path,
@@ -1003,6 +1064,47 @@ impl Session {
     }
 }
 
+/// The export conditions of a `package.json` that point at TypeScript source
+/// files (zod's `"@zod/source": "./src/index.ts"`), sorted: the package's own
+/// way to say where its sources are. Declared as `customConditions`, they
+/// make the package's imports of itself (`import … from "zod/v4/core"`)
+/// resolve to its sources instead of the declarations it ships beside them.
+/// Conditions TypeScript applies anyway (`types`, `import`, `require`,
+/// `default`) are left out.
+pub fn source_conditions(package: &serde_json::Value) -> Vec<String> {
+    fn is_source(target: &str) -> bool {
+        let declaration = [".d.ts", ".d.mts", ".d.cts"]
+            .iter()
+            .any(|e| target.ends_with(e));
+        !declaration
+            && [".ts", ".tsx", ".mts", ".cts"]
+                .iter()
+                .any(|e| target.ends_with(e))
+    }
+    fn walk(v: &serde_json::Value, out: &mut std::collections::BTreeSet<String>) {
+        match v {
+            serde_json::Value::Object(map) => {
+                for (key, value) in map {
+                    let is_condition = !key.starts_with('.')
+                        && !["types", "typings", "import", "require", "default"]
+                            .contains(&key.as_str());
+                    if is_condition && value.as_str().is_some_and(is_source) {
+                        out.insert(key.clone());
+                    }
+                    walk(value, out);
+                }
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
+            _ => {}
+        }
+    }
+    let mut out = std::collections::BTreeSet::new();
+    if let Some(exports) = package.get("exports") {
+        walk(exports, &mut out);
+    }
+    out.into_iter().collect()
+}
+
 /// Files under `root` with one of the fallback's extensions, sorted, skipping
 /// dependency and build folders and what `.gitignore` excludes.
 fn project_files(root: &Path, fallback: &spec::ProjectFallback) -> Vec<PathBuf> {
@@ -1084,5 +1186,38 @@ impl Drop for Session {
             // No runtime: dropping the child kills it (kill_on_drop).
             Err(_) => drop(child),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::source_conditions;
+
+    #[test]
+    fn source_conditions_are_those_pointing_at_typescript_sources() {
+        // zod 4's shape: a custom condition first, shipped files after.
+        let zod = serde_json::json!({
+            "types": "./index.d.cts",
+            "exports": {
+                "./package.json": "./package.json",
+                ".": {
+                    "@zod/source": "./src/index.ts",
+                    "types": "./index.d.cts",
+                    "import": "./index.js",
+                    "require": "./index.cjs"
+                },
+                "./v4/core": {
+                    "@zod/source": "./src/v4/core/index.ts",
+                    "import": { "types": "./v4/core/index.d.ts", "default": "./v4/core/index.js" }
+                },
+                "./next": { "development": "./src/next.tsx", "default": "./next.js" },
+                "./shipped": { "types": "./shipped.d.mts", "source": "./shipped.d.ts" }
+            }
+        });
+        assert_eq!(source_conditions(&zod), ["@zod/source", "development"]);
+        // Standard conditions are applied anyway; no exports, no conditions.
+        let plain = serde_json::json!({"exports": {".": {"import": "./src/index.ts"}}});
+        assert!(source_conditions(&plain).is_empty());
+        assert!(source_conditions(&serde_json::json!({"main": "src/index.ts"})).is_empty());
     }
 }
