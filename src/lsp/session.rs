@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -123,6 +123,8 @@ impl Outgoing {
 /// timed out, or the caller stopped waiting for it.
 struct CancelOnDrop<'a> {
     socket: &'a ServerSocket,
+    /// Requests in flight, this one included until it is dropped.
+    in_flight: &'a AtomicUsize,
     id: i32,
     method: &'static str,
     server: &'a str,
@@ -131,6 +133,7 @@ struct CancelOnDrop<'a> {
 
 impl Drop for CancelOnDrop<'_> {
     fn drop(&mut self) {
+        self.in_flight.fetch_sub(1, Ordering::Relaxed);
         if self.armed {
             tracing::debug!(server = %self.server, id = self.id, method = self.method, "cancelling a request given up on");
             let _ = self.socket.notify::<ln::Cancel>(lt::CancelParams {
@@ -169,6 +172,8 @@ pub struct Session {
     last_answer_nanos: AtomicU64,
     /// Every request goes out through here (see [`Outgoing`]).
     outgoing: Outgoing,
+    /// Requests sent and not answered or given up on yet.
+    in_flight: AtomicUsize,
     hung: AtomicBool,
     /// The session answered at least one request.
     pub answered: AtomicBool,
@@ -315,6 +320,7 @@ impl Session {
             source_definition_command: spec.source_definition_command.clone(),
             timeouts_in_a_row: AtomicU32::new(0),
             last_answer_nanos: AtomicU64::new(0),
+            in_flight: AtomicUsize::new(0),
             outgoing: Outgoing {
                 socket: socket.clone(),
                 next_id: Arc::new(Mutex::new(0)),
@@ -673,9 +679,10 @@ impl Session {
     /// last answer to anything, whichever is later: with several requests in
     /// flight on a server that answers one at a time (pyright), the last ones
     /// wait behind the others, and a server that keeps answering is not hung.
-    /// A request given up on (timed out, or its future dropped at a caller's
-    /// deadline) is cancelled with `$/cancelRequest`, so the server does not
-    /// keep working on it.
+    /// A request queued behind n others still gives up after n + 1 timeouts
+    /// in all. A request given up on (timed out, or its future dropped at a
+    /// caller's deadline) is cancelled with `$/cancelRequest`, so the server
+    /// does not keep working on it.
     async fn call<R>(&self, params: R::Params) -> Result<R::Result, LspError>
     where
         R: lr::Request,
@@ -693,20 +700,26 @@ impl Session {
         let mut attempt = 0;
         loop {
             let (id, mut fut) = self.outgoing.send::<R>(params.clone());
+            let ahead = self.in_flight.fetch_add(1, Ordering::Relaxed);
             let mut pending = CancelOnDrop {
                 socket: &self.socket,
+                in_flight: &self.in_flight,
                 id,
                 method: R::METHOD,
                 server: &self.name,
                 armed: true,
             };
             let sent = Instant::now();
+            let cap = sent + limit * (ahead as u32).saturating_add(1);
             let res = loop {
                 let since = self.last_answer().map_or(sent, |a| a.max(sent));
-                match tokio::time::timeout_at((since + limit).into(), &mut fut).await {
+                let until = (since + limit).min(cap);
+                match tokio::time::timeout_at(until.into(), &mut fut).await {
                     Ok(r) => break Some(r),
                     // Another answer came meanwhile: the server is working through its queue.
-                    Err(_) if self.last_answer().is_some_and(|a| a > since) => continue,
+                    Err(_) if until < cap && self.last_answer().is_some_and(|a| a > since) => {
+                        continue
+                    }
                     Err(_) => break None,
                 }
             };
