@@ -248,6 +248,11 @@ pub async fn verify(
                         async move {
                             let file = root.join(&s.path);
                             let locs = pool.definition(lang, &g.root, &file, &text, s.pos).await?;
+                            // Declarations name declarations (a shipped `.d.ts`
+                            // importing its siblings): only sources are followed.
+                            if is_declaration_file(&file) {
+                                return Ok(locs);
+                            }
                             Ok(twins
                                 .resolve(
                                     locs,
@@ -568,6 +573,7 @@ pub async fn verify(
 /// site, and its answer replaces the declaration when it lands in an indexed
 /// source file. Compiled JavaScript next to its declaration (`index.js`
 /// beside `index.d.ts`) is no source. Answers are remembered per declaration.
+/// Sites in declaration files keep their declarations.
 struct Twins<'a> {
     repo: &'a Path,
     hashes: &'a HashMap<String, String>,
