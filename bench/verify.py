@@ -3,7 +3,9 @@
 on real code (the projects `bench/run.py` downloads into bench/work/, copied to
 a scratch folder so nothing is written into bench/work).
 
-Per server and project it prints: sites asked, start-to-ready seconds, verified
+Per server and project it prints: sites asked, ready seconds (from the first
+request that needed the server: finding and probing its binary, spawning,
+initializing, loading), verified
 sites per second on the warm server with one request in flight and with the
 default pipelining, the server's peak RSS (its whole process tree, sampled from
 /proc), refgraph's own overhead (time spent outside waiting on the server, as a

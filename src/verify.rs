@@ -229,11 +229,17 @@ pub async fn verify(
 
     // Ask each root's server, pipelined, all roots at once, until the deadline.
     let concurrency = opts.concurrency;
+    let twins = Twins {
+        repo: &root,
+        hashes: &hashes,
+        seen: std::sync::Mutex::new(HashMap::new()),
+    };
     let phase: Vec<Asked<Site>> =
         futures::future::join_all(groups.iter().filter(|(_, g)| g.skipped.is_none()).map(
             |(key, g)| {
                 let texts = &texts;
                 let root = &root;
+                let twins = &twins;
                 async move {
                     let t = Instant::now();
                     let answers = bounded_all(g.sites.clone(), concurrency, deadline, |s: Site| {
@@ -241,7 +247,19 @@ pub async fn verify(
                         let lang = Lang::of_path(&s.path).unwrap_or(g.lang);
                         async move {
                             let file = root.join(&s.path);
-                            pool.definition(lang, &g.root, &file, &text, s.pos).await
+                            let locs = pool.definition(lang, &g.root, &file, &text, s.pos).await?;
+                            // Declarations name declarations (a shipped `.d.ts`
+                            // importing its siblings): only sources are followed.
+                            if is_declaration_file(&file) {
+                                return Ok(locs);
+                            }
+                            Ok(twins
+                                .resolve(
+                                    locs,
+                                    |p| pool.source_definition(lang, &g.root, &file, &text, p),
+                                    s.pos,
+                                )
+                                .await)
                         }
                     })
                     .await;
@@ -549,6 +567,98 @@ pub async fn verify(
     })
 }
 
+/// Definitions that land in a declaration file a package ships beside its
+/// sources (`index.d.ts` reached through `import … from "zod/v4/core"` in
+/// zod's own `src/`): the server's source definition is asked at the same
+/// site, and its answer replaces the declaration when it lands in an indexed
+/// source file. Compiled JavaScript next to its declaration (`index.js`
+/// beside `index.d.ts`) is no source. Answers are remembered per declaration.
+/// Sites in declaration files keep their declarations.
+struct Twins<'a> {
+    repo: &'a Path,
+    hashes: &'a HashMap<String, String>,
+    seen: std::sync::Mutex<HashMap<(PathBuf, Pos), Vec<crate::lsp::Location>>>,
+}
+
+impl Twins<'_> {
+    async fn resolve<F, Fut>(
+        &self,
+        locs: Vec<crate::lsp::Location>,
+        source_definition: F,
+        pos: Pos,
+    ) -> Vec<crate::lsp::Location>
+    where
+        F: FnOnce(Pos) -> Fut,
+        Fut: std::future::Future<Output = Result<Vec<crate::lsp::Location>, LspError>>,
+    {
+        let Some(decl) = locs.iter().find(|l| is_declaration_file(&l.path)) else {
+            return locs;
+        };
+        let key = (decl.path.clone(), decl.pos);
+        let cached = self.seen.lock().unwrap().get(&key).cloned();
+        let sources = match cached {
+            Some(s) => s,
+            None => {
+                let sources: Vec<crate::lsp::Location> = match source_definition(pos).await {
+                    Ok(found) => found
+                        .into_iter()
+                        .filter(|l| self.is_indexed_source(&l.path))
+                        .collect(),
+                    Err(e) => {
+                        tracing::debug!("source definition at {}: {e}", decl.path.display());
+                        Vec::new()
+                    }
+                };
+                self.seen.lock().unwrap().insert(key, sources.clone());
+                sources
+            }
+        };
+        if sources.is_empty() {
+            return locs;
+        }
+        let mut out: Vec<crate::lsp::Location> = locs
+            .into_iter()
+            .filter(|l| !is_declaration_file(&l.path))
+            .chain(sources)
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    fn is_indexed_source(&self, path: &Path) -> bool {
+        if is_declaration_file(path) || is_compiled_twin(path) {
+            return false;
+        }
+        relative(self.repo, path).is_some_and(|rel| self.hashes.contains_key(&rel))
+    }
+}
+
+/// `.d.ts`, `.d.mts`, `.d.cts` (also `.d.<ext>.ts`, TS 5's declarations of
+/// arbitrary extensions).
+fn is_declaration_file(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    name.ends_with(".d.ts")
+        || name.ends_with(".d.mts")
+        || name.ends_with(".d.cts")
+        || (name.ends_with(".ts") && name.contains(".d."))
+}
+
+/// JavaScript emitted next to its declaration file (`x.js` and `x.d.ts`,
+/// `x.mjs` and `x.d.mts`, `x.cjs` and `x.d.cts`).
+fn is_compiled_twin(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    let decl = [(".js", ".d.ts"), (".mjs", ".d.mts"), (".cjs", ".d.cts")]
+        .iter()
+        .find_map(|(js, d)| name.strip_suffix(js).map(|stem| format!("{stem}{d}")));
+    decl.is_some_and(|d| path.with_file_name(d).is_file())
+}
+
 impl Group {
     fn new(lang: Lang, root: PathBuf) -> Group {
         Group {
@@ -757,6 +867,24 @@ pub fn state_text(state: &ServerState, id: Option<String>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn declaration_files_and_compiled_twins() {
+        assert!(is_declaration_file(Path::new("/p/index.d.ts")));
+        assert!(is_declaration_file(Path::new("/p/v4/core/api.d.cts")));
+        assert!(is_declaration_file(Path::new("/p/a.d.mts")));
+        assert!(is_declaration_file(Path::new("/p/styles.d.css.ts")));
+        assert!(!is_declaration_file(Path::new("/p/src/index.ts")));
+        assert!(!is_declaration_file(Path::new("/p/src/d.ts")));
+        let dir = tempfile::tempdir().unwrap();
+        for f in ["index.js", "index.d.ts", "api.cjs", "api.d.cts", "plain.js"] {
+            std::fs::write(dir.path().join(f), "").unwrap();
+        }
+        assert!(is_compiled_twin(&dir.path().join("index.js")));
+        assert!(is_compiled_twin(&dir.path().join("api.cjs")));
+        assert!(!is_compiled_twin(&dir.path().join("plain.js")));
+        assert!(!is_compiled_twin(&dir.path().join("index.d.ts")));
+    }
 
     #[test]
     fn call_sites_are_told_from_references() {

@@ -21,7 +21,13 @@ pub struct Pool {
     cfg: LspConfig,
     entries: Mutex<HashMap<(String, PathBuf), Arc<Entry>>>,
     found: Mutex<HashMap<String, ServerStatus>>,
+    /// Paths as asked → canonical paths: every request names a root and a
+    /// file, and resolving them costs a few system calls each.
+    canonical: Mutex<HashMap<PathBuf, PathBuf>>,
 }
+
+/// Canonical paths remembered per pool (all forgotten when it is full).
+const MAX_CANONICAL: usize = 4096;
 
 struct Entry {
     slot: tokio::sync::Mutex<Slot>,
@@ -78,6 +84,7 @@ fn canonical(p: &Path) -> PathBuf {
 
 enum Method {
     Definition,
+    SourceDefinition,
     References { include_declaration: bool },
     Implementation,
 }
@@ -88,6 +95,7 @@ impl Pool {
             cfg,
             entries: Mutex::new(HashMap::new()),
             found: Mutex::new(HashMap::new()),
+            canonical: Mutex::new(HashMap::new()),
         }
     }
 
@@ -280,6 +288,21 @@ impl Pool {
         .await
     }
 
+    /// The implementation behind the declaration named at `pos`, where the
+    /// server has a command for it (typescript-language-server's
+    /// `_typescript.goToSourceDefinition`); `Unsupported` elsewhere.
+    pub async fn source_definition(
+        &self,
+        lang: Lang,
+        root: &Path,
+        file: &Path,
+        text: &str,
+        pos: Pos,
+    ) -> Result<Vec<Location>, LspError> {
+        self.ask(lang, root, file, text, pos, Method::SourceDefinition)
+            .await
+    }
+
     /// `Unsupported` where the server has none (pyright).
     pub async fn implementation(
         &self,
@@ -301,11 +324,11 @@ impl Pool {
         file: &Path,
         text: &str,
     ) -> Result<(Arc<Session>, PathBuf, &'static str), LspError> {
-        let root = canonical(root);
+        let root = self.canonical(root);
         let file = if file.is_absolute() {
-            canonical(file)
+            self.canonical(file)
         } else {
-            canonical(&root.join(file))
+            self.canonical(&root.join(file))
         };
         let id = lang_id(lang, &file);
         let session = self.session(lang, &root, &file, id, text).await?;
@@ -324,6 +347,7 @@ impl Pool {
         let (session, file, id) = self.prepare(lang, root, file, text).await?;
         match method {
             Method::Definition => session.definition(&file, id, text, pos).await,
+            Method::SourceDefinition => session.source_definition(&file, id, text, pos).await,
             Method::References {
                 include_declaration,
             } => {
@@ -347,6 +371,20 @@ impl Pool {
     ) -> Result<Vec<IncomingCall>, LspError> {
         let (session, file, id) = self.prepare(lang, root, file, text).await?;
         session.incoming_calls(&file, id, text, pos).await
+    }
+
+    /// [`canonical`], remembered.
+    fn canonical(&self, p: &Path) -> PathBuf {
+        if let Some(c) = self.canonical.lock().unwrap().get(p) {
+            return c.clone();
+        }
+        let c = canonical(p);
+        let mut map = self.canonical.lock().unwrap();
+        if map.len() >= MAX_CANONICAL {
+            map.clear();
+        }
+        map.insert(p.to_path_buf(), c.clone());
+        c
     }
 
     fn entry(&self, name: &str, root: &Path) -> Arc<Entry> {
@@ -380,13 +418,6 @@ impl Pool {
         text: &str,
     ) -> Result<Arc<Session>, LspError> {
         let spec = self.spec(lang)?;
-        let status = self.discover_async(spec).await;
-        let Some(program) = status.path.clone().filter(|_| status.found) else {
-            return Err(LspError::NotInstalled {
-                server: spec.name.clone(),
-                hint: status.install_hint,
-            });
-        };
         let entry = self.entry(&spec.name, root);
         *entry.used.lock().unwrap() = Instant::now();
         // Waiting callers queue behind a start; bound the wait like the start itself.
@@ -443,6 +474,17 @@ impl Pool {
             }
             tokio::time::sleep(wait).await;
         }
+        let requested = Instant::now();
+        let status = self.discover_async(spec).await;
+        let Some(program) = status.path.clone().filter(|_| status.found) else {
+            *entry.state.lock().unwrap() = ServerState::NotInstalled {
+                hint: status.install_hint.clone(),
+            };
+            return Err(LspError::NotInstalled {
+                server: spec.name.clone(),
+                hint: status.install_hint,
+            });
+        };
         if slot.failures > 0 {
             slot.restarts += 1;
         }
@@ -461,6 +503,7 @@ impl Pool {
                 trust: self.cfg.trust,
                 cache_dir: self.cfg.cache_dir.clone(),
                 fallback: spec.fallback_at(root).cloned(),
+                requested,
             })
             .await?;
             session.sync_doc(file, lang_id, text).await?;

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -23,7 +23,7 @@ use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 use tower::ServiceBuilder;
 
 use super::client::{build_router, capabilities, Shared, Stop, Track};
-use super::convert::{self, Encoding};
+use super::convert::{self, Encoding, Text};
 use super::process;
 use super::spec::{self, Readiness, ServerSpec};
 use super::{IncomingCall, Location, LspError};
@@ -31,6 +31,9 @@ use crate::graph::Pos;
 
 /// Documents kept open per session; the least recently used is closed beyond this.
 const MAX_OPEN_DOCS: usize = 256;
+/// Files read from disk for position conversion kept per session (all are
+/// dropped when it is full: definitions land in a project's few hub files).
+const MAX_DISK_TEXTS: usize = 1024;
 /// `ContentModified` answers are retried this many times.
 const CONTENT_MODIFIED_RETRIES: u32 = 3;
 
@@ -43,6 +46,9 @@ pub struct SessionConfig {
     pub cache_dir: PathBuf,
     /// Declare this project at the root (it has no project file of its own).
     pub fallback: Option<spec::ProjectFallback>,
+    /// When the session was first needed (before finding the server's binary
+    /// and probing its version): [`Stats::ready_after`] counts from here.
+    pub requested: Instant,
 }
 
 /// Requests a session answered and the time spent waiting for them
@@ -51,20 +57,90 @@ pub struct SessionConfig {
 pub struct Stats {
     pub requests: u64,
     pub waited: Duration,
-    /// Start → ready.
+    /// First needed → ready (finding and probing the binary, spawning,
+    /// initializing, loading).
     pub ready_after: Option<Duration>,
 }
 
 struct Doc {
     version: i32,
-    text: Arc<str>,
+    text: Arc<Text>,
     used: u64,
+}
+
+/// A file read from disk to convert the positions a server answered in it,
+/// kept while its size and modification time stay the same.
+struct DiskText {
+    stamp: (u64, Option<std::time::SystemTime>),
+    text: Arc<Text>,
 }
 
 #[derive(Default)]
 struct Docs {
     open: HashMap<Url, Doc>,
     tick: u64,
+}
+
+/// A request's answer, still to come.
+type Reply<T> = futures::future::BoxFuture<'static, Result<T, async_lsp::Error>>;
+
+/// Where a session's requests go out. async-lsp numbers outgoing requests 0,
+/// 1, 2, … in the order they reach its main loop, and does not tell the
+/// caller which number a request got; sending every request of a session
+/// through here, one at a time, keeps a count in step with it, so a request
+/// given up on can be cancelled by its id.
+#[derive(Clone)]
+struct Outgoing {
+    socket: ServerSocket,
+    next_id: Arc<Mutex<i32>>,
+}
+
+impl Outgoing {
+    /// Queue a request on the main loop; its id and its answer.
+    fn send<R>(&self, params: R::Params) -> (i32, Reply<R::Result>)
+    where
+        R: lr::Request,
+    {
+        let socket = self.socket.clone();
+        let mut fut: Reply<R::Result> = Box::pin(async move { socket.request::<R>(params).await });
+        let mut next = self.next_id.lock().unwrap();
+        let id = *next;
+        // The first poll puts the request on the main loop's queue (the rest
+        // waits for the answer): done under the lock, so ids follow the queue.
+        let first = fut.as_mut().poll(&mut std::task::Context::from_waker(
+            futures::task::noop_waker_ref(),
+        ));
+        *next += 1;
+        drop(next);
+        match first {
+            std::task::Poll::Pending => (id, fut),
+            std::task::Poll::Ready(r) => (id, Box::pin(std::future::ready(r))),
+        }
+    }
+}
+
+/// Sends `$/cancelRequest` for a request when dropped armed: the request
+/// timed out, or the caller stopped waiting for it.
+struct CancelOnDrop<'a> {
+    socket: &'a ServerSocket,
+    /// Requests in flight, this one included until it is dropped.
+    in_flight: &'a AtomicUsize,
+    id: i32,
+    method: &'static str,
+    server: &'a str,
+    armed: bool,
+}
+
+impl Drop for CancelOnDrop<'_> {
+    fn drop(&mut self) {
+        self.in_flight.fetch_sub(1, Ordering::Relaxed);
+        if self.armed {
+            tracing::debug!(server = %self.server, id = self.id, method = self.method, "cancelling a request given up on");
+            let _ = self.socket.notify::<ln::Cancel>(lt::CancelParams {
+                id: lt::NumberOrString::Number(self.id),
+            });
+        }
+    }
 }
 
 pub struct Session {
@@ -77,17 +153,27 @@ pub struct Session {
     caps: lt::ServerCapabilities,
     pub encoding: Encoding,
     docs: tokio::sync::Mutex<Docs>,
+    disk: Mutex<HashMap<PathBuf, DiskText>>,
     child: Mutex<Option<tokio::process::Child>>,
     mainloop: Mutex<Option<tokio::task::JoinHandle<()>>>,
     stderr_tail: Arc<Mutex<std::collections::VecDeque<String>>>,
     stderr_done: Mutex<Option<tokio::task::JoinHandle<()>>>,
     started: Instant,
+    requested: Instant,
     startup_timeout: Duration,
     request_timeout: Duration,
     /// For whole-workspace searches (references, incoming calls).
     search_timeout: Duration,
     hung_after: u32,
+    /// The spec's `source_definition_command`.
+    source_definition_command: Option<String>,
     timeouts_in_a_row: AtomicU32,
+    /// When the server last answered a request: nanoseconds after `started`, 0 for never.
+    last_answer_nanos: AtomicU64,
+    /// Every request goes out through here (see [`Outgoing`]).
+    outgoing: Outgoing,
+    /// Requests sent and not answered or given up on yet.
+    in_flight: AtomicUsize,
     hung: AtomicBool,
     /// The session answered at least one request.
     pub answered: AtomicBool,
@@ -213,23 +299,32 @@ impl Session {
 
         let mut session = Session {
             name: name.clone(),
-            socket,
+            socket: socket.clone(),
             shared,
             ready_rx,
             dead_rx,
             caps: lt::ServerCapabilities::default(),
             encoding: Encoding::Utf16,
             docs: tokio::sync::Mutex::new(Docs::default()),
+            disk: Mutex::new(HashMap::new()),
             child: Mutex::new(Some(child)),
             mainloop: Mutex::new(Some(mainloop)),
             stderr_tail,
             stderr_done: Mutex::new(Some(stderr_done)),
             started,
+            requested: cfg.requested.min(started),
             startup_timeout: spec.startup_timeout(),
             request_timeout: spec.request_timeout(),
             search_timeout: spec.search_timeout(),
             hung_after: spec.hung_after_timeouts.max(1),
+            source_definition_command: spec.source_definition_command.clone(),
             timeouts_in_a_row: AtomicU32::new(0),
+            last_answer_nanos: AtomicU64::new(0),
+            in_flight: AtomicUsize::new(0),
+            outgoing: Outgoing {
+                socket: socket.clone(),
+                next_id: Arc::new(Mutex::new(0)),
+            },
             hung: AtomicBool::new(false),
             answered: AtomicBool::new(false),
             requests: AtomicU64::new(0),
@@ -253,29 +348,31 @@ impl Session {
             ..Default::default()
         };
         let remaining = session.startup_timeout.saturating_sub(started.elapsed());
-        let init =
-            match tokio::time::timeout(remaining, session.socket.request::<lr::Initialize>(params))
-                .await
-            {
-                Ok(Ok(init)) => init,
-                Ok(Err(e)) => {
-                    return Err(LspError::StartFailed {
-                        server: name,
-                        reason: format!(
-                            "initialize failed: {}{}",
-                            session.describe_exit(&e),
-                            session.stderr_suffix()
-                        ),
-                    })
-                }
-                Err(_) => {
-                    return Err(LspError::StartTimeout {
-                        server: name,
-                        secs: session.startup_timeout.as_secs_f64(),
-                        waiting_for: "the initialize response".into(),
-                    })
-                }
-            };
+        let init = match tokio::time::timeout(
+            remaining,
+            session.outgoing.send::<lr::Initialize>(params).1,
+        )
+        .await
+        {
+            Ok(Ok(init)) => init,
+            Ok(Err(e)) => {
+                return Err(LspError::StartFailed {
+                    server: name,
+                    reason: format!(
+                        "initialize failed: {}{}",
+                        session.describe_exit(&e),
+                        session.stderr_suffix()
+                    ),
+                })
+            }
+            Err(_) => {
+                return Err(LspError::StartTimeout {
+                    server: name,
+                    secs: session.startup_timeout.as_secs_f64(),
+                    waiting_for: "the initialize response".into(),
+                })
+            }
+        };
         session.encoding = Encoding::negotiated(init.capabilities.position_encoding.as_ref());
         session.caps = init.capabilities;
         tracing::info!(
@@ -311,13 +408,31 @@ impl Session {
             files = files.len(),
             "no project file at the root: declaring an external project"
         );
+        let mut options = spec::toml_to_json(&fallback.compiler_options);
+        let conditions = std::fs::read_to_string(root.join("package.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .map(|v| source_conditions(&v))
+            .unwrap_or_default();
+        if !conditions.is_empty() {
+            tracing::info!(server = %self.name, ?conditions, "the package's own source conditions resolve its self-imports");
+            if let Some(o) = options.as_object_mut() {
+                let mut all: Vec<serde_json::Value> = o
+                    .get("customConditions")
+                    .and_then(|c| c.as_array())
+                    .cloned()
+                    .unwrap_or_default();
+                all.extend(conditions.into_iter().map(serde_json::Value::String));
+                o.insert("customConditions".into(), serde_json::Value::Array(all));
+            }
+        }
         let project = serde_json::json!({
             "projectFileName": root.join("refgraph-external-project").display().to_string(),
             "rootFiles": files
                 .iter()
                 .map(|f| serde_json::json!({ "fileName": f.display().to_string() }))
                 .collect::<Vec<_>>(),
-            "options": spec::toml_to_json(&fallback.compiler_options),
+            "options": options,
         });
         let params = lt::ExecuteCommandParams {
             command: "typescript.tsserverRequest".into(),
@@ -325,8 +440,11 @@ impl Session {
             work_done_progress_params: Default::default(),
         };
         let remaining = self.startup_timeout.saturating_sub(self.started.elapsed());
-        match tokio::time::timeout(remaining, self.socket.request::<lr::ExecuteCommand>(params))
-            .await
+        match tokio::time::timeout(
+            remaining,
+            self.outgoing.send::<lr::ExecuteCommand>(params).1,
+        )
+        .await
         {
             Ok(Ok(_)) => Ok(()),
             Ok(Err(e)) => Err(LspError::StartFailed {
@@ -367,7 +485,7 @@ impl Session {
         };
         match tokio::time::timeout_at(deadline.into(), wait).await {
             Ok(Ok(())) => {
-                *self.ready_after.lock().unwrap() = Some(self.started.elapsed());
+                *self.ready_after.lock().unwrap() = Some(self.requested.elapsed());
                 Ok(())
             }
             Ok(Err(())) => {
@@ -460,25 +578,32 @@ impl Session {
         }
     }
 
-    /// Open `path` with `text`, or send the new text if it changed since.
-    pub async fn sync_doc(&self, path: &Path, lang_id: &str, text: &str) -> Result<(), LspError> {
+    /// Open `path` with `text`, or send the new text if it changed since;
+    /// returns the document's text with its line index.
+    pub async fn sync_doc(
+        &self,
+        path: &Path,
+        lang_id: &str,
+        text: &str,
+    ) -> Result<Arc<Text>, LspError> {
         let uri = file_url(path)?;
         let mut docs = self.docs.lock().await;
         docs.tick += 1;
         let tick = docs.tick;
-        let sent = match docs.open.get_mut(&uri) {
+        let (sent, doc_text) = match docs.open.get_mut(&uri) {
             // Compared, not hashed: every request syncs its file, and a memcmp
             // of an unchanged text is far cheaper than hashing it.
-            Some(doc) if *doc.text == *text => {
+            Some(doc) if doc.text.as_str() == text => {
                 doc.used = tick;
-                Ok(())
+                (Ok(()), doc.text.clone())
             }
             Some(doc) => {
                 doc.version += 1;
-                doc.text = text.into();
+                doc.text = Arc::new(Text::new(text));
                 doc.used = tick;
-                self.socket
-                    .notify::<ln::DidChangeTextDocument>(lt::DidChangeTextDocumentParams {
+                let doc_text = doc.text.clone();
+                let sent = self.socket.notify::<ln::DidChangeTextDocument>(
+                    lt::DidChangeTextDocumentParams {
                         text_document: lt::VersionedTextDocumentIdentifier {
                             uri: uri.clone(),
                             version: doc.version,
@@ -488,7 +613,9 @@ impl Session {
                             range_length: None,
                             text: text.into(),
                         }],
-                    })
+                    },
+                );
+                (sent, doc_text)
             }
             None => {
                 if docs.open.len() >= MAX_OPEN_DOCS {
@@ -506,11 +633,12 @@ impl Session {
                         );
                     }
                 }
+                let doc_text = Arc::new(Text::new(text));
                 docs.open.insert(
                     uri.clone(),
                     Doc {
                         version: 1,
-                        text: text.into(),
+                        text: doc_text.clone(),
                         used: tick,
                     },
                 );
@@ -525,13 +653,36 @@ impl Session {
                             },
                         });
                 self.shared.update(|t| t.opened = true);
-                r
+                (r, doc_text)
             }
         };
-        sent.map_err(|_| self.exited("sending a document"))
+        sent.map_err(|_| self.exited("sending a document"))?;
+        Ok(doc_text)
+    }
+
+    /// When the server last answered a request (any request; errors count).
+    fn last_answer(&self) -> Option<Instant> {
+        match self.last_answer_nanos.load(Ordering::Relaxed) {
+            0 => None,
+            n => Some(self.started + Duration::from_nanos(n)),
+        }
+    }
+
+    fn note_answer(&self) {
+        let n = (self.started.elapsed().as_nanos() as u64).max(1);
+        self.last_answer_nanos.fetch_max(n, Ordering::Relaxed);
     }
 
     /// One request with the session's timeout, retrying `ContentModified`.
+    ///
+    /// The timeout runs from when the request was sent or from the server's
+    /// last answer to anything, whichever is later: with several requests in
+    /// flight on a server that answers one at a time (pyright), the last ones
+    /// wait behind the others, and a server that keeps answering is not hung.
+    /// A request queued behind n others still gives up after n + 1 timeouts
+    /// in all. A request given up on (timed out, or its future dropped at a
+    /// caller's deadline) is cancelled with `$/cancelRequest`, so the server
+    /// does not keep working on it.
     async fn call<R>(&self, params: R::Params) -> Result<R::Result, LspError>
     where
         R: lr::Request,
@@ -548,31 +699,60 @@ impl Session {
         };
         let mut attempt = 0;
         loop {
-            let fut = self.socket.request::<R>(params.clone());
+            let (id, mut fut) = self.outgoing.send::<R>(params.clone());
+            let ahead = self.in_flight.fetch_add(1, Ordering::Relaxed);
+            let mut pending = CancelOnDrop {
+                socket: &self.socket,
+                in_flight: &self.in_flight,
+                id,
+                method: R::METHOD,
+                server: &self.name,
+                armed: true,
+            };
             let sent = Instant::now();
-            let res = tokio::time::timeout(limit, fut).await;
+            let cap = sent + limit * (ahead as u32).saturating_add(1);
+            let res = loop {
+                let since = self.last_answer().map_or(sent, |a| a.max(sent));
+                let until = (since + limit).min(cap);
+                match tokio::time::timeout_at(until.into(), &mut fut).await {
+                    Ok(r) => break Some(r),
+                    // Another answer came meanwhile: the server is working through its queue.
+                    Err(_) if until < cap && self.last_answer().is_some_and(|a| a > since) => {
+                        continue
+                    }
+                    Err(_) => break None,
+                }
+            };
             self.requests.fetch_add(1, Ordering::Relaxed);
             self.waited_nanos
                 .fetch_add(sent.elapsed().as_nanos() as u64, Ordering::Relaxed);
-            match res {
-                Err(_) => {
-                    let n = self.timeouts_in_a_row.fetch_add(1, Ordering::Relaxed) + 1;
-                    if n >= self.hung_after {
-                        tracing::warn!(server = %self.name, "{n} request timeouts in a row: killing the server");
-                        self.kill();
-                    }
-                    return Err(LspError::Timeout {
-                        server: self.name.clone(),
-                        method: R::METHOD.into(),
-                        secs: limit.as_secs_f64(),
-                    });
+            let Some(res) = res else {
+                // `pending` cancels the request as it goes out of scope.
+                let n = self.timeouts_in_a_row.fetch_add(1, Ordering::Relaxed) + 1;
+                if n >= self.hung_after {
+                    tracing::warn!(server = %self.name, "{n} request timeouts in a row: killing the server");
+                    self.kill();
                 }
-                Ok(Ok(v)) => {
+                return Err(LspError::Timeout {
+                    server: self.name.clone(),
+                    method: R::METHOD.into(),
+                    secs: limit.as_secs_f64(),
+                });
+            };
+            pending.armed = false;
+            if matches!(
+                res,
+                Ok(_) | Err(async_lsp::Error::Response(_) | async_lsp::Error::Deserialize(_))
+            ) {
+                self.note_answer();
+            }
+            match res {
+                Ok(v) => {
                     self.timeouts_in_a_row.store(0, Ordering::Relaxed);
                     self.answered.store(true, Ordering::Relaxed);
                     return Ok(v);
                 }
-                Ok(Err(async_lsp::Error::Response(e)))
+                Err(async_lsp::Error::Response(e))
                     if e.code == ErrorCode::CONTENT_MODIFIED
                         && attempt < CONTENT_MODIFIED_RETRIES =>
                 {
@@ -580,7 +760,7 @@ impl Session {
                     tracing::debug!(server = %self.name, method = R::METHOD, attempt, "content modified: retrying");
                     tokio::time::sleep(Duration::from_millis(50 * u64::from(attempt))).await;
                 }
-                Ok(Err(e)) => {
+                Err(e) => {
                     self.timeouts_in_a_row.store(0, Ordering::Relaxed);
                     return Err(self.map_error(R::METHOD, e));
                 }
@@ -618,12 +798,12 @@ impl Session {
         text: &str,
         pos: Pos,
     ) -> Result<lt::TextDocumentPositionParams, LspError> {
-        let position = convert::to_lsp(text, pos, self.encoding).ok_or(LspError::Position {
+        let doc = self.sync_doc(path, lang_id, text).await?;
+        let position = convert::to_lsp(&doc, pos, self.encoding).ok_or(LspError::Position {
             path: path.to_path_buf(),
             line: pos.line,
             column: pos.column,
         })?;
-        self.sync_doc(path, lang_id, text).await?;
         Ok(lt::TextDocumentPositionParams {
             text_document: lt::TextDocumentIdentifier {
                 uri: file_url(path)?,
@@ -648,6 +828,46 @@ impl Session {
             })
             .await?;
         Ok(self.convert_goto(resp).await)
+    }
+
+    /// The implementation behind the declaration named at `pos` (the spec's
+    /// `source_definition_command`); `Unsupported` without one.
+    pub async fn source_definition(
+        &self,
+        path: &Path,
+        lang_id: &str,
+        text: &str,
+        pos: Pos,
+    ) -> Result<Vec<Location>, LspError> {
+        let Some(command) = self.source_definition_command.clone() else {
+            return Err(LspError::Unsupported {
+                server: self.name.clone(),
+                method: "source definition".into(),
+            });
+        };
+        let tdp = self.position_params(path, lang_id, text, pos).await?;
+        let arguments = vec![
+            serde_json::Value::String(tdp.text_document.uri.to_string()),
+            serde_json::to_value(tdp.position).expect("a position serializes"),
+        ];
+        let resp = self
+            .call::<lr::ExecuteCommand>(lt::ExecuteCommandParams {
+                command: command.clone(),
+                arguments,
+                work_done_progress_params: Default::default(),
+            })
+            .await?;
+        let locs: Vec<lt::Location> = match resp {
+            None | Some(serde_json::Value::Null) => Vec::new(),
+            Some(v) => serde_json::from_value(v).map_err(|e| LspError::BadResponse {
+                server: self.name.clone(),
+                method: command,
+                reason: e.to_string(),
+            })?,
+        };
+        Ok(self
+            .convert_locations(locs.into_iter().map(|l| (l.uri, l.range)).collect())
+            .await)
     }
 
     pub async fn implementation(
@@ -777,7 +997,7 @@ impl Session {
     /// LSP ranges to refgraph locations, reading each file's text (open document
     /// first, then disk) once; sorted and deduplicated.
     async fn convert_locations(&self, locs: Vec<(Url, lt::Range)>) -> Vec<Location> {
-        let mut texts: HashMap<Url, Option<Arc<str>>> = HashMap::new();
+        let mut texts: HashMap<Url, Option<Arc<Text>>> = HashMap::new();
         let mut out = Vec::with_capacity(locs.len());
         for (uri, range) in locs {
             let Ok(path) = uri.to_file_path() else {
@@ -795,10 +1015,7 @@ impl Session {
                 let text = match open {
                     Some(t) => Some(t),
                     None if self.encoding == Encoding::Utf8 => None,
-                    None => tokio::fs::read(&path)
-                        .await
-                        .ok()
-                        .map(|b| Arc::from(String::from_utf8_lossy(&b).as_ref())),
+                    None => self.disk_text(&path),
                 };
                 texts.insert(uri.clone(), text);
             }
@@ -821,12 +1038,84 @@ impl Session {
         out
     }
 
+    /// The text of a file on disk, read again only when its size or
+    /// modification time changed. Read in place, not on tokio's blocking pool:
+    /// these are source files, and the hop to another thread and back cost
+    /// more than the read at one request in flight.
+    fn disk_text(&self, path: &Path) -> Option<Arc<Text>> {
+        let meta = std::fs::metadata(path).ok()?;
+        let stamp = (meta.len(), meta.modified().ok());
+        if let Some(d) = self.disk.lock().unwrap().get(path) {
+            if d.stamp == stamp {
+                return Some(d.text.clone());
+            }
+        }
+        let bytes = std::fs::read(path).ok()?;
+        let text = Arc::new(Text::new(match String::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        }));
+        let mut disk = self.disk.lock().unwrap();
+        if disk.len() >= MAX_DISK_TEXTS {
+            disk.clear();
+        }
+        disk.insert(
+            path.to_path_buf(),
+            DiskText {
+                stamp,
+                text: text.clone(),
+            },
+        );
+        Some(text)
+    }
+
     /// shutdown → exit, then wait for the process (killing it after `grace`).
     pub async fn close(&self, grace: Duration) {
         let child = self.child.lock().unwrap().take();
         let mainloop = self.mainloop.lock().unwrap().take();
-        close_parts(self.socket.clone(), child, mainloop, grace).await;
+        close_parts(self.outgoing.clone(), child, mainloop, grace).await;
     }
+}
+
+/// The export conditions of a `package.json` that point at TypeScript source
+/// files (zod's `"@zod/source": "./src/index.ts"`), sorted: the package's own
+/// way to say where its sources are. Declared as `customConditions`, they
+/// make the package's imports of itself (`import … from "zod/v4/core"`)
+/// resolve to its sources instead of the declarations it ships beside them.
+/// Conditions TypeScript applies anyway (`types`, `import`, `require`,
+/// `default`) are left out.
+pub fn source_conditions(package: &serde_json::Value) -> Vec<String> {
+    fn is_source(target: &str) -> bool {
+        let declaration = [".d.ts", ".d.mts", ".d.cts"]
+            .iter()
+            .any(|e| target.ends_with(e));
+        !declaration
+            && [".ts", ".tsx", ".mts", ".cts"]
+                .iter()
+                .any(|e| target.ends_with(e))
+    }
+    fn walk(v: &serde_json::Value, out: &mut std::collections::BTreeSet<String>) {
+        match v {
+            serde_json::Value::Object(map) => {
+                for (key, value) in map {
+                    let is_condition = !key.starts_with('.')
+                        && !["types", "typings", "import", "require", "default"]
+                            .contains(&key.as_str());
+                    if is_condition && value.as_str().is_some_and(is_source) {
+                        out.insert(key.clone());
+                    }
+                    walk(value, out);
+                }
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
+            _ => {}
+        }
+    }
+    let mut out = std::collections::BTreeSet::new();
+    if let Some(exports) = package.get("exports") {
+        walk(exports, &mut out);
+    }
+    out.into_iter().collect()
 }
 
 /// Files under `root` with one of the fallback's extensions, sorted, skipping
@@ -872,12 +1161,13 @@ fn project_files(root: &Path, fallback: &spec::ProjectFallback) -> Vec<PathBuf> 
 }
 
 async fn close_parts(
-    socket: ServerSocket,
+    outgoing: Outgoing,
     child: Option<tokio::process::Child>,
     mainloop: Option<tokio::task::JoinHandle<()>>,
     grace: Duration,
 ) {
-    let _ = tokio::time::timeout(grace, socket.request::<lr::Shutdown>(())).await;
+    let socket = outgoing.socket.clone();
+    let _ = tokio::time::timeout(grace, outgoing.send::<lr::Shutdown>(()).1).await;
     let _ = socket.notify::<ln::Exit>(());
     let _ = socket.emit(Stop);
     if let Some(child) = child {
@@ -900,13 +1190,47 @@ impl Drop for Session {
         let Some(child) = child else { return };
         match tokio::runtime::Handle::try_current() {
             Ok(h) => {
-                let socket = self.socket.clone();
+                let outgoing = self.outgoing.clone();
                 h.spawn(
-                    close_parts(socket, Some(child), mainloop, Duration::from_secs(2)).map(|_| ()),
+                    close_parts(outgoing, Some(child), mainloop, Duration::from_secs(2))
+                        .map(|_| ()),
                 );
             }
             // No runtime: dropping the child kills it (kill_on_drop).
             Err(_) => drop(child),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::source_conditions;
+
+    #[test]
+    fn source_conditions_are_those_pointing_at_typescript_sources() {
+        // zod 4's shape: a custom condition first, shipped files after.
+        let zod = serde_json::json!({
+            "types": "./index.d.cts",
+            "exports": {
+                "./package.json": "./package.json",
+                ".": {
+                    "@zod/source": "./src/index.ts",
+                    "types": "./index.d.cts",
+                    "import": "./index.js",
+                    "require": "./index.cjs"
+                },
+                "./v4/core": {
+                    "@zod/source": "./src/v4/core/index.ts",
+                    "import": { "types": "./v4/core/index.d.ts", "default": "./v4/core/index.js" }
+                },
+                "./next": { "development": "./src/next.tsx", "default": "./next.js" },
+                "./shipped": { "types": "./shipped.d.mts", "source": "./shipped.d.ts" }
+            }
+        });
+        assert_eq!(source_conditions(&zod), ["@zod/source", "development"]);
+        // Standard conditions are applied anyway; no exports, no conditions.
+        let plain = serde_json::json!({"exports": {".": {"import": "./src/index.ts"}}});
+        assert!(source_conditions(&plain).is_empty());
+        assert!(source_conditions(&serde_json::json!({"main": "src/index.ts"})).is_empty());
     }
 }

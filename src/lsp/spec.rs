@@ -70,6 +70,12 @@ pub struct ServerSpec {
     /// Send `settings[<section>]` as initializationOptions (rust-analyzer).
     #[serde(default)]
     pub init_options_section: Option<String>,
+    /// A `workspace/executeCommand` command taking `[uri, position]` that
+    /// answers the implementation behind a declaration
+    /// (typescript-language-server `_typescript.goToSourceDefinition`): asked
+    /// when a definition lands in a declaration file (`.d.ts`, `.d.mts`, `.d.cts`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_definition_command: Option<String>,
     pub readiness: Readiness,
     pub install: Install,
     #[serde(default = "empty_table")]

@@ -494,3 +494,121 @@ fn verify_keeps_the_walk_limits_of_its_run() {
     assert_eq!(v["deleted"], 0, "verify re-indexed with other limits: {v}");
     assert_eq!(v["extracted"], 0, "{v}");
 }
+
+// ------------------------------------------------------- declaration twins
+
+/// A package that ships compiled declarations beside its `src/` and imports
+/// itself by name, as zod does (`import … from "zod/v4/core"` inside
+/// `src/`): `package` is its package.json, `shipped` the files beside it.
+fn self_importing_package(package: &str, shipped: &[(&str, &str)]) -> tempfile::TempDir {
+    let repo = tempfile::tempdir().unwrap();
+    let mut files = vec![
+        ("package.json", package),
+        (
+            "src/index.ts",
+            "export function greet(name: string): string {\n  return `hello ${name}`;\n}\n",
+        ),
+        (
+            "src/use.ts",
+            "import { greet } from \"tinypkg\";\n\nexport const message = greet(\"world\");\n",
+        ),
+    ];
+    files.extend_from_slice(shipped);
+    write(repo.path(), &files);
+    repo
+}
+
+/// Where the graph sends `greet("world")` in src/use.ts after verifying:
+/// the status of that site among the references of `symbol`.
+fn use_site_status(repo: &Path, symbol: &str) -> Option<String> {
+    let out = run(repo, &["refs", symbol, "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["results"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{v}"))
+        .iter()
+        .find(|r| r["file"] == "src/use.ts" && r["line"] == 3)
+        .map(|r| r["status"].as_str().unwrap().to_string())
+}
+
+const DECLARATION: &str = "export declare function greet(name: string): string;\n";
+
+/// zod's layout: the package's exports name its sources under a condition of
+/// its own (`"@zod/source": "./src/index.ts"`) before the shipped `types`.
+/// Without that condition the server answered the self-import with the
+/// shipped declaration and the graph's edge into src/ was retargeted to it
+/// (whole-zod precision read 62.9%).
+#[test]
+fn self_imports_reach_the_sources_through_the_packages_source_condition() {
+    if !servers_present(&["typescript-language-server"]) {
+        return;
+    }
+    let repo = self_importing_package(
+        r#"{
+  "name": "tinypkg",
+  "type": "module",
+  "exports": {
+    ".": {
+      "@tinypkg/source": "./src/index.ts",
+      "types": "./index.d.ts",
+      "import": "./index.js"
+    }
+  }
+}
+"#,
+        &[
+            ("index.d.ts", DECLARATION),
+            (
+                "index.js",
+                "export function greet(name) {\n    return `hello ${name}`;\n}\n",
+            ),
+        ],
+    );
+    let v = verify(repo.path());
+    assert!(
+        v["languages"]["typescript"]["checked"].as_u64().unwrap() > 0,
+        "{v}"
+    );
+    assert_eq!(
+        use_site_status(repo.path(), "src/index.ts:greet").as_deref(),
+        Some("verified"),
+        "{v}"
+    );
+    assert_eq!(
+        use_site_status(repo.path(), "index.d.ts:greet"),
+        None,
+        "{v}"
+    );
+}
+
+/// Without a source condition the definition lands in the shipped
+/// declaration; the server's source definition
+/// (`_typescript.goToSourceDefinition`) names the implementation in src/.
+#[test]
+fn self_imports_in_a_declaration_are_followed_to_their_source_definition() {
+    if !servers_present(&["typescript-language-server"]) {
+        return;
+    }
+    let repo = self_importing_package(
+        r#"{
+  "name": "tinypkg",
+  "type": "module",
+  "exports": {
+    ".": { "types": "./index.d.ts", "default": "./src/index.ts" }
+  }
+}
+"#,
+        &[("index.d.ts", DECLARATION)],
+    );
+    let v = verify(repo.path());
+    assert_eq!(
+        use_site_status(repo.path(), "src/index.ts:greet").as_deref(),
+        Some("verified"),
+        "{v}"
+    );
+    assert_eq!(
+        use_site_status(repo.path(), "index.d.ts:greet"),
+        None,
+        "{v}"
+    );
+}

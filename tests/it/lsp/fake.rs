@@ -489,3 +489,76 @@ async fn abandoned_start_is_not_left_starting() {
     );
     assert!(f.pool.live_roots(Lang::Python).is_empty());
 }
+
+/// Waits until the fake server's log has `line` `n` times (at most 10 s).
+async fn logged(f: &Fake, line: &str, n: usize) {
+    let t = Instant::now();
+    while f.count(line) < n {
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "{line:?} not logged {n} times:\n{}",
+            f.log()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// A timed-out request is cancelled (`$/cancelRequest` with its own id),
+/// so the server stops working on it.
+#[tokio::test]
+async fn timed_out_request_is_cancelled() {
+    let f = fake("hang", 0.3, 100);
+    let e = f.definition().await.unwrap_err();
+    assert!(matches!(e, LspError::Timeout { .. }), "{e}");
+    // The fake names the request a cancel's id points at: the definition,
+    // not another request (initialize) nor an unknown id.
+    logged(&f, "cancelled textDocument/definition", 1).await;
+    assert_eq!(f.count("cancelled unknown"), 0, "{}", f.log());
+    // Ids stay in step: the next timed-out request is cancelled too.
+    let e = f.definition().await.unwrap_err();
+    assert!(matches!(e, LspError::Timeout { .. }), "{e}");
+    logged(&f, "cancelled textDocument/definition", 2).await;
+    assert_eq!(f.count("cancelled unknown"), 0, "{}", f.log());
+}
+
+/// A request abandoned by its caller (a budget deadline drops the future) is
+/// cancelled; an answered one is not.
+#[tokio::test]
+async fn abandoned_request_is_cancelled() {
+    let f = fake("sleepy", 30.0, 3);
+    // Started and answered (in 5 s), so the next request goes out at once.
+    f.definition().await.unwrap();
+    let r = tokio::time::timeout(Duration::from_secs(1), f.definition()).await;
+    assert!(r.is_err(), "the sleepy fake answered early");
+    logged(&f, "cancelled textDocument/definition", 1).await;
+    assert_eq!(f.count("cancelled unknown"), 0, "{}", f.log());
+
+    let ok = fake("slow", 5.0, 3);
+    ok.definition().await.unwrap();
+    ok.definition().await.unwrap();
+    assert_eq!(ok.count("textDocument/definition"), 2);
+    assert!(!ok.log().contains("cancelled"), "{}", ok.log());
+}
+
+/// Regression: with several requests queued on a server that answers one at
+/// a time (pyright), the last ones waited longer than the request timeout
+/// only because of the queue, timed out, and three in a row killed a server
+/// that was answering all along. The timeout now runs from the server's last
+/// answer.
+#[tokio::test]
+async fn serial_server_answering_its_queue_is_not_hung() {
+    // 0.3 s per answer, 0.5 s timeout, 2 timeouts in a row kill.
+    let f = fake("serial", 0.5, 2);
+    f.definition().await.unwrap();
+    let t = Instant::now();
+    let results = bounded(futures::future::join_all((0..8).map(|_| f.definition()))).await;
+    let elapsed = t.elapsed();
+    for r in &results {
+        assert!(r.as_ref().is_ok_and(|l| l.len() == 1), "{r:?}");
+    }
+    // The queue took far longer than one request timeout.
+    assert!(elapsed > Duration::from_millis(2000), "{elapsed:?}");
+    assert_eq!(f.count("initialize"), 1, "{}", f.log());
+    assert_eq!(f.pool.state(Lang::Python, &f.root()), ServerState::Ready);
+    assert!(!f.log().contains("cancelled"), "{}", f.log());
+}

@@ -1,11 +1,14 @@
 """A scripted language server for fault tests: python3 fake_server.py MODE LOG.
 
 Modes: ok, die, never-ready, hang, crash, crash-once, close, malformed, slow, sleepy (answers
-after 5 s), slow-start (ready after 5 s), content-modified, cm-forever, bad-result. Every received
-method is appended to LOG, one per line.
+after 5 s), serial (answers one request at a time, 0.3 s each, like pyright), slow-start (ready
+after 5 s), content-modified, cm-forever, bad-result. Every received method is appended to LOG,
+one per line; a `$/cancelRequest` adds `cancelled <method>` when it names a request still
+unanswered (which is then answered with RequestCancelled), `cancelled unknown` otherwise.
 """
 import json
 import os
+import queue
 import sys
 import threading
 import time
@@ -40,6 +43,27 @@ def read():
 
 
 content_modified_left = 2
+# Requests received and not answered yet: id -> method.
+pending = {}
+serial_queue = queue.Queue()
+
+
+def answer(resp):
+    """Send a deferred answer unless the request was cancelled meanwhile."""
+    with lock:
+        if pending.pop(resp["id"], None) is None:
+            return
+    send(resp)
+
+
+def serial_worker():
+    while True:
+        resp = serial_queue.get()
+        time.sleep(0.3)
+        answer(resp)
+
+
+threading.Thread(target=serial_worker, daemon=True).start()
 if mode == "die":
     sys.stderr.write("fatal: bad configuration\n")
     sys.stderr.flush()
@@ -77,11 +101,21 @@ while True:
         send({"id": msg["id"], "result": None})
     elif method == "exit":
         os._exit(0)  # without waiting for answers still scheduled (slow, sleepy)
+    elif method == "$/cancelRequest":
+        with lock:
+            cancelled = pending.pop(msg["params"]["id"], None)
+        log.write("cancelled %s\n" % (cancelled or "unknown"))
+        if cancelled:
+            send({"id": msg["params"]["id"],
+                  "error": {"code": -32800, "message": "request cancelled"}})
     elif method in ("textDocument/definition", "textDocument/references"):
         uri = msg["params"]["textDocument"]["uri"]
         loc = {"uri": uri, "range": {"start": {"line": 0, "character": 4},
                                      "end": {"line": 0, "character": 10}}}
         resp = {"id": msg["id"], "result": loc if method.endswith("definition") else [loc]}
+        if mode in ("hang", "slow", "sleepy", "serial"):
+            with lock:
+                pending[msg["id"]] = method
         if mode == "hang":
             continue
         if mode == "crash":
@@ -98,7 +132,10 @@ while True:
                 out.flush()
             continue
         if mode in ("slow", "sleepy"):
-            threading.Timer(0.3 if mode == "slow" else 5.0, send, args=(resp,)).start()
+            threading.Timer(0.3 if mode == "slow" else 5.0, answer, args=(resp,)).start()
+            continue
+        if mode == "serial":
+            serial_queue.put(resp)
             continue
         if mode == "bad-result":
             resp["result"] = {"uri": 42}
