@@ -11,7 +11,7 @@ use futures::stream::{self, StreamExt};
 
 use crate::api::{LangVerification, VerifyResult};
 use crate::extract::Lang;
-use crate::graph::{EdgeKind, Pos};
+use crate::graph::{EdgeKind, NodeKind, Pos};
 use crate::lsp::{LspConfig, LspError, Pool, ServerState};
 use crate::query::{QueryError, Session};
 use crate::store::{DiscoveredRow, Outcome, VerdictRow};
@@ -378,7 +378,13 @@ pub async fn verify(
     }
 
     // Discover: references on each target the servers confirmed or named, asked
-    // of the server at the target's own root.
+    // of the server at the target's own root — only where the graph has a
+    // definition. A module's node sits at 1:1, where a server answers for
+    // whatever token is there (an import binding); a variable or constant is
+    // no node, so its references could never be edges.
+    for k in unmodelled_targets(&session.store, targets_to_discover.keys())? {
+        targets_to_discover.remove(&k);
+    }
     for (path, pos) in &opts.discover_targets {
         if let Some(lang) = Lang::of_path(path) {
             targets_to_discover.insert((path.clone(), *pos), lang);
@@ -896,5 +902,57 @@ mod tests {
         );
         assert_eq!(site_kind(text, Pos { line: 3, column: 1 }), EdgeKind::Calls);
         assert_eq!(site_kind(text, Pos { line: 4, column: 8 }), EdgeKind::Calls);
+    }
+}
+
+/// The targets among `targets` that are no definition node of the graph
+/// (a module's 1:1, a variable, a position inside a declaration): a server's
+/// answer there is not the graph's business (see discovery in [`verify`]).
+fn unmodelled_targets<'t>(
+    store: &crate::store::Store,
+    targets: impl Iterator<Item = &'t (String, Pos)>,
+) -> Result<Vec<(String, Pos)>, QueryError> {
+    let mut nodes_by_file: HashMap<&str, Vec<crate::store::NodeRow>> = HashMap::new();
+    let mut out = Vec::new();
+    for (path, pos) in targets {
+        if !nodes_by_file.contains_key(path.as_str()) {
+            let nodes = store.nodes_of_file(path)?.unwrap_or_default();
+            nodes_by_file.insert(path, nodes);
+        }
+        let defs = nodes_by_file[path.as_str()]
+            .iter()
+            .filter(|n| n.kind != NodeKind::Module);
+        let at = defs
+            .clone()
+            .any(|n| n.line == pos.line && n.column == pos.column);
+        let only_on_line = defs.filter(|n| n.line == pos.line).count() == 1;
+        if !(at || only_on_line) {
+            out.push((path.clone(), *pos));
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod discovery_tests {
+    use super::*;
+
+    #[test]
+    fn discovery_skips_targets_that_are_no_definition() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(
+            root.join("pay.py"),
+            "import os\nLIMIT = 3\n\ndef charge(x):\n    return x\n",
+        )
+        .unwrap();
+        let (mut store, _) = crate::index::open(root).unwrap();
+        crate::index::update(root, &mut store, &Default::default()).unwrap();
+        let at = |line, column| ("pay.py".to_string(), Pos { line, column });
+        // The module's node (1:1, where `import os` stands), the constant
+        // (no node), the function's name, and its `def` keyword's line.
+        let targets = [at(1, 1), at(2, 1), at(4, 5), at(4, 1)];
+        let skipped = unmodelled_targets(&store, targets.iter()).unwrap();
+        assert_eq!(skipped, vec![at(1, 1), at(2, 1)]);
     }
 }
