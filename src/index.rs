@@ -373,7 +373,10 @@ pub fn update(
         .as_ref()
         .and_then(|s| Some((s, s.rewalk(root, &cfg.walk)?)));
     if let Some((s, w)) = &rewalked {
-        if s.unchanged(w) {
+        // The tree is as the last update left it; the database may still
+        // have work queued by others (verdicts stored by `verify` mark their
+        // files pending) or a load to finish.
+        if s.unchanged(w) && !store.has_pending()? && !store.in_bulk()? {
             tracing::debug!(files = w.files.len(), elapsed = ?start.elapsed(), "unchanged since the last walk");
             report.files = s.indexed_files;
             report.skipped = s.update_skipped.clone();

@@ -302,6 +302,18 @@ impl Store {
         Ok(self.meta("bulk")?.is_some())
     }
 
+    /// Whether any file waits for its edges to be recomputed (an
+    /// interrupted update, or verdicts stored by `verify`).
+    pub fn has_pending(&self) -> Result<bool> {
+        self.conn
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM files WHERE resolved = 0)",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.err(e))
+    }
+
     /// The first half of [`Store::end_bulk`], once every file's facts are
     /// written: the indexes over nodes and names, the search index and its
     /// triggers. Edges may still be written in bulk after it.

@@ -174,3 +174,26 @@ fn a_new_database_forgets_the_old_snapshot() {
     assert!(!r.rewalked);
     assert_eq!((r.extracted, r.files), (4, 4));
 }
+
+#[test]
+fn work_queued_in_the_database_is_done_even_when_the_tree_is_unchanged() {
+    let dir = project();
+    let root = dir.path();
+    let cfg = IndexConfig::default();
+    settled(root, &cfg);
+    // `verify` stores verdicts and marks their files pending, then updates:
+    // an unchanged tree must not skip that work.
+    let (mut store, _) = index::open(root).unwrap();
+    let id = store
+        .files()
+        .unwrap()
+        .into_iter()
+        .find(|f| f.path == "shop/cart.py")
+        .unwrap()
+        .id;
+    store.transaction(|tx| tx.mark_pending(&[id])).unwrap();
+    let r = index::update(root, &mut store, &cfg).unwrap();
+    assert!(r.rewalked, "the tree itself is unchanged");
+    assert_eq!((r.extracted, r.resolved), (0, 1));
+    assert!(!store.has_pending().unwrap());
+}
