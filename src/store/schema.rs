@@ -2,7 +2,7 @@
 //! is derived data: rebuilding loses nothing but time).
 
 /// Bump on any change to [`SCHEMA`] or to the encoding of the fact blobs.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 pub const PRAGMAS: &str = "
 PRAGMA journal_mode = WAL;
@@ -158,6 +158,7 @@ CREATE INDEX IF NOT EXISTS diagnostics_file ON diagnostics(file_id);
 
 /// Indexes that are always there (a bulk load's own writes need them).
 pub const INDEXES: &str = "
+CREATE INDEX IF NOT EXISTS files_pending ON files(id) WHERE resolved = 0;
 CREATE INDEX IF NOT EXISTS edges_owner ON edges(owner);
 CREATE INDEX IF NOT EXISTS unresolved_owner ON unresolved(owner);
 CREATE INDEX IF NOT EXISTS verdicts_site ON verdicts(site_path, line, col);
