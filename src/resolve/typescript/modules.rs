@@ -112,6 +112,41 @@ impl<'de> serde::Deserialize<'de> for Exports {
 const CONDITIONS: [&str; 5] = ["types", "import", "require", "node", "default"];
 
 impl Exports {
+    /// Conditions (not subpaths, not the standard ones) whose target is a
+    /// TypeScript source file rather than a declaration or build output.
+    fn source_conditions(&self) -> Vec<String> {
+        fn is_source(t: &str) -> bool {
+            let declaration = [".d.ts", ".d.mts", ".d.cts"].iter().any(|e| t.ends_with(e));
+            !declaration
+                && [".ts", ".tsx", ".mts", ".cts"]
+                    .iter()
+                    .any(|e| t.ends_with(e))
+        }
+        fn walk(e: &Exports, out: &mut Vec<String>) {
+            match e {
+                Exports::List(l) => l.iter().for_each(|x| walk(x, out)),
+                Exports::Map(m) => {
+                    for (k, v) in m {
+                        let condition = !k.starts_with('.')
+                            && !CONDITIONS.contains(&k.as_str())
+                            && k != "typings";
+                        if condition
+                            && matches!(v, Exports::Path(p) if is_source(p))
+                            && !out.contains(k)
+                        {
+                            out.push(k.clone());
+                        }
+                        walk(v, out);
+                    }
+                }
+                Exports::Path(_) | Exports::None => {}
+            }
+        }
+        let mut out = Vec::new();
+        walk(self, &mut out);
+        out
+    }
+
     /// The targets `exports` maps the subpath (`"."`, `"./x"`) to, `*`
     /// substituted, in the order TypeScript tries them.
     fn lookup(&self, subpath: &str, custom: &[String]) -> Vec<String> {
@@ -271,10 +306,18 @@ impl Modules {
                 } else {
                     format!("./{rest}")
                 };
-                let custom = self
-                    .tsconfig_for(dir)
-                    .map(|c| c.conditions.as_slice())
-                    .unwrap_or_default();
+                // A tsconfig's `customConditions`; without one, the
+                // conditions under which the package exports its own
+                // TypeScript sources (zod's `@zod/source`), as the bridge
+                // declares them to tsserver for a root with no tsconfig.
+                let own;
+                let custom = match self.tsconfig_for(dir) {
+                    Some(c) => c.conditions.as_slice(),
+                    None => {
+                        own = exports.source_conditions();
+                        own.as_slice()
+                    }
+                };
                 let targets: Vec<String> = exports
                     .lookup(&subpath, custom)
                     .iter()
@@ -711,8 +754,20 @@ mod tests {
         .into_iter()
         .collect();
         let r = |s| m.resolve(&files, "src/v4/core/tests/a.test.ts", s);
-        assert_eq!(r("zod"), Target::File(FileIdx(1)));
-        assert_eq!(r("zod/v4"), Target::File(FileIdx(3)));
+        // No tsconfig: the package's own source condition is on, as the
+        // bridge declares it to tsserver (`@zod/source` → `src/`).
+        assert_eq!(r("zod"), Target::File(FileIdx(0)));
+        assert_eq!(r("zod/v4"), Target::File(FileIdx(2)));
+        // A tsconfig without `customConditions` decides: `types` wins.
+        let mut with_tsconfig = layout.clone();
+        with_tsconfig.manifests.insert(
+            "tsconfig.json".into(),
+            r#"{ "compilerOptions": {} }"#.into(),
+        );
+        let t = Modules::new(&with_tsconfig);
+        let rt = |s| t.resolve(&files, "src/v4/core/tests/a.test.ts", s);
+        assert_eq!(rt("zod"), Target::File(FileIdx(1)));
+        assert_eq!(rt("zod/v4"), Target::File(FileIdx(3)));
         // `import` comes first in the pattern's conditions: `./v4/mini.js`,
         // which TypeScript reads as `./v4/mini.ts`.
         assert_eq!(r("zod/v4/mini"), Target::File(FileIdx(4)));
