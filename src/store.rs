@@ -254,8 +254,9 @@ impl Store {
             .map_err(|e| sql(&self.path, e))?;
         tx.execute_batch(schema::INDEXES)
             .map_err(|e| sql(&self.path, e))?;
-        tx.execute_batch(schema::BULK_INDEXES)
-            .map_err(|e| sql(&self.path, e))?;
+        for indexes in [schema::BULK_FACT_INDEXES, schema::BULK_EDGE_INDEXES] {
+            tx.execute_batch(indexes).map_err(|e| sql(&self.path, e))?;
+        }
         tx.execute_batch(TRIGGERS).map_err(|e| sql(&self.path, e))?;
         tx.execute(
             "INSERT INTO meta (key, value) VALUES ('schema_version', ?1)",
@@ -270,14 +271,15 @@ impl Store {
     }
 
     /// Start loading an empty graph in bulk: the indexes in
-    /// [`schema::BULK_INDEXES`] and the search-index triggers are dropped,
+    /// [`schema::BULK_FACT_INDEXES`], [`schema::BULK_EDGE_INDEXES`] and the search-index triggers are dropped,
     /// to be built once by [`Store::end_bulk`], and commits skip fsync (WAL
     /// stays consistent if the process dies; an OS crash costs a rebuild).
     /// The `bulk` meta key records it, so an interrupted load is finished
     /// by the next update ([`Store::in_bulk`]).
     pub fn begin_bulk(&mut self) -> Result<()> {
         let mut drop = String::new();
-        for line in schema::BULK_INDEXES.lines() {
+        let bulk = [schema::BULK_FACT_INDEXES, schema::BULK_EDGE_INDEXES];
+        for line in bulk.iter().flat_map(|s| s.lines()) {
             if let Some(name) = line
                 .strip_prefix("CREATE INDEX IF NOT EXISTS ")
                 .and_then(|r| r.split_whitespace().next())
@@ -341,7 +343,7 @@ impl Store {
         self.end_bulk_facts()?;
         self.transaction(|tx| {
             tx.conn
-                .execute_batch(schema::BULK_INDEXES)
+                .execute_batch(schema::BULK_EDGE_INDEXES)
                 .map_err(|e| sql(tx.path, e))?;
             tx.conn
                 .execute("DELETE FROM meta WHERE key = 'bulk'", [])

@@ -134,26 +134,21 @@ CREATE VIRTUAL TABLE nodes_fts USING fts5(
 );
 ";
 
-/// Indexes a bulk load of an empty graph builds once at the end (see
-/// `Store::begin_bulk`); the others are in [`INDEXES`].
-pub const BULK_INDEXES: &str = "
-CREATE INDEX IF NOT EXISTS nodes_file ON nodes(file_id);
-CREATE INDEX IF NOT EXISTS nodes_key ON nodes(key);
-CREATE INDEX IF NOT EXISTS nodes_name ON nodes(name);
-CREATE INDEX IF NOT EXISTS ref_names_file ON ref_names(file_id);
-CREATE INDEX IF NOT EXISTS diagnostics_file ON diagnostics(file_id);
-CREATE INDEX IF NOT EXISTS edges_src ON edges(src, kind);
-CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst, kind);
-";
-
-/// The part of [`BULK_INDEXES`] over what extraction writes: built while
-/// the workers resolve, before the edges exist.
+/// Indexes a bulk load of an empty graph drops (see `Store::begin_bulk`)
+/// and builds once, in two parts; the others are in [`INDEXES`]. First those
+/// over what extraction writes, built while the workers resolve.
 pub const BULK_FACT_INDEXES: &str = "
 CREATE INDEX IF NOT EXISTS nodes_file ON nodes(file_id);
 CREATE INDEX IF NOT EXISTS nodes_key ON nodes(key);
 CREATE INDEX IF NOT EXISTS nodes_name ON nodes(name);
 CREATE INDEX IF NOT EXISTS ref_names_file ON ref_names(file_id);
 CREATE INDEX IF NOT EXISTS diagnostics_file ON diagnostics(file_id);
+";
+
+/// Then those over the edges, once every file is resolved.
+pub const BULK_EDGE_INDEXES: &str = "
+CREATE INDEX IF NOT EXISTS edges_src ON edges(src, kind);
+CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst, kind);
 ";
 
 /// Indexes that are always there (a bulk load's own writes need them).
