@@ -1077,46 +1077,9 @@ impl Session {
     }
 }
 
-/// The export conditions of a `package.json` that point at TypeScript source
-/// files (zod's `"@zod/source": "./src/index.ts"`), sorted: the package's own
-/// way to say where its sources are. Declared as `customConditions`, they
-/// make the package's imports of itself (`import … from "zod/v4/core"`)
-/// resolve to its sources instead of the declarations it ships beside them.
-/// Conditions TypeScript applies anyway (`types`, `import`, `require`,
-/// `default`) are left out.
-pub fn source_conditions(package: &serde_json::Value) -> Vec<String> {
-    fn is_source(target: &str) -> bool {
-        let declaration = [".d.ts", ".d.mts", ".d.cts"]
-            .iter()
-            .any(|e| target.ends_with(e));
-        !declaration
-            && [".ts", ".tsx", ".mts", ".cts"]
-                .iter()
-                .any(|e| target.ends_with(e))
-    }
-    fn walk(v: &serde_json::Value, out: &mut std::collections::BTreeSet<String>) {
-        match v {
-            serde_json::Value::Object(map) => {
-                for (key, value) in map {
-                    let is_condition = !key.starts_with('.')
-                        && !["types", "typings", "import", "require", "default"]
-                            .contains(&key.as_str());
-                    if is_condition && value.as_str().is_some_and(is_source) {
-                        out.insert(key.clone());
-                    }
-                    walk(value, out);
-                }
-            }
-            serde_json::Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
-            _ => {}
-        }
-    }
-    let mut out = std::collections::BTreeSet::new();
-    if let Some(exports) = package.get("exports") {
-        walk(exports, &mut out);
-    }
-    out.into_iter().collect()
-}
+/// The package's own source conditions (one rule for the bridge and the
+/// static resolver).
+pub use crate::resolve::typescript::source_conditions;
 
 /// Files under `root` with one of the fallback's extensions, sorted, skipping
 /// dependency and build folders and what `.gitignore` excludes.

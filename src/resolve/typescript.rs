@@ -11,6 +11,7 @@
 //! would mostly be wrong.
 
 mod modules;
+pub use modules::source_conditions;
 
 use rayon::prelude::*;
 

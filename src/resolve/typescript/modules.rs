@@ -39,6 +39,8 @@ struct Package {
     dir: String,
     entries: Vec<String>,
     exports: Option<Exports>,
+    /// [`source_conditions`]: used when no tsconfig decides.
+    source_conditions: Vec<String>,
 }
 
 /// A `package.json` `exports` value, with object keys in file order (the
@@ -112,41 +114,6 @@ impl<'de> serde::Deserialize<'de> for Exports {
 const CONDITIONS: [&str; 5] = ["types", "import", "require", "node", "default"];
 
 impl Exports {
-    /// Conditions (not subpaths, not the standard ones) whose target is a
-    /// TypeScript source file rather than a declaration or build output.
-    fn source_conditions(&self) -> Vec<String> {
-        fn is_source(t: &str) -> bool {
-            let declaration = [".d.ts", ".d.mts", ".d.cts"].iter().any(|e| t.ends_with(e));
-            !declaration
-                && [".ts", ".tsx", ".mts", ".cts"]
-                    .iter()
-                    .any(|e| t.ends_with(e))
-        }
-        fn walk(e: &Exports, out: &mut Vec<String>) {
-            match e {
-                Exports::List(l) => l.iter().for_each(|x| walk(x, out)),
-                Exports::Map(m) => {
-                    for (k, v) in m {
-                        let condition = !k.starts_with('.')
-                            && !CONDITIONS.contains(&k.as_str())
-                            && k != "typings";
-                        if condition
-                            && matches!(v, Exports::Path(p) if is_source(p))
-                            && !out.contains(k)
-                        {
-                            out.push(k.clone());
-                        }
-                        walk(v, out);
-                    }
-                }
-                Exports::Path(_) | Exports::None => {}
-            }
-        }
-        let mut out = Vec::new();
-        walk(self, &mut out);
-        out
-    }
-
     /// The targets `exports` maps the subpath (`"."`, `"./x"`) to, `*`
     /// substituted, in the order TypeScript tries them.
     fn lookup(&self, subpath: &str, custom: &[String]) -> Vec<String> {
@@ -191,6 +158,47 @@ impl Exports {
             Exports::None => {}
         }
     }
+}
+
+/// The export conditions of a `package.json` that point at TypeScript source
+/// files (zod's `"@zod/source": "./src/index.ts"`), sorted: the package's own
+/// way to say where its sources are. Declared as `customConditions`, they
+/// make the package's imports of itself (`import … from "zod/v4/core"`)
+/// resolve to its sources instead of the declarations it ships beside them.
+/// Conditions TypeScript applies anyway (`types`, `import`, `require`,
+/// `default`) are left out.
+pub fn source_conditions(package: &serde_json::Value) -> Vec<String> {
+    fn is_source(target: &str) -> bool {
+        let declaration = [".d.ts", ".d.mts", ".d.cts"]
+            .iter()
+            .any(|e| target.ends_with(e));
+        !declaration
+            && [".ts", ".tsx", ".mts", ".cts"]
+                .iter()
+                .any(|e| target.ends_with(e))
+    }
+    fn walk(v: &serde_json::Value, out: &mut std::collections::BTreeSet<String>) {
+        match v {
+            serde_json::Value::Object(map) => {
+                for (key, value) in map {
+                    let is_condition = !key.starts_with('.')
+                        && !["types", "typings", "import", "require", "default"]
+                            .contains(&key.as_str());
+                    if is_condition && value.as_str().is_some_and(is_source) {
+                        out.insert(key.clone());
+                    }
+                    walk(value, out);
+                }
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
+            _ => {}
+        }
+    }
+    let mut out = std::collections::BTreeSet::new();
+    if let Some(exports) = package.get("exports") {
+        walk(exports, &mut out);
+    }
+    out.into_iter().collect()
 }
 
 pub struct Modules {
@@ -241,6 +249,7 @@ impl Modules {
                         dir,
                         entries,
                         exports,
+                        source_conditions: source_conditions(&v),
                     });
                 }
                 _ => {}
@@ -310,13 +319,9 @@ impl Modules {
                 // conditions under which the package exports its own
                 // TypeScript sources (zod's `@zod/source`), as the bridge
                 // declares them to tsserver for a root with no tsconfig.
-                let own;
                 let custom = match self.tsconfig_for(dir) {
                     Some(c) => c.conditions.as_slice(),
-                    None => {
-                        own = exports.source_conditions();
-                        own.as_slice()
-                    }
+                    None => p.source_conditions.as_slice(),
                 };
                 let targets: Vec<String> = exports
                     .lookup(&subpath, custom)
