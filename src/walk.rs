@@ -249,7 +249,7 @@ fn visit(root: &Path, e: &ignore::DirEntry, config: &WalkConfig, out: &Mutex<Wal
             return;
         }
     };
-    match classify(path, lang, &meta, config) {
+    match classify(path, lang, &EntryStat::of(&meta), config) {
         Ok(f) => out.lock().unwrap().files.push(f),
         Err(s) => out.lock().unwrap().skipped.push(s),
     }
@@ -260,37 +260,77 @@ fn visit(root: &Path, e: &ignore::DirEntry, config: &WalkConfig, out: &Mutex<Wal
 fn classify(
     path: String,
     lang: Lang,
-    meta: &std::fs::Metadata,
+    stat: &EntryStat,
     config: &WalkConfig,
 ) -> Result<WalkedFile, Skipped> {
-    let ft = meta.file_type();
-    if ft.is_symlink() {
-        return Err(Skipped {
-            path,
-            reason: SkipReason::Symlink,
-            detail: "symlinks are not followed".into(),
-        });
+    match stat.kind {
+        EntryKind::File => {}
+        EntryKind::Symlink => {
+            return Err(Skipped {
+                path,
+                reason: SkipReason::Symlink,
+                detail: "symlinks are not followed".into(),
+            })
+        }
+        EntryKind::Dir | EntryKind::Other => {
+            return Err(Skipped {
+                path,
+                reason: SkipReason::NotAFile,
+                detail: "not a regular file (a fifo, socket or device)".into(),
+            })
+        }
     }
-    if !ft.is_file() {
-        return Err(Skipped {
-            path,
-            reason: SkipReason::NotAFile,
-            detail: "not a regular file (a fifo, socket or device)".into(),
-        });
-    }
-    if meta.len() > config.max_file_size {
+    if stat.size > config.max_file_size {
         return Err(Skipped {
             path,
             reason: SkipReason::TooLarge,
-            detail: format!("{} bytes, limit {}", meta.len(), config.max_file_size),
+            detail: format!("{} bytes, limit {}", stat.size, config.max_file_size),
         });
     }
     Ok(WalkedFile {
         path,
         lang,
-        size: meta.len(),
-        mtime_ns: mtime_ns(meta),
+        size: stat.size,
+        mtime_ns: stat.mtime_ns,
     })
+}
+
+/// What a `stat` that does not follow symlinks says about an entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EntryStat {
+    pub kind: EntryKind,
+    pub size: u64,
+    /// As [`mtime_ns`] computes it.
+    pub mtime_ns: i64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryKind {
+    File,
+    Dir,
+    Symlink,
+    /// A fifo, socket or device.
+    Other,
+}
+
+impl EntryStat {
+    pub fn of(meta: &std::fs::Metadata) -> EntryStat {
+        let ft = meta.file_type();
+        let kind = if ft.is_symlink() {
+            EntryKind::Symlink
+        } else if ft.is_dir() {
+            EntryKind::Dir
+        } else if ft.is_file() {
+            EntryKind::File
+        } else {
+            EntryKind::Other
+        };
+        EntryStat {
+            kind,
+            size: meta.len(),
+            mtime_ns: mtime_ns(meta),
+        }
+    }
 }
 
 /// Modification time in nanoseconds since the epoch (0 if unknown).

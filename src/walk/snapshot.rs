@@ -16,10 +16,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::{Skipped, Walk, WalkConfig, WalkedFile};
+
+mod tree;
 
 /// Where the snapshot is kept, inside the database folder.
 pub const SNAPSHOT_FILE: &str = "walk.bin";
@@ -155,16 +156,11 @@ impl Snapshot {
         let trusted = |mtime: i64| mtime < self.taken_ns - RACY_NS;
         // Thousands of `stat`s: on all cores.
         crate::index::workers().install(|| {
-            let dirs_same = self.dirs.par_iter().all(|(rel, mtime)| {
-                std::fs::symlink_metadata(root.join(rel)).is_ok_and(|now| {
-                    now.is_dir() && super::mtime_ns(&now) == *mtime && trusted(*mtime)
-                })
-            });
             let watched_same = self.watched.iter().all(|(path, was)| {
                 let now = stat(path);
                 now == *was && now.is_none_or(|(_, m)| trusted(m))
             });
-            if !(dirs_same && watched_same) {
+            if !watched_same {
                 return None;
             }
             // The same entries: classify each again from its metadata.
@@ -177,13 +173,12 @@ impl Snapshot {
                     Some((&s.path, lang))
                 }))
                 .collect();
-            let classified: Option<Vec<Result<WalkedFile, Skipped>>> = entries
-                .par_iter()
-                .map(|(path, lang)| {
-                    // A vanished entry means its folder changed after all.
-                    let meta = std::fs::symlink_metadata(root.join(path)).ok()?;
-                    Some(super::classify((*path).clone(), *lang, &meta, config))
-                })
+            let paths: Vec<&str> = entries.iter().map(|(p, _)| p.as_str()).collect();
+            let stats = tree::stat_unchanged(root, &self.dirs, &paths, &trusted)?;
+            let classified: Vec<Result<WalkedFile, Skipped>> = entries
+                .iter()
+                .zip(&stats)
+                .map(|((path, lang), st)| super::classify((*path).clone(), *lang, st, config))
                 .collect();
             let mut walk = Walk {
                 manifests: self.manifests.clone(),
@@ -193,7 +188,7 @@ impl Snapshot {
                 stable: true,
                 ..Walk::default()
             };
-            for c in classified? {
+            for c in classified {
                 match c {
                     Ok(f) => walk.files.push(f),
                     Err(s) => walk.skipped.push(s),
