@@ -10,7 +10,9 @@ pub mod python;
 pub mod rust;
 pub mod typescript;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+
+use foldhash::{HashMap, HashMapExt};
 
 use crate::extract::{Def, Family, FileFacts, Lang, LangRefs, LangScope};
 use crate::graph::{EdgeKind, NodeKind, Pos, Status};
@@ -218,7 +220,7 @@ pub struct WorldFile<'a> {
 pub struct World<'a> {
     pub files: Vec<WorldFile<'a>>,
     pub layout: &'a Layout,
-    pub by_path: HashMap<&'a str, FileIdx>,
+    pub by_path: std::collections::HashMap<&'a str, FileIdx>,
     /// Module key → files (usually one).
     pub by_module: HashMap<String, Vec<FileIdx>>,
     /// Bare name → definitions (modules excluded), in file order.
@@ -236,7 +238,7 @@ pub struct WorldInput<'a> {
 impl<'a> World<'a> {
     pub fn new(inputs: Vec<WorldInput<'a>>, layout: &'a Layout) -> World<'a> {
         let mut files = Vec::with_capacity(inputs.len());
-        let mut by_path = HashMap::with_capacity(inputs.len());
+        let mut by_path = std::collections::HashMap::with_capacity(inputs.len());
         let mut by_module: HashMap<String, Vec<FileIdx>> = HashMap::new();
         let mut by_name: HashMap<&'a str, Vec<SymId>> = HashMap::new();
         for (i, input) in inputs.into_iter().enumerate() {

@@ -11,7 +11,9 @@
 //! in [`Scope`]; the rest is in [`Refs`].
 
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+
+use foldhash::{HashMap, HashMapExt};
 
 use serde::{Deserialize, Serialize};
 use tree_sitter::{Node, Parser};

@@ -17,8 +17,6 @@ mod visit;
 mod tests;
 
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::{Deserialize, Serialize};
 
@@ -267,42 +265,11 @@ pub enum Recv {
     Elem(u32),
 }
 
-/// FxHash (rustc's): the tables of extraction and resolution are keyed by
-/// small integers and short names, where SipHash dominated the time.
-#[derive(Default, Clone, Copy)]
-pub struct FxHasher(u64);
-
-impl Hasher for FxHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.add(u64::from(b));
-        }
-    }
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-    fn write_u32(&mut self, i: u32) {
-        self.add(u64::from(i));
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-}
-
-impl FxHasher {
-    fn add(&mut self, w: u64) {
-        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-pub type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
-pub type FxHashSet<K> = HashSet<K, BuildHasherDefault<FxHasher>>;
+/// The tables of extraction and resolution are keyed by small integers and
+/// short names, where SipHash dominated the time: foldhash (fast, and seeded
+/// per process, so a hostile repository cannot pick colliding names ahead).
+pub type FxHashMap<K, V> = foldhash::HashMap<K, V>;
+pub type FxHashSet<K> = foldhash::HashSet<K>;
 
 thread_local! {
     static PARSER: RefCell<Option<tree_sitter::Parser>> = const { RefCell::new(None) };

@@ -13,8 +13,8 @@
 //! definition; a member on a receiver of unknown type falls back to every
 //! method of that name (`Member{k}`).
 
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 use rayon::prelude::*;
 
@@ -56,7 +56,7 @@ pub struct Index {
     conftests: HashMap<String, FileIdx>,
     /// Submodules their package's `__init__` imports: `pkg.sub` works as
     /// an attribute anywhere.
-    visible_subs: std::collections::HashSet<u32>,
+    visible_subs: HashSet<u32>,
     /// Per file: the modules its `import a.b.c` statements load (with
     /// their packages), which makes `a.b.c` work as attributes there.
     file_imports: Vec<Vec<u32>>,
@@ -417,7 +417,7 @@ pub fn prepare(world: &World) -> Index {
         attr_counts: HashMap::new(),
         extra_roots: HashMap::new(),
         conftests: HashMap::new(),
-        visible_subs: std::collections::HashSet::new(),
+        visible_subs: HashSet::new(),
         file_imports: Vec::new(),
     };
     ix.node("");
@@ -536,7 +536,7 @@ pub fn prepare(world: &World) -> Index {
     ix.bases = bases.into_iter().collect();
     // Which submodules are reachable as attributes (pyright's rule: the
     // package imports them, or the accessing file does).
-    let mut visible = std::collections::HashSet::new();
+    let mut visible = HashSet::new();
     let mut file_imports = Vec::with_capacity(world.files.len());
     {
         let ctx = Ctx { world, ix: &ix };

@@ -2,7 +2,7 @@
 //! is derived data: rebuilding loses nothing but time).
 
 /// Bump on any change to [`SCHEMA`] or to the encoding of the fact blobs.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 pub const PRAGMAS: &str = "
 PRAGMA journal_mode = WAL;
@@ -29,11 +29,13 @@ CREATE TABLE files (
     size        INTEGER NOT NULL,
     mtime_ns    INTEGER NOT NULL,
     module      TEXT NOT NULL,
+    resolved    INTEGER NOT NULL,
+    indexed_at  INTEGER NOT NULL,
+    -- The facts last: a row's columns after a blob are reached through the
+    -- blob's overflow pages, so a scan of the small columns would read them all.
     defs        BLOB NOT NULL,
     scope       BLOB NOT NULL,
-    refs        BLOB NOT NULL,
-    resolved    INTEGER NOT NULL,
-    indexed_at  INTEGER NOT NULL
+    refs        BLOB NOT NULL
 ) STRICT;
 
 -- Node ids are file_id << 20 | index of the definition in its file.
