@@ -75,7 +75,9 @@ fn main() {
                     let Ok(src) = std::fs::read(root.join(&f.path)) else {
                         return 0;
                     };
-                    parser.set_language(&language(f.lang)).expect("grammar loads");
+                    parser
+                        .set_language(&language(f.lang))
+                        .expect("grammar loads");
                     parser
                         .parse(&src, None)
                         .map_or(0, |t| t.root_node().descendant_count())
@@ -105,7 +107,10 @@ fn main() {
         bytes as f64 / 1e6,
         index::workers().current_num_threads()
     );
-    println!("{:<36} {:>8} {:>8} {:>9}", "stage", "wall s", "CPU s", "files/s");
+    println!(
+        "{:<36} {:>8} {:>8} {:>9}",
+        "stage", "wall s", "CPU s", "files/s"
+    );
     for r in &rows {
         println!(
             "{:<36} {:>8.2} {:>8.2} {:>9.0}",

@@ -909,6 +909,7 @@ fn resolve_pending(
                 lang: r.lang,
                 defs: &f.defs,
                 scope: &f.scope,
+                module_key: Some(&r.module),
             })
             .collect(),
         layout,

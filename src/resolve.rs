@@ -233,6 +233,9 @@ pub struct WorldInput<'a> {
     pub lang: Lang,
     pub defs: &'a [Def],
     pub scope: &'a LangScope,
+    /// The file's module key when it is already known (the stored one,
+    /// kept equal to [`module_key`] by re-keying); computed when `None`.
+    pub module_key: Option<&'a str>,
 }
 
 impl<'a> World<'a> {
@@ -243,7 +246,13 @@ impl<'a> World<'a> {
         let mut by_name: HashMap<&'a str, Vec<SymId>> = HashMap::new();
         for (i, input) in inputs.into_iter().enumerate() {
             let idx = FileIdx(i as u32);
-            let module_key = module_key(input.lang, input.path, layout);
+            let module_key = match input.module_key {
+                Some(known) => {
+                    debug_assert_eq!(known, module_key(input.lang, input.path, layout));
+                    known.to_string()
+                }
+                None => module_key(input.lang, input.path, layout),
+            };
             by_path.insert(input.path, idx);
             by_module.entry(module_key.clone()).or_default().push(idx);
             for (d, def) in input.defs.iter().enumerate().skip(1) {
@@ -418,6 +427,7 @@ pub fn world_input<'a>(path: &'a str, lang: Lang, facts: &'a FileFacts) -> World
         lang,
         defs: &facts.defs,
         scope: &facts.scope,
+        module_key: None,
     }
 }
 

@@ -29,6 +29,7 @@ fn edges(files: &[(&str, &str)]) -> Vec<String> {
                 lang: a.lang,
                 defs: &a.facts.defs,
                 scope: &a.facts.scope,
+                module_key: None,
             })
             .collect(),
         &layout,
