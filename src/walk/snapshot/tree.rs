@@ -163,7 +163,7 @@ mod imp {
             _ => EntryKind::Other,
         };
         // As `walk::mtime_ns`: nanoseconds since the epoch, 0 before it.
-        let secs = st.st_mtime as i64;
+        let secs = i64::from(st.st_mtime);
         let mtime_ns = if secs < 0 {
             0
         } else {
