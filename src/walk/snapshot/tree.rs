@@ -163,6 +163,8 @@ mod imp {
             _ => EntryKind::Other,
         };
         // As `walk::mtime_ns`: nanoseconds since the epoch, 0 before it.
+        // `c_long` on some targets, `i64` on this one.
+        #[allow(clippy::useless_conversion)]
         let secs = i64::from(st.st_mtime);
         let mtime_ns = if secs < 0 {
             0
