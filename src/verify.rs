@@ -12,7 +12,7 @@ use futures::stream::{self, StreamExt};
 use crate::api::{LangVerification, VerifyResult};
 use crate::extract::Lang;
 use crate::graph::{EdgeKind, NodeKind, Pos};
-use crate::lsp::{LspConfig, LspError, Pool, ServerState};
+use crate::lsp::{Document, LspConfig, LspError, Pool, ServerState};
 use crate::query::{QueryError, Session};
 use crate::store::{DiscoveredRow, Outcome, VerdictRow};
 
@@ -247,18 +247,20 @@ pub async fn verify(
                         let lang = Lang::of_path(&s.path).unwrap_or(g.lang);
                         async move {
                             let file = root.join(&s.path);
-                            let locs = pool.definition(lang, &g.root, &file, &text, s.pos).await?;
+                            let doc = Document {
+                                lang,
+                                root: &g.root,
+                                file: &file,
+                                text: &text,
+                            };
+                            let locs = pool.definition(doc, s.pos).await?;
                             // Declarations name declarations (a shipped `.d.ts`
                             // importing its siblings): only sources are followed.
                             if is_declaration_file(&file) {
                                 return Ok(locs);
                             }
                             Ok(twins
-                                .resolve(
-                                    locs,
-                                    |p| pool.source_definition(lang, &g.root, &file, &text, p),
-                                    s.pos,
-                                )
+                                .resolve(locs, |p| pool.source_definition(doc, p), s.pos)
                                 .await)
                         }
                     })
@@ -439,8 +441,13 @@ pub async fn verify(
                                     .await
                                     .map(|b| String::from_utf8_lossy(&b).into_owned())
                                     .unwrap_or_default();
-                                pool.references(lang, &g.root, &file, &text, pos, false)
-                                    .await
+                                let doc = Document {
+                                    lang,
+                                    root: &g.root,
+                                    file: &file,
+                                    text: &text,
+                                };
+                                pool.references(doc, pos, false).await
                             }
                         })
                         .await;
