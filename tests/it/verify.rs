@@ -499,11 +499,13 @@ fn verify_keeps_the_walk_limits_of_its_run() {
 
 /// A package that ships compiled declarations beside its `src/` and imports
 /// itself by name, as zod does (`import … from "zod/v4/core"` inside
-/// `src/`): `package` is its package.json, `shipped` the files beside it.
-fn self_importing_package(package: &str, shipped: &[(&str, &str)]) -> tempfile::TempDir {
+/// `src/`): `export` is its package.json's `exports["."]`, `files` more files.
+fn self_importing_package(export: &str, files: &[(&str, &str)]) -> tempfile::TempDir {
     let repo = tempfile::tempdir().unwrap();
-    let mut files = vec![
-        ("package.json", package),
+    let package =
+        format!(r#"{{"name": "tinypkg", "type": "module", "exports": {{".": {export}}}}}"#);
+    let mut all = vec![
+        ("package.json", package.as_str()),
         (
             "src/index.ts",
             "export function greet(name: string): string {\n  return `hello ${name}`;\n}\n",
@@ -512,26 +514,54 @@ fn self_importing_package(package: &str, shipped: &[(&str, &str)]) -> tempfile::
             "src/use.ts",
             "import { greet } from \"tinypkg\";\n\nexport const message = greet(\"world\");\n",
         ),
+        (
+            "index.d.ts",
+            "export declare function greet(name: string): string;\n",
+        ),
     ];
-    files.extend_from_slice(shipped);
-    write(repo.path(), &files);
+    all.extend_from_slice(files);
+    write(repo.path(), &all);
     repo
 }
 
-/// Where the graph sends `greet("world")` in src/use.ts after verifying:
-/// the status of that site among the references of `symbol`.
-fn use_site_status(repo: &Path, symbol: &str) -> Option<String> {
+/// `file:line:column status` of each reference to `symbol`.
+fn sites_of(repo: &Path, symbol: &str) -> Vec<String> {
     let out = run(repo, &["refs", symbol, "--json"]);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     v["results"]
         .as_array()
         .unwrap_or_else(|| panic!("{v}"))
         .iter()
-        .find(|r| r["file"] == "src/use.ts" && r["line"] == 3)
-        .map(|r| r["status"].as_str().unwrap().to_string())
+        .map(|r| {
+            format!(
+                "{}:{}:{} {}",
+                r["file"].as_str().unwrap(),
+                r["line"],
+                r["column"],
+                r["status"].as_str().unwrap()
+            )
+        })
+        .collect()
 }
 
-const DECLARATION: &str = "export declare function greet(name: string): string;\n";
+/// After verifying, `greet("world")` in src/use.ts is a verified reference
+/// of the source definition, and the shipped declaration has no references.
+fn assert_use_reaches_the_source(repo: &Path, v: &Value) {
+    assert!(
+        v["languages"]["typescript"]["checked"].as_u64().unwrap() > 0,
+        "{v}"
+    );
+    let src = sites_of(repo, "src/index.ts:greet");
+    assert!(
+        src.contains(&"src/use.ts:3:24 verified".into()),
+        "{src:?}: {v}"
+    );
+    assert_eq!(
+        sites_of(repo, "index.d.ts:greet"),
+        Vec::<String>::new(),
+        "{v}"
+    );
+}
 
 /// zod's layout: the package's exports name its sources under a condition of
 /// its own (`"@zod/source": "./src/index.ts"`) before the shipped `types`.
@@ -544,71 +574,89 @@ fn self_imports_reach_the_sources_through_the_packages_source_condition() {
         return;
     }
     let repo = self_importing_package(
-        r#"{
-  "name": "tinypkg",
-  "type": "module",
-  "exports": {
-    ".": {
-      "@tinypkg/source": "./src/index.ts",
-      "types": "./index.d.ts",
-      "import": "./index.js"
-    }
-  }
-}
-"#,
-        &[
-            ("index.d.ts", DECLARATION),
-            (
-                "index.js",
-                "export function greet(name) {\n    return `hello ${name}`;\n}\n",
-            ),
-        ],
+        r#"{"@tinypkg/source": "./src/index.ts", "types": "./index.d.ts", "import": "./index.js"}"#,
+        &[(
+            "index.js",
+            "export function greet(name) {\n    return `hello ${name}`;\n}\n",
+        )],
     );
     let v = verify(repo.path());
-    assert!(
-        v["languages"]["typescript"]["checked"].as_u64().unwrap() > 0,
-        "{v}"
-    );
-    assert_eq!(
-        use_site_status(repo.path(), "src/index.ts:greet").as_deref(),
-        Some("verified"),
-        "{v}"
-    );
-    assert_eq!(
-        use_site_status(repo.path(), "index.d.ts:greet"),
-        None,
-        "{v}"
-    );
+    assert_use_reaches_the_source(repo.path(), &v);
 }
 
 /// Without a source condition the definition lands in the shipped
 /// declaration; the server's source definition
 /// (`_typescript.goToSourceDefinition`) names the implementation in src/.
+/// The same holds for the references discovery finds at the declaration
+/// (the graph's guess for the self-import): sites the graph missed (a
+/// shorthand property, a JSDoc link) are references of the source
+/// definition; they were recorded against the declaration.
 #[test]
 fn self_imports_in_a_declaration_are_followed_to_their_source_definition() {
     if !servers_present(&["typescript-language-server"]) {
         return;
     }
     let repo = self_importing_package(
-        r#"{
-  "name": "tinypkg",
-  "type": "module",
-  "exports": {
-    ".": { "types": "./index.d.ts", "default": "./src/index.ts" }
-  }
-}
-"#,
-        &[("index.d.ts", DECLARATION)],
+        r#"{"types": "./index.d.ts", "default": "./src/index.ts"}"#,
+        &[(
+            "src/more.ts",
+            "import { greet } from \"tinypkg\";\n\nexport const api = { greet };\n/** Like {@link greet}. */\nexport const hi = 1;\n",
+        )],
     );
     let v = verify(repo.path());
+    assert_use_reaches_the_source(repo.path(), &v);
+    assert!(
+        v["languages"]["typescript"]["discovered"].as_u64().unwrap() >= 2,
+        "{v}"
+    );
+    let src = sites_of(repo.path(), "src/index.ts:greet");
+    for site in ["src/more.ts:3:22 verified", "src/more.ts:4:17 verified"] {
+        assert!(src.contains(&site.to_string()), "{site}: {src:?}: {v}");
+    }
+}
+
+/// tsserver answers a call of an overloaded function or method with the
+/// signature the call matches; the graph's node is the whole overload set,
+/// named at the first signature. A call matching another signature is the
+/// same symbol: confirmed, not retargeted (and no longer refuted in the
+/// graph, where no node is named at that signature).
+#[test]
+fn calls_matching_another_overload_signature_are_confirmed() {
+    if !servers_present(&["typescript-language-server"]) {
+        return;
+    }
+    let repo = tempfile::tempdir().unwrap();
+    write(
+        repo.path(),
+        &[
+            ("package.json", r#"{"name": "ov", "type": "module"}"#),
+            (
+                "src/over.ts",
+                "export function pick(x: string): string;\nexport function pick(x: number): number;\nexport function pick(x: any): any {\n  return x;\n}\n\nexport class Box {\n  get(a: string): string;\n  get(a: number): number;\n  get(a: any): any {\n    return a;\n  }\n}\n",
+            ),
+            (
+                "src/use.ts",
+                "import { pick, Box } from \"./over.js\";\n\nexport const a = pick(1);\nexport const b = pick(\"s\");\nexport function use(box: Box) {\n  return box.get(2) + box.get(\"x\");\n}\n",
+            ),
+        ],
+    );
+    let v = verify(repo.path());
+    let ts = &v["languages"]["typescript"];
+    assert_eq!(ts["retargeted"], 0, "{v}");
+    assert_eq!(ts["refuted"], 0, "{v}");
+    assert_eq!(ts["confirmed"], ts["checked"], "{v}");
     assert_eq!(
-        use_site_status(repo.path(), "src/index.ts:greet").as_deref(),
-        Some("verified"),
+        sites_of(repo.path(), "src/over.ts:pick"),
+        [
+            "src/use.ts:1:10 verified",
+            "src/use.ts:3:18 verified",
+            "src/use.ts:4:18 verified"
+        ],
         "{v}"
     );
     assert_eq!(
-        use_site_status(repo.path(), "index.d.ts:greet"),
-        None,
+        sites_of(repo.path(), "Box.get"),
+        ["src/use.ts:6:14 verified", "src/use.ts:6:27 verified"],
         "{v}"
     );
 }
