@@ -3,6 +3,7 @@
 //! locally; fails when `CI` is set.
 
 use std::path::Path;
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -375,18 +376,38 @@ fn verify_with(repo: &Path, args: &[&str]) -> (Value, std::time::Duration) {
     (serde_json::from_slice(&out.stdout).unwrap(), elapsed)
 }
 
+/// `verify --json --budget <budget>` with `args`, asserting that it returned
+/// at the budget: its wall time, less that of the same command with
+/// `--budget 0` (process start, index check, no server asked) measured just
+/// before under the same load, is within the budget plus `SLACK`. What
+/// overran before (waiting for answers in flight, 5 s each here, or for a
+/// server's start, or asking every discovery target) overruns by more.
+fn verify_at_budget(repo: &Path, budget: u64, args: &[&str]) -> Value {
+    const SLACK: Duration = Duration::from_secs(2);
+    let budget_arg = budget.to_string();
+    let with = |b: &str| {
+        let mut all = vec!["--budget", b];
+        all.extend_from_slice(args);
+        verify_with(repo, &all)
+    };
+    let (_, baseline) = with("0");
+    let (v, elapsed) = with(&budget_arg);
+    assert!(
+        elapsed < baseline + Duration::from_secs(budget) + SLACK,
+        "took {elapsed:?} for a {budget} s budget ({baseline:?} without asking): {v}"
+    );
+    assert_eq!(v["budget_exhausted"], true, "{v}");
+    v
+}
+
 /// Session-1 bug: `--budget 60` took 196 s (in-flight requests and discovery
-/// were not bounded). Answers take 5 s here, the budget is 2 s.
+/// were not bounded). Answers take 5 s here, the budget is 2 s: the
+/// requests in flight at the deadline are given up on and cancelled.
 #[test]
 fn verify_returns_at_the_budget_with_requests_in_flight() {
     let repo = copy_fixture("python");
-    fake_pyright(repo.path(), "sleepy", "");
-    let (v, elapsed) = verify_with(repo.path(), &["--budget", "2"]);
-    assert!(
-        elapsed < std::time::Duration::from_secs(4),
-        "took {elapsed:?} for a 2 s budget: {v}"
-    );
-    assert_eq!(v["budget_exhausted"], true, "{v}");
+    let log = fake_pyright(repo.path(), "sleepy", "");
+    let v = verify_at_budget(repo.path(), 2, &[]);
     let py = &v["languages"]["python"];
     assert_eq!(py["checked"], 0, "{v}");
     assert_eq!(
@@ -394,6 +415,19 @@ fn verify_returns_at_the_budget_with_requests_in_flight() {
         v["sites"].as_u64().unwrap(),
         "{v}"
     );
+    // Every definition sent (none under a load that kept the server from
+    // starting in time) was in flight at the deadline, and cancelled.
+    let log = std::fs::read_to_string(log).unwrap();
+    assert_eq!(
+        logged(&log, "cancelled textDocument/definition"),
+        logged(&log, "textDocument/definition"),
+        "{log}"
+    );
+}
+
+/// How many lines of a fake server's log are `line`.
+fn logged(log: &str, line: &str) -> usize {
+    log.lines().filter(|l| *l == line).count()
 }
 
 /// A server still starting at the deadline is abandoned, not waited for.
@@ -401,34 +435,34 @@ fn verify_returns_at_the_budget_with_requests_in_flight() {
 fn verify_returns_at_the_budget_while_the_server_starts() {
     let repo = copy_fixture("python");
     fake_pyright(repo.path(), "slow-start", "");
-    let (v, elapsed) = verify_with(repo.path(), &["--budget", "2"]);
-    assert!(
-        elapsed < std::time::Duration::from_secs(4),
-        "{elapsed:?}: {v}"
-    );
-    assert_eq!(v["budget_exhausted"], true, "{v}");
+    let v = verify_at_budget(repo.path(), 2, &[]);
     assert_eq!(v["languages"]["python"]["unchecked"], v["sites"], "{v}");
     assert_eq!(v["servers"]["python"], "not started", "{v}");
 }
 
-/// Discovery is bounded too: with answers in 0.3 s and 8 in flight, the
-/// definition phase ends early and discovery meets the deadline.
+/// Discovery is bounded too: definitions are answered at once, references
+/// take 5 s each; at the deadline the references in flight are given up on
+/// (and cancelled) and the targets not asked yet are counted.
 #[test]
 fn discovery_stops_at_the_budget() {
     let repo = copy_fixture("python");
-    fake_pyright(repo.path(), "slow", "");
-    let (v, elapsed) = verify_with(repo.path(), &["--budget", "3", "--concurrency", "2"]);
-    assert!(
-        elapsed < std::time::Duration::from_secs(5),
-        "{elapsed:?}: {v}"
-    );
+    let log = fake_pyright(repo.path(), "slow-references", "");
+    let v = verify_at_budget(repo.path(), 6, &["--concurrency", "2"]);
     let py = &v["languages"]["python"];
     assert!(py["checked"].as_u64().unwrap() > 0, "{v}");
+    assert!(py["targets_unasked"].as_u64().unwrap() > 0, "{v}");
+    // The references in flight at the deadline were given up on. (None are
+    // sent when a loaded machine spends the budget on definitions: the
+    // targets are then all unasked, and the wall time still holds.)
+    let log = std::fs::read_to_string(log).unwrap();
+    let asked = logged(&log, "textDocument/references");
     assert!(
-        py["unchecked"].as_u64().unwrap() + py["targets_unasked"].as_u64().unwrap() > 0,
-        "{v}"
+        asked == 0 || logged(&log, "cancelled textDocument/references") > 0,
+        "{log}"
     );
-    assert_eq!(v["budget_exhausted"], true, "{v}");
+    if asked == 0 {
+        eprintln!("note: no references asked within the budget (loaded machine?)");
+    }
 }
 
 /// Beyond `max_sessions` roots, the smaller roots are not checked, and say why.
