@@ -157,9 +157,19 @@ fn refs_verifies_its_sites_below_the_threshold_on_the_spot() {
     }
     let repo = copy_fixture("python");
     let symbol = "shop.services.checkout.refund_all";
+    // A budget for a loaded machine's pyright start (the default is 30 s);
+    // the budget itself is tested in *_at_the_budget.
     let out = run(
         repo.path(),
-        &["refs", symbol, "--min-confidence", "0.99", "--json"],
+        &[
+            "refs",
+            symbol,
+            "--min-confidence",
+            "0.99",
+            "--budget",
+            "120",
+            "--json",
+        ],
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -325,6 +335,8 @@ fn refs_verifies_on_the_spot_at_the_projects_root() {
             "proj/pkg/util.py:1:5",
             "--min-confidence",
             "0.99",
+            "--budget",
+            "120",
             "--json",
         ],
     );
