@@ -94,6 +94,9 @@ pub struct Document<'a> {
     pub text: &'a str,
 }
 
+/// What a request found: locations (or callers), or why the server could not say.
+pub type Found<T = Location> = Result<Vec<T>, LspError>;
+
 /// One caller found by `callHierarchy/incomingCalls`.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct IncomingCall {

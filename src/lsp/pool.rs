@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use super::install::{self, ServerStatus};
 use super::session::{Session, SessionConfig, Stats, TextDoc};
 use super::spec::ServerSpec;
-use super::{Document, IncomingCall, Location, LspConfig, LspError, ServerState};
+use super::{Document, Found, IncomingCall, LspConfig, LspError, ServerState};
 use crate::extract::Lang;
 use crate::graph::Pos;
 
@@ -261,7 +261,7 @@ impl Pool {
         }
     }
 
-    pub async fn definition(&self, doc: Document<'_>, pos: Pos) -> Result<Vec<Location>, LspError> {
+    pub async fn definition(&self, doc: Document<'_>, pos: Pos) -> Found {
         let p = self.prepare(doc).await?;
         p.session.definition(p.doc(doc.text), pos).await
     }
@@ -271,7 +271,7 @@ impl Pool {
         doc: Document<'_>,
         pos: Pos,
         include_declaration: bool,
-    ) -> Result<Vec<Location>, LspError> {
+    ) -> Found {
         let p = self.prepare(doc).await?;
         let d = p.doc(doc.text);
         p.session.references(d, pos, include_declaration).await
@@ -280,32 +280,20 @@ impl Pool {
     /// The implementation behind the declaration named at `pos`, where the
     /// server has a command for it (typescript-language-server's
     /// `_typescript.goToSourceDefinition`); `Unsupported` elsewhere.
-    pub async fn source_definition(
-        &self,
-        doc: Document<'_>,
-        pos: Pos,
-    ) -> Result<Vec<Location>, LspError> {
+    pub async fn source_definition(&self, doc: Document<'_>, pos: Pos) -> Found {
         let p = self.prepare(doc).await?;
         p.session.source_definition(p.doc(doc.text), pos).await
     }
 
     /// `Unsupported` where the server has none (pyright).
-    pub async fn implementation(
-        &self,
-        doc: Document<'_>,
-        pos: Pos,
-    ) -> Result<Vec<Location>, LspError> {
+    pub async fn implementation(&self, doc: Document<'_>, pos: Pos) -> Found {
         let p = self.prepare(doc).await?;
         p.session.implementation(p.doc(doc.text), pos).await
     }
 
     /// Callers of the function or method named at `pos` (`callHierarchy/incomingCalls`
     /// after `textDocument/prepareCallHierarchy`), sorted.
-    pub async fn incoming_calls(
-        &self,
-        doc: Document<'_>,
-        pos: Pos,
-    ) -> Result<Vec<IncomingCall>, LspError> {
+    pub async fn incoming_calls(&self, doc: Document<'_>, pos: Pos) -> Found<IncomingCall> {
         let p = self.prepare(doc).await?;
         p.session.incoming_calls(p.doc(doc.text), pos).await
     }

@@ -26,7 +26,7 @@ use super::client::{build_router, capabilities, Shared, Stop, Track};
 use super::convert::{self, Encoding, Text};
 use super::process;
 use super::spec::{self, Readiness, ServerSpec};
-use super::{IncomingCall, Location, LspError};
+use super::{Found, IncomingCall, Location, LspError};
 use crate::graph::Pos;
 
 /// Documents kept open per session; the least recently used is closed beyond this.
@@ -842,7 +842,7 @@ impl Session {
 
     /// `textDocument/definition` or `textDocument/implementation` (the same
     /// parameters and answer).
-    async fn goto<R>(&self, doc: TextDoc<'_>, pos: Pos) -> Result<Vec<Location>, LspError>
+    async fn goto<R>(&self, doc: TextDoc<'_>, pos: Pos) -> Found
     where
         R: lr::Request<
             Params = lt::GotoDefinitionParams,
@@ -860,15 +860,11 @@ impl Session {
         Ok(self.convert_goto(resp).await)
     }
 
-    pub async fn definition(&self, doc: TextDoc<'_>, pos: Pos) -> Result<Vec<Location>, LspError> {
+    pub async fn definition(&self, doc: TextDoc<'_>, pos: Pos) -> Found {
         self.goto::<lr::GotoDefinition>(doc, pos).await
     }
 
-    pub async fn implementation(
-        &self,
-        doc: TextDoc<'_>,
-        pos: Pos,
-    ) -> Result<Vec<Location>, LspError> {
+    pub async fn implementation(&self, doc: TextDoc<'_>, pos: Pos) -> Found {
         let declared = !matches!(
             self.caps.implementation_provider,
             None | Some(lt::ImplementationProviderCapability::Simple(false))
@@ -879,11 +875,7 @@ impl Session {
 
     /// The implementation behind the declaration named at `pos` (the spec's
     /// `source_definition_command`); `Unsupported` without one.
-    pub async fn source_definition(
-        &self,
-        doc: TextDoc<'_>,
-        pos: Pos,
-    ) -> Result<Vec<Location>, LspError> {
+    pub async fn source_definition(&self, doc: TextDoc<'_>, pos: Pos) -> Found {
         let command = self.source_definition_command.clone();
         self.require(command.is_some(), "source definition")?;
         let command = command.unwrap_or_default();
@@ -912,12 +904,7 @@ impl Session {
             .await)
     }
 
-    pub async fn references(
-        &self,
-        doc: TextDoc<'_>,
-        pos: Pos,
-        include_declaration: bool,
-    ) -> Result<Vec<Location>, LspError> {
+    pub async fn references(&self, doc: TextDoc<'_>, pos: Pos, include_declaration: bool) -> Found {
         let tdp = self.position_params(doc, pos).await?;
         let resp = self
             .call::<lr::References>(lt::ReferenceParams {
@@ -937,11 +924,7 @@ impl Session {
         Ok(self.convert_locations(locs).await)
     }
 
-    pub async fn incoming_calls(
-        &self,
-        doc: TextDoc<'_>,
-        pos: Pos,
-    ) -> Result<Vec<IncomingCall>, LspError> {
+    pub async fn incoming_calls(&self, doc: TextDoc<'_>, pos: Pos) -> Found<IncomingCall> {
         let declared = !matches!(
             self.caps.call_hierarchy_provider,
             None | Some(lt::CallHierarchyServerCapability::Simple(false))

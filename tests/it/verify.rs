@@ -150,6 +150,26 @@ fn without_servers_answers_stay_labelled_and_say_how_to_install() {
     );
 }
 
+/// `refs SYMBOL --min-confidence 0.99 --json`, with the server ready for it.
+/// The budget is a loaded machine's for pyright's start (the default is
+/// 30 s); the budget itself is tested in `*_at_the_budget`.
+fn strict_refs(repo: &Path, symbol: &str) -> Value {
+    let args = [
+        "refs",
+        symbol,
+        "--min-confidence",
+        "0.99",
+        "--budget",
+        "120",
+    ];
+    let out = run(repo, &[&args[..], &["--json"]].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let server = v["verification"]["server"].as_str().unwrap();
+    assert!(server.starts_with("ready"), "{v}");
+    v
+}
+
 #[test]
 fn refs_verifies_its_sites_below_the_threshold_on_the_spot() {
     if !servers_present(&["pyright"]) {
@@ -157,31 +177,9 @@ fn refs_verifies_its_sites_below_the_threshold_on_the_spot() {
     }
     let repo = copy_fixture("python");
     let symbol = "shop.services.checkout.refund_all";
-    // A budget for a loaded machine's pyright start (the default is 30 s);
-    // the budget itself is tested in *_at_the_budget.
-    let out = run(
-        repo.path(),
-        &[
-            "refs",
-            symbol,
-            "--min-confidence",
-            "0.99",
-            "--budget",
-            "120",
-            "--json",
-        ],
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = strict_refs(repo.path(), symbol);
     assert!(
         v["verification"]["verified_now"].as_u64().unwrap() > 0,
-        "{v}"
-    );
-    assert!(
-        v["verification"]["server"]
-            .as_str()
-            .unwrap()
-            .starts_with("ready"),
         "{v}"
     );
     assert_eq!(v["verification"]["below_threshold"], 0, "{v}");
@@ -328,27 +326,7 @@ fn refs_verifies_on_the_spot_at_the_projects_root() {
     }
     let repo = tempfile::tempdir().unwrap();
     python_subproject(repo.path(), "proj", 2);
-    let out = run(
-        repo.path(),
-        &[
-            "refs",
-            "proj/pkg/util.py:1:5",
-            "--min-confidence",
-            "0.99",
-            "--budget",
-            "120",
-            "--json",
-        ],
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(
-        v["verification"]["server"]
-            .as_str()
-            .unwrap()
-            .starts_with("ready"),
-        "{v}"
-    );
+    let v = strict_refs(repo.path(), "proj/pkg/util.py:1:5");
     let results = v["results"].as_array().unwrap();
     assert!(results.len() >= 2, "{v}");
     assert!(results.iter().all(|r| r["status"] == "verified"), "{v}");
