@@ -180,7 +180,17 @@ pub async fn verify(
         .canonicalize()
         .unwrap_or_else(|_| session.root.clone());
     let hashes = session.store.file_hashes()?;
-    let sites = candidate_sites(session, opts, &hashes)?;
+    let mut sites = candidate_sites(session, opts, &hashes)?;
+    if opts.sites.is_none() {
+        let asked = sites.len();
+        sites = without_cached_no_answers(&session.store, pool, sites)?;
+        if sites.len() < asked {
+            tracing::info!(
+                skipped = asked - sites.len(),
+                "sites the same server found no definition for, in unchanged files: not asked again"
+            );
+        }
+    }
     let total_sites = sites.len();
 
     let mut report: BTreeMap<String, LangVerification> = BTreeMap::new();
@@ -901,6 +911,39 @@ fn candidate_sites(
             });
     }
     Ok(by_site.into_values().collect())
+}
+
+/// `sites` without those whose file is unchanged since the same server
+/// (name and version) answered "no definition" there: asking again gives
+/// the same answer (DESIGN §4: no answer stays `inferred`, marked checked).
+/// Editing the file, or another server version, asks again.
+fn without_cached_no_answers(
+    store: &crate::store::Store,
+    pool: &Pool,
+    sites: Vec<Site>,
+) -> Result<Vec<Site>, QueryError> {
+    let mut no_answer: HashMap<String, BTreeSet<Pos>> = HashMap::new();
+    for s in &sites {
+        if no_answer.contains_key(&s.path) {
+            continue;
+        }
+        let server = Lang::of_path(&s.path).and_then(|l| pool.server_id(l));
+        let mut outcomes: BTreeMap<Pos, bool> = BTreeMap::new();
+        for v in store.verdicts_for(&s.path, &s.hash)? {
+            let none = Some(&v.server) == server.as_ref() && v.outcome == Outcome::None;
+            let pos = Pos {
+                line: v.line,
+                column: v.column,
+            };
+            *outcomes.entry(pos).or_insert(true) &= none;
+        }
+        let positions = outcomes.into_iter().filter(|(_, n)| *n).map(|(p, _)| p);
+        no_answer.insert(s.path.clone(), positions.collect());
+    }
+    Ok(sites
+        .into_iter()
+        .filter(|s| !no_answer[&s.path].contains(&s.pos))
+        .collect())
 }
 
 /// `calls` when the identifier at `pos` is followed by `(` (or `!(` for a

@@ -103,7 +103,13 @@ fn verdicts_are_dropped_when_a_file_changes() {
         return;
     }
     let repo = copy_fixture("python");
-    verify(repo.path());
+    let first = verify(repo.path());
+    let unanswered = first["languages"]["python"]["unanswered"].as_u64().unwrap();
+    assert!(unanswered > 0, "{first}");
+    // Every answer is kept: the next run has nothing to ask, not even the
+    // sites the server found no definition for (same file, same server).
+    let again = verify(repo.path());
+    assert_eq!(again["sites"], 0, "{again}");
     let symbol = "shop.services.checkout.refund_all";
     assert!(statuses(repo.path(), symbol)
         .iter()
@@ -118,6 +124,15 @@ fn verdicts_are_dropped_when_a_file_changes() {
         !after.is_empty() && after.iter().all(|s| s != "verified"),
         "{after:?}"
     );
+    // Editing a file with sites that had no definition asks them again.
+    let f = repo.path().join("shop/__init__.py");
+    let mut text = std::fs::read_to_string(&f).unwrap();
+    text.push_str("\n# edited\n");
+    std::fs::write(&f, text).unwrap();
+    let v = verify(repo.path());
+    let py = &v["languages"]["python"];
+    assert!(py["unanswered"].as_u64().unwrap() > 0, "{v}");
+    assert!(py["unanswered"].as_u64().unwrap() < unanswered, "{v}");
 }
 
 #[test]
