@@ -16,7 +16,7 @@ use crate::store::{NodeRow, Store};
 /// `public static`, … — TypeScript requires them alike across a set, so a
 /// local `const f` inside `f`'s body is no signature of it). `None` when a
 /// node is named at `at` itself, or no set holds it.
-pub fn overload_node(nodes: &[NodeRow], text: &str, at: Pos) -> Option<Pos> {
+pub fn overload_node(nodes: &[NodeRow], lines: &[String], at: Pos) -> Option<Pos> {
     let pos = |n: &NodeRow| Pos {
         line: n.line,
         column: n.column,
@@ -24,20 +24,23 @@ pub fn overload_node(nodes: &[NodeRow], text: &str, at: Pos) -> Option<Pos> {
     if nodes.iter().any(|n| pos(n) == at) {
         return None;
     }
-    let name = ident_at(text, at)?;
-    let form = declaration_form(text, at)?;
-    nodes
+    let mut sets = nodes
         .iter()
         .filter(|n| matches!(n.kind, NodeKind::Function | NodeKind::Method))
-        .filter(|n| n.name == name && (n.start_line..=n.end_line).contains(&at.line))
-        .filter(|n| declaration_form(text, pos(n)).as_deref() == Some(form.as_str()))
+        .filter(|n| (n.start_line..=n.end_line).contains(&at.line))
+        .peekable();
+    sets.peek()?;
+    let name = ident_at(lines, at)?;
+    let form = declaration_form(lines, at)?;
+    sets.filter(|n| n.name == name)
+        .filter(|n| declaration_form(lines, pos(n)).as_deref() == Some(form.as_str()))
         .min_by_key(|n| (n.end_line - n.start_line, n.line))
         .map(pos)
 }
 
 /// The identifier starting at `at` (1-based line, UTF-8 byte column).
-fn ident_at(text: &str, at: Pos) -> Option<&str> {
-    let line = text.lines().nth(at.line.checked_sub(1)? as usize)?;
+fn ident_at(lines: &[String], at: Pos) -> Option<&str> {
+    let line = lines.get(at.line.checked_sub(1)? as usize)?;
     let rest = line.get(at.column.checked_sub(1)? as usize..)?;
     let len = rest
         .char_indices()
@@ -48,8 +51,8 @@ fn ident_at(text: &str, at: Pos) -> Option<&str> {
 
 /// The words before the name at `at` on its line, without `async` (an
 /// implementation may be `async`, its signatures cannot).
-fn declaration_form(text: &str, at: Pos) -> Option<String> {
-    let line = text.lines().nth(at.line.checked_sub(1)? as usize)?;
+fn declaration_form(lines: &[String], at: Pos) -> Option<String> {
+    let line = lines.get(at.line.checked_sub(1)? as usize)?;
     let before = line.get(..at.column.checked_sub(1)? as usize)?;
     Some(
         before
@@ -64,7 +67,8 @@ fn declaration_form(text: &str, at: Pos) -> Option<String> {
 /// nodes and text read once.
 pub struct Overloads<'a> {
     root: &'a std::path::Path,
-    files: HashMap<String, (Vec<NodeRow>, String)>,
+    /// Each file's nodes and lines.
+    files: HashMap<String, (Vec<NodeRow>, Vec<String>)>,
 }
 
 impl<'a> Overloads<'a> {
@@ -81,11 +85,12 @@ impl<'a> Overloads<'a> {
         if !self.files.contains_key(path) {
             let nodes = store.nodes_of_file(path).ok().flatten();
             let text = std::fs::read_to_string(self.root.join(path)).unwrap_or_default();
+            let lines = text.lines().map(str::to_string).collect();
             self.files
-                .insert(path.to_string(), (nodes.unwrap_or_default(), text));
+                .insert(path.to_string(), (nodes.unwrap_or_default(), lines));
         }
-        let (nodes, text) = &self.files[path];
-        overload_node(nodes, text, at)
+        let (nodes, lines) = &self.files[path];
+        overload_node(nodes, lines, at)
     }
 }
 
@@ -132,17 +137,19 @@ class C {
             node("get", NodeKind::Method, (8, 3), (8, 12)),
         ];
         let at = |line, column| Pos { line, column };
+        let lines: Vec<String> = TEXT.lines().map(str::to_string).collect();
+        let lines = &lines[..];
         // The second signature and the implementation name the set.
-        assert_eq!(overload_node(&nodes, TEXT, at(2, 17)), Some(at(1, 17)));
-        assert_eq!(overload_node(&nodes, TEXT, at(3, 17)), Some(at(1, 17)));
-        assert_eq!(overload_node(&nodes, TEXT, at(9, 3)), Some(at(8, 3)));
-        assert_eq!(overload_node(&nodes, TEXT, at(10, 9)), Some(at(8, 3)));
+        assert_eq!(overload_node(&nodes, lines, at(2, 17)), Some(at(1, 17)));
+        assert_eq!(overload_node(&nodes, lines, at(3, 17)), Some(at(1, 17)));
+        assert_eq!(overload_node(&nodes, lines, at(9, 3)), Some(at(8, 3)));
+        assert_eq!(overload_node(&nodes, lines, at(10, 9)), Some(at(8, 3)));
         // The node's own position is the node; a local of the same name in
         // its body is no signature; another name is not the set.
-        assert_eq!(overload_node(&nodes, TEXT, at(1, 17)), None);
-        assert_eq!(overload_node(&nodes, TEXT, at(4, 9)), None);
-        assert_eq!(overload_node(&nodes, TEXT, at(2, 8)), None);
+        assert_eq!(overload_node(&nodes, lines, at(1, 17)), None);
+        assert_eq!(overload_node(&nodes, lines, at(4, 9)), None);
+        assert_eq!(overload_node(&nodes, lines, at(2, 8)), None);
         // Outside every span.
-        assert_eq!(overload_node(&nodes[..1], TEXT, at(9, 3)), None);
+        assert_eq!(overload_node(&nodes[..1], lines, at(9, 3)), None);
     }
 }
