@@ -19,22 +19,21 @@
 //!
 //! ```no_run
 //! # async fn f() -> Result<(), refgraph::lsp::LspError> {
-//! use refgraph::{extract::Lang, graph::Pos, lsp::{LspConfig, Pool}};
+//! use refgraph::{extract::Lang, graph::Pos, lsp::{Document, LspConfig, Pool}};
 //! let pool = Pool::new(LspConfig::default());
 //! let root = std::path::Path::new("/repo");
 //! let text = std::fs::read_to_string("/repo/app/main.py").unwrap();
-//! let defs = pool
-//!     .definition(Lang::Python, root, "/repo/app/main.py".as_ref(), &text, Pos { line: 3, column: 5 })
-//!     .await?;
+//! let doc = Document { lang: Lang::Python, root, file: "app/main.py".as_ref(), text: &text };
+//! let defs = pool.definition(doc, Pos { line: 3, column: 5 }).await?;
 //! let source = pool.server_id(Lang::Python); // Some("pyright@1.1.414") → edge source "lsp:pyright@1.1.414"
 //! pool.shutdown().await;
 //! # Ok(()) }
 //! ```
 //!
 //! - [`Pool::definition`], [`Pool::references`], [`Pool::implementation`] and
-//!   [`Pool::incoming_calls`] take the
-//!   text of the file the position is in (what the graph was built from; it is
-//!   sent with didOpen/didChange) and return absolute [`Location`]s, sorted.
+//!   [`Pool::incoming_calls`] take a [`Document`] (language, root, file and
+//!   the text the graph was built from) and a position in it, and return
+//!   absolute [`Location`]s, sorted.
 //!   Requests are pipelined: call them concurrently (e.g. `join_all` /
 //!   `buffer_unordered`) on a shared `&Pool`.
 //! - The first call for a (server, root) starts the server and waits for the
@@ -83,6 +82,20 @@ pub struct Location {
     pub pos: crate::graph::Pos,
     pub end: crate::graph::Pos,
 }
+
+/// What a request is about: a file in the workspace at `root`, served by the
+/// server for `lang`, and its text (what the graph was built from; sent with
+/// didOpen/didChange). `file` may be relative to `root`.
+#[derive(Clone, Copy, Debug)]
+pub struct Document<'a> {
+    pub lang: Lang,
+    pub root: &'a std::path::Path,
+    pub file: &'a std::path::Path,
+    pub text: &'a str,
+}
+
+/// What a request found: locations (or callers), or why the server could not say.
+pub type Found<T = Location> = Result<Vec<T>, LspError>;
 
 /// One caller found by `callHierarchy/incomingCalls`.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -3,6 +3,8 @@
 //! and let re-resolution apply it (see `index::apply_verdicts`), so a cached
 //! answer is re-applied after every re-index until either file changes.
 
+mod overloads;
+
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -12,7 +14,7 @@ use futures::stream::{self, StreamExt};
 use crate::api::{LangVerification, VerifyResult};
 use crate::extract::Lang;
 use crate::graph::{EdgeKind, NodeKind, Pos};
-use crate::lsp::{LspConfig, LspError, Pool, ServerState};
+use crate::lsp::{Document, Location, LspConfig, LspError, Pool, ServerState};
 use crate::query::{QueryError, Session};
 use crate::store::{DiscoveredRow, Outcome, VerdictRow};
 
@@ -51,10 +53,15 @@ impl Default for VerifyOptions {
 }
 
 /// A server's answer: `None` when the budget ran out before asking.
-type Answer = Option<Result<Vec<crate::lsp::Location>, LspError>>;
+type Answer<R = Vec<Location>> = Option<Result<R, LspError>>;
 
 /// One group's answers: its key, each item with its answer, the wall time.
-type Asked<T> = ((&'static str, PathBuf), Vec<(T, Answer)>, Duration);
+type Asked<T, R = Vec<Location>> = ((&'static str, PathBuf), Vec<(T, Answer<R>)>, Duration);
+
+/// References to a discovery target: the sites, and where the target's
+/// declaration twin leads in the sources (empty unless the target is in a
+/// declaration file with an indexed source; see [`Twins`]).
+type Referenced = (Vec<Location>, Vec<Location>);
 
 /// A site to ask about, with the targets the static graph gave it.
 #[derive(Clone, Debug)]
@@ -124,16 +131,16 @@ impl Roots<'_> {
 
 /// Run `ask` on each item, `concurrency` at a time; items not started, or
 /// not answered, by `deadline` get `None`.
-async fn bounded_all<'a, T, F, Fut>(
+async fn bounded_all<'a, T, R, F, Fut>(
     items: Vec<T>,
     concurrency: usize,
     deadline: Instant,
     ask: F,
-) -> Vec<(T, Answer)>
+) -> Vec<(T, Answer<R>)>
 where
     T: Clone + 'a,
     F: Fn(T) -> Fut + 'a,
-    Fut: std::future::Future<Output = Result<Vec<crate::lsp::Location>, LspError>> + 'a,
+    Fut: std::future::Future<Output = Result<R, LspError>> + 'a,
 {
     let ask = &ask;
     stream::iter(items)
@@ -173,7 +180,17 @@ pub async fn verify(
         .canonicalize()
         .unwrap_or_else(|_| session.root.clone());
     let hashes = session.store.file_hashes()?;
-    let sites = candidate_sites(session, opts, &hashes)?;
+    let mut sites = candidate_sites(session, opts, &hashes)?;
+    if opts.sites.is_none() {
+        let asked = sites.len();
+        sites = without_cached_no_answers(&session.store, pool, sites)?;
+        if sites.len() < asked {
+            tracing::info!(
+                skipped = asked - sites.len(),
+                "sites the same server found no definition for, in unchanged files: not asked again"
+            );
+        }
+    }
     let total_sites = sites.len();
 
     let mut report: BTreeMap<String, LangVerification> = BTreeMap::new();
@@ -247,18 +264,20 @@ pub async fn verify(
                         let lang = Lang::of_path(&s.path).unwrap_or(g.lang);
                         async move {
                             let file = root.join(&s.path);
-                            let locs = pool.definition(lang, &g.root, &file, &text, s.pos).await?;
+                            let doc = Document {
+                                lang,
+                                root: &g.root,
+                                file: &file,
+                                text: &text,
+                            };
+                            let locs = pool.definition(doc, s.pos).await?;
                             // Declarations name declarations (a shipped `.d.ts`
                             // importing its siblings): only sources are followed.
                             if is_declaration_file(&file) {
                                 return Ok(locs);
                             }
                             Ok(twins
-                                .resolve(
-                                    locs,
-                                    |p| pool.source_definition(lang, &g.root, &file, &text, p),
-                                    s.pos,
-                                )
+                                .resolve(locs, |p| pool.source_definition(doc, p), s.pos)
                                 .await)
                         }
                     })
@@ -274,6 +293,7 @@ pub async fn verify(
     let mut verdicts = Vec::new();
     let mut targets_to_discover: BTreeMap<(String, Pos), Lang> = BTreeMap::new();
     let mut errors: BTreeMap<String, String> = BTreeMap::new();
+    let mut overloads = overloads::Overloads::new(&root);
     for g in groups.values() {
         let entry = report.entry(lang_name(g.lang).into()).or_default();
         if g.skipped.is_some() {
@@ -311,12 +331,18 @@ pub async fn verify(
             for l in &locations {
                 let outcome = match relative(&root, &l.path) {
                     Some(rel) => match hashes.get(&rel) {
-                        Some(h) => Outcome::Target {
-                            path: rel,
-                            hash: h.clone(),
-                            line: l.pos.line,
-                            column: l.pos.column,
-                        },
+                        Some(h) => {
+                            // Another signature of an overload set names the set's node.
+                            let at = overloads
+                                .node_at(&session.store, &rel, l.pos)
+                                .unwrap_or(l.pos);
+                            Outcome::Target {
+                                path: rel,
+                                hash: h.clone(),
+                                line: at.line,
+                                column: at.column,
+                            }
+                        }
                         None => Outcome::External,
                     },
                     None => Outcome::External,
@@ -422,12 +448,12 @@ pub async fn verify(
                     .targets_unasked += g.targets.len();
             }
         }
-        let phase: Vec<Asked<(String, Pos)>> = futures::future::join_all(
+        let phase: Vec<Asked<(String, Pos), Referenced>> = futures::future::join_all(
             groups
                 .iter()
                 .filter(|(_, g)| g.skipped.is_none() && !g.targets.is_empty())
                 .map(|(key, g)| {
-                    let root = &root;
+                    let (root, twins) = (&root, &twins);
                     async move {
                         let t = Instant::now();
                         let targets: Vec<(String, Pos)> = g.targets.iter().cloned().collect();
@@ -435,12 +461,28 @@ pub async fn verify(
                             let lang = Lang::of_path(&path).unwrap_or(g.lang);
                             async move {
                                 let file = root.join(&path);
-                                let text = tokio::fs::read(&file)
-                                    .await
-                                    .map(|b| String::from_utf8_lossy(&b).into_owned())
-                                    .unwrap_or_default();
-                                pool.references(lang, &g.root, &file, &text, pos, false)
-                                    .await
+                                let text = read_text(&file).await;
+                                let doc = Document {
+                                    lang,
+                                    root: &g.root,
+                                    file: &file,
+                                    text: &text,
+                                };
+                                let sites = pool.references(doc, pos, false).await?;
+                                let sources = twins
+                                    .of_target(&file, pos, &sites, |site| async move {
+                                        let text = read_text(&site.path).await;
+                                        let doc = Document {
+                                            lang: Lang::of_path(&site.path.to_string_lossy())
+                                                .unwrap_or(lang),
+                                            root: &g.root,
+                                            file: &site.path,
+                                            text: &text,
+                                        };
+                                        pool.source_definition(doc, site.pos).await
+                                    })
+                                    .await;
+                                Ok((sites, sources))
                             }
                         })
                         .await;
@@ -458,7 +500,7 @@ pub async fn verify(
                     continue;
                 };
                 let entry = report.entry(lang_name(lang).into()).or_default();
-                let locations = match r {
+                let (locations, sources) = match r {
                     None => {
                         entry.targets_unasked += 1;
                         cut = true;
@@ -468,6 +510,13 @@ pub async fn verify(
                     Some(Ok(l)) => l,
                 };
                 let server = pool.server_id(lang).unwrap_or_else(|| "unknown".into());
+                // A declaration twin's sources: what sites in source files
+                // refer to (sites in declaration files keep the declaration).
+                let sources: Vec<(String, Pos)> = sources
+                    .iter()
+                    .filter_map(|l| Some((relative(&root, &l.path)?, l.pos)))
+                    .collect();
+                let asked_target = [(tpath.clone(), tpos)];
                 for l in locations {
                     let Some(rel) = relative(&root, &l.path) else {
                         continue;
@@ -476,12 +525,14 @@ pub async fn verify(
                         continue;
                     };
                     let key = (rel.clone(), l.pos.line, l.pos.column);
-                    if known.contains(&key)
-                        || asked.contains(&key)
-                        || (rel == tpath && l.pos == tpos)
-                    {
+                    if known.contains(&key) || asked.contains(&key) {
                         continue;
                     }
+                    let targets = if sources.is_empty() || is_declaration_file(&l.path) {
+                        &asked_target[..]
+                    } else {
+                        &sources[..]
+                    };
                     let text = texts
                         .entry(rel.clone())
                         .or_insert_with(|| {
@@ -490,19 +541,24 @@ pub async fn verify(
                             )
                         })
                         .clone();
-                    discovered.push(DiscoveredRow {
-                        site_path: rel,
-                        line: l.pos.line,
-                        column: l.pos.column,
-                        site_hash: site_hash.clone(),
-                        server: server.clone(),
-                        kind: site_kind(&text, l.pos),
-                        target_path: tpath.clone(),
-                        target_hash: hashes.get(&tpath).cloned().unwrap_or_default(),
-                        target_line: tpos.line,
-                        target_column: tpos.column,
-                    });
-                    report.entry(lang_name(lang).into()).or_default().discovered += 1;
+                    for (target, at) in targets {
+                        if *target == rel && *at == l.pos {
+                            continue;
+                        }
+                        discovered.push(DiscoveredRow {
+                            site_path: rel.clone(),
+                            line: l.pos.line,
+                            column: l.pos.column,
+                            site_hash: site_hash.clone(),
+                            server: server.clone(),
+                            kind: site_kind(&text, l.pos),
+                            target_path: target.clone(),
+                            target_hash: hashes.get(target).cloned().unwrap_or_default(),
+                            target_line: at.line,
+                            target_column: at.column,
+                        });
+                        report.entry(lang_name(lang).into()).or_default().discovered += 1;
+                    }
                 }
             }
         }
@@ -583,19 +639,19 @@ pub async fn verify(
 struct Twins<'a> {
     repo: &'a Path,
     hashes: &'a HashMap<String, String>,
-    seen: std::sync::Mutex<HashMap<(PathBuf, Pos), Vec<crate::lsp::Location>>>,
+    seen: std::sync::Mutex<HashMap<(PathBuf, Pos), Vec<Location>>>,
 }
 
 impl Twins<'_> {
     async fn resolve<F, Fut>(
         &self,
-        locs: Vec<crate::lsp::Location>,
+        locs: Vec<Location>,
         source_definition: F,
         pos: Pos,
-    ) -> Vec<crate::lsp::Location>
+    ) -> Vec<Location>
     where
         F: FnOnce(Pos) -> Fut,
-        Fut: std::future::Future<Output = Result<Vec<crate::lsp::Location>, LspError>>,
+        Fut: std::future::Future<Output = Result<Vec<Location>, LspError>>,
     {
         let Some(decl) = locs.iter().find(|l| is_declaration_file(&l.path)) else {
             return locs;
@@ -605,7 +661,7 @@ impl Twins<'_> {
         let sources = match cached {
             Some(s) => s,
             None => {
-                let sources: Vec<crate::lsp::Location> = match source_definition(pos).await {
+                let sources: Vec<Location> = match source_definition(pos).await {
                     Ok(found) => found
                         .into_iter()
                         .filter(|l| self.is_indexed_source(&l.path))
@@ -622,7 +678,7 @@ impl Twins<'_> {
         if sources.is_empty() {
             return locs;
         }
-        let mut out: Vec<crate::lsp::Location> = locs
+        let mut out: Vec<Location> = locs
             .into_iter()
             .filter(|l| !is_declaration_file(&l.path))
             .chain(sources)
@@ -630,6 +686,44 @@ impl Twins<'_> {
         out.sort();
         out.dedup();
         out
+    }
+
+    /// The sources behind a discovery target in a declaration file: the
+    /// server's source definition asked at the first of its reference
+    /// `sites` that is in a source file (as for a definition landing there);
+    /// empty when the target is no declaration or nothing leads to an
+    /// indexed source.
+    async fn of_target<F, Fut>(
+        &self,
+        file: &Path,
+        pos: Pos,
+        sites: &[Location],
+        source_definition: F,
+    ) -> Vec<Location>
+    where
+        F: FnOnce(Location) -> Fut,
+        Fut: std::future::Future<Output = Result<Vec<Location>, LspError>>,
+    {
+        if !is_declaration_file(file) {
+            return Vec::new();
+        }
+        let Some(site) = sites.iter().find(|l| !is_declaration_file(&l.path)) else {
+            return Vec::new();
+        };
+        let decl = Location {
+            path: file.to_path_buf(),
+            pos,
+            end: pos,
+        };
+        let site = site.clone();
+        let at = site.pos;
+        let found = self
+            .resolve(vec![decl], move |_| source_definition(site), at)
+            .await;
+        found
+            .into_iter()
+            .filter(|l| !is_declaration_file(&l.path))
+            .collect()
     }
 
     fn is_indexed_source(&self, path: &Path) -> bool {
@@ -819,6 +913,39 @@ fn candidate_sites(
     Ok(by_site.into_values().collect())
 }
 
+/// `sites` without those whose file is unchanged since the same server
+/// (name and version) answered "no definition" there: asking again gives
+/// the same answer (DESIGN §4: no answer stays `inferred`, marked checked).
+/// Editing the file, or another server version, asks again.
+fn without_cached_no_answers(
+    store: &crate::store::Store,
+    pool: &Pool,
+    sites: Vec<Site>,
+) -> Result<Vec<Site>, QueryError> {
+    let mut no_answer: HashMap<String, BTreeSet<Pos>> = HashMap::new();
+    for s in &sites {
+        if no_answer.contains_key(&s.path) {
+            continue;
+        }
+        let server = Lang::of_path(&s.path).and_then(|l| pool.server_id(l));
+        let mut outcomes: BTreeMap<Pos, bool> = BTreeMap::new();
+        for v in store.verdicts_for(&s.path, &s.hash)? {
+            let none = Some(&v.server) == server.as_ref() && v.outcome == Outcome::None;
+            let pos = Pos {
+                line: v.line,
+                column: v.column,
+            };
+            *outcomes.entry(pos).or_insert(true) &= none;
+        }
+        let positions = outcomes.into_iter().filter(|(_, n)| *n).map(|(p, _)| p);
+        no_answer.insert(s.path.clone(), positions.collect());
+    }
+    Ok(sites
+        .into_iter()
+        .filter(|s| !no_answer[&s.path].contains(&s.pos))
+        .collect())
+}
+
 /// `calls` when the identifier at `pos` is followed by `(` (or `!(` for a
 /// Rust macro, `<…>(` for explicit generics is left as a reference).
 fn site_kind(text: &str, pos: Pos) -> EdgeKind {
@@ -837,6 +964,15 @@ fn site_kind(text: &str, pos: Pos) -> EdgeKind {
     } else {
         EdgeKind::References
     }
+}
+
+/// A file's text for a request ("" when it cannot be read: the server then
+/// answers about an empty document, and nothing is found).
+async fn read_text(path: &Path) -> String {
+    tokio::fs::read(path)
+        .await
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default()
 }
 
 fn relative(root: &Path, path: &Path) -> Option<String> {

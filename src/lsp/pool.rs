@@ -9,9 +9,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::install::{self, ServerStatus};
-use super::session::{Session, SessionConfig, Stats};
+use super::session::{Session, SessionConfig, Stats, TextDoc};
 use super::spec::ServerSpec;
-use super::{IncomingCall, Location, LspConfig, LspError, ServerState};
+use super::{Document, Found, IncomingCall, LspConfig, LspError, ServerState};
 use crate::extract::Lang;
 use crate::graph::Pos;
 
@@ -82,11 +82,18 @@ fn canonical(p: &Path) -> PathBuf {
     std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
-enum Method {
-    Definition,
-    SourceDefinition,
-    References { include_declaration: bool },
-    Implementation,
+/// A ready session and the document a request is about, as the server knows it.
+struct Prepared {
+    session: Arc<Session>,
+    /// Canonical.
+    file: PathBuf,
+    lang_id: &'static str,
+}
+
+impl Prepared {
+    fn doc<'a>(&'a self, text: &'a str) -> TextDoc<'a> {
+        TextDoc::new(&self.file, self.lang_id, text)
+    }
 }
 
 impl Pool {
@@ -254,123 +261,60 @@ impl Pool {
         }
     }
 
-    pub async fn definition(
-        &self,
-        lang: Lang,
-        root: &Path,
-        file: &Path,
-        text: &str,
-        pos: Pos,
-    ) -> Result<Vec<Location>, LspError> {
-        self.ask(lang, root, file, text, pos, Method::Definition)
-            .await
+    pub async fn definition(&self, doc: Document<'_>, pos: Pos) -> Found {
+        let p = self.prepare(doc).await?;
+        p.session.definition(p.doc(doc.text), pos).await
     }
 
     pub async fn references(
         &self,
-        lang: Lang,
-        root: &Path,
-        file: &Path,
-        text: &str,
+        doc: Document<'_>,
         pos: Pos,
         include_declaration: bool,
-    ) -> Result<Vec<Location>, LspError> {
-        self.ask(
-            lang,
-            root,
-            file,
-            text,
-            pos,
-            Method::References {
-                include_declaration,
-            },
-        )
-        .await
+    ) -> Found {
+        let p = self.prepare(doc).await?;
+        let d = p.doc(doc.text);
+        p.session.references(d, pos, include_declaration).await
     }
 
     /// The implementation behind the declaration named at `pos`, where the
     /// server has a command for it (typescript-language-server's
     /// `_typescript.goToSourceDefinition`); `Unsupported` elsewhere.
-    pub async fn source_definition(
-        &self,
-        lang: Lang,
-        root: &Path,
-        file: &Path,
-        text: &str,
-        pos: Pos,
-    ) -> Result<Vec<Location>, LspError> {
-        self.ask(lang, root, file, text, pos, Method::SourceDefinition)
-            .await
+    pub async fn source_definition(&self, doc: Document<'_>, pos: Pos) -> Found {
+        let p = self.prepare(doc).await?;
+        p.session.source_definition(p.doc(doc.text), pos).await
     }
 
     /// `Unsupported` where the server has none (pyright).
-    pub async fn implementation(
-        &self,
-        lang: Lang,
-        root: &Path,
-        file: &Path,
-        text: &str,
-        pos: Pos,
-    ) -> Result<Vec<Location>, LspError> {
-        self.ask(lang, root, file, text, pos, Method::Implementation)
-            .await
-    }
-
-    /// A ready session for `file`, with the file's canonical path and language id.
-    async fn prepare(
-        &self,
-        lang: Lang,
-        root: &Path,
-        file: &Path,
-        text: &str,
-    ) -> Result<(Arc<Session>, PathBuf, &'static str), LspError> {
-        let root = self.canonical(root);
-        let file = if file.is_absolute() {
-            self.canonical(file)
-        } else {
-            self.canonical(&root.join(file))
-        };
-        let id = lang_id(lang, &file);
-        let session = self.session(lang, &root, &file, id, text).await?;
-        Ok((session, file, id))
-    }
-
-    async fn ask(
-        &self,
-        lang: Lang,
-        root: &Path,
-        file: &Path,
-        text: &str,
-        pos: Pos,
-        method: Method,
-    ) -> Result<Vec<Location>, LspError> {
-        let (session, file, id) = self.prepare(lang, root, file, text).await?;
-        match method {
-            Method::Definition => session.definition(&file, id, text, pos).await,
-            Method::SourceDefinition => session.source_definition(&file, id, text, pos).await,
-            Method::References {
-                include_declaration,
-            } => {
-                session
-                    .references(&file, id, text, pos, include_declaration)
-                    .await
-            }
-            Method::Implementation => session.implementation(&file, id, text, pos).await,
-        }
+    pub async fn implementation(&self, doc: Document<'_>, pos: Pos) -> Found {
+        let p = self.prepare(doc).await?;
+        p.session.implementation(p.doc(doc.text), pos).await
     }
 
     /// Callers of the function or method named at `pos` (`callHierarchy/incomingCalls`
     /// after `textDocument/prepareCallHierarchy`), sorted.
-    pub async fn incoming_calls(
-        &self,
-        lang: Lang,
-        root: &Path,
-        file: &Path,
-        text: &str,
-        pos: Pos,
-    ) -> Result<Vec<IncomingCall>, LspError> {
-        let (session, file, id) = self.prepare(lang, root, file, text).await?;
-        session.incoming_calls(&file, id, text, pos).await
+    pub async fn incoming_calls(&self, doc: Document<'_>, pos: Pos) -> Found<IncomingCall> {
+        let p = self.prepare(doc).await?;
+        p.session.incoming_calls(p.doc(doc.text), pos).await
+    }
+
+    /// A ready session for `doc`, with the file's canonical path and language id.
+    async fn prepare(&self, doc: Document<'_>) -> Result<Prepared, LspError> {
+        let root = self.canonical(doc.root);
+        let file = if doc.file.is_absolute() {
+            self.canonical(doc.file)
+        } else {
+            self.canonical(&root.join(doc.file))
+        };
+        let lang_id = lang_id(doc.lang, &file);
+        let session = self
+            .session(doc.lang, &root, TextDoc::new(&file, lang_id, doc.text))
+            .await?;
+        Ok(Prepared {
+            session,
+            file,
+            lang_id,
+        })
     }
 
     /// [`canonical`], remembered.
@@ -413,9 +357,7 @@ impl Pool {
         &self,
         lang: Lang,
         root: &Path,
-        file: &Path,
-        lang_id: &str,
-        text: &str,
+        doc: TextDoc<'_>,
     ) -> Result<Arc<Session>, LspError> {
         let spec = self.spec(lang)?;
         let entry = self.entry(&spec.name, root);
@@ -506,7 +448,7 @@ impl Pool {
                 requested,
             })
             .await?;
-            session.sync_doc(file, lang_id, text).await?;
+            session.sync_doc(doc).await?;
             if let Err(e) = session.wait_ready().await {
                 session.kill();
                 return Err(e);

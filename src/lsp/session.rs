@@ -26,7 +26,7 @@ use super::client::{build_router, capabilities, Shared, Stop, Track};
 use super::convert::{self, Encoding, Text};
 use super::process;
 use super::spec::{self, Readiness, ServerSpec};
-use super::{IncomingCall, Location, LspError};
+use super::{Found, IncomingCall, Location, LspError};
 use crate::graph::Pos;
 
 /// Documents kept open per session; the least recently used is closed beyond this.
@@ -60,6 +60,25 @@ pub struct Stats {
     /// First needed → ready (finding and probing the binary, spawning,
     /// initializing, loading).
     pub ready_after: Option<Duration>,
+}
+
+/// A document a request is about, as the session syncs it: its canonical
+/// path, language id and text.
+#[derive(Clone, Copy, Debug)]
+pub struct TextDoc<'a> {
+    pub path: &'a Path,
+    pub lang_id: &'a str,
+    pub text: &'a str,
+}
+
+impl<'a> TextDoc<'a> {
+    pub fn new(path: &'a Path, lang_id: &'a str, text: &'a str) -> TextDoc<'a> {
+        TextDoc {
+            path,
+            lang_id,
+            text,
+        }
+    }
 }
 
 struct Doc {
@@ -580,12 +599,12 @@ impl Session {
 
     /// Open `path` with `text`, or send the new text if it changed since;
     /// returns the document's text with its line index.
-    pub async fn sync_doc(
-        &self,
-        path: &Path,
-        lang_id: &str,
-        text: &str,
-    ) -> Result<Arc<Text>, LspError> {
+    pub async fn sync_doc(&self, doc: TextDoc<'_>) -> Result<Arc<Text>, LspError> {
+        let TextDoc {
+            path,
+            lang_id,
+            text,
+        } = doc;
         let uri = file_url(path)?;
         let mut docs = self.docs.lock().await;
         docs.tick += 1;
@@ -793,35 +812,46 @@ impl Session {
 
     async fn position_params(
         &self,
-        path: &Path,
-        lang_id: &str,
-        text: &str,
+        doc: TextDoc<'_>,
         pos: Pos,
     ) -> Result<lt::TextDocumentPositionParams, LspError> {
-        let doc = self.sync_doc(path, lang_id, text).await?;
-        let position = convert::to_lsp(&doc, pos, self.encoding).ok_or(LspError::Position {
-            path: path.to_path_buf(),
+        let text = self.sync_doc(doc).await?;
+        let position = convert::to_lsp(&text, pos, self.encoding).ok_or(LspError::Position {
+            path: doc.path.to_path_buf(),
             line: pos.line,
             column: pos.column,
         })?;
         Ok(lt::TextDocumentPositionParams {
             text_document: lt::TextDocumentIdentifier {
-                uri: file_url(path)?,
+                uri: file_url(doc.path)?,
             },
             position,
         })
     }
 
-    pub async fn definition(
-        &self,
-        path: &Path,
-        lang_id: &str,
-        text: &str,
-        pos: Pos,
-    ) -> Result<Vec<Location>, LspError> {
-        let tdp = self.position_params(path, lang_id, text, pos).await?;
+    /// `Unsupported` for `method` unless the server declared it.
+    fn require(&self, declared: bool, method: &str) -> Result<(), LspError> {
+        match declared {
+            true => Ok(()),
+            false => Err(LspError::Unsupported {
+                server: self.name.clone(),
+                method: method.into(),
+            }),
+        }
+    }
+
+    /// `textDocument/definition` or `textDocument/implementation` (the same
+    /// parameters and answer).
+    async fn goto<R>(&self, doc: TextDoc<'_>, pos: Pos) -> Found
+    where
+        R: lr::Request<
+            Params = lt::GotoDefinitionParams,
+            Result = Option<lt::GotoDefinitionResponse>,
+        >,
+    {
+        let tdp = self.position_params(doc, pos).await?;
         let resp = self
-            .call::<lr::GotoDefinition>(lt::GotoDefinitionParams {
+            .call::<R>(lt::GotoDefinitionParams {
                 text_document_position_params: tdp,
                 work_done_progress_params: Default::default(),
                 partial_result_params: Default::default(),
@@ -830,22 +860,26 @@ impl Session {
         Ok(self.convert_goto(resp).await)
     }
 
+    pub async fn definition(&self, doc: TextDoc<'_>, pos: Pos) -> Found {
+        self.goto::<lr::GotoDefinition>(doc, pos).await
+    }
+
+    pub async fn implementation(&self, doc: TextDoc<'_>, pos: Pos) -> Found {
+        let declared = !matches!(
+            self.caps.implementation_provider,
+            None | Some(lt::ImplementationProviderCapability::Simple(false))
+        );
+        self.require(declared, "textDocument/implementation")?;
+        self.goto::<lr::GotoImplementation>(doc, pos).await
+    }
+
     /// The implementation behind the declaration named at `pos` (the spec's
     /// `source_definition_command`); `Unsupported` without one.
-    pub async fn source_definition(
-        &self,
-        path: &Path,
-        lang_id: &str,
-        text: &str,
-        pos: Pos,
-    ) -> Result<Vec<Location>, LspError> {
-        let Some(command) = self.source_definition_command.clone() else {
-            return Err(LspError::Unsupported {
-                server: self.name.clone(),
-                method: "source definition".into(),
-            });
-        };
-        let tdp = self.position_params(path, lang_id, text, pos).await?;
+    pub async fn source_definition(&self, doc: TextDoc<'_>, pos: Pos) -> Found {
+        let command = self.source_definition_command.clone();
+        self.require(command.is_some(), "source definition")?;
+        let command = command.unwrap_or_default();
+        let tdp = self.position_params(doc, pos).await?;
         let arguments = vec![
             serde_json::Value::String(tdp.text_document.uri.to_string()),
             serde_json::to_value(tdp.position).expect("a position serializes"),
@@ -870,42 +904,8 @@ impl Session {
             .await)
     }
 
-    pub async fn implementation(
-        &self,
-        path: &Path,
-        lang_id: &str,
-        text: &str,
-        pos: Pos,
-    ) -> Result<Vec<Location>, LspError> {
-        if matches!(
-            self.caps.implementation_provider,
-            None | Some(lt::ImplementationProviderCapability::Simple(false))
-        ) {
-            return Err(LspError::Unsupported {
-                server: self.name.clone(),
-                method: "textDocument/implementation".into(),
-            });
-        }
-        let tdp = self.position_params(path, lang_id, text, pos).await?;
-        let resp = self
-            .call::<lr::GotoImplementation>(lt::request::GotoImplementationParams {
-                text_document_position_params: tdp,
-                work_done_progress_params: Default::default(),
-                partial_result_params: Default::default(),
-            })
-            .await?;
-        Ok(self.convert_goto(resp).await)
-    }
-
-    pub async fn references(
-        &self,
-        path: &Path,
-        lang_id: &str,
-        text: &str,
-        pos: Pos,
-        include_declaration: bool,
-    ) -> Result<Vec<Location>, LspError> {
-        let tdp = self.position_params(path, lang_id, text, pos).await?;
+    pub async fn references(&self, doc: TextDoc<'_>, pos: Pos, include_declaration: bool) -> Found {
+        let tdp = self.position_params(doc, pos).await?;
         let resp = self
             .call::<lr::References>(lt::ReferenceParams {
                 text_document_position: tdp,
@@ -924,23 +924,13 @@ impl Session {
         Ok(self.convert_locations(locs).await)
     }
 
-    pub async fn incoming_calls(
-        &self,
-        path: &Path,
-        lang_id: &str,
-        text: &str,
-        pos: Pos,
-    ) -> Result<Vec<IncomingCall>, LspError> {
-        if matches!(
+    pub async fn incoming_calls(&self, doc: TextDoc<'_>, pos: Pos) -> Found<IncomingCall> {
+        let declared = !matches!(
             self.caps.call_hierarchy_provider,
             None | Some(lt::CallHierarchyServerCapability::Simple(false))
-        ) {
-            return Err(LspError::Unsupported {
-                server: self.name.clone(),
-                method: "textDocument/prepareCallHierarchy".into(),
-            });
-        }
-        let tdp = self.position_params(path, lang_id, text, pos).await?;
+        );
+        self.require(declared, "textDocument/prepareCallHierarchy")?;
+        let tdp = self.position_params(doc, pos).await?;
         let items = self
             .call::<lr::CallHierarchyPrepare>(lt::CallHierarchyPrepareParams {
                 text_document_position_params: tdp,

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use refgraph::extract::Lang;
 use refgraph::graph::Pos;
-use refgraph::lsp::{install, Location, LspConfig, LspError, Pool, ServerState};
+use refgraph::lsp::{install, Document, Location, LspConfig, LspError, Pool, ServerState};
 
 /// Real servers start in seconds; this bounds every wait on them.
 const WAIT: Duration = Duration::from_secs(240);
@@ -37,6 +37,16 @@ fn pool_for(lang: Lang) -> Option<Pool> {
     }
     eprintln!("{msg}");
     None
+}
+
+/// What a request is about: `file` (absolute or relative to `root`) with `text`.
+pub(crate) fn doc<'a>(lang: Lang, root: &'a Path, file: &'a Path, text: &'a str) -> Document<'a> {
+    Document {
+        lang,
+        root,
+        file,
+        text,
+    }
 }
 
 fn write(root: &Path, files: &[(&str, &str)]) {
@@ -119,7 +129,7 @@ async fn pyright_definition_across_files_with_non_ascii_columns() {
         }
     ); // bytes; chars would give 16, UTF-16 units 18
     let t = Instant::now();
-    let locs = bounded(pool.definition(Lang::Python, &root, &b, PY_B, site))
+    let locs = bounded(pool.definition(doc(Lang::Python, &root, &b, PY_B), site))
         .await
         .unwrap();
     eprintln!("pyright: start + first definition {:?}", t.elapsed());
@@ -139,13 +149,13 @@ async fn pyright_definition_across_files_with_non_ascii_columns() {
 
     // A definition *in* a non-ASCII position of the same file's text.
     let s_pos = pos_of(PY_B, "s = ", 0);
-    let locs = bounded(pool.definition(Lang::Python, &root, &b, PY_B, s_pos))
+    let locs = bounded(pool.definition(doc(Lang::Python, &root, &b, PY_B), s_pos))
         .await
         .unwrap();
     assert_eq!(render(&root, &locs), ["pkg/b.py:4:1"]);
 
     // pyright has no textDocument/implementation.
-    let e = bounded(pool.implementation(Lang::Python, &root, &b, PY_B, site))
+    let e = bounded(pool.implementation(doc(Lang::Python, &root, &b, PY_B), site))
         .await
         .unwrap_err();
     assert!(matches!(e, LspError::Unsupported { .. }), "{e}");
@@ -161,7 +171,7 @@ async fn pyright_references_count_import_sites() {
     python_project(&root);
     let util = root.join("pkg/util.py");
     let decl = pos_of(PY_UTIL, "helper", 0);
-    let locs = bounded(pool.references(Lang::Python, &root, &util, PY_UTIL, decl, false))
+    let locs = bounded(pool.references(doc(Lang::Python, &root, &util, PY_UTIL), decl, false))
         .await
         .unwrap();
     assert_eq!(
@@ -174,12 +184,12 @@ async fn pyright_references_count_import_sites() {
             "pkg/b.py:4:24",
         ]
     );
-    let with_decl = bounded(pool.references(Lang::Python, &root, &util, PY_UTIL, decl, true))
+    let with_decl = bounded(pool.references(doc(Lang::Python, &root, &util, PY_UTIL), decl, true))
         .await
         .unwrap();
     assert_eq!(with_decl.len(), locs.len() + 1);
 
-    let calls = bounded(pool.incoming_calls(Lang::Python, &root, &util, PY_UTIL, decl))
+    let calls = bounded(pool.incoming_calls(doc(Lang::Python, &root, &util, PY_UTIL), decl))
         .await
         .unwrap();
     let rendered: Vec<String> = calls
@@ -230,7 +240,7 @@ async fn tsls_definition_and_references_with_non_ascii_columns() {
     let site = pos_of(TS_B, "helper", 1);
     assert_eq!(site.line, 3);
     let t = Instant::now();
-    let locs = bounded(pool.definition(Lang::TypeScript, &root, &b, TS_B, site))
+    let locs = bounded(pool.definition(doc(Lang::TypeScript, &root, &b, TS_B), site))
         .await
         .unwrap();
     eprintln!("tsls: start + first definition {:?}", t.elapsed());
@@ -242,7 +252,7 @@ async fn tsls_definition_and_references_with_non_ascii_columns() {
 
     let util = root.join("src/util.ts");
     let decl = pos_of(TS_UTIL, "helper", 0);
-    let locs = bounded(pool.references(Lang::TypeScript, &root, &util, TS_UTIL, decl, false))
+    let locs = bounded(pool.references(doc(Lang::TypeScript, &root, &util, TS_UTIL), decl, false))
         .await
         .unwrap();
     let b_call = pos_of(TS_B, "helper", 1);
@@ -255,7 +265,7 @@ async fn tsls_definition_and_references_with_non_ascii_columns() {
             format!("src/b.ts:{}:{}", b_call.line, b_call.column),
         ]
     );
-    let calls = bounded(pool.incoming_calls(Lang::TypeScript, &root, &util, TS_UTIL, decl))
+    let calls = bounded(pool.incoming_calls(doc(Lang::TypeScript, &root, &util, TS_UTIL), decl))
         .await
         .unwrap();
     let sites: Vec<String> = calls.iter().flat_map(|c| render(&root, &c.sites)).collect();
@@ -296,7 +306,7 @@ async fn tsls_without_tsconfig_is_ready_and_finds_unopened_importers() {
     let util = root.join("src/util.ts");
     let decl = pos_of(TS_UTIL, "helper", 0);
     let t = Instant::now();
-    let locs = bounded(pool.references(Lang::TypeScript, &root, &util, TS_UTIL, decl, false))
+    let locs = bounded(pool.references(doc(Lang::TypeScript, &root, &util, TS_UTIL), decl, false))
         .await
         .unwrap();
     eprintln!(
@@ -415,7 +425,7 @@ async fn rust_analyzer_answers_without_running_repository_code() {
     let file = root.join("src/lib.rs");
     let site = pos_of(&lib, "helper", 0);
     let t = Instant::now();
-    let locs = bounded(pool.definition(Lang::Rust, &root, &file, &lib, site))
+    let locs = bounded(pool.definition(doc(Lang::Rust, &root, &file, &lib), site))
         .await
         .unwrap();
     eprintln!("rust-analyzer: start + first definition {:?}", t.elapsed());
@@ -425,10 +435,12 @@ async fn rust_analyzer_answers_without_running_repository_code() {
         Some("rust-analyzer@0.0.330")
     );
     let refs = bounded(pool.references(
-        Lang::Rust,
-        &root,
-        &root.join("src/util.rs"),
-        "pub fn helper(x: u32) -> u32 {\n    x + 1\n}\n",
+        doc(
+            Lang::Rust,
+            &root,
+            &root.join("src/util.rs"),
+            "pub fn helper(x: u32) -> u32 {\n    x + 1\n}\n",
+        ),
         Pos { line: 1, column: 8 },
         false,
     ))
@@ -484,9 +496,10 @@ async fn rust_analyzer_runs_build_scripts_only_when_trusted() {
         ],
     );
     let site = pos_of(lib, "helper", 1);
-    let locs = bounded(pool.definition(Lang::Rust, &root, &root.join("src/lib.rs"), lib, site))
-        .await
-        .unwrap();
+    let locs =
+        bounded(pool.definition(doc(Lang::Rust, &root, &root.join("src/lib.rs"), lib), site))
+            .await
+            .unwrap();
     assert_eq!(render(&root, &locs), ["src/lib.rs:1:8"]);
     bounded(pool.shutdown()).await;
     assert!(
@@ -583,14 +596,14 @@ async fn measure() {
         };
         let site = pos_of(text, needle, 1);
         let t = Instant::now();
-        bounded(pool.definition(lang, &root, &file, text, site))
+        bounded(pool.definition(doc(lang, &root, &file, text), site))
             .await
             .unwrap();
         let ready = t.elapsed();
         let mut warm = vec![];
         for _ in 0..20 {
             let t = Instant::now();
-            bounded(pool.definition(lang, &root, &file, text, site))
+            bounded(pool.definition(doc(lang, &root, &file, text), site))
                 .await
                 .unwrap();
             warm.push(t.elapsed());
@@ -630,7 +643,7 @@ async fn measure() {
             column: format!("v{i} = ").len() as u32 + 1,
         })
         .collect();
-    bounded(pool.definition(Lang::Python, &root, &file, &uses, sites[0]))
+    bounded(pool.definition(doc(Lang::Python, &root, &file, &uses), sites[0]))
         .await
         .unwrap();
     for (label, pipelined) in [
@@ -641,13 +654,13 @@ async fn measure() {
         let t = Instant::now();
         let results = if pipelined {
             bounded(futures::future::join_all(sites.iter().map(|&p| {
-                pool.definition(Lang::Python, &root, &file, &uses, p)
+                pool.definition(doc(Lang::Python, &root, &file, &uses), p)
             })))
             .await
         } else {
             let mut v = vec![];
             for &p in &sites {
-                v.push(bounded(pool.definition(Lang::Python, &root, &file, &uses, p)).await);
+                v.push(bounded(pool.definition(doc(Lang::Python, &root, &file, &uses), p)).await);
             }
             v
         };

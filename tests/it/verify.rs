@@ -3,6 +3,7 @@
 //! locally; fails when `CI` is set.
 
 use std::path::Path;
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -102,7 +103,13 @@ fn verdicts_are_dropped_when_a_file_changes() {
         return;
     }
     let repo = copy_fixture("python");
-    verify(repo.path());
+    let first = verify(repo.path());
+    let unanswered = first["languages"]["python"]["unanswered"].as_u64().unwrap();
+    assert!(unanswered > 0, "{first}");
+    // Every answer is kept: the next run has nothing to ask, not even the
+    // sites the server found no definition for (same file, same server).
+    let again = verify(repo.path());
+    assert_eq!(again["sites"], 0, "{again}");
     let symbol = "shop.services.checkout.refund_all";
     assert!(statuses(repo.path(), symbol)
         .iter()
@@ -117,6 +124,15 @@ fn verdicts_are_dropped_when_a_file_changes() {
         !after.is_empty() && after.iter().all(|s| s != "verified"),
         "{after:?}"
     );
+    // Editing a file with sites that had no definition asks them again.
+    let f = repo.path().join("shop/__init__.py");
+    let mut text = std::fs::read_to_string(&f).unwrap();
+    text.push_str("\n# edited\n");
+    std::fs::write(&f, text).unwrap();
+    let v = verify(repo.path());
+    let py = &v["languages"]["python"];
+    assert!(py["unanswered"].as_u64().unwrap() > 0, "{v}");
+    assert!(py["unanswered"].as_u64().unwrap() < unanswered, "{v}");
 }
 
 #[test]
@@ -149,6 +165,26 @@ fn without_servers_answers_stay_labelled_and_say_how_to_install() {
     );
 }
 
+/// `refs SYMBOL --min-confidence 0.99 --json`, with the server ready for it.
+/// The budget is a loaded machine's for pyright's start (the default is
+/// 30 s); the budget itself is tested in `*_at_the_budget`.
+fn strict_refs(repo: &Path, symbol: &str) -> Value {
+    let args = [
+        "refs",
+        symbol,
+        "--min-confidence",
+        "0.99",
+        "--budget",
+        "120",
+    ];
+    let out = run(repo, &[&args[..], &["--json"]].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let server = v["verification"]["server"].as_str().unwrap();
+    assert!(server.starts_with("ready"), "{v}");
+    v
+}
+
 #[test]
 fn refs_verifies_its_sites_below_the_threshold_on_the_spot() {
     if !servers_present(&["pyright"]) {
@@ -156,21 +192,9 @@ fn refs_verifies_its_sites_below_the_threshold_on_the_spot() {
     }
     let repo = copy_fixture("python");
     let symbol = "shop.services.checkout.refund_all";
-    let out = run(
-        repo.path(),
-        &["refs", symbol, "--min-confidence", "0.99", "--json"],
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = strict_refs(repo.path(), symbol);
     assert!(
         v["verification"]["verified_now"].as_u64().unwrap() > 0,
-        "{v}"
-    );
-    assert!(
-        v["verification"]["server"]
-            .as_str()
-            .unwrap()
-            .starts_with("ready"),
         "{v}"
     );
     assert_eq!(v["verification"]["below_threshold"], 0, "{v}");
@@ -317,25 +341,7 @@ fn refs_verifies_on_the_spot_at_the_projects_root() {
     }
     let repo = tempfile::tempdir().unwrap();
     python_subproject(repo.path(), "proj", 2);
-    let out = run(
-        repo.path(),
-        &[
-            "refs",
-            "proj/pkg/util.py:1:5",
-            "--min-confidence",
-            "0.99",
-            "--json",
-        ],
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(
-        v["verification"]["server"]
-            .as_str()
-            .unwrap()
-            .starts_with("ready"),
-        "{v}"
-    );
+    let v = strict_refs(repo.path(), "proj/pkg/util.py:1:5");
     let results = v["results"].as_array().unwrap();
     assert!(results.len() >= 2, "{v}");
     assert!(results.iter().all(|r| r["status"] == "verified"), "{v}");
@@ -375,18 +381,38 @@ fn verify_with(repo: &Path, args: &[&str]) -> (Value, std::time::Duration) {
     (serde_json::from_slice(&out.stdout).unwrap(), elapsed)
 }
 
+/// `verify --json --budget <budget>` with `args`, asserting that it returned
+/// at the budget: its wall time, less that of the same command with
+/// `--budget 0` (process start, index check, no server asked) measured just
+/// before under the same load, is within the budget plus `SLACK`. What
+/// overran before (waiting for answers in flight, 5 s each here, or for a
+/// server's start, or asking every discovery target) overruns by more.
+fn verify_at_budget(repo: &Path, budget: u64, args: &[&str]) -> Value {
+    const SLACK: Duration = Duration::from_secs(2);
+    let budget_arg = budget.to_string();
+    let with = |b: &str| {
+        let mut all = vec!["--budget", b];
+        all.extend_from_slice(args);
+        verify_with(repo, &all)
+    };
+    let (_, baseline) = with("0");
+    let (v, elapsed) = with(&budget_arg);
+    assert!(
+        elapsed < baseline + Duration::from_secs(budget) + SLACK,
+        "took {elapsed:?} for a {budget} s budget ({baseline:?} without asking): {v}"
+    );
+    assert_eq!(v["budget_exhausted"], true, "{v}");
+    v
+}
+
 /// Session-1 bug: `--budget 60` took 196 s (in-flight requests and discovery
-/// were not bounded). Answers take 5 s here, the budget is 2 s.
+/// were not bounded). Answers take 5 s here, the budget is 2 s: the
+/// requests in flight at the deadline are given up on and cancelled.
 #[test]
 fn verify_returns_at_the_budget_with_requests_in_flight() {
     let repo = copy_fixture("python");
-    fake_pyright(repo.path(), "sleepy", "");
-    let (v, elapsed) = verify_with(repo.path(), &["--budget", "2"]);
-    assert!(
-        elapsed < std::time::Duration::from_secs(4),
-        "took {elapsed:?} for a 2 s budget: {v}"
-    );
-    assert_eq!(v["budget_exhausted"], true, "{v}");
+    let log = fake_pyright(repo.path(), "sleepy", "");
+    let v = verify_at_budget(repo.path(), 2, &[]);
     let py = &v["languages"]["python"];
     assert_eq!(py["checked"], 0, "{v}");
     assert_eq!(
@@ -394,6 +420,19 @@ fn verify_returns_at_the_budget_with_requests_in_flight() {
         v["sites"].as_u64().unwrap(),
         "{v}"
     );
+    // Every definition sent (none under a load that kept the server from
+    // starting in time) was in flight at the deadline, and cancelled.
+    let log = std::fs::read_to_string(log).unwrap();
+    assert_eq!(
+        logged(&log, "cancelled textDocument/definition"),
+        logged(&log, "textDocument/definition"),
+        "{log}"
+    );
+}
+
+/// How many lines of a fake server's log are `line`.
+fn logged(log: &str, line: &str) -> usize {
+    log.lines().filter(|l| *l == line).count()
 }
 
 /// A server still starting at the deadline is abandoned, not waited for.
@@ -401,34 +440,34 @@ fn verify_returns_at_the_budget_with_requests_in_flight() {
 fn verify_returns_at_the_budget_while_the_server_starts() {
     let repo = copy_fixture("python");
     fake_pyright(repo.path(), "slow-start", "");
-    let (v, elapsed) = verify_with(repo.path(), &["--budget", "2"]);
-    assert!(
-        elapsed < std::time::Duration::from_secs(4),
-        "{elapsed:?}: {v}"
-    );
-    assert_eq!(v["budget_exhausted"], true, "{v}");
+    let v = verify_at_budget(repo.path(), 2, &[]);
     assert_eq!(v["languages"]["python"]["unchecked"], v["sites"], "{v}");
     assert_eq!(v["servers"]["python"], "not started", "{v}");
 }
 
-/// Discovery is bounded too: with answers in 0.3 s and 8 in flight, the
-/// definition phase ends early and discovery meets the deadline.
+/// Discovery is bounded too: definitions are answered at once, references
+/// take 5 s each; at the deadline the references in flight are given up on
+/// (and cancelled) and the targets not asked yet are counted.
 #[test]
 fn discovery_stops_at_the_budget() {
     let repo = copy_fixture("python");
-    fake_pyright(repo.path(), "slow", "");
-    let (v, elapsed) = verify_with(repo.path(), &["--budget", "3", "--concurrency", "2"]);
-    assert!(
-        elapsed < std::time::Duration::from_secs(5),
-        "{elapsed:?}: {v}"
-    );
+    let log = fake_pyright(repo.path(), "slow-references", "");
+    let v = verify_at_budget(repo.path(), 6, &["--concurrency", "2"]);
     let py = &v["languages"]["python"];
     assert!(py["checked"].as_u64().unwrap() > 0, "{v}");
+    assert!(py["targets_unasked"].as_u64().unwrap() > 0, "{v}");
+    // The references in flight at the deadline were given up on. (None are
+    // sent when a loaded machine spends the budget on definitions: the
+    // targets are then all unasked, and the wall time still holds.)
+    let log = std::fs::read_to_string(log).unwrap();
+    let asked = logged(&log, "textDocument/references");
     assert!(
-        py["unchecked"].as_u64().unwrap() + py["targets_unasked"].as_u64().unwrap() > 0,
-        "{v}"
+        asked == 0 || logged(&log, "cancelled textDocument/references") > 0,
+        "{log}"
     );
-    assert_eq!(v["budget_exhausted"], true, "{v}");
+    if asked == 0 {
+        eprintln!("note: no references asked within the budget (loaded machine?)");
+    }
 }
 
 /// Beyond `max_sessions` roots, the smaller roots are not checked, and say why.
@@ -499,11 +538,13 @@ fn verify_keeps_the_walk_limits_of_its_run() {
 
 /// A package that ships compiled declarations beside its `src/` and imports
 /// itself by name, as zod does (`import … from "zod/v4/core"` inside
-/// `src/`): `package` is its package.json, `shipped` the files beside it.
-fn self_importing_package(package: &str, shipped: &[(&str, &str)]) -> tempfile::TempDir {
+/// `src/`): `export` is its package.json's `exports["."]`, `files` more files.
+fn self_importing_package(export: &str, files: &[(&str, &str)]) -> tempfile::TempDir {
     let repo = tempfile::tempdir().unwrap();
-    let mut files = vec![
-        ("package.json", package),
+    let package =
+        format!(r#"{{"name": "tinypkg", "type": "module", "exports": {{".": {export}}}}}"#);
+    let mut all = vec![
+        ("package.json", package.as_str()),
         (
             "src/index.ts",
             "export function greet(name: string): string {\n  return `hello ${name}`;\n}\n",
@@ -512,26 +553,54 @@ fn self_importing_package(package: &str, shipped: &[(&str, &str)]) -> tempfile::
             "src/use.ts",
             "import { greet } from \"tinypkg\";\n\nexport const message = greet(\"world\");\n",
         ),
+        (
+            "index.d.ts",
+            "export declare function greet(name: string): string;\n",
+        ),
     ];
-    files.extend_from_slice(shipped);
-    write(repo.path(), &files);
+    all.extend_from_slice(files);
+    write(repo.path(), &all);
     repo
 }
 
-/// Where the graph sends `greet("world")` in src/use.ts after verifying:
-/// the status of that site among the references of `symbol`.
-fn use_site_status(repo: &Path, symbol: &str) -> Option<String> {
+/// `file:line:column status` of each reference to `symbol`.
+fn sites_of(repo: &Path, symbol: &str) -> Vec<String> {
     let out = run(repo, &["refs", symbol, "--json"]);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     v["results"]
         .as_array()
         .unwrap_or_else(|| panic!("{v}"))
         .iter()
-        .find(|r| r["file"] == "src/use.ts" && r["line"] == 3)
-        .map(|r| r["status"].as_str().unwrap().to_string())
+        .map(|r| {
+            format!(
+                "{}:{}:{} {}",
+                r["file"].as_str().unwrap(),
+                r["line"],
+                r["column"],
+                r["status"].as_str().unwrap()
+            )
+        })
+        .collect()
 }
 
-const DECLARATION: &str = "export declare function greet(name: string): string;\n";
+/// After verifying, `greet("world")` in src/use.ts is a verified reference
+/// of the source definition, and the shipped declaration has no references.
+fn assert_use_reaches_the_source(repo: &Path, v: &Value) {
+    assert!(
+        v["languages"]["typescript"]["checked"].as_u64().unwrap() > 0,
+        "{v}"
+    );
+    let src = sites_of(repo, "src/index.ts:greet");
+    assert!(
+        src.contains(&"src/use.ts:3:24 verified".into()),
+        "{src:?}: {v}"
+    );
+    assert_eq!(
+        sites_of(repo, "index.d.ts:greet"),
+        Vec::<String>::new(),
+        "{v}"
+    );
+}
 
 /// zod's layout: the package's exports name its sources under a condition of
 /// its own (`"@zod/source": "./src/index.ts"`) before the shipped `types`.
@@ -544,71 +613,89 @@ fn self_imports_reach_the_sources_through_the_packages_source_condition() {
         return;
     }
     let repo = self_importing_package(
-        r#"{
-  "name": "tinypkg",
-  "type": "module",
-  "exports": {
-    ".": {
-      "@tinypkg/source": "./src/index.ts",
-      "types": "./index.d.ts",
-      "import": "./index.js"
-    }
-  }
-}
-"#,
-        &[
-            ("index.d.ts", DECLARATION),
-            (
-                "index.js",
-                "export function greet(name) {\n    return `hello ${name}`;\n}\n",
-            ),
-        ],
+        r#"{"@tinypkg/source": "./src/index.ts", "types": "./index.d.ts", "import": "./index.js"}"#,
+        &[(
+            "index.js",
+            "export function greet(name) {\n    return `hello ${name}`;\n}\n",
+        )],
     );
     let v = verify(repo.path());
-    assert!(
-        v["languages"]["typescript"]["checked"].as_u64().unwrap() > 0,
-        "{v}"
-    );
-    assert_eq!(
-        use_site_status(repo.path(), "src/index.ts:greet").as_deref(),
-        Some("verified"),
-        "{v}"
-    );
-    assert_eq!(
-        use_site_status(repo.path(), "index.d.ts:greet"),
-        None,
-        "{v}"
-    );
+    assert_use_reaches_the_source(repo.path(), &v);
 }
 
 /// Without a source condition the definition lands in the shipped
 /// declaration; the server's source definition
 /// (`_typescript.goToSourceDefinition`) names the implementation in src/.
+/// The same holds for the references discovery finds at the declaration
+/// (the graph's guess for the self-import): sites the graph missed (a
+/// shorthand property, a JSDoc link) are references of the source
+/// definition; they were recorded against the declaration.
 #[test]
 fn self_imports_in_a_declaration_are_followed_to_their_source_definition() {
     if !servers_present(&["typescript-language-server"]) {
         return;
     }
     let repo = self_importing_package(
-        r#"{
-  "name": "tinypkg",
-  "type": "module",
-  "exports": {
-    ".": { "types": "./index.d.ts", "default": "./src/index.ts" }
-  }
-}
-"#,
-        &[("index.d.ts", DECLARATION)],
+        r#"{"types": "./index.d.ts", "default": "./src/index.ts"}"#,
+        &[(
+            "src/more.ts",
+            "import { greet } from \"tinypkg\";\n\nexport const api = { greet };\n/** Like {@link greet}. */\nexport const hi = 1;\n",
+        )],
     );
     let v = verify(repo.path());
+    assert_use_reaches_the_source(repo.path(), &v);
+    assert!(
+        v["languages"]["typescript"]["discovered"].as_u64().unwrap() >= 2,
+        "{v}"
+    );
+    let src = sites_of(repo.path(), "src/index.ts:greet");
+    for site in ["src/more.ts:3:22 verified", "src/more.ts:4:17 verified"] {
+        assert!(src.contains(&site.to_string()), "{site}: {src:?}: {v}");
+    }
+}
+
+/// tsserver answers a call of an overloaded function or method with the
+/// signature the call matches; the graph's node is the whole overload set,
+/// named at the first signature. A call matching another signature is the
+/// same symbol: confirmed, not retargeted (and no longer refuted in the
+/// graph, where no node is named at that signature).
+#[test]
+fn calls_matching_another_overload_signature_are_confirmed() {
+    if !servers_present(&["typescript-language-server"]) {
+        return;
+    }
+    let repo = tempfile::tempdir().unwrap();
+    write(
+        repo.path(),
+        &[
+            ("package.json", r#"{"name": "ov", "type": "module"}"#),
+            (
+                "src/over.ts",
+                "export function pick(x: string): string;\nexport function pick(x: number): number;\nexport function pick(x: any): any {\n  return x;\n}\n\nexport class Box {\n  get(a: string): string;\n  get(a: number): number;\n  get(a: any): any {\n    return a;\n  }\n}\n",
+            ),
+            (
+                "src/use.ts",
+                "import { pick, Box } from \"./over.js\";\n\nexport const a = pick(1);\nexport const b = pick(\"s\");\nexport function use(box: Box) {\n  return box.get(2) + box.get(\"x\");\n}\n",
+            ),
+        ],
+    );
+    let v = verify(repo.path());
+    let ts = &v["languages"]["typescript"];
+    assert_eq!(ts["retargeted"], 0, "{v}");
+    assert_eq!(ts["refuted"], 0, "{v}");
+    assert_eq!(ts["confirmed"], ts["checked"], "{v}");
     assert_eq!(
-        use_site_status(repo.path(), "src/index.ts:greet").as_deref(),
-        Some("verified"),
+        sites_of(repo.path(), "src/over.ts:pick"),
+        [
+            "src/use.ts:1:10 verified",
+            "src/use.ts:3:18 verified",
+            "src/use.ts:4:18 verified"
+        ],
         "{v}"
     );
     assert_eq!(
-        use_site_status(repo.path(), "index.d.ts:greet"),
-        None,
+        sites_of(repo.path(), "Box.get"),
+        ["src/use.ts:6:14 verified", "src/use.ts:6:27 verified"],
         "{v}"
     );
 }

@@ -9,6 +9,8 @@ use refgraph::extract::Lang;
 use refgraph::graph::Pos;
 use refgraph::lsp::{spec, LspConfig, LspError, Pool, ServerState};
 
+use super::doc;
+
 const SCRIPT: &str = include_str!("fake_server.py");
 
 struct Fake {
@@ -31,10 +33,7 @@ impl Fake {
     }
     async fn definition(&self) -> Result<Vec<refgraph::lsp::Location>, LspError> {
         bounded(self.pool.definition(
-            Lang::Python,
-            &self.root(),
-            &self.file(),
-            TEXT,
+            doc(Lang::Python, &self.root(), &self.file(), TEXT),
             Pos { line: 1, column: 5 },
         ))
         .await
@@ -307,10 +306,7 @@ async fn missing_server_is_not_installed_with_a_hint() {
     );
     assert_eq!(f.pool.server_id(Lang::Python), None);
     let e = bounded(f.pool.definition(
-        Lang::Rust,
-        &f.root(),
-        Path::new("x.rs"),
-        "",
+        doc(Lang::Rust, &f.root(), Path::new("x.rs"), ""),
         Pos { line: 1, column: 1 },
     ))
     .await
@@ -324,10 +320,7 @@ async fn changed_text_is_sent_as_a_new_version() {
     f.definition().await.unwrap();
     let text2 = "def target():\n    return 1\n";
     bounded(f.pool.definition(
-        Lang::Python,
-        &f.root(),
-        &f.file(),
-        text2,
+        doc(Lang::Python, &f.root(), &f.file(), text2),
         Pos { line: 1, column: 5 },
     ))
     .await
@@ -341,10 +334,7 @@ async fn changed_text_is_sent_as_a_new_version() {
 async fn position_outside_the_text_is_rejected() {
     let f = fake("ok", 5.0, 3);
     let e = bounded(f.pool.definition(
-        Lang::Python,
-        &f.root(),
-        &f.file(),
-        TEXT,
+        doc(Lang::Python, &f.root(), &f.file(), TEXT),
         Pos {
             line: 40,
             column: 1,
@@ -376,10 +366,7 @@ async fn one_session_per_root() {
     std::fs::write(other.join("main.py"), TEXT).unwrap();
     f.definition().await.unwrap();
     bounded(f.pool.definition(
-        Lang::Python,
-        &other,
-        &other.join("main.py"),
-        TEXT,
+        doc(Lang::Python, &other, &other.join("main.py"), TEXT),
         Pos { line: 1, column: 5 },
     ))
     .await
@@ -440,10 +427,7 @@ async fn sessions_beyond_the_cap_evict_the_least_recently_used() {
         let (pool, r) = (&f.pool, r.clone());
         async move {
             pool.definition(
-                Lang::Python,
-                &r,
-                &r.join("main.py"),
-                TEXT,
+                doc(Lang::Python, &r, &r.join("main.py"), TEXT),
                 Pos { line: 1, column: 5 },
             )
             .await

@@ -1,8 +1,9 @@
 """A scripted language server for fault tests: python3 fake_server.py MODE LOG.
 
 Modes: ok, die, never-ready, hang, crash, crash-once, close, malformed, slow, sleepy (answers
-after 5 s), serial (answers one request at a time, 0.3 s each, like pyright), slow-start (ready
-after 5 s), content-modified, cm-forever, bad-result. Every received method is appended to LOG,
+after 5 s), slow-references (definitions at once, references after 5 s), serial (answers one
+request at a time, 0.3 s each, like pyright), slow-start (ready after 5 s), content-modified,
+cm-forever, bad-result. Every received method is appended to LOG,
 one per line; a `$/cancelRequest` adds `cancelled <method>` when it names a request still
 unanswered (which is then answered with RequestCancelled), `cancelled unknown` otherwise.
 """
@@ -113,7 +114,8 @@ while True:
         loc = {"uri": uri, "range": {"start": {"line": 0, "character": 4},
                                      "end": {"line": 0, "character": 10}}}
         resp = {"id": msg["id"], "result": loc if method.endswith("definition") else [loc]}
-        if mode in ("hang", "slow", "sleepy", "serial"):
+        slow_references = mode == "slow-references" and method == "textDocument/references"
+        if mode in ("hang", "slow", "sleepy", "serial") or slow_references:
             with lock:
                 pending[msg["id"]] = method
         if mode == "hang":
@@ -131,7 +133,7 @@ while True:
                 out.write(b"Content-Length: 7\r\n\r\n{bad!!}")
                 out.flush()
             continue
-        if mode in ("slow", "sleepy"):
+        if mode in ("slow", "sleepy") or slow_references:
             threading.Timer(0.3 if mode == "slow" else 5.0, answer, args=(resp,)).start()
             continue
         if mode == "serial":
