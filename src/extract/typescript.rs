@@ -65,6 +65,18 @@ pub enum Expr {
     Call(Box<Expr>),
     /// An instance of the class the inner expression names (`new X()`, `: X`).
     Instance(Box<Expr>),
+    /// An object literal (`{ a: x, b }`). Kept last: blobs written before
+    /// it existed still decode.
+    Object(Box<ObjectLit>),
+}
+
+/// The properties of an object literal whose names can be read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ObjectLit {
+    /// Each named property and its value (`Unknown` for a method).
+    pub props: Vec<(Name, Expr)>,
+    /// A spread or a computed key: a name not listed may still be there.
+    pub open: bool,
 }
 
 /// What an import binding takes from its module.

@@ -241,6 +241,8 @@ enum Val {
     Inst(SymId),
     /// A module namespace (`import * as ns`).
     Module(FileIdx),
+    /// The object literal held by a variable of the file (`const o = { … }`).
+    Obj(FileIdx, u32),
     /// Known not to be in the repository (or not findable there).
     External,
     /// Nothing known.
@@ -308,6 +310,7 @@ impl<'a, 'w> Eval<'a, 'w> {
             Expr::Def(d) => (Val::Sym(SymId { file: f, def: *d }), local),
             Expr::Import(i) => self.import(f, s, *i, ns, depth),
             Expr::Var(v) => match s.vars.get(*v as usize) {
+                Some(Expr::Object(_)) => (Val::Obj(f, *v), Strategy::TypedReceiver),
                 Some(e) => {
                     let (val, st) = self.eval(f, e, ns, depth + 1);
                     (alias(val), combine(st, Strategy::TypedReceiver))
@@ -377,6 +380,8 @@ impl<'a, 'w> Eval<'a, 'w> {
                     _ => (Val::Unknown, st),
                 }
             }
+            // Only reachable through a variable ([`Val::Obj`]).
+            Expr::Object(_) => (Val::External, local),
             Expr::Instance(t) => {
                 let (v, st) = self.eval(f, t, NS_TYPE, depth + 1);
                 match v.unalias() {
@@ -509,6 +514,23 @@ impl<'a, 'w> Eval<'a, 'w> {
                     Strategy::TypedReceiver
                 };
                 (v, combine(combine(rs, st), step))
+            }
+            // tsserver defines `o.name` at the property: the value is a
+            // receiver, the site names no node.
+            Val::Obj(file, v) => {
+                let Some(Expr::Object(lit)) = self.scope(file).and_then(|s| s.vars.get(v as usize))
+                else {
+                    return (Val::Unknown, rs);
+                };
+                let s = self.scope(file).expect("a script file");
+                match lit.props.iter().rev().find(|(n, _)| s.name(*n) == name) {
+                    Some((_, e)) => {
+                        let (v, st) = self.eval(file, e, NS_VALUE, depth + 1);
+                        (alias(v), combine(rs, st))
+                    }
+                    None if lit.open => (Val::Unknown, rs),
+                    None => (Val::External, rs),
+                }
             }
             Val::Unknown => (Val::Unknown, rs),
             _ => (Val::External, rs),

@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 use tree_sitter::{Node, Parser};
 
 use super::{
-    is_test_path, ClassInfo, Export, Expr, Field, Import, Imported, Name, Refs, Scope, Site,
+    is_test_path, ClassInfo, Export, Expr, Field, Import, Imported, Name, ObjectLit, Refs, Scope, Site,
     SiteKind, Spec, CJS_PROPERTY, DEFAULT, EXPORT_EQUALS, NS_ANY, NS_TYPE, NS_VALUE,
 };
 use crate::extract::{module_def, syntax_diagnostics, Def, Diagnostic, Lang};
@@ -84,6 +84,10 @@ const TRANSPARENT_GENERICS: &[&str] = &[
     "Readonly",
     "Partial",
     "Required",
+    // Property lookups on `Omit<T, K>` / `Pick<T, K>` find T's members
+    // (a name outside the kept keys would not compile).
+    "Omit",
+    "Pick",
     "NonNullable",
 ];
 
@@ -370,6 +374,12 @@ struct Walker<'s> {
     /// Function whose `return` values are recorded.
     fn_def: Option<u32>,
     returned: HashSet<u32>,
+    /// The declared return type's value of the function being walked: the
+    /// contextual type of a returned object literal.
+    ret_ctx: Option<Expr>,
+    /// Object literal node id → the value its contextual type describes
+    /// (`const x: T = { … }`, `{ … } satisfies T`, a property of such).
+    obj_ctx: HashMap<usize, Expr>,
     /// Declaration node id → its definition (made by the hoisting pre-pass).
     node_defs: HashMap<usize, u32>,
     /// (class, member name) → definition, for accessor pairs and overloads.
@@ -416,6 +426,8 @@ impl<'s> Walker<'s> {
             this_class: None,
             fn_def: None,
             returned: HashSet::new(),
+            ret_ctx: None,
+            obj_ctx: HashMap::new(),
             node_defs: HashMap::new(),
             member_defs: HashMap::new(),
             first_sig: HashMap::new(),
@@ -706,6 +718,9 @@ impl<'s> Walker<'s> {
                     let def_mut = &mut self.defs[def as usize];
                     def_mut.pos = Pos::from_ts(sig_name.start_position());
                     def_mut.start_line = Self::outer(sig).start_position().row as u32 + 1;
+                    // Its declared return type is the call's (the
+                    // implementation's own is not visible to callers).
+                    self.node_defs.insert(sig.id(), def);
                 }
                 self.node_defs.insert(d.id(), def);
                 self.bind(name, NS_VALUE, Binding::Def(def));
@@ -1162,7 +1177,25 @@ impl<'s> Walker<'s> {
                 self.pop_frame();
             }
             "assignment_expression" => self.assignment(n),
+            "object" => {
+                if let Some(ctx) = self.obj_ctx.remove(&n.id()) {
+                    self.object_sites(n, ctx);
+                }
+                self.walk_children(n);
+            }
+            "as_expression" | "satisfies_expression" => {
+                if let (Some(v), Some(t)) = (n.named_child(0), n.named_child(1)) {
+                    if skip_parens(v).kind() == "object" {
+                        let ctx = self.type_value(t);
+                        self.expect_object(v, ctx);
+                    }
+                }
+                self.walk_children(n);
+            }
             "return_statement" => {
+                if let (Some(ctx), Some(v)) = (self.ret_ctx.clone(), n.named_child(0)) {
+                    self.expect_object(v, ctx);
+                }
                 if let Some(d) = self.fn_def {
                     if !self.returned.contains(&d) {
                         if let Some(v) = n.named_child(0) {
@@ -1283,6 +1316,7 @@ impl<'s> Walker<'s> {
         ctor_class: Option<u32>,
     ) {
         let saved = (self.cur, self.this_class, self.fn_def);
+        let saved_ret = self.ret_ctx.take();
         if let Some(d) = def {
             self.cur = d;
         }
@@ -1305,6 +1339,12 @@ impl<'s> Walker<'s> {
         }
         if let Some(rt) = n.fld("return_type") {
             self.walk(rt);
+            if rt.kind() == "type_annotation" {
+                let e = self.type_value(rt);
+                if !matches!(e, Expr::Unknown | Expr::Global) {
+                    self.ret_ctx = Some(e);
+                }
+            }
             // Overloads: the first signature's type, the one TypeScript
             // tries first (and `returns` holds one entry per function).
             if let Some(d) = def.filter(|d| !self.returned.contains(d)) {
@@ -1321,6 +1361,9 @@ impl<'s> Walker<'s> {
             if body.kind() == "statement_block" {
                 self.walk(body);
             } else {
+                if let Some(ctx) = self.ret_ctx.clone() {
+                    self.expect_object(body, ctx);
+                }
                 if let Some(d) = def {
                     if !self.returned.contains(&d) {
                         let e = self.expr(body);
@@ -1335,6 +1378,7 @@ impl<'s> Walker<'s> {
         }
         self.pop_frame();
         (self.cur, self.this_class, self.fn_def) = saved;
+        self.ret_ctx = saved_ret;
     }
 
     fn type_params(&mut self, n: Node<'s>) {
@@ -1546,11 +1590,15 @@ impl<'s> Walker<'s> {
         if let Some(t) = ty {
             self.walk(t);
         }
+        let declared = ty.map(|t| self.type_value(t));
         if let Some(val) = value {
+            if let Some(ctx) = &declared {
+                self.expect_object(val, ctx.clone());
+            }
             self.walk(val);
         }
-        let e = match (ty, value) {
-            (Some(t), _) => self.type_value(t),
+        let e = match (declared, value) {
+            (Some(t), _) => t,
             (None, Some(val)) => self.expr(val),
             (None, None) => Expr::Unknown,
         };
@@ -1786,6 +1834,10 @@ impl<'s> Walker<'s> {
                         };
                         self.function(f, Some(def), this);
                         continue;
+                    }
+                    if let (Some(v), Some(t)) = (value, ty) {
+                        let ctx = self.type_value(t);
+                        self.expect_object(v, ctx);
                     }
                     if let Some(v) = value {
                         self.walk(v);
@@ -2514,10 +2566,99 @@ impl<'s> Walker<'s> {
                 Some(f) => self.expr(f),
                 None => Expr::Unknown,
             },
+            "object" => self.object_lit(n),
             "string" | "template_string" | "number" | "true" | "false" | "null" | "array"
-            | "object" | "regex" | "binary_expression" | "unary_expression" => Expr::Global,
+            | "regex" | "binary_expression" | "unary_expression" => Expr::Global,
             _ => Expr::Unknown,
         }
+    }
+
+    /// The object literal `v` (if it is one) is of the type whose value
+    /// `ctx` describes: its properties name that type's members.
+    fn expect_object(&mut self, v: Node<'s>, ctx: Expr) {
+        let v = skip_parens(v);
+        if v.kind() == "object" && !matches!(ctx, Expr::Unknown | Expr::Global) {
+            self.obj_ctx.insert(v.id(), ctx);
+        }
+    }
+
+    /// Properties of an object literal with a contextual type: tsserver
+    /// defines `{ pipe() {} }` in a `const p: Pipeable = …` at the
+    /// contextual type's member, and lists it among that member's
+    /// references. Shorthand properties are defined at their local value.
+    fn object_sites(&mut self, n: Node<'s>, ctx: Expr) {
+        let mut c = n.walk();
+        let kids: Vec<Node> = n.named_children(&mut c).collect();
+        for k in kids {
+            let key = match k.kind() {
+                "pair" => k.fld("key"),
+                "method_definition" => k.fld("name"),
+                _ => None,
+            };
+            let Some(key) = key.filter(|k| k.kind() == "property_identifier") else {
+                continue;
+            };
+            let name = self.text(key);
+            let member = self.member_of(&ctx, name);
+            self.site(key, SiteKind::Ref, NS_VALUE, member.clone());
+            if let Some(v) = k.fld("value") {
+                self.expect_object(v, member);
+            }
+        }
+    }
+
+    /// `{ a: x, b, c() {} }`: each property's value, by name.
+    fn object_lit(&mut self, n: Node<'s>) -> Expr {
+        let mut lit = ObjectLit {
+            props: Vec::new(),
+            open: false,
+        };
+        let mut c = n.walk();
+        let kids: Vec<Node> = n.named_children(&mut c).collect();
+        for k in kids {
+            let (key, value) = match k.kind() {
+                "pair" => {
+                    let (Some(key), Some(v)) = (k.fld("key"), k.fld("value")) else {
+                        continue;
+                    };
+                    let e = self.expr(v);
+                    (key, e)
+                }
+                "method_definition" => {
+                    let Some(key) = k.fld("name") else { continue };
+                    (key, Expr::Unknown)
+                }
+                "shorthand_property_identifier" => {
+                    let name = self.text(k);
+                    let e = self.lookup_expr(name, NS_VALUE);
+                    (k, e)
+                }
+                "comment" => continue,
+                _ => {
+                    lit.open = true;
+                    continue;
+                }
+            };
+            let name = match key.kind() {
+                "property_identifier" | "shorthand_property_identifier" | "number" => {
+                    self.text(key)
+                }
+                "string" => match self.string_value(key) {
+                    Some((t, _)) => t,
+                    None => {
+                        lit.open = true;
+                        continue;
+                    }
+                },
+                _ => {
+                    lit.open = true;
+                    continue;
+                }
+            };
+            let nm = self.intern(name);
+            lit.props.push((nm, value));
+        }
+        Expr::Object(Box::new(lit))
     }
 
     /// The class a type names (for `extends`/`implements` and instances).
@@ -2615,6 +2756,21 @@ impl<'s> Walker<'s> {
                 } else {
                     Expr::Unknown
                 }
+            }
+            // `T["k"]`: the property `k` of a `T`.
+            "lookup_type" => {
+                let (Some(obj), Some(idx)) = (t.named_child(0), t.named_child(1)) else {
+                    return Expr::Unknown;
+                };
+                let key = match idx.kind() {
+                    "literal_type" => idx.named_child(0).filter(|s| s.kind() == "string"),
+                    _ => None,
+                };
+                let Some((name, _)) = key.and_then(|k| self.string_value(k)) else {
+                    return Expr::Unknown;
+                };
+                let base = self.type_value(obj);
+                self.member_of(&base, name)
             }
             "type_query" => match t.named_child(0) {
                 Some(c) => self.expr(c),

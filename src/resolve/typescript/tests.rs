@@ -273,3 +273,114 @@ fn polymorphic_this_returns_give_the_receiver() {
     assert_eq!(targets(&r, "6:24"), ["s.ts:Str.parse"]);
     assert_eq!(targets(&r, "6:17"), ["s.ts:Base.min"]);
 }
+
+/// An implementation's callers see its overload signatures, not its body:
+/// `literal("x")` has the first signature's return type (zod's
+/// `z.literal(…).parse`, whose implementation returns `new ZodLiteral(…)`
+/// through an untyped constructor constant).
+#[test]
+fn overloaded_implementations_return_the_signature_type() {
+    let r = resolve_all(&[(
+        "s.ts",
+        concat!(
+            "interface Lit { parse(x: unknown): unknown; }\n",
+            "declare const Make: any;\n",
+            "export function literal(v: string): Lit;\n",
+            "export function literal(v: number): Lit;\n",
+            "export function literal(v: any) {\n  return new Make(v);\n}\n",
+            "literal('a').parse(1);\n",
+        ),
+    )]);
+    assert_eq!(targets(&r, "8:14"), ["s.ts:Lit.parse"], "{:?}", r.0);
+    assert_eq!(targets(&r, "8:1"), ["s.ts:literal"]);
+}
+
+/// Properties of an object literal held by a constant (zod v3's
+/// `z.coerce.string()`): a property's value is a receiver, cast types
+/// included (`as (typeof ZodString)["create"]`, an indexed access on a
+/// `typeof`); the property itself is no node, so naming it gives no edge.
+#[test]
+fn object_literal_properties_and_indexed_access_casts() {
+    let r = resolve_all(&[
+        (
+            "types.ts",
+            concat!(
+                "export class ZodString {\n",
+                "  parse(x: unknown): string { return ''; }\n",
+                "  static create = (p?: {}): ZodString => new ZodString();\n",
+                "}\n",
+                "function make() { return new ZodString(); }\n",
+                "export const coerce = {\n",
+                "  string: ((arg) => ZodString.create(arg)) as (typeof ZodString)[\"create\"],\n",
+                "  make,\n",
+                "  ...{ other: 1 },\n",
+                "};\n",
+                "export const closed = { a: make };\n",
+            ),
+        ),
+        (
+            "t.ts",
+            concat!(
+                "import * as z from './types';\n",
+                "const schema = z.coerce.string();\n",
+                "schema.parse('x');\n",
+                "z.coerce.make().parse(1);\n",
+                "z.closed.a().parse(2);\n",
+                "z.closed.b().parse(3);\n",
+                "z.coerce.unknownName().parse(4);\n",
+            ),
+        ),
+    ]);
+    assert_eq!(targets(&r, "3:8"), ["types.ts:ZodString.parse"], "{:?}", r.0);
+    // The property names the literal's property, not `create`.
+    assert!(targets(&r, "2:25").is_empty(), "{:?}", r.0);
+    // A shorthand property holds the function; calling it gives its return.
+    assert!(targets(&r, "4:10").is_empty());
+    assert_eq!(targets(&r, "4:17"), ["types.ts:ZodString.parse"]);
+    assert_eq!(targets(&r, "5:14"), ["types.ts:ZodString.parse"]);
+    // Not a property of a closed literal: a builtin at most, never a guess.
+    assert!(targets(&r, "6:14").is_empty());
+    // A spread may bring any name: unknown, so left to a guess.
+    assert!(r.1.iter().all(|u| u.0 != "parse" || u.1.contains("candidate")));
+}
+
+/// Properties of an object literal with a contextual type name that type's
+/// members (tsserver defines them there and lists them as references):
+/// an annotated constant, a declared return type (arrow body and `return`),
+/// `satisfies`/`as`, a typed class field, `Omit<T, K>`, nested literals.
+#[test]
+fn object_literal_properties_name_the_contextual_type_members() {
+    let r = resolve_all(&[(
+        "p.ts",
+        concat!(
+            "interface Pipeable { pipe(): unknown; }\n",
+            "interface Level extends Pipeable { label: string; sub: Pipeable; }\n",
+            "const a: Level = { label: 'x', pipe() { return 1; }, sub: { pipe: () => 2 } };\n",
+            "const b = (): Level => ({ pipe() {} });\n",
+            "function c(): Promise<Pipeable> { return { pipe() {} } as any; }\n",
+            "function d(): Pipeable { return { pipe() {} }; }\n",
+            "const e = { pipe() {} } satisfies Pipeable;\n",
+            "const f: Omit<Level, 'label'> = { pipe() {} };\n",
+            "class G { p: Pipeable = { pipe() {} }; }\n",
+            "const h = { pipe() {} };\n",
+            "const i: Level = { nope: 1, ['pipe']() {} };\n",
+        ),
+    )]);
+    let at = |s: &str| targets(&r, s);
+    let all: Vec<_> = r.0.iter().map(|e| format!("{} {}", e.4, e.1)).collect();
+    assert_eq!(at("3:32"), ["p.ts:Pipeable.pipe"], "{all:?}");
+    // A field is no node; a nested literal gets the field's type.
+    assert!(at("3:20").is_empty());
+    assert_eq!(at("3:61"), ["p.ts:Pipeable.pipe"]);
+    assert_eq!(at("4:27"), ["p.ts:Pipeable.pipe"]);
+    // `as any` takes the literal out of the declared return type's context.
+    assert!(at("5:44").is_empty());
+    assert_eq!(at("6:35"), ["p.ts:Pipeable.pipe"]);
+    assert_eq!(at("7:13"), ["p.ts:Pipeable.pipe"]);
+    assert_eq!(at("8:35"), ["p.ts:Pipeable.pipe"]);
+    assert_eq!(at("9:27"), ["p.ts:Pipeable.pipe"]);
+    // No contextual type: the literal's own property.
+    assert!(at("10:13").is_empty());
+    // Neither an unknown name nor a computed key.
+    assert_eq!(r.0.iter().filter(|e| e.4.starts_with("11:")).count(), 1);
+}
