@@ -458,9 +458,13 @@ impl<'a, 'w> Eval<'a, 'w> {
         let lo = s.exports.partition_point(|e| s.name(e.name) < name);
         let hi = lo + s.exports[lo..].partition_point(|e| s.name(e.name) == name);
         let range = &s.exports[lo..hi];
-        let pick = range
-            .iter()
-            .find(|e| e.ns & ns != 0)
+        // A qualifier (`Scope.Closeable` in a type) names a namespace: a
+        // type-side declaration before a same-named constant.
+        let qualifier = (ns & QUALIFIER != 0)
+            .then(|| range.iter().find(|e| e.ns & NS_TYPE != 0))
+            .flatten();
+        let pick = qualifier
+            .or_else(|| range.iter().find(|e| e.ns & ns != 0))
             .or_else(|| range.first());
         if let Some(e) = pick {
             let (mut v, st) = self.eval(t, &e.target, ns, depth + 1);
@@ -656,11 +660,16 @@ impl<'a, 'w> Eval<'a, 'w> {
     }
 }
 
+/// Lookup flag (beside the namespace bits): the name qualifies a type name
+/// (`A` in `A.B` in a type), so it is a namespace.
+const QUALIFIER: u8 = 8;
+
 /// The namespace the object of `a.b` is looked up in: a value, unless
-/// `a.b` is a type (then `a` is a namespace, a value or a type).
+/// `a.b` is a type or a qualifier (then `a` is a namespace: a value or a
+/// type, namespaces first).
 fn object_ns(ns: u8) -> u8 {
-    if ns == NS_TYPE {
-        NS_ANY
+    if ns == NS_TYPE || ns & QUALIFIER != 0 {
+        NS_ANY | QUALIFIER
     } else {
         NS_VALUE
     }

@@ -382,6 +382,9 @@ struct Walker<'s> {
     obj_ctx: HashMap<usize, Expr>,
     /// Declaration node id → its definition (made by the hoisting pre-pass).
     node_defs: HashMap<usize, u32>,
+    /// Namespaces (`namespace X {}`, or merged into a class or interface):
+    /// what the qualifier of a type name (`X.Y`) denotes.
+    namespaces: HashSet<u32>,
     /// (class, member name) → definition, for accessor pairs and overloads.
     member_defs: HashMap<(u32, &'s str), u32>,
     /// Overload signatures seen before an implementation in the block being
@@ -430,6 +433,7 @@ impl<'s> Walker<'s> {
             obj_ctx: HashMap::new(),
             node_defs: HashMap::new(),
             member_defs: HashMap::new(),
+            namespaces: HashSet::new(),
             first_sig: HashMap::new(),
             depth: 0,
             stack_base: stack_here(),
@@ -768,13 +772,20 @@ impl<'s> Walker<'s> {
                     return;
                 };
                 // Declaration merging: a namespace adds members to the class,
-                // interface or namespace of the same name.
-                let existing = self
-                    .frames
-                    .last()
-                    .and_then(|f| f.values.get(name).or_else(|| f.types.get(name)).copied());
+                // interface or namespace of the same name (a same-named
+                // constant beside an interface is no obstacle).
+                let frame = self.frames.last();
+                let class_def = |b: Option<&Binding>| match b {
+                    Some(&Binding::Def(d)) if self.defs[d as usize].kind == NodeKind::Class => {
+                        Some(Binding::Def(d))
+                    }
+                    _ => None,
+                };
+                let existing = frame.and_then(|f| {
+                    class_def(f.values.get(name)).or_else(|| class_def(f.types.get(name)))
+                });
                 let def = match existing {
-                    Some(Binding::Def(def)) if self.defs[def as usize].kind == NodeKind::Class => {
+                    Some(Binding::Def(def)) => {
                         if !self
                             .frames
                             .last()
@@ -790,6 +801,7 @@ impl<'s> Walker<'s> {
                         def
                     }
                 };
+                self.namespaces.insert(def);
                 self.node_defs.insert(d.id(), def);
             }
             "lexical_declaration" | "variable_declaration" => {
@@ -1144,6 +1156,9 @@ impl<'s> Walker<'s> {
                 if let Some(name) = n.fld("name") {
                     let e = self.nested_type(n);
                     self.site(name, SiteKind::Ref, NS_TYPE, e);
+                }
+                if let Some(m) = n.fld("module") {
+                    self.qualifier_sites(m);
                 }
             }
             "jsx_opening_element" | "jsx_closing_element" | "jsx_self_closing_element" => {
@@ -2685,10 +2700,41 @@ impl<'s> Walker<'s> {
         self.member_of(&base, text)
     }
 
+    /// The qualifiers of a type name (`A` and `B` in `A.B.C`) reference the
+    /// namespaces they name.
+    fn qualifier_sites(&mut self, m: Node<'s>) {
+        let e = self.nested_module(m);
+        match m.kind() {
+            "identifier" => {
+                if matches!(e, Expr::Def(_) | Expr::Import(_)) {
+                    self.site(m, SiteKind::Ref, NS_TYPE, e);
+                }
+            }
+            "nested_identifier" | "member_expression" => {
+                let o = m.fld("object").or_else(|| m.named_child(0));
+                let p = m
+                    .fld("property")
+                    .or_else(|| m.named_child(m.named_child_count().saturating_sub(1) as u32));
+                if let (Some(o), Some(p)) = (o, p) {
+                    if matches!(e, Expr::Member(..)) {
+                        self.site(p, SiteKind::Ref, NS_TYPE, e);
+                    }
+                    self.qualifier_sites(o);
+                }
+            }
+            _ => {}
+        }
+    }
+
     fn nested_module(&mut self, m: Node<'s>) -> Expr {
         match m.kind() {
             "identifier" => {
                 let t = self.text(m);
+                if let Some(Binding::Def(d)) = self.lookup(t, NS_TYPE) {
+                    if self.namespaces.contains(&d) {
+                        return Expr::Def(d);
+                    }
+                }
                 self.lookup_expr(t, NS_ANY)
             }
             "nested_identifier" | "member_expression" => {

@@ -384,3 +384,41 @@ fn object_literal_properties_name_the_contextual_type_members() {
     // Neither an unknown name nor a computed key.
     assert_eq!(r.0.iter().filter(|e| e.4.starts_with("11:")).count(), 1);
 }
+
+/// A namespace merges into the interface of its name even when a constant
+/// of that name stands between them (effect's `interface Scope`,
+/// `const Scope`, `namespace Scope`), and the qualifier of a type name is
+/// that namespace, not the constant: `Scope.Closeable`, and through a
+/// namespace import `Scope.Scope.Closeable`.
+#[test]
+fn type_qualifiers_are_namespaces_not_same_named_constants() {
+    let r = resolve_all(&[
+        (
+            "Scope.ts",
+            concat!(
+                "export interface Scope { close(): void; }\n",
+                "export const Scope: number = 1;\n",
+                "export declare namespace Scope {\n  export interface Closeable { x(): void; }\n}\n",
+                "let a: Scope.Closeable;\n",
+                "let b: Scope;\n",
+            ),
+        ),
+        (
+            "u.ts",
+            "import * as Scope from './Scope';\nlet c: Scope.Scope.Closeable;\nScope.Scope.toFixed();\n",
+        ),
+    ]);
+    let at = |s: &str| targets(&r, s);
+    assert!(!r.0.iter().any(|e| e.1.contains('#')), "one node: {:?}", r.0);
+    assert_eq!(at("6:8"), ["Scope.ts:Scope"], "{:?}", r.0);
+    assert_eq!(at("6:14"), ["Scope.ts:Scope.Closeable"]);
+    assert_eq!(at("7:8"), ["Scope.ts:Scope"]);
+    let u: Vec<_> = r.0.iter().filter(|e| e.0.starts_with("u.ts")).collect();
+    assert!(
+        u.iter().any(|e| e.4 == "2:14" && e.1 == "Scope.ts:Scope"),
+        "{u:?}"
+    );
+    assert!(u.iter().any(|e| e.4 == "2:20" && e.1 == "Scope.ts:Scope.Closeable"));
+    // In a value, `Scope.Scope` is the constant (no node).
+    assert!(!u.iter().any(|e| e.4.starts_with("3:")), "{u:?}");
+}
