@@ -68,6 +68,9 @@ pub enum Expr {
     /// An object literal (`{ a: x, b }`). Kept last: blobs written before
     /// it existed still decode.
     Object(Box<ObjectLit>),
+    /// A function known by its type (`(a: A) => B`, a call signature): a
+    /// call of it gives the inner value.
+    Returns(Box<Expr>),
 }
 
 /// The properties of an object literal whose names can be read.

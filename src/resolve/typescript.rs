@@ -243,6 +243,9 @@ enum Val {
     Module(FileIdx),
     /// The object literal held by a variable of the file (`const o = { … }`).
     Obj(FileIdx, u32),
+    /// The function of a known type held by a variable of the file
+    /// (`const succeed: <A>(a: A) => Effect<A> = …`).
+    Fn(FileIdx, u32),
     /// Known not to be in the repository (or not findable there).
     External,
     /// Nothing known.
@@ -311,6 +314,7 @@ impl<'a, 'w> Eval<'a, 'w> {
             Expr::Import(i) => self.import(f, s, *i, ns, depth),
             Expr::Var(v) => match s.vars.get(*v as usize) {
                 Some(Expr::Object(_)) => (Val::Obj(f, *v), Strategy::TypedReceiver),
+                Some(Expr::Returns(_)) => (Val::Fn(f, *v), Strategy::TypedReceiver),
                 Some(e) => {
                     let (val, st) = self.eval(f, e, ns, depth + 1);
                     (alias(val), combine(st, Strategy::TypedReceiver))
@@ -376,12 +380,19 @@ impl<'a, 'w> Eval<'a, 'w> {
                             None => (Val::Unknown, st),
                         }
                     }
+                    Val::Fn(file, var) => match self.scope(file).and_then(|s| s.vars.get(var as usize)) {
+                        Some(Expr::Returns(r)) => {
+                            let (rv, rst) = self.eval(file, r, NS_VALUE, depth + 1);
+                            (rv, combine(combine(st, rst), Strategy::TypedReceiver))
+                        }
+                        _ => (Val::Unknown, st),
+                    },
                     Val::External => (Val::External, st),
                     _ => (Val::Unknown, st),
                 }
             }
-            // Only reachable through a variable ([`Val::Obj`]).
-            Expr::Object(_) => (Val::External, local),
+            // Only reachable through a variable ([`Val::Obj`], [`Val::Fn`]).
+            Expr::Object(_) | Expr::Returns(_) => (Val::External, local),
             Expr::Instance(t) => {
                 let (v, st) = self.eval(f, t, NS_TYPE, depth + 1);
                 match v.unalias() {

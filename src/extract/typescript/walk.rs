@@ -2829,16 +2829,51 @@ impl<'s> Walker<'s> {
                 Some(c) => Expr::This(c),
                 None => Expr::Unknown,
             },
+            // A function: what a call of it gives, when that is known.
+            "function_type" => match t.fld("return_type") {
+                Some(r) => returns(self.type_value(r)),
+                None => Expr::Global,
+            },
+            // Call signatures (`{ <A>(self: X<A>): X<A>; (n: number): … }`,
+            // effect's dual APIs): the first one whose result is no
+            // function, as a call used as a receiver must be.
+            "object_type" => {
+                let mut c = t.walk();
+                let sigs: Vec<Node> = t
+                    .named_children(&mut c)
+                    .filter(|m| m.kind() == "call_signature")
+                    .collect();
+                let ret = sigs.iter().find_map(|sig| {
+                    let r = sig.fld("return_type")?;
+                    let ty = if r.kind() == "type_annotation" {
+                        r.named_child(0)?
+                    } else {
+                        r
+                    };
+                    (ty.kind() != "function_type").then_some(ty)
+                });
+                match ret {
+                    Some(r) => returns(self.type_value(r)),
+                    None => Expr::Unknown,
+                }
+            }
             "predefined_type"
             | "array_type"
             | "tuple_type"
-            | "function_type"
             | "literal_type"
             | "template_literal_type"
             | "readonly_type"
             | "constructor_type" => Expr::Global,
             _ => Expr::Unknown,
         }
+    }
+}
+
+/// A function whose calls give `e`.
+fn returns(e: Expr) -> Expr {
+    match e {
+        Expr::Unknown | Expr::Global => Expr::Global,
+        e => Expr::Returns(Box::new(e)),
     }
 }
 

@@ -422,3 +422,45 @@ fn type_qualifiers_are_namespaces_not_same_named_constants() {
     // In a value, `Scope.Scope` is the constant (no node).
     assert!(!u.iter().any(|e| e.4.starts_with("3:")), "{u:?}");
 }
+
+/// Constants typed by a function type or by call signatures (effect's
+/// `export const succeed: <A>(a: A) => Effect<A> = core.succeed` and its
+/// dual APIs): a call gives the declared result, so `.pipe` on it is the
+/// interface's. A data-last signature (returning a function) is skipped.
+#[test]
+fn function_typed_constants_give_their_declared_results() {
+    let r = resolve_all(&[
+        (
+            "Effect.ts",
+            concat!(
+                "interface Pipeable { pipe(): unknown; }\n",
+                "export interface Effect<A> extends Pipeable { a: A; }\n",
+                "declare const core: any;\n",
+                "export const succeed: <A>(a: A) => Effect<A> = core.succeed;\n",
+                "export const map: {\n",
+                "  <A, B>(f: (a: A) => B): (self: Effect<A>) => Effect<B>;\n",
+                "  <A, B>(self: Effect<A>, f: (a: A) => B): Effect<B>;\n",
+                "} = core.map;\n",
+                "export const id: <A>(a: A) => A = core.id;\n",
+            ),
+        ),
+        (
+            "u.ts",
+            concat!(
+                "import * as Effect from './Effect';\n",
+                "Effect.succeed(1).pipe();\n",
+                "Effect.map(Effect.succeed(1), (n) => n).pipe();\n",
+                "Effect.id(1).pipe();\n",
+                "const f = (g: (n: number) => Effect.Effect<number>) => g(1).pipe();\n",
+            ),
+        ),
+    ]);
+    let at = |s: &str| targets(&r, s);
+    assert_eq!(at("2:19"), ["Effect.ts:Pipeable.pipe"], "{:?}", r.0);
+    assert_eq!(at("3:41"), ["Effect.ts:Pipeable.pipe"]);
+    // A type parameter's value is not known: no edge and no guess.
+    assert!(at("4:14").is_empty());
+    assert_eq!(at("5:61"), ["Effect.ts:Pipeable.pipe"], "{:?}", r.0);
+    // The constants themselves are no nodes.
+    assert!(at("2:8").is_empty());
+}
