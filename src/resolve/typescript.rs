@@ -20,7 +20,7 @@ use super::{
     MAX_CANDIDATES,
 };
 use crate::extract::typescript::{
-    Expr, Imported, Refs, Scope, SiteKind, CJS_PROPERTY, DEFAULT, EXPORT_EQUALS, NS_ANY, NS_TYPE,
+    callback_param, Expr, Imported, Refs, Scope, SiteKind, CJS_PROPERTY, DEFAULT, EXPORT_EQUALS, NS_ANY, NS_TYPE,
     NS_VALUE,
 };
 use crate::extract::{Family, Lang, LangScope};
@@ -393,6 +393,28 @@ impl<'a, 'w> Eval<'a, 'w> {
             }
             // Only reachable through a variable ([`Val::Obj`], [`Val::Fn`]).
             Expr::Object(_) | Expr::Returns(_) => (Val::External, local),
+            Expr::Param(callee, arg, param) => {
+                let (v, st) = self.eval(f, callee, NS_VALUE, depth + 1);
+                let Val::Sym(sym) = v.unalias() else {
+                    return (Val::Unknown, st);
+                };
+                let Some(cs) = self.scope(sym.file) else {
+                    return (Val::Unknown, st);
+                };
+                let name = callback_param(*arg, *param);
+                let lo = cs.fields.partition_point(|fl| fl.class < sym.def);
+                let declared = cs.fields[lo..]
+                    .iter()
+                    .take_while(|fl| fl.class == sym.def)
+                    .find(|fl| cs.name(fl.name) == name);
+                match declared {
+                    Some(fl) => {
+                        let (v, pst) = self.eval(sym.file, &fl.value, NS_VALUE, depth + 1);
+                        (alias(v), combine(combine(st, pst), Strategy::TypedReceiver))
+                    }
+                    None => (Val::Unknown, st),
+                }
+            }
             Expr::Instance(t) => {
                 let (v, st) = self.eval(f, t, NS_TYPE, depth + 1);
                 match v.unalias() {

@@ -380,6 +380,9 @@ struct Walker<'s> {
     /// Object literal node id → the value its contextual type describes
     /// (`const x: T = { … }`, `{ … } satisfies T`, a property of such).
     obj_ctx: HashMap<usize, Expr>,
+    /// Function argument node id → (callee, argument index): its untyped
+    /// parameters take the types the callee declares for them.
+    cb_ctx: HashMap<usize, (Expr, u16)>,
     /// Declaration node id → its definition (made by the hoisting pre-pass).
     node_defs: HashMap<usize, u32>,
     /// Namespaces (`namespace X {}`, or merged into a class or interface):
@@ -431,6 +434,7 @@ impl<'s> Walker<'s> {
             returned: HashSet::new(),
             ret_ctx: None,
             obj_ctx: HashMap::new(),
+            cb_ctx: HashMap::new(),
             node_defs: HashMap::new(),
             member_defs: HashMap::new(),
             namespaces: HashSet::new(),
@@ -1346,11 +1350,17 @@ impl<'s> Walker<'s> {
             }
         }
         self.type_params(n);
+        let cb = self.cb_ctx.remove(&n.id());
         if let Some(p) = n.fld("parameters") {
-            self.params(p, ctor_class);
+            self.params(p, ctor_class, def, cb.as_ref());
         }
         if let Some(p) = n.fld("parameter") {
-            self.bind_pattern(p, Expr::Unknown);
+            // `x => …`
+            let val = match cb {
+                Some((callee, arg)) => Expr::Param(Box::new(callee), arg, 0),
+                None => Expr::Unknown,
+            };
+            self.bind_pattern(p, val);
         }
         if let Some(rt) = n.fld("return_type") {
             self.walk(rt);
@@ -1414,10 +1424,29 @@ impl<'s> Walker<'s> {
         }
     }
 
-    fn params(&mut self, fp: Node<'s>, ctor_class: Option<u32>) {
+    /// `def`: the function the parameters belong to (it records its
+    /// callbacks' parameter types); `cb`: the call this function is an
+    /// argument of (its untyped parameters take the declared types).
+    fn params(
+        &mut self,
+        fp: Node<'s>,
+        ctor_class: Option<u32>,
+        def: Option<u32>,
+        cb: Option<&(Expr, u16)>,
+    ) {
         let mut c = fp.walk();
         let kids: Vec<Node> = fp.named_children(&mut c).collect();
+        let mut index: u16 = 0;
         for p in kids {
+            let i = index;
+            if matches!(p.kind(), "required_parameter" | "optional_parameter")
+                && p.fld("pattern").is_some_and(|x| x.kind() == "this")
+            {
+                continue;
+            }
+            if p.kind() != "comment" {
+                index = index.saturating_add(1);
+            }
             match p.kind() {
                 "required_parameter" | "optional_parameter" => {
                     let mut c2 = p.walk();
@@ -1438,9 +1467,18 @@ impl<'s> Walker<'s> {
                     let ty = p.fld("type");
                     if let Some(t) = ty {
                         self.walk(t);
+                        if let Some(d) = def {
+                            self.callback_types(d, i, t);
+                        }
                     }
                     self.walk_field(p, "value");
-                    let val = ty.map(|t| self.type_value(t)).unwrap_or(Expr::Unknown);
+                    let val = match (ty, cb) {
+                        (Some(t), _) => self.type_value(t),
+                        (None, Some((callee, arg))) => {
+                            Expr::Param(Box::new(callee.clone()), *arg, i)
+                        }
+                        (None, None) => Expr::Unknown,
+                    };
                     let pat = p.fld("pattern").or_else(|| p.fld("name"));
                     let Some(pat) = pat else { continue };
                     if pat.kind() == "this" {
@@ -1462,6 +1500,44 @@ impl<'s> Walker<'s> {
                 "comment" => {}
                 _ => self.bind_pattern(p, Expr::Unknown),
             }
+        }
+    }
+
+    /// Parameter `arg` of function `def` is typed `t`: if that is a
+    /// function type, record its parameters' declared types.
+    fn callback_types(&mut self, def: u32, arg: u16, t: Node<'s>) {
+        let t = match t.kind() {
+            "type_annotation" | "opting_type_annotation" => match t.named_child(0) {
+                Some(x) => x,
+                None => return,
+            },
+            _ => t,
+        };
+        if t.kind() != "function_type" {
+            return;
+        }
+        let Some(ps) = t.fld("parameters") else {
+            return;
+        };
+        let mut c = ps.walk();
+        let kids: Vec<Node> = ps
+            .named_children(&mut c)
+            .filter(|k| matches!(k.kind(), "required_parameter" | "optional_parameter"))
+            .filter(|k| !k.fld("pattern").is_some_and(|x| x.kind() == "this"))
+            .collect();
+        for (j, k) in kids.into_iter().enumerate() {
+            let Some(ty) = k.fld("type") else { continue };
+            // `unknown`, `string`, … (Global) are kept: no guess then.
+            let e = self.type_value(ty);
+            if matches!(e, Expr::Unknown) {
+                continue;
+            }
+            let name = self.intern(&super::callback_param(arg, j as u16));
+            self.scope.fields.push(Field {
+                class: def,
+                name,
+                value: e,
+            });
         }
     }
 
@@ -2421,7 +2497,32 @@ impl<'s> Walker<'s> {
         }
         self.walk_field(n, "type_arguments");
         if let Some(a) = args {
+            self.callback_args(f, a);
             self.walk(a);
+        }
+    }
+
+    /// Function arguments of a call (`s.refine((val, ctx) => …)`): their
+    /// untyped parameters are typed by the callee's declaration.
+    fn callback_args(&mut self, f: Node<'s>, args: Node<'s>) {
+        let mut c = args.walk();
+        let kids: Vec<Node> = args.named_children(&mut c).collect();
+        let callbacks: Vec<(u16, Node)> = kids
+            .into_iter()
+            .filter(|k| k.kind() != "comment")
+            .enumerate()
+            .filter(|(_, k)| matches!(k.kind(), "arrow_function" | "function_expression"))
+            .map(|(i, k)| (i as u16, k))
+            .collect();
+        if callbacks.is_empty() {
+            return;
+        }
+        let callee = self.expr(f);
+        if matches!(callee, Expr::Unknown | Expr::Global) {
+            return;
+        }
+        for (i, k) in callbacks {
+            self.cb_ctx.insert(k.id(), (callee.clone(), i));
         }
     }
 

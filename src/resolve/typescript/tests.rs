@@ -123,11 +123,13 @@ fn unknown_receivers() {
         ("b.ts", "export class B { twice() {} }\n"),
         (
             "c.ts",
-            "export function f() {\n  use((x) => {\n    x.settle();\n    x.map();\n    x.twice();\n  });\n}\ndeclare function use(cb: (x: any) => void): void;\n",
+            "export function f() {\n  use((x) => {\n    x.settle();\n    x.map();\n    x.twice();\n  });\n}\ndeclare function use(cb: Function): void;\n",
         ),
         ("d.js", "function g(y) { y.settle(); }\nmodule.exports = g;\n"),
     ]);
-    // A unique method name in TypeScript: one weak edge.
+    // (`use` declares no parameter types for `cb`: a declared `(x: any)`
+    // would make `x` an `any`, never an in-repo class, like an `any`
+    // parameter.) A unique method name in TypeScript: one weak edge.
     let settle = r.0.iter().find(|e| e.4 == "3:7").unwrap();
     assert_eq!(settle.1, "a.ts:A.settle");
     assert_eq!(settle.3, Strategy::Member { k: 1 });
@@ -463,4 +465,45 @@ fn function_typed_constants_give_their_declared_results() {
     assert_eq!(at("5:61"), ["Effect.ts:Pipeable.pipe"], "{:?}", r.0);
     // The constants themselves are no nodes.
     assert!(at("2:8").is_empty());
+}
+
+/// An untyped parameter of a function passed as an argument takes the type
+/// the callee declares for it (zod's `s.superRefine((val, ctx) =>
+/// ctx.addIssue(…))`, `z.preprocess((val, ctx) => …, s)`); a type
+/// parameter of the callee stays unknown (left to a guess).
+#[test]
+fn callback_parameters_take_the_callee_declared_types() {
+    let r = resolve_all(&[
+        (
+            "api.ts",
+            concat!(
+                "export interface Ctx<T> { addIssue(i: T): void; }\n",
+                "export interface Schema {\n",
+                "  superRefine(f: (arg: unknown, ctx: Ctx<unknown>) => void): this;\n",
+                "  map<T>(f: (arg: T) => void): this;\n",
+                "}\n",
+                "export declare function string(): Schema;\n",
+                "export function preprocess(fn: (arg: unknown, ctx: Ctx<string>) => unknown, s: Schema) { return s; }\n",
+            ),
+        ),
+        (
+            "t.ts",
+            concat!(
+                "import * as z from './api';\n",
+                "z.string().superRefine((val, ctx) => { ctx.addIssue(val); });\n",
+                "z.preprocess(function (val, ctx) { ctx.addIssue(1); }, z.string());\n",
+                "z.preprocess(ctx => ctx.addIssue(2), z.string());\n",
+                "z.string().map((x) => x.addIssue(3));\n",
+            ),
+        ),
+    ]);
+    let at = |s: &str| targets(&r, s);
+    assert_eq!(at("2:44"), ["api.ts:Ctx.addIssue"], "{:?}", r.0);
+    assert_eq!(at("3:40"), ["api.ts:Ctx.addIssue"]);
+    // The first parameter is `unknown`: no edge, not even a guess.
+    assert!(at("4:25").is_empty(), "{:?}", r.0);
+    // A type parameter: the receiver is unknown, as before (a unique
+    // method name is guessed).
+    let guess = r.0.iter().find(|e| e.4 == "5:25").unwrap();
+    assert_eq!(guess.3, Strategy::Member { k: 1 });
 }
