@@ -20,8 +20,8 @@ use super::{
     MAX_CANDIDATES,
 };
 use crate::extract::typescript::{
-    callback_param, Expr, Imported, Refs, Scope, SiteKind, CJS_PROPERTY, DEFAULT, EXPORT_EQUALS, NS_ANY, NS_TYPE,
-    NS_VALUE,
+    callback_param, Expr, Imported, Refs, Scope, SiteKind, CJS_PROPERTY, DEFAULT, EXPORT_EQUALS,
+    NS_ANY, NS_TYPE, NS_VALUE,
 };
 use crate::extract::{Family, Lang, LangScope};
 use crate::graph::{EdgeKind, NodeKind, Pos};
@@ -380,13 +380,15 @@ impl<'a, 'w> Eval<'a, 'w> {
                             None => (Val::Unknown, st),
                         }
                     }
-                    Val::Fn(file, var) => match self.scope(file).and_then(|s| s.vars.get(var as usize)) {
-                        Some(Expr::Returns(r)) => {
-                            let (rv, rst) = self.eval(file, r, NS_VALUE, depth + 1);
-                            (rv, combine(combine(st, rst), Strategy::TypedReceiver))
+                    Val::Fn(file, var) => {
+                        match self.scope(file).and_then(|s| s.vars.get(var as usize)) {
+                            Some(Expr::Returns(r)) => {
+                                let (rv, rst) = self.eval(file, r, NS_VALUE, depth + 1);
+                                (rv, combine(combine(st, rst), Strategy::TypedReceiver))
+                            }
+                            _ => (Val::Unknown, st),
                         }
-                        _ => (Val::Unknown, st),
-                    },
+                    }
                     Val::External => (Val::External, st),
                     _ => (Val::Unknown, st),
                 }

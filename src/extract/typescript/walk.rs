@@ -10,8 +10,8 @@ use std::sync::LazyLock;
 use tree_sitter::{Node, Parser};
 
 use super::{
-    is_test_path, ClassInfo, Export, Expr, Field, Import, Imported, Name, ObjectLit, Refs, Scope, Site,
-    SiteKind, Spec, CJS_PROPERTY, DEFAULT, EXPORT_EQUALS, NS_ANY, NS_TYPE, NS_VALUE,
+    is_test_path, ClassInfo, Export, Expr, Field, Import, Imported, Name, ObjectLit, Refs, Scope,
+    Site, SiteKind, Spec, CJS_PROPERTY, DEFAULT, EXPORT_EQUALS, NS_ANY, NS_TYPE, NS_VALUE,
 };
 use crate::extract::{module_def, syntax_diagnostics, Def, Diagnostic, Lang};
 use crate::graph::{NodeKind, Pos};
@@ -1523,7 +1523,7 @@ impl<'s> Walker<'s> {
         let kids: Vec<Node> = ps
             .named_children(&mut c)
             .filter(|k| matches!(k.kind(), "required_parameter" | "optional_parameter"))
-            .filter(|k| !k.fld("pattern").is_some_and(|x| x.kind() == "this"))
+            .filter(|k| k.fld("pattern").is_none_or(|x| x.kind() != "this"))
             .collect();
         for (j, k) in kids.into_iter().enumerate() {
             let Some(ty) = k.fld("type") else { continue };

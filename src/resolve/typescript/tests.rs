@@ -333,7 +333,12 @@ fn object_literal_properties_and_indexed_access_casts() {
             ),
         ),
     ]);
-    assert_eq!(targets(&r, "3:8"), ["types.ts:ZodString.parse"], "{:?}", r.0);
+    assert_eq!(
+        targets(&r, "3:8"),
+        ["types.ts:ZodString.parse"],
+        "{:?}",
+        r.0
+    );
     // The property names the literal's property, not `create`.
     assert!(targets(&r, "2:25").is_empty(), "{:?}", r.0);
     // A shorthand property holds the function; calling it gives its return.
@@ -343,7 +348,10 @@ fn object_literal_properties_and_indexed_access_casts() {
     // Not a property of a closed literal: a builtin at most, never a guess.
     assert!(targets(&r, "6:14").is_empty());
     // A spread may bring any name: unknown, so left to a guess.
-    assert!(r.1.iter().all(|u| u.0 != "parse" || u.1.contains("candidate")));
+    assert!(r
+        .1
+        .iter()
+        .all(|u| u.0 != "parse" || u.1.contains("candidate")));
 }
 
 /// Properties of an object literal with a contextual type name that type's
@@ -411,7 +419,11 @@ fn type_qualifiers_are_namespaces_not_same_named_constants() {
         ),
     ]);
     let at = |s: &str| targets(&r, s);
-    assert!(!r.0.iter().any(|e| e.1.contains('#')), "one node: {:?}", r.0);
+    assert!(
+        !r.0.iter().any(|e| e.1.contains('#')),
+        "one node: {:?}",
+        r.0
+    );
     assert_eq!(at("6:8"), ["Scope.ts:Scope"], "{:?}", r.0);
     assert_eq!(at("6:14"), ["Scope.ts:Scope.Closeable"]);
     assert_eq!(at("7:8"), ["Scope.ts:Scope"]);
@@ -420,7 +432,9 @@ fn type_qualifiers_are_namespaces_not_same_named_constants() {
         u.iter().any(|e| e.4 == "2:14" && e.1 == "Scope.ts:Scope"),
         "{u:?}"
     );
-    assert!(u.iter().any(|e| e.4 == "2:20" && e.1 == "Scope.ts:Scope.Closeable"));
+    assert!(u
+        .iter()
+        .any(|e| e.4 == "2:20" && e.1 == "Scope.ts:Scope.Closeable"));
     // In a value, `Scope.Scope` is the constant (no node).
     assert!(!u.iter().any(|e| e.4.starts_with("3:")), "{u:?}");
 }
