@@ -1439,12 +1439,9 @@ impl<'s> Walker<'s> {
         let mut index: u16 = 0;
         for p in kids {
             let i = index;
-            if matches!(p.kind(), "required_parameter" | "optional_parameter")
-                && p.fld("pattern").is_some_and(|x| x.kind() == "this")
-            {
-                continue;
-            }
-            if p.kind() != "comment" {
+            // `this: T` is typed like a parameter but takes no argument.
+            let this_param = p.fld("pattern").is_some_and(|x| x.kind() == "this");
+            if p.kind() != "comment" && !this_param {
                 index = index.saturating_add(1);
             }
             match p.kind() {
@@ -1467,7 +1464,7 @@ impl<'s> Walker<'s> {
                     let ty = p.fld("type");
                     if let Some(t) = ty {
                         self.walk(t);
-                        if let Some(d) = def {
+                        if let (Some(d), false) = (def, this_param) {
                             self.callback_types(d, i, t);
                         }
                     }
