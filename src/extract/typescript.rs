@@ -65,6 +65,32 @@ pub enum Expr {
     Call(Box<Expr>),
     /// An instance of the class the inner expression names (`new X()`, `: X`).
     Instance(Box<Expr>),
+    /// An object literal (`{ a: x, b }`). Kept last: blobs written before
+    /// it existed still decode.
+    Object(Box<ObjectLit>),
+    /// A function known by its type (`(a: A) => B`, a call signature): a
+    /// call of it gives the inner value.
+    Returns(Box<Expr>),
+    /// Parameter `.2` of the callback passed as argument `.1` to the callee
+    /// (`refine((val, ctx) => …)`): the type the callee declares for it
+    /// (a [`Field`] of the callee named [`callback_param`]).
+    Param(Box<Expr>, u16, u16),
+}
+
+/// The [`Field`] name under which a function or method records the
+/// declared type of parameter `param` of its function-typed parameter
+/// `arg` (no identifier looks like it).
+pub fn callback_param(arg: u16, param: u16) -> String {
+    format!("({arg}).{param}")
+}
+
+/// The properties of an object literal whose names can be read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ObjectLit {
+    /// Each named property and its value (`Unknown` for a method).
+    pub props: Vec<(Name, Expr)>,
+    /// A spread or a computed key: a name not listed may still be there.
+    pub open: bool,
 }
 
 /// What an import binding takes from its module.
@@ -106,7 +132,9 @@ pub struct ClassInfo {
 }
 
 /// A typed or initialised property of a class, interface or object type that
-/// is not itself a definition (`private gw: Gateway`, `gw = new Stripe()`).
+/// is not itself a definition (`private gw: Gateway`, `gw = new Stripe()`);
+/// for a function or method, the declared parameter types of the callbacks
+/// it takes ([`callback_param`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Field {
     pub class: u32,

@@ -20,8 +20,8 @@ use super::{
     MAX_CANDIDATES,
 };
 use crate::extract::typescript::{
-    Expr, Imported, Refs, Scope, SiteKind, CJS_PROPERTY, DEFAULT, EXPORT_EQUALS, NS_ANY, NS_TYPE,
-    NS_VALUE,
+    callback_param, Expr, Imported, Refs, Scope, SiteKind, CJS_PROPERTY, DEFAULT, EXPORT_EQUALS,
+    NS_ANY, NS_TYPE, NS_VALUE,
 };
 use crate::extract::{Family, Lang, LangScope};
 use crate::graph::{EdgeKind, NodeKind, Pos};
@@ -241,6 +241,11 @@ enum Val {
     Inst(SymId),
     /// A module namespace (`import * as ns`).
     Module(FileIdx),
+    /// The object literal held by a variable of the file (`const o = { … }`).
+    Obj(FileIdx, u32),
+    /// The function of a known type held by a variable of the file
+    /// (`const succeed: <A>(a: A) => Effect<A> = …`).
+    Fn(FileIdx, u32),
     /// Known not to be in the repository (or not findable there).
     External,
     /// Nothing known.
@@ -308,6 +313,8 @@ impl<'a, 'w> Eval<'a, 'w> {
             Expr::Def(d) => (Val::Sym(SymId { file: f, def: *d }), local),
             Expr::Import(i) => self.import(f, s, *i, ns, depth),
             Expr::Var(v) => match s.vars.get(*v as usize) {
+                Some(Expr::Object(_)) => (Val::Obj(f, *v), Strategy::TypedReceiver),
+                Some(Expr::Returns(_)) => (Val::Fn(f, *v), Strategy::TypedReceiver),
                 Some(e) => {
                     let (val, st) = self.eval(f, e, ns, depth + 1);
                     (alias(val), combine(st, Strategy::TypedReceiver))
@@ -373,8 +380,41 @@ impl<'a, 'w> Eval<'a, 'w> {
                             None => (Val::Unknown, st),
                         }
                     }
+                    Val::Fn(file, var) => {
+                        match self.scope(file).and_then(|s| s.vars.get(var as usize)) {
+                            Some(Expr::Returns(r)) => {
+                                let (rv, rst) = self.eval(file, r, NS_VALUE, depth + 1);
+                                (rv, combine(combine(st, rst), Strategy::TypedReceiver))
+                            }
+                            _ => (Val::Unknown, st),
+                        }
+                    }
                     Val::External => (Val::External, st),
                     _ => (Val::Unknown, st),
+                }
+            }
+            // Only reachable through a variable ([`Val::Obj`], [`Val::Fn`]).
+            Expr::Object(_) | Expr::Returns(_) => (Val::External, local),
+            Expr::Param(callee, arg, param) => {
+                let (v, st) = self.eval(f, callee, NS_VALUE, depth + 1);
+                let Val::Sym(sym) = v.unalias() else {
+                    return (Val::Unknown, st);
+                };
+                let Some(cs) = self.scope(sym.file) else {
+                    return (Val::Unknown, st);
+                };
+                let name = callback_param(*arg, *param);
+                let lo = cs.fields.partition_point(|fl| fl.class < sym.def);
+                let declared = cs.fields[lo..]
+                    .iter()
+                    .take_while(|fl| fl.class == sym.def)
+                    .find(|fl| cs.name(fl.name) == name);
+                match declared {
+                    Some(fl) => {
+                        let (v, pst) = self.eval(sym.file, &fl.value, NS_VALUE, depth + 1);
+                        (alias(v), combine(combine(st, pst), Strategy::TypedReceiver))
+                    }
+                    None => (Val::Unknown, st),
                 }
             }
             Expr::Instance(t) => {
@@ -453,9 +493,13 @@ impl<'a, 'w> Eval<'a, 'w> {
         let lo = s.exports.partition_point(|e| s.name(e.name) < name);
         let hi = lo + s.exports[lo..].partition_point(|e| s.name(e.name) == name);
         let range = &s.exports[lo..hi];
-        let pick = range
-            .iter()
-            .find(|e| e.ns & ns != 0)
+        // A qualifier (`Scope.Closeable` in a type) names a namespace: a
+        // type-side declaration before a same-named constant.
+        let qualifier = (ns & QUALIFIER != 0)
+            .then(|| range.iter().find(|e| e.ns & NS_TYPE != 0))
+            .flatten();
+        let pick = qualifier
+            .or_else(|| range.iter().find(|e| e.ns & ns != 0))
             .or_else(|| range.first());
         if let Some(e) = pick {
             let (mut v, st) = self.eval(t, &e.target, ns, depth + 1);
@@ -509,6 +553,23 @@ impl<'a, 'w> Eval<'a, 'w> {
                     Strategy::TypedReceiver
                 };
                 (v, combine(combine(rs, st), step))
+            }
+            // tsserver defines `o.name` at the property: the value is a
+            // receiver, the site names no node.
+            Val::Obj(file, v) => {
+                let Some(Expr::Object(lit)) = self.scope(file).and_then(|s| s.vars.get(v as usize))
+                else {
+                    return (Val::Unknown, rs);
+                };
+                let s = self.scope(file).expect("a script file");
+                match lit.props.iter().rev().find(|(n, _)| s.name(*n) == name) {
+                    Some((_, e)) => {
+                        let (v, st) = self.eval(file, e, NS_VALUE, depth + 1);
+                        (alias(v), combine(rs, st))
+                    }
+                    None if lit.open => (Val::Unknown, rs),
+                    None => (Val::External, rs),
+                }
             }
             Val::Unknown => (Val::Unknown, rs),
             _ => (Val::External, rs),
@@ -634,11 +695,16 @@ impl<'a, 'w> Eval<'a, 'w> {
     }
 }
 
+/// Lookup flag (beside the namespace bits): the name qualifies a type name
+/// (`A` in `A.B` in a type), so it is a namespace.
+const QUALIFIER: u8 = 8;
+
 /// The namespace the object of `a.b` is looked up in: a value, unless
-/// `a.b` is a type (then `a` is a namespace, a value or a type).
+/// `a.b` is a type or a qualifier (then `a` is a namespace: a value or a
+/// type, namespaces first).
 fn object_ns(ns: u8) -> u8 {
-    if ns == NS_TYPE {
-        NS_ANY
+    if ns == NS_TYPE || ns & QUALIFIER != 0 {
+        NS_ANY | QUALIFIER
     } else {
         NS_VALUE
     }

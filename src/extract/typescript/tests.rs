@@ -437,3 +437,28 @@ const x = [a in b, out]
     // `in` as an operator and `out` as a name are left alone.
     assert_eq!(lines[6], "const x = [a in b, out]");
 }
+
+/// `this: Chunk<A>` in a method's parameters is a type use (effect's
+/// Chunk prototype methods), though it takes no argument: a callback's
+/// parameters are counted without it.
+#[test]
+fn this_parameter_types_are_uses_and_take_no_argument() {
+    let f = ts(r#"
+interface Chunk<A> { a: A }
+const proto = {
+  toJSON<A>(this: Chunk<A>) { return 1; },
+};
+export function each(this: Chunk<number>, f: (c: Chunk<string>) => void) {}
+"#);
+    let chunk = def_idx(&f, "Chunk");
+    assert!(sites_at(&f, 4).iter().any(|s| s.target == Expr::Def(chunk)));
+    let (scope, _) = parts(&f);
+    let each = def_idx(&f, "each");
+    let recorded: Vec<&str> = scope
+        .fields
+        .iter()
+        .filter(|fl| fl.class == each)
+        .map(|fl| scope.name(fl.name))
+        .collect();
+    assert_eq!(recorded, [callback_param(0, 0)]);
+}

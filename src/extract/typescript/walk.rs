@@ -10,8 +10,8 @@ use std::sync::LazyLock;
 use tree_sitter::{Node, Parser};
 
 use super::{
-    is_test_path, ClassInfo, Export, Expr, Field, Import, Imported, Name, Refs, Scope, Site,
-    SiteKind, Spec, CJS_PROPERTY, DEFAULT, EXPORT_EQUALS, NS_ANY, NS_TYPE, NS_VALUE,
+    is_test_path, ClassInfo, Export, Expr, Field, Import, Imported, Name, ObjectLit, Refs, Scope,
+    Site, SiteKind, Spec, CJS_PROPERTY, DEFAULT, EXPORT_EQUALS, NS_ANY, NS_TYPE, NS_VALUE,
 };
 use crate::extract::{module_def, syntax_diagnostics, Def, Diagnostic, Lang};
 use crate::graph::{NodeKind, Pos};
@@ -84,6 +84,10 @@ const TRANSPARENT_GENERICS: &[&str] = &[
     "Readonly",
     "Partial",
     "Required",
+    // Property lookups on `Omit<T, K>` / `Pick<T, K>` find T's members
+    // (a name outside the kept keys would not compile).
+    "Omit",
+    "Pick",
     "NonNullable",
 ];
 
@@ -370,8 +374,20 @@ struct Walker<'s> {
     /// Function whose `return` values are recorded.
     fn_def: Option<u32>,
     returned: HashSet<u32>,
+    /// The declared return type's value of the function being walked: the
+    /// contextual type of a returned object literal.
+    ret_ctx: Option<Expr>,
+    /// Object literal node id → the value its contextual type describes
+    /// (`const x: T = { … }`, `{ … } satisfies T`, a property of such).
+    obj_ctx: HashMap<usize, Expr>,
+    /// Function argument node id → (callee, argument index): its untyped
+    /// parameters take the types the callee declares for them.
+    cb_ctx: HashMap<usize, (Expr, u16)>,
     /// Declaration node id → its definition (made by the hoisting pre-pass).
     node_defs: HashMap<usize, u32>,
+    /// Namespaces (`namespace X {}`, or merged into a class or interface):
+    /// what the qualifier of a type name (`X.Y`) denotes.
+    namespaces: HashSet<u32>,
     /// (class, member name) → definition, for accessor pairs and overloads.
     member_defs: HashMap<(u32, &'s str), u32>,
     /// Overload signatures seen before an implementation in the block being
@@ -416,8 +432,12 @@ impl<'s> Walker<'s> {
             this_class: None,
             fn_def: None,
             returned: HashSet::new(),
+            ret_ctx: None,
+            obj_ctx: HashMap::new(),
+            cb_ctx: HashMap::new(),
             node_defs: HashMap::new(),
             member_defs: HashMap::new(),
+            namespaces: HashSet::new(),
             first_sig: HashMap::new(),
             depth: 0,
             stack_base: stack_here(),
@@ -706,6 +726,9 @@ impl<'s> Walker<'s> {
                     let def_mut = &mut self.defs[def as usize];
                     def_mut.pos = Pos::from_ts(sig_name.start_position());
                     def_mut.start_line = Self::outer(sig).start_position().row as u32 + 1;
+                    // Its declared return type is the call's (the
+                    // implementation's own is not visible to callers).
+                    self.node_defs.insert(sig.id(), def);
                 }
                 self.node_defs.insert(d.id(), def);
                 self.bind(name, NS_VALUE, Binding::Def(def));
@@ -753,13 +776,20 @@ impl<'s> Walker<'s> {
                     return;
                 };
                 // Declaration merging: a namespace adds members to the class,
-                // interface or namespace of the same name.
-                let existing = self
-                    .frames
-                    .last()
-                    .and_then(|f| f.values.get(name).or_else(|| f.types.get(name)).copied());
+                // interface or namespace of the same name (a same-named
+                // constant beside an interface is no obstacle).
+                let frame = self.frames.last();
+                let class_def = |b: Option<&Binding>| match b {
+                    Some(&Binding::Def(d)) if self.defs[d as usize].kind == NodeKind::Class => {
+                        Some(Binding::Def(d))
+                    }
+                    _ => None,
+                };
+                let existing = frame.and_then(|f| {
+                    class_def(f.values.get(name)).or_else(|| class_def(f.types.get(name)))
+                });
                 let def = match existing {
-                    Some(Binding::Def(def)) if self.defs[def as usize].kind == NodeKind::Class => {
+                    Some(Binding::Def(def)) => {
                         if !self
                             .frames
                             .last()
@@ -775,6 +805,7 @@ impl<'s> Walker<'s> {
                         def
                     }
                 };
+                self.namespaces.insert(def);
                 self.node_defs.insert(d.id(), def);
             }
             "lexical_declaration" | "variable_declaration" => {
@@ -1130,6 +1161,9 @@ impl<'s> Walker<'s> {
                     let e = self.nested_type(n);
                     self.site(name, SiteKind::Ref, NS_TYPE, e);
                 }
+                if let Some(m) = n.fld("module") {
+                    self.qualifier_sites(m);
+                }
             }
             "jsx_opening_element" | "jsx_closing_element" | "jsx_self_closing_element" => {
                 self.jsx(n)
@@ -1162,7 +1196,25 @@ impl<'s> Walker<'s> {
                 self.pop_frame();
             }
             "assignment_expression" => self.assignment(n),
+            "object" => {
+                if let Some(ctx) = self.obj_ctx.remove(&n.id()) {
+                    self.object_sites(n, ctx);
+                }
+                self.walk_children(n);
+            }
+            "as_expression" | "satisfies_expression" => {
+                if let (Some(v), Some(t)) = (n.named_child(0), n.named_child(1)) {
+                    if skip_parens(v).kind() == "object" {
+                        let ctx = self.type_value(t);
+                        self.expect_object(v, ctx);
+                    }
+                }
+                self.walk_children(n);
+            }
             "return_statement" => {
+                if let (Some(ctx), Some(v)) = (self.ret_ctx.clone(), n.named_child(0)) {
+                    self.expect_object(v, ctx);
+                }
                 if let Some(d) = self.fn_def {
                     if !self.returned.contains(&d) {
                         if let Some(v) = n.named_child(0) {
@@ -1283,6 +1335,7 @@ impl<'s> Walker<'s> {
         ctor_class: Option<u32>,
     ) {
         let saved = (self.cur, self.this_class, self.fn_def);
+        let saved_ret = self.ret_ctx.take();
         if let Some(d) = def {
             self.cur = d;
         }
@@ -1297,14 +1350,26 @@ impl<'s> Walker<'s> {
             }
         }
         self.type_params(n);
+        let cb = self.cb_ctx.remove(&n.id());
         if let Some(p) = n.fld("parameters") {
-            self.params(p, ctor_class);
+            self.params(p, ctor_class, def, cb.as_ref());
         }
         if let Some(p) = n.fld("parameter") {
-            self.bind_pattern(p, Expr::Unknown);
+            // `x => …`
+            let val = match cb {
+                Some((callee, arg)) => Expr::Param(Box::new(callee), arg, 0),
+                None => Expr::Unknown,
+            };
+            self.bind_pattern(p, val);
         }
         if let Some(rt) = n.fld("return_type") {
             self.walk(rt);
+            if rt.kind() == "type_annotation" {
+                let e = self.type_value(rt);
+                if !matches!(e, Expr::Unknown | Expr::Global) {
+                    self.ret_ctx = Some(e);
+                }
+            }
             // Overloads: the first signature's type, the one TypeScript
             // tries first (and `returns` holds one entry per function).
             if let Some(d) = def.filter(|d| !self.returned.contains(d)) {
@@ -1321,6 +1386,9 @@ impl<'s> Walker<'s> {
             if body.kind() == "statement_block" {
                 self.walk(body);
             } else {
+                if let Some(ctx) = self.ret_ctx.clone() {
+                    self.expect_object(body, ctx);
+                }
                 if let Some(d) = def {
                     if !self.returned.contains(&d) {
                         let e = self.expr(body);
@@ -1335,6 +1403,7 @@ impl<'s> Walker<'s> {
         }
         self.pop_frame();
         (self.cur, self.this_class, self.fn_def) = saved;
+        self.ret_ctx = saved_ret;
     }
 
     fn type_params(&mut self, n: Node<'s>) {
@@ -1355,10 +1424,26 @@ impl<'s> Walker<'s> {
         }
     }
 
-    fn params(&mut self, fp: Node<'s>, ctor_class: Option<u32>) {
+    /// `def`: the function the parameters belong to (it records its
+    /// callbacks' parameter types); `cb`: the call this function is an
+    /// argument of (its untyped parameters take the declared types).
+    fn params(
+        &mut self,
+        fp: Node<'s>,
+        ctor_class: Option<u32>,
+        def: Option<u32>,
+        cb: Option<&(Expr, u16)>,
+    ) {
         let mut c = fp.walk();
         let kids: Vec<Node> = fp.named_children(&mut c).collect();
+        let mut index: u16 = 0;
         for p in kids {
+            let i = index;
+            // `this: T` is typed like a parameter but takes no argument.
+            let this_param = p.fld("pattern").is_some_and(|x| x.kind() == "this");
+            if p.kind() != "comment" && !this_param {
+                index = index.saturating_add(1);
+            }
             match p.kind() {
                 "required_parameter" | "optional_parameter" => {
                     let mut c2 = p.walk();
@@ -1379,9 +1464,18 @@ impl<'s> Walker<'s> {
                     let ty = p.fld("type");
                     if let Some(t) = ty {
                         self.walk(t);
+                        if let (Some(d), false) = (def, this_param) {
+                            self.callback_types(d, i, t);
+                        }
                     }
                     self.walk_field(p, "value");
-                    let val = ty.map(|t| self.type_value(t)).unwrap_or(Expr::Unknown);
+                    let val = match (ty, cb) {
+                        (Some(t), _) => self.type_value(t),
+                        (None, Some((callee, arg))) => {
+                            Expr::Param(Box::new(callee.clone()), *arg, i)
+                        }
+                        (None, None) => Expr::Unknown,
+                    };
                     let pat = p.fld("pattern").or_else(|| p.fld("name"));
                     let Some(pat) = pat else { continue };
                     if pat.kind() == "this" {
@@ -1403,6 +1497,44 @@ impl<'s> Walker<'s> {
                 "comment" => {}
                 _ => self.bind_pattern(p, Expr::Unknown),
             }
+        }
+    }
+
+    /// Parameter `arg` of function `def` is typed `t`: if that is a
+    /// function type, record its parameters' declared types.
+    fn callback_types(&mut self, def: u32, arg: u16, t: Node<'s>) {
+        let t = match t.kind() {
+            "type_annotation" | "opting_type_annotation" => match t.named_child(0) {
+                Some(x) => x,
+                None => return,
+            },
+            _ => t,
+        };
+        if t.kind() != "function_type" {
+            return;
+        }
+        let Some(ps) = t.fld("parameters") else {
+            return;
+        };
+        let mut c = ps.walk();
+        let kids: Vec<Node> = ps
+            .named_children(&mut c)
+            .filter(|k| matches!(k.kind(), "required_parameter" | "optional_parameter"))
+            .filter(|k| k.fld("pattern").is_none_or(|x| x.kind() != "this"))
+            .collect();
+        for (j, k) in kids.into_iter().enumerate() {
+            let Some(ty) = k.fld("type") else { continue };
+            // `unknown`, `string`, … (Global) are kept: no guess then.
+            let e = self.type_value(ty);
+            if matches!(e, Expr::Unknown) {
+                continue;
+            }
+            let name = self.intern(&super::callback_param(arg, j as u16));
+            self.scope.fields.push(Field {
+                class: def,
+                name,
+                value: e,
+            });
         }
     }
 
@@ -1546,11 +1678,15 @@ impl<'s> Walker<'s> {
         if let Some(t) = ty {
             self.walk(t);
         }
+        let declared = ty.map(|t| self.type_value(t));
         if let Some(val) = value {
+            if let Some(ctx) = &declared {
+                self.expect_object(val, ctx.clone());
+            }
             self.walk(val);
         }
-        let e = match (ty, value) {
-            (Some(t), _) => self.type_value(t),
+        let e = match (declared, value) {
+            (Some(t), _) => t,
             (None, Some(val)) => self.expr(val),
             (None, None) => Expr::Unknown,
         };
@@ -1786,6 +1922,10 @@ impl<'s> Walker<'s> {
                         };
                         self.function(f, Some(def), this);
                         continue;
+                    }
+                    if let (Some(v), Some(t)) = (value, ty) {
+                        let ctx = self.type_value(t);
+                        self.expect_object(v, ctx);
                     }
                     if let Some(v) = value {
                         self.walk(v);
@@ -2354,7 +2494,32 @@ impl<'s> Walker<'s> {
         }
         self.walk_field(n, "type_arguments");
         if let Some(a) = args {
+            self.callback_args(f, a);
             self.walk(a);
+        }
+    }
+
+    /// Function arguments of a call (`s.refine((val, ctx) => …)`): their
+    /// untyped parameters are typed by the callee's declaration.
+    fn callback_args(&mut self, f: Node<'s>, args: Node<'s>) {
+        let mut c = args.walk();
+        let kids: Vec<Node> = args.named_children(&mut c).collect();
+        let callbacks: Vec<(u16, Node)> = kids
+            .into_iter()
+            .filter(|k| k.kind() != "comment")
+            .enumerate()
+            .filter(|(_, k)| matches!(k.kind(), "arrow_function" | "function_expression"))
+            .map(|(i, k)| (i as u16, k))
+            .collect();
+        if callbacks.is_empty() {
+            return;
+        }
+        let callee = self.expr(f);
+        if matches!(callee, Expr::Unknown | Expr::Global) {
+            return;
+        }
+        for (i, k) in callbacks {
+            self.cb_ctx.insert(k.id(), (callee.clone(), i));
         }
     }
 
@@ -2514,10 +2679,99 @@ impl<'s> Walker<'s> {
                 Some(f) => self.expr(f),
                 None => Expr::Unknown,
             },
+            "object" => self.object_lit(n),
             "string" | "template_string" | "number" | "true" | "false" | "null" | "array"
-            | "object" | "regex" | "binary_expression" | "unary_expression" => Expr::Global,
+            | "regex" | "binary_expression" | "unary_expression" => Expr::Global,
             _ => Expr::Unknown,
         }
+    }
+
+    /// The object literal `v` (if it is one) is of the type whose value
+    /// `ctx` describes: its properties name that type's members.
+    fn expect_object(&mut self, v: Node<'s>, ctx: Expr) {
+        let v = skip_parens(v);
+        if v.kind() == "object" && !matches!(ctx, Expr::Unknown | Expr::Global) {
+            self.obj_ctx.insert(v.id(), ctx);
+        }
+    }
+
+    /// Properties of an object literal with a contextual type: tsserver
+    /// defines `{ pipe() {} }` in a `const p: Pipeable = …` at the
+    /// contextual type's member, and lists it among that member's
+    /// references. Shorthand properties are defined at their local value.
+    fn object_sites(&mut self, n: Node<'s>, ctx: Expr) {
+        let mut c = n.walk();
+        let kids: Vec<Node> = n.named_children(&mut c).collect();
+        for k in kids {
+            let key = match k.kind() {
+                "pair" => k.fld("key"),
+                "method_definition" => k.fld("name"),
+                _ => None,
+            };
+            let Some(key) = key.filter(|k| k.kind() == "property_identifier") else {
+                continue;
+            };
+            let name = self.text(key);
+            let member = self.member_of(&ctx, name);
+            self.site(key, SiteKind::Ref, NS_VALUE, member.clone());
+            if let Some(v) = k.fld("value") {
+                self.expect_object(v, member);
+            }
+        }
+    }
+
+    /// `{ a: x, b, c() {} }`: each property's value, by name.
+    fn object_lit(&mut self, n: Node<'s>) -> Expr {
+        let mut lit = ObjectLit {
+            props: Vec::new(),
+            open: false,
+        };
+        let mut c = n.walk();
+        let kids: Vec<Node> = n.named_children(&mut c).collect();
+        for k in kids {
+            let (key, value) = match k.kind() {
+                "pair" => {
+                    let (Some(key), Some(v)) = (k.fld("key"), k.fld("value")) else {
+                        continue;
+                    };
+                    let e = self.expr(v);
+                    (key, e)
+                }
+                "method_definition" => {
+                    let Some(key) = k.fld("name") else { continue };
+                    (key, Expr::Unknown)
+                }
+                "shorthand_property_identifier" => {
+                    let name = self.text(k);
+                    let e = self.lookup_expr(name, NS_VALUE);
+                    (k, e)
+                }
+                "comment" => continue,
+                _ => {
+                    lit.open = true;
+                    continue;
+                }
+            };
+            let name = match key.kind() {
+                "property_identifier" | "shorthand_property_identifier" | "number" => {
+                    self.text(key)
+                }
+                "string" => match self.string_value(key) {
+                    Some((t, _)) => t,
+                    None => {
+                        lit.open = true;
+                        continue;
+                    }
+                },
+                _ => {
+                    lit.open = true;
+                    continue;
+                }
+            };
+            let nm = self.intern(name);
+            lit.props.push((nm, value));
+        }
+        Expr::Object(Box::new(lit))
     }
 
     /// The class a type names (for `extends`/`implements` and instances).
@@ -2544,10 +2798,41 @@ impl<'s> Walker<'s> {
         self.member_of(&base, text)
     }
 
+    /// The qualifiers of a type name (`A` and `B` in `A.B.C`) reference the
+    /// namespaces they name.
+    fn qualifier_sites(&mut self, m: Node<'s>) {
+        let e = self.nested_module(m);
+        match m.kind() {
+            "identifier" => {
+                if matches!(e, Expr::Def(_) | Expr::Import(_)) {
+                    self.site(m, SiteKind::Ref, NS_TYPE, e);
+                }
+            }
+            "nested_identifier" | "member_expression" => {
+                let o = m.fld("object").or_else(|| m.named_child(0));
+                let p = m
+                    .fld("property")
+                    .or_else(|| m.named_child(m.named_child_count().saturating_sub(1) as u32));
+                if let (Some(o), Some(p)) = (o, p) {
+                    if matches!(e, Expr::Member(..)) {
+                        self.site(p, SiteKind::Ref, NS_TYPE, e);
+                    }
+                    self.qualifier_sites(o);
+                }
+            }
+            _ => {}
+        }
+    }
+
     fn nested_module(&mut self, m: Node<'s>) -> Expr {
         match m.kind() {
             "identifier" => {
                 let t = self.text(m);
+                if let Some(Binding::Def(d)) = self.lookup(t, NS_TYPE) {
+                    if self.namespaces.contains(&d) {
+                        return Expr::Def(d);
+                    }
+                }
                 self.lookup_expr(t, NS_ANY)
             }
             "nested_identifier" | "member_expression" => {
@@ -2616,6 +2901,21 @@ impl<'s> Walker<'s> {
                     Expr::Unknown
                 }
             }
+            // `T["k"]`: the property `k` of a `T`.
+            "lookup_type" => {
+                let (Some(obj), Some(idx)) = (t.named_child(0), t.named_child(1)) else {
+                    return Expr::Unknown;
+                };
+                let key = match idx.kind() {
+                    "literal_type" => idx.named_child(0).filter(|s| s.kind() == "string"),
+                    _ => None,
+                };
+                let Some((name, _)) = key.and_then(|k| self.string_value(k)) else {
+                    return Expr::Unknown;
+                };
+                let base = self.type_value(obj);
+                self.member_of(&base, name)
+            }
             "type_query" => match t.named_child(0) {
                 Some(c) => self.expr(c),
                 None => Expr::Unknown,
@@ -2627,16 +2927,51 @@ impl<'s> Walker<'s> {
                 Some(c) => Expr::This(c),
                 None => Expr::Unknown,
             },
+            // A function: what a call of it gives, when that is known.
+            "function_type" => match t.fld("return_type") {
+                Some(r) => returns(self.type_value(r)),
+                None => Expr::Global,
+            },
+            // Call signatures (`{ <A>(self: X<A>): X<A>; (n: number): … }`,
+            // effect's dual APIs): the first one whose result is no
+            // function, as a call used as a receiver must be.
+            "object_type" => {
+                let mut c = t.walk();
+                let sigs: Vec<Node> = t
+                    .named_children(&mut c)
+                    .filter(|m| m.kind() == "call_signature")
+                    .collect();
+                let ret = sigs.iter().find_map(|sig| {
+                    let r = sig.fld("return_type")?;
+                    let ty = if r.kind() == "type_annotation" {
+                        r.named_child(0)?
+                    } else {
+                        r
+                    };
+                    (ty.kind() != "function_type").then_some(ty)
+                });
+                match ret {
+                    Some(r) => returns(self.type_value(r)),
+                    None => Expr::Unknown,
+                }
+            }
             "predefined_type"
             | "array_type"
             | "tuple_type"
-            | "function_type"
             | "literal_type"
             | "template_literal_type"
             | "readonly_type"
             | "constructor_type" => Expr::Global,
             _ => Expr::Unknown,
         }
+    }
+}
+
+/// A function whose calls give `e`.
+fn returns(e: Expr) -> Expr {
+    match e {
+        Expr::Unknown | Expr::Global => Expr::Global,
+        e => Expr::Returns(Box::new(e)),
     }
 }
 

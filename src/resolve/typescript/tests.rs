@@ -123,11 +123,13 @@ fn unknown_receivers() {
         ("b.ts", "export class B { twice() {} }\n"),
         (
             "c.ts",
-            "export function f() {\n  use((x) => {\n    x.settle();\n    x.map();\n    x.twice();\n  });\n}\ndeclare function use(cb: (x: any) => void): void;\n",
+            "export function f() {\n  use((x) => {\n    x.settle();\n    x.map();\n    x.twice();\n  });\n}\ndeclare function use(cb: Function): void;\n",
         ),
         ("d.js", "function g(y) { y.settle(); }\nmodule.exports = g;\n"),
     ]);
-    // A unique method name in TypeScript: one weak edge.
+    // (`use` declares no parameter types for `cb`: a declared `(x: any)`
+    // would make `x` an `any`, never an in-repo class, like an `any`
+    // parameter.) A unique method name in TypeScript: one weak edge.
     let settle = r.0.iter().find(|e| e.4 == "3:7").unwrap();
     assert_eq!(settle.1, "a.ts:A.settle");
     assert_eq!(settle.3, Strategy::Member { k: 1 });
@@ -272,4 +274,250 @@ fn polymorphic_this_returns_give_the_receiver() {
     assert_eq!(targets(&r, "5:3"), ["s.ts:Str.parse"], "{:?}", r.0);
     assert_eq!(targets(&r, "6:24"), ["s.ts:Str.parse"]);
     assert_eq!(targets(&r, "6:17"), ["s.ts:Base.min"]);
+}
+
+/// An implementation's callers see its overload signatures, not its body:
+/// `literal("x")` has the first signature's return type (zod's
+/// `z.literal(…).parse`, whose implementation returns `new ZodLiteral(…)`
+/// through an untyped constructor constant).
+#[test]
+fn overloaded_implementations_return_the_signature_type() {
+    let r = resolve_all(&[(
+        "s.ts",
+        concat!(
+            "interface Lit { parse(x: unknown): unknown; }\n",
+            "declare const Make: any;\n",
+            "export function literal(v: string): Lit;\n",
+            "export function literal(v: number): Lit;\n",
+            "export function literal(v: any) {\n  return new Make(v);\n}\n",
+            "literal('a').parse(1);\n",
+        ),
+    )]);
+    assert_eq!(targets(&r, "8:14"), ["s.ts:Lit.parse"], "{:?}", r.0);
+    assert_eq!(targets(&r, "8:1"), ["s.ts:literal"]);
+}
+
+/// Properties of an object literal held by a constant (zod v3's
+/// `z.coerce.string()`): a property's value is a receiver, cast types
+/// included (`as (typeof ZodString)["create"]`, an indexed access on a
+/// `typeof`); the property itself is no node, so naming it gives no edge.
+#[test]
+fn object_literal_properties_and_indexed_access_casts() {
+    let r = resolve_all(&[
+        (
+            "types.ts",
+            concat!(
+                "export class ZodString {\n",
+                "  parse(x: unknown): string { return ''; }\n",
+                "  static create = (p?: {}): ZodString => new ZodString();\n",
+                "}\n",
+                "function make() { return new ZodString(); }\n",
+                "export const coerce = {\n",
+                "  string: ((arg) => ZodString.create(arg)) as (typeof ZodString)[\"create\"],\n",
+                "  make,\n",
+                "  ...{ other: 1 },\n",
+                "};\n",
+                "export const closed = { a: make };\n",
+            ),
+        ),
+        (
+            "t.ts",
+            concat!(
+                "import * as z from './types';\n",
+                "const schema = z.coerce.string();\n",
+                "schema.parse('x');\n",
+                "z.coerce.make().parse(1);\n",
+                "z.closed.a().parse(2);\n",
+                "z.closed.b().parse(3);\n",
+                "z.coerce.unknownName().parse(4);\n",
+            ),
+        ),
+    ]);
+    assert_eq!(
+        targets(&r, "3:8"),
+        ["types.ts:ZodString.parse"],
+        "{:?}",
+        r.0
+    );
+    // The property names the literal's property, not `create`.
+    assert!(targets(&r, "2:25").is_empty(), "{:?}", r.0);
+    // A shorthand property holds the function; calling it gives its return.
+    assert!(targets(&r, "4:10").is_empty());
+    assert_eq!(targets(&r, "4:17"), ["types.ts:ZodString.parse"]);
+    assert_eq!(targets(&r, "5:14"), ["types.ts:ZodString.parse"]);
+    // Not a property of a closed literal: a builtin at most, never a guess.
+    assert!(targets(&r, "6:14").is_empty());
+    // A spread may bring any name: unknown, so left to a guess.
+    assert!(r
+        .1
+        .iter()
+        .all(|u| u.0 != "parse" || u.1.contains("candidate")));
+}
+
+/// Properties of an object literal with a contextual type name that type's
+/// members (tsserver defines them there and lists them as references):
+/// an annotated constant, a declared return type (arrow body and `return`),
+/// `satisfies`/`as`, a typed class field, `Omit<T, K>`, nested literals.
+#[test]
+fn object_literal_properties_name_the_contextual_type_members() {
+    let r = resolve_all(&[(
+        "p.ts",
+        concat!(
+            "interface Pipeable { pipe(): unknown; }\n",
+            "interface Level extends Pipeable { label: string; sub: Pipeable; }\n",
+            "const a: Level = { label: 'x', pipe() { return 1; }, sub: { pipe: () => 2 } };\n",
+            "const b = (): Level => ({ pipe() {} });\n",
+            "function c(): Promise<Pipeable> { return { pipe() {} } as any; }\n",
+            "function d(): Pipeable { return { pipe() {} }; }\n",
+            "const e = { pipe() {} } satisfies Pipeable;\n",
+            "const f: Omit<Level, 'label'> = { pipe() {} };\n",
+            "class G { p: Pipeable = { pipe() {} }; }\n",
+            "const h = { pipe() {} };\n",
+            "const i: Level = { nope: 1, ['pipe']() {} };\n",
+        ),
+    )]);
+    let at = |s: &str| targets(&r, s);
+    let all: Vec<_> = r.0.iter().map(|e| format!("{} {}", e.4, e.1)).collect();
+    assert_eq!(at("3:32"), ["p.ts:Pipeable.pipe"], "{all:?}");
+    // A field is no node; a nested literal gets the field's type.
+    assert!(at("3:20").is_empty());
+    assert_eq!(at("3:61"), ["p.ts:Pipeable.pipe"]);
+    assert_eq!(at("4:27"), ["p.ts:Pipeable.pipe"]);
+    // `as any` takes the literal out of the declared return type's context.
+    assert!(at("5:44").is_empty());
+    assert_eq!(at("6:35"), ["p.ts:Pipeable.pipe"]);
+    assert_eq!(at("7:13"), ["p.ts:Pipeable.pipe"]);
+    assert_eq!(at("8:35"), ["p.ts:Pipeable.pipe"]);
+    assert_eq!(at("9:27"), ["p.ts:Pipeable.pipe"]);
+    // No contextual type: the literal's own property.
+    assert!(at("10:13").is_empty());
+    // Neither an unknown name nor a computed key.
+    assert_eq!(r.0.iter().filter(|e| e.4.starts_with("11:")).count(), 1);
+}
+
+/// A namespace merges into the interface of its name even when a constant
+/// of that name stands between them (effect's `interface Scope`,
+/// `const Scope`, `namespace Scope`), and the qualifier of a type name is
+/// that namespace, not the constant: `Scope.Closeable`, and through a
+/// namespace import `Scope.Scope.Closeable`.
+#[test]
+fn type_qualifiers_are_namespaces_not_same_named_constants() {
+    let r = resolve_all(&[
+        (
+            "Scope.ts",
+            concat!(
+                "export interface Scope { close(): void; }\n",
+                "export const Scope: number = 1;\n",
+                "export declare namespace Scope {\n  export interface Closeable { x(): void; }\n}\n",
+                "let a: Scope.Closeable;\n",
+                "let b: Scope;\n",
+            ),
+        ),
+        (
+            "u.ts",
+            "import * as Scope from './Scope';\nlet c: Scope.Scope.Closeable;\nScope.Scope.toFixed();\n",
+        ),
+    ]);
+    let at = |s: &str| targets(&r, s);
+    assert!(
+        !r.0.iter().any(|e| e.1.contains('#')),
+        "one node: {:?}",
+        r.0
+    );
+    assert_eq!(at("6:8"), ["Scope.ts:Scope"], "{:?}", r.0);
+    assert_eq!(at("6:14"), ["Scope.ts:Scope.Closeable"]);
+    assert_eq!(at("7:8"), ["Scope.ts:Scope"]);
+    let u: Vec<_> = r.0.iter().filter(|e| e.0.starts_with("u.ts")).collect();
+    assert!(
+        u.iter().any(|e| e.4 == "2:14" && e.1 == "Scope.ts:Scope"),
+        "{u:?}"
+    );
+    assert!(u
+        .iter()
+        .any(|e| e.4 == "2:20" && e.1 == "Scope.ts:Scope.Closeable"));
+    // In a value, `Scope.Scope` is the constant (no node).
+    assert!(!u.iter().any(|e| e.4.starts_with("3:")), "{u:?}");
+}
+
+/// Constants typed by a function type or by call signatures (effect's
+/// `export const succeed: <A>(a: A) => Effect<A> = core.succeed` and its
+/// dual APIs): a call gives the declared result, so `.pipe` on it is the
+/// interface's. A data-last signature (returning a function) is skipped.
+#[test]
+fn function_typed_constants_give_their_declared_results() {
+    let r = resolve_all(&[
+        (
+            "Effect.ts",
+            concat!(
+                "interface Pipeable { pipe(): unknown; }\n",
+                "export interface Effect<A> extends Pipeable { a: A; }\n",
+                "declare const core: any;\n",
+                "export const succeed: <A>(a: A) => Effect<A> = core.succeed;\n",
+                "export const map: {\n",
+                "  <A, B>(f: (a: A) => B): (self: Effect<A>) => Effect<B>;\n",
+                "  <A, B>(self: Effect<A>, f: (a: A) => B): Effect<B>;\n",
+                "} = core.map;\n",
+                "export const id: <A>(a: A) => A = core.id;\n",
+            ),
+        ),
+        (
+            "u.ts",
+            concat!(
+                "import * as Effect from './Effect';\n",
+                "Effect.succeed(1).pipe();\n",
+                "Effect.map(Effect.succeed(1), (n) => n).pipe();\n",
+                "Effect.id(1).pipe();\n",
+                "const f = (g: (n: number) => Effect.Effect<number>) => g(1).pipe();\n",
+            ),
+        ),
+    ]);
+    let at = |s: &str| targets(&r, s);
+    assert_eq!(at("2:19"), ["Effect.ts:Pipeable.pipe"], "{:?}", r.0);
+    assert_eq!(at("3:41"), ["Effect.ts:Pipeable.pipe"]);
+    // A type parameter's value is not known: no edge and no guess.
+    assert!(at("4:14").is_empty());
+    assert_eq!(at("5:61"), ["Effect.ts:Pipeable.pipe"], "{:?}", r.0);
+    // The constants themselves are no nodes.
+    assert!(at("2:8").is_empty());
+}
+
+/// An untyped parameter of a function passed as an argument takes the type
+/// the callee declares for it (zod's `s.superRefine((val, ctx) =>
+/// ctx.addIssue(…))`, `z.preprocess((val, ctx) => …, s)`); a type
+/// parameter of the callee stays unknown (left to a guess).
+#[test]
+fn callback_parameters_take_the_callee_declared_types() {
+    let r = resolve_all(&[
+        (
+            "api.ts",
+            concat!(
+                "export interface Ctx<T> { addIssue(i: T): void; }\n",
+                "export interface Schema {\n",
+                "  superRefine(f: (arg: unknown, ctx: Ctx<unknown>) => void): this;\n",
+                "  map<T>(f: (arg: T) => void): this;\n",
+                "}\n",
+                "export declare function string(): Schema;\n",
+                "export function preprocess(fn: (arg: unknown, ctx: Ctx<string>) => unknown, s: Schema) { return s; }\n",
+            ),
+        ),
+        (
+            "t.ts",
+            concat!(
+                "import * as z from './api';\n",
+                "z.string().superRefine((val, ctx) => { ctx.addIssue(val); });\n",
+                "z.preprocess(function (val, ctx) { ctx.addIssue(1); }, z.string());\n",
+                "z.preprocess(ctx => ctx.addIssue(2), z.string());\n",
+                "z.string().map((x) => x.addIssue(3));\n",
+            ),
+        ),
+    ]);
+    let at = |s: &str| targets(&r, s);
+    assert_eq!(at("2:44"), ["api.ts:Ctx.addIssue"], "{:?}", r.0);
+    assert_eq!(at("3:40"), ["api.ts:Ctx.addIssue"]);
+    // The first parameter is `unknown`: no edge, not even a guess.
+    assert!(at("4:25").is_empty(), "{:?}", r.0);
+    // A type parameter: the receiver is unknown, as before (a unique
+    // method name is guessed).
+    let guess = r.0.iter().find(|e| e.4 == "5:25").unwrap();
+    assert_eq!(guess.3, Strategy::Member { k: 1 });
 }
