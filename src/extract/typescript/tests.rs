@@ -90,6 +90,29 @@ function over(a: any) {}
     assert_eq!(find("Shop").end_line, 8);
 }
 
+/// An overload set without an implementation (a declaration file's) is
+/// one node from its first signature to its last.
+#[test]
+fn overload_signatures_without_implementation() {
+    let f = facts(
+        Lang::TypeScript,
+        "src/util.d.ts",
+        "export declare function issue(a: string): void;
+export declare function issue(
+    a: number,
+): void;
+export declare const x: number;
+",
+    );
+    let sets: Vec<_> = f.defs.iter().filter(|d| d.name == "issue").collect();
+    assert_eq!(sets.len(), 1);
+    assert_eq!(sets[0].kind, NodeKind::Function);
+    assert_eq!(
+        (sets[0].pos.line, sets[0].start_line, sets[0].end_line),
+        (1, 1, 4)
+    );
+}
+
 #[test]
 fn block_scoping_and_shadowing() {
     let f = ts(r#"

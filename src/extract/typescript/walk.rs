@@ -741,7 +741,18 @@ impl<'s> Walker<'s> {
                 }
                 let existing = self.frames.last().and_then(|f| f.values.get(name).copied());
                 let def = match existing {
-                    Some(Binding::Def(def)) => def,
+                    Some(Binding::Def(def)) => {
+                        // Another signature of a set with no implementation
+                        // (`declare function f(a: A): A;` twice, as in a
+                        // `.d.ts`): the set is one symbol, its node spans
+                        // every signature.
+                        let end = Self::outer(d).end_position().row as u32 + 1;
+                        let node = &mut self.defs[def as usize];
+                        if node.kind == NodeKind::Function {
+                            node.end_line = node.end_line.max(end);
+                        }
+                        def
+                    }
                     _ => {
                         let def =
                             self.add_def(name, nn, Self::outer(d), NodeKind::Function, exported);
