@@ -266,6 +266,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             ..WalkConfig::default()
         },
         progress,
+        // Every command but `mcp` ends after its one update.
+        one_shot: !matches!(cli.command, Command::Mcp { .. }),
     };
     if let Command::Servers { action } = &cli.command {
         return servers(&root, action.as_ref(), cli.json);

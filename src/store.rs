@@ -163,6 +163,32 @@ impl Store {
         }
     }
 
+    /// A second, read-only connection to the same database, for reading
+    /// on another thread while this one writes (WAL lets both proceed).
+    /// `None` for an in-memory database.
+    pub fn reader(&self) -> Option<Result<Store>> {
+        if self.path == ":memory:" {
+            return None;
+        }
+        let open = || -> rusqlite::Result<Connection> {
+            let conn = Connection::open_with_flags(
+                &self.path,
+                rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY
+                    | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )?;
+            conn.busy_timeout(Duration::from_secs(30))?;
+            Ok(conn)
+        };
+        Some(
+            open()
+                .map(|conn| Store {
+                    conn,
+                    path: self.path.clone(),
+                })
+                .map_err(|e| sql(&self.path, e)),
+        )
+    }
+
     pub fn open_in_memory() -> Result<Store> {
         let conn = Connection::open_in_memory().map_err(|e| sql(":memory:", e))?;
         let store = Store {
