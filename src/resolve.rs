@@ -322,13 +322,13 @@ impl<'a> World<'a> {
 }
 
 /// Per-language indexes built once per [`World`].
-pub struct Prepared {
-    python: python::Index,
+pub struct Prepared<'w> {
+    python: python::Index<'w>,
     script: typescript::Index,
     rust: rust::Index,
 }
 
-pub fn prepare(world: &World) -> Prepared {
+pub fn prepare<'w>(world: &World<'w>) -> Prepared<'w> {
     // The languages' indexes are independent; each also works in parallel
     // inside (on the deep-stack workers: resolution recurses).
     crate::index::workers().install(|| {

@@ -30,23 +30,23 @@ use crate::extract::{Family, LangScope};
 use crate::graph::{EdgeKind, NodeKind, Pos};
 
 /// Indexes built once per world.
-pub struct Index {
+pub struct Index<'w> {
     mods: Vec<Module>,
     mod_by_path: HashMap<String, u32>,
     /// Module-level bindings of each world file (empty for other languages).
-    names: Vec<HashMap<String, Vec<Binding>>>,
+    names: Vec<HashMap<&'w str, Vec<Binding>>>,
     /// Class def → its index in the file's `Scope::classes`.
     class_idx: HashMap<SymId, u32>,
     /// Function def → its index in the file's `Scope::funcs`.
     func_idx: HashMap<SymId, u32>,
     /// Class → member name → child defs.
-    members: HashMap<SymId, HashMap<String, Vec<u32>>>,
+    members: HashMap<SymId, HashMap<&'w str, Vec<u32>>>,
     /// Class → resolved bases (`None`: not an in-repo class).
     bases: HashMap<SymId, Vec<Option<SymId>>>,
     /// Every method by name, for receivers of unknown type.
-    methods: HashMap<String, Vec<SymId>>,
+    methods: HashMap<&'w str, Vec<SymId>>,
     /// How many classes have a data attribute of that name.
-    attr_counts: HashMap<String, u32>,
+    attr_counts: HashMap<&'w str, u32>,
     /// Import roots after the repository root and `src/`, by the names of
     /// their children (an import is only tried at roots holding its first
     /// segment: a tree of many roots, like ansible's collections, would
@@ -77,7 +77,7 @@ enum Binding {
     Var(u32),
 }
 
-fn py_scope<'w>(world: &'w World, f: FileIdx) -> Option<&'w Scope> {
+fn py_scope<'a>(world: &World<'a>, f: FileIdx) -> Option<&'a Scope> {
     match world.file(f).scope {
         LangScope::Python(s) => Some(s),
         _ => None,
@@ -348,15 +348,15 @@ const STDLIB: &[&str] = &[
 ];
 
 /// A file's top-level bindings by name: definitions, imports, variables.
-fn file_names(world: &World, f: FileIdx) -> HashMap<String, Vec<Binding>> {
-    let mut names: HashMap<String, Vec<Binding>> = HashMap::new();
+fn file_names<'w>(world: &World<'w>, f: FileIdx) -> HashMap<&'w str, Vec<Binding>> {
+    let mut names: HashMap<&'w str, Vec<Binding>> = HashMap::new();
     let Some(scope) = py_scope(world, f) else {
         return names;
     };
     for (d, def) in world.file(f).defs.iter().enumerate().skip(1) {
         if def.parent.unwrap_or(0) == 0 {
             names
-                .entry(def.name.clone())
+                .entry(def.name.as_str())
                 .or_default()
                 .push(Binding::Def(d as u32));
         }
@@ -365,24 +365,21 @@ fn file_names(world: &World, f: FileIdx) -> HashMap<String, Vec<Binding>> {
         if imp.scope == 0 {
             if let Some(b) = imp.bound_name() {
                 if !b.is_empty() {
-                    names
-                        .entry(b.to_string())
-                        .or_default()
-                        .push(Binding::Import(k as u32));
+                    names.entry(b).or_default().push(Binding::Import(k as u32));
                 }
             }
         }
     }
     for (k, v) in scope.vars.iter().enumerate() {
         names
-            .entry(v.name.clone())
+            .entry(v.name.as_str())
             .or_default()
             .push(Binding::Var(k as u32));
     }
     names
 }
 
-impl Index {
+impl Index<'_> {
     fn node(&mut self, path: &str) -> u32 {
         if let Some(&m) = self.mod_by_path.get(path) {
             return m;
@@ -404,7 +401,7 @@ impl Index {
     }
 }
 
-pub fn prepare(world: &World) -> Index {
+pub fn prepare<'w>(world: &World<'w>) -> Index<'w> {
     let mut ix = Index {
         mods: Vec::new(),
         mod_by_path: HashMap::new(),
@@ -458,13 +455,13 @@ pub fn prepare(world: &World) -> Index {
                         def: parent,
                     })
                     .or_default()
-                    .entry(def.name.clone())
+                    .entry(def.name.as_str())
                     .or_default()
                     .push(d);
             }
             if def.kind == NodeKind::Method {
                 ix.methods
-                    .entry(def.name.clone())
+                    .entry(def.name.as_str())
                     .or_default()
                     .push(SymId { file: f, def: d });
             }
@@ -478,7 +475,7 @@ pub fn prepare(world: &World) -> Index {
                 k as u32,
             );
             for a in &c.attrs {
-                *ix.attr_counts.entry(a.name.clone()).or_default() += 1;
+                *ix.attr_counts.entry(a.name.as_str()).or_default() += 1;
             }
         }
         for (k, fun) in scope.funcs.iter().enumerate() {
@@ -678,7 +675,7 @@ const MAX_DEPTH: u32 = 12;
 /// Lookups shared by `prepare` and `resolve_file`.
 struct Ctx<'a, 'w> {
     world: &'a World<'w>,
-    ix: &'a Index,
+    ix: &'a Index<'w>,
 }
 
 impl Ctx<'_, '_> {
@@ -920,7 +917,12 @@ impl Ctx<'_, '_> {
             return Val::Unknown;
         };
         let name = &scope.vars[v as usize].name;
-        let Some(bindings) = self.ix.names.get(f.0 as usize).and_then(|n| n.get(name)) else {
+        let Some(bindings) = self
+            .ix
+            .names
+            .get(f.0 as usize)
+            .and_then(|n| n.get(name.as_str()))
+        else {
             return Val::Unknown;
         };
         let mut out: Option<Val> = None;
