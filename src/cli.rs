@@ -266,8 +266,9 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             ..WalkConfig::default()
         },
         progress,
-        // Every command but `mcp` ends after its one update.
-        one_shot: !matches!(cli.command, Command::Mcp { .. }),
+        // Commands that end after their update and one query; `mcp` serves
+        // on, and `verify` goes on to work with the language servers.
+        one_shot: !matches!(cli.command, Command::Mcp { .. } | Command::Verify { .. }),
     };
     if let Command::Servers { action } = &cli.command {
         return servers(&root, action.as_ref(), cli.json);
