@@ -29,9 +29,10 @@ struct Folder<'a> {
     entries: Vec<(usize, &'a str)>,
 }
 
-/// The folders as a tree, or `None` when an entry's folder is not among
-/// them (a snapshot from another walk: not trusted).
-fn tree<'a>(dirs: &'a [(String, i64)], entries: &[&'a str]) -> Option<Vec<Folder<'a>>> {
+/// The folders as a tree with the root's index, or `None` when the root
+/// or an entry's folder is not among them (a snapshot from another walk:
+/// not trusted).
+fn tree<'a>(dirs: &'a [(String, i64)], entries: &[&'a str]) -> Option<(Vec<Folder<'a>>, usize)> {
     let index: HashMap<&str, usize> = dirs
         .iter()
         .enumerate()
@@ -56,7 +57,7 @@ fn tree<'a>(dirs: &'a [(String, i64)], entries: &[&'a str]) -> Option<Vec<Folder
         let (parent, name) = split(rel);
         folders[*index.get(parent)?].entries.push((i, name));
     }
-    index.get("").is_some_and(|&r| r == 0).then_some(folders)
+    Some((folders, *index.get("")?))
 }
 
 /// Each entry's stat, in order, if every folder still exists with its
@@ -68,16 +69,14 @@ pub fn stat_unchanged(
     entries: &[&str],
     trusted: &(dyn Fn(i64) -> bool + Sync),
 ) -> Option<Vec<EntryStat>> {
-    let mut sorted: Vec<(String, i64)> = dirs.to_vec();
-    sorted.sort();
-    let folders = tree(&sorted, entries)?;
+    let (folders, root_folder) = tree(dirs, entries)?;
     let slots: Vec<OnceLock<EntryStat>> = entries.iter().map(|_| OnceLock::new()).collect();
     let visit = Visit {
         folders: &folders,
         slots: &slots,
         trusted,
     };
-    if !visit.folder(&imp::open_root(root)?, 0) {
+    if !visit.folder(&imp::open_root(root)?, root_folder) {
         return None;
     }
     slots.into_iter().map(OnceLock::into_inner).collect()
@@ -94,19 +93,10 @@ impl Visit<'_, '_> {
     /// Check folder `i` (open as `dir`) and everything under it.
     fn folder(&self, dir: &imp::Dir, i: usize) -> bool {
         let f = &self.folders[i];
-        let same = imp::stat_dir(dir).is_some_and(|now| {
-            now.kind == EntryKind::Dir && now.mtime_ns == f.mtime && (self.trusted)(f.mtime)
-        });
-        if !same {
+        if !self.same_folder(imp::stat_dir(dir), f) {
             return false;
         }
-        // A vanished entry means its folder changed after all.
-        let entry = |&(slot, name): &(usize, &str)| {
-            imp::stat_in(dir, name).is_some_and(|st| {
-                let _ = self.slots[slot].set(st);
-                true
-            })
-        };
+        let entry = |&(slot, name): &(usize, &str)| self.record(slot, imp::stat_in(dir, name));
         let entries_same = if f.entries.len() > 64 {
             f.entries.par_iter().with_min_len(32).all(entry)
         } else {
@@ -126,14 +116,26 @@ impl Visit<'_, '_> {
     /// A folder with no sub-folders and few entries, by names relative to
     /// its parent `dir`: cheaper than opening it.
     fn leaf(&self, dir: &imp::Dir, f: &Folder<'_>) -> bool {
-        let same = imp::stat_in(dir, f.name).is_some_and(|now| {
-            now.kind == EntryKind::Dir && now.mtime_ns == f.mtime && (self.trusted)(f.mtime)
-        });
-        same && f.entries.iter().all(|&(slot, name)| {
-            imp::stat_in(dir, &format!("{}/{name}", f.name)).is_some_and(|st| {
-                let _ = self.slots[slot].set(st);
-                true
+        self.same_folder(imp::stat_in(dir, f.name), f)
+            && f.entries.iter().all(|&(slot, name)| {
+                self.record(slot, imp::stat_in(dir, &format!("{}/{name}", f.name)))
             })
+    }
+
+    /// Whether a folder's stat now is what the snapshot recorded, and
+    /// that record is trusted.
+    fn same_folder(&self, now: Option<EntryStat>, f: &Folder<'_>) -> bool {
+        now.is_some_and(|now| {
+            now.kind == EntryKind::Dir && now.mtime_ns == f.mtime && (self.trusted)(f.mtime)
+        })
+    }
+
+    /// Keep an entry's stat; a vanished entry means its folder changed
+    /// after all.
+    fn record(&self, slot: usize, now: Option<EntryStat>) -> bool {
+        now.is_some_and(|st| {
+            let _ = self.slots[slot].set(st);
+            true
         })
     }
 }
@@ -254,7 +256,8 @@ mod tests {
             ("c".to_string(), 4),
         ];
         let entries = ["x.py", "a/b/y.py", "c/z.py", "a/w.py"];
-        let t = tree(&dirs, &entries).unwrap();
+        let (t, root) = tree(&dirs, &entries).unwrap();
+        assert_eq!(root, 0);
         assert_eq!(t[0].folders, vec![1, 3]);
         assert_eq!(t[1].folders, vec![2]);
         assert_eq!(t[0].entries, vec![(0, "x.py")]);
@@ -263,6 +266,10 @@ mod tests {
         assert_eq!(t[3].entries, vec![(2, "z.py")]);
         // An entry in a folder the walk did not record: not a tree.
         assert!(tree(&dirs, &["d/q.py"]).is_none());
+        // Any order of folders; none without the root.
+        let rev: Vec<_> = dirs.iter().rev().cloned().collect();
+        assert_eq!(tree(&rev, &entries).unwrap().1, 3);
+        assert!(tree(&dirs[1..], &[]).is_none());
     }
 
     #[test]
