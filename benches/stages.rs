@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use rayon::prelude::*;
-use refgraph::extract::Lang;
+use refgraph::extract;
 use refgraph::index::{self, IndexConfig};
 use refgraph::walk;
 
@@ -27,16 +27,6 @@ fn cpu_seconds() -> f64 {
     let f: Vec<&str> = rest.split_whitespace().collect();
     let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
     (ticks(11) + ticks(12)) / 100.0
-}
-
-fn language(lang: Lang) -> tree_sitter::Language {
-    match lang {
-        Lang::Python => tree_sitter_python::LANGUAGE.into(),
-        Lang::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-        Lang::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
-        Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
-        Lang::Rust => tree_sitter_rust::LANGUAGE.into(),
-    }
 }
 
 struct Row {
@@ -76,7 +66,7 @@ fn main() {
                         return 0;
                     };
                     parser
-                        .set_language(&language(f.lang))
+                        .set_language(&extract::grammar(f.lang))
                         .expect("grammar loads");
                     parser
                         .parse(&src, None)

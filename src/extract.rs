@@ -141,6 +141,17 @@ pub enum LangRefs {
     Rust(rust::Refs),
 }
 
+/// The Tree-sitter grammar a language is parsed with.
+pub fn grammar(lang: Lang) -> tree_sitter::Language {
+    match lang {
+        Lang::Python => tree_sitter_python::LANGUAGE.into(),
+        Lang::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+        Lang::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+        Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+        Lang::Rust => tree_sitter_rust::LANGUAGE.into(),
+    }
+}
+
 /// Extract one file. Never fails: unreadable syntax becomes diagnostics.
 pub fn extract(lang: Lang, path: &str, src: &[u8]) -> FileFacts {
     match lang {

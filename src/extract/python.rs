@@ -290,7 +290,7 @@ pub struct FixtureParam {
 }
 
 static LANGUAGE: std::sync::LazyLock<tree_sitter::Language> =
-    std::sync::LazyLock::new(|| tree_sitter_python::LANGUAGE.into());
+    std::sync::LazyLock::new(|| super::grammar(crate::extract::Lang::Python));
 
 thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };

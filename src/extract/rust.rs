@@ -286,7 +286,7 @@ fn parse(src: &[u8], range: Option<tree_sitter::Range>) -> Option<tree_sitter::T
             let mut p = tree_sitter::Parser::new();
             // The grammar's ABI is checked by a test; a failure here leaves
             // the parser without a language and `parse` returns `None`.
-            let _ = p.set_language(&tree_sitter_rust::LANGUAGE.into());
+            let _ = p.set_language(&super::grammar(super::Lang::Rust));
             p
         });
         match range {

@@ -33,11 +33,11 @@ fn field_ids(language: &tree_sitter::Language) -> FieldIds {
 }
 
 static TS_FIELDS: LazyLock<FieldIds> =
-    LazyLock::new(|| field_ids(&tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()));
+    LazyLock::new(|| field_ids(&crate::extract::grammar(Lang::TypeScript)));
 static TSX_FIELDS: LazyLock<FieldIds> =
-    LazyLock::new(|| field_ids(&tree_sitter_typescript::LANGUAGE_TSX.into()));
+    LazyLock::new(|| field_ids(&crate::extract::grammar(Lang::Tsx)));
 static JS_FIELDS: LazyLock<FieldIds> =
-    LazyLock::new(|| field_ids(&tree_sitter_javascript::LANGUAGE.into()));
+    LazyLock::new(|| field_ids(&crate::extract::grammar(Lang::JavaScript)));
 
 /// `child_by_field_name` through the current grammar's field-id table.
 trait Fld<'t> {
@@ -94,14 +94,15 @@ const TRANSPARENT_GENERICS: &[&str] = &[
 type Facts = (Vec<Def>, Vec<Diagnostic>, Vec<String>, Scope, Refs);
 
 pub(super) fn run(lang: Lang, path: &str, src: &[u8]) -> Facts {
-    let (language, fields): (tree_sitter::Language, &'static FieldIds) = match lang {
-        Lang::Tsx => (tree_sitter_typescript::LANGUAGE_TSX.into(), &TSX_FIELDS),
-        Lang::JavaScript => (tree_sitter_javascript::LANGUAGE.into(), &JS_FIELDS),
-        _ => (
-            tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-            &TS_FIELDS,
-        ),
+    let fields: &'static FieldIds = match lang {
+        Lang::Tsx => &TSX_FIELDS,
+        Lang::JavaScript => &JS_FIELDS,
+        _ => &TS_FIELDS,
     };
+    let language = crate::extract::grammar(match lang {
+        Lang::Tsx | Lang::JavaScript => lang,
+        _ => Lang::TypeScript,
+    });
     FIELDS.with(|f| f.set(Some(fields)));
     let mut patched = None;
     let tree = PARSER.with(|p| {
