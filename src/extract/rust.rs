@@ -265,12 +265,6 @@ pub enum Recv {
     Elem(u32),
 }
 
-/// The tables of extraction and resolution are keyed by small integers and
-/// short names, where SipHash dominated the time: foldhash (fast, and seeded
-/// per process, so a hostile repository cannot pick colliding names ahead).
-pub type FxHashMap<K, V> = foldhash::HashMap<K, V>;
-pub type FxHashSet<K> = foldhash::HashSet<K>;
-
 thread_local! {
     static PARSER: RefCell<Option<tree_sitter::Parser>> = const { RefCell::new(None) };
 }

@@ -2,13 +2,13 @@
 
 use tree_sitter::Node;
 
-use super::FxHashMap as HashMap;
 use super::{
     Alias, CfgFeature, Field, Impl, InlineMod, Item, Recv, Refs, Ret, Role, Scope, Sig, Site,
     SiteKind, Super, Ty, Use, NONE, UNKNOWN_ARGS,
 };
 use crate::extract::Def;
 use crate::graph::{NodeKind, Pos};
+use foldhash::HashMap;
 
 mod exprs;
 mod items;

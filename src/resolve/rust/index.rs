@@ -10,7 +10,7 @@ use crate::extract::{Family, LangScope};
 use crate::graph::NodeKind;
 use crate::resolve::{FileIdx, SymId, World};
 
-pub use crate::extract::rust::{FxHashMap as HashMap, FxHashSet as HashSet};
+pub use foldhash::{HashMap, HashSet};
 
 mod lookup;
 
