@@ -431,19 +431,12 @@ pub fn update(
         })
         .collect();
     // The facts of the files this update does not re-extract are the same
-    // before and after it: they are read and decoded for the resolvers'
-    // world on another thread while the changed files are extracted and
-    // written. (Not for a first index, which reads them as it resolves.)
-    let preload = if candidates.is_empty() || stored.is_empty() {
-        None
-    } else {
-        store.reader().map(|reader| {
-            std::thread::spawn(move || -> Option<HashMap<i64, OwnedWorldFile>> {
-                let blobs = reader.ok()?.scopes().ok()?;
-                decode_world_files(blobs).ok()
-            })
-        })
-    };
+    // before and after it: once a file's content is found changed (so edges
+    // will be recomputed), they are read and decoded for the resolvers'
+    // world on another thread while the changed files are written. Not for
+    // a first index, which reads them as it resolves, nor for files only
+    // touched (same content), which need no resolution.
+    let mut preload: Option<std::thread::JoinHandle<Option<HashMap<i64, OwnedWorldFile>>>> = None;
     // The layout (which files exist, the manifests) is known from the walk.
     let mut layout = Layout {
         files: w.files.iter().map(|f| f.path.clone()).collect(),
@@ -523,6 +516,14 @@ pub fn update(
                 }
             }
             files_added |= changed.iter().any(|c| !stored.contains_key(&c.walked.path));
+            if preload.is_none() && !changed.is_empty() && !stored.is_empty() {
+                preload = store.reader().map(|reader| {
+                    std::thread::spawn(move || {
+                        let blobs = reader.ok()?.scopes().ok()?;
+                        decode_world_files(blobs).ok()
+                    })
+                });
+            }
             let t = Instant::now();
             write_changed(store, &stored, &layout, &touched, &changed, &mut report)?;
             t_write += t.elapsed();
