@@ -175,11 +175,6 @@ impl Snapshot {
                 .collect();
             let paths: Vec<&str> = entries.iter().map(|(p, _)| p.as_str()).collect();
             let stats = tree::stat_unchanged(root, &self.dirs, &paths, &trusted)?;
-            let classified: Vec<Result<WalkedFile, Skipped>> = entries
-                .iter()
-                .zip(&stats)
-                .map(|((path, lang), st)| super::classify((*path).clone(), *lang, st, config))
-                .collect();
             let mut walk = Walk {
                 manifests: self.manifests.clone(),
                 skipped_dirs: self.skipped_dirs,
@@ -188,8 +183,8 @@ impl Snapshot {
                 stable: true,
                 ..Walk::default()
             };
-            for c in classified {
-                match c {
+            for ((path, lang), st) in entries.iter().zip(&stats) {
+                match super::classify((*path).clone(), *lang, st, config) {
                     Ok(f) => walk.files.push(f),
                     Err(s) => walk.skipped.push(s),
                 }
