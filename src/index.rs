@@ -735,15 +735,18 @@ fn write_changed(
             affected.extend(store.lsp_owners_into(s.id)?);
             // A changed interface (imports, re-exports, bases, declared
             // types; positions aside) can move resolutions in any file that
-            // names what this file names; a body-only edit cannot.
-            // Python scopes name definitions by index: compare in the new
-            // numbering, so inserting a definition is not an interface change.
-            let old_scope = match old_scope {
-                LangScope::Python(s) => LangScope::Python(s.with_defs_moved(&remap)),
-                other => other,
-            };
-            let interface_changed = interface::hash(&old_scope) != interface::hash(&c.facts.scope);
-            tracing::debug!(path = %c.walked.path, interface_changed, "re-extracted");
+            // names what this file names; a body-only edit cannot. Nor can
+            // an edit whose interface changes only in what belongs to
+            // definitions that appeared or disappeared (an appended
+            // function, a method added to an impl): other files reach those
+            // by their names, already in `names`.
+            let change =
+                interface::compare(&old_defs, &old_scope, &c.facts.defs, &c.facts.scope, &remap);
+            let interface_changed = change == interface::Change::Changed;
+            tracing::debug!(path = %c.walked.path, ?change, "re-extracted");
+            if let interface::Change::Owned(mentioned) = change {
+                names.extend(mentioned);
+            }
             if interface_changed {
                 names.extend(old_defs.iter().map(|d| d.name.clone()));
                 names.extend(c.facts.defs.iter().map(|d| d.name.clone()));

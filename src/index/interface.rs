@@ -1,13 +1,30 @@
 //! A file's interface, as other files' resolution sees it: its scope facts
 //! (imports, re-exports, bases, declared types) without positions. Editing
 //! a body above a class shifts every position below it, but no other file
-//! resolves differently; only a change in this hash can move resolutions
-//! in other files.
+//! resolves differently; only a change of the interface can move
+//! resolutions in other files.
 //!
-//! The hash is computed by a serde serializer that feeds a BLAKE3 hasher with
-//! every value in order and skips any struct named `Pos` (see
-//! [`crate::graph::Pos`]), so every scope type is covered without a
-//! hand-written "strip positions" pass per language.
+//! Two views:
+//! - [`hash`], the position-free hash of a whole scope (Python, whose scope
+//!   is compared in the new definition numbering, see `write_changed`). It is
+//!   computed by a serde serializer that feeds a BLAKE3 hasher with every
+//!   value in order and skips any struct named `Pos` (see
+//!   [`crate::graph::Pos`]), so every scope type is covered without a
+//!   hand-written "strip positions" pass per language.
+//! - [`compare`], a multiset of [`Fact`]s per file (TypeScript, Rust, whose
+//!   scopes name things by per-file indexes that an inserted definition
+//!   shifts): each fact is written with names as text and definitions by
+//!   identity, and belongs to the definition it describes, if any. A change
+//!   confined to facts of definitions that appeared or disappeared is seen
+//!   by other files only through those definitions' names.
+
+mod rust;
+mod typescript;
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use crate::extract::{Def, LangScope};
 
 use serde::ser::{self, Serialize};
 
@@ -257,10 +274,503 @@ impl ser::SerializeMap for Compound<'_> {
     }
 }
 
+/// How a re-extracted file's interface compares with its stored one.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Change {
+    /// Nothing other files read changed.
+    Same,
+    /// Only facts of definitions that appeared or disappeared changed:
+    /// other files see those only through names, the sorted name texts the
+    /// differing facts mention (the definitions' own names among them).
+    Owned(Vec<String>),
+    /// Something other files may read changed.
+    Changed,
+}
+
+/// Compare a file's stored interface (`old_defs`, `old`) with its
+/// re-extracted one; `remap` maps each old definition to its new index
+/// (`None`: gone), as `remap_defs` in `index.rs` matched them.
+pub fn compare(
+    old_defs: &[Def],
+    old: &LangScope,
+    new_defs: &[Def],
+    new: &LangScope,
+    remap: &[Option<u32>],
+) -> Change {
+    let (old_facts, new_facts) = match (old, new) {
+        // Python scopes name definitions by index too, but compare whole in
+        // the new numbering (an inserted definition leaves them equal).
+        (LangScope::Python(o), LangScope::Python(_)) => {
+            let moved = LangScope::Python(o.with_defs_moved(remap));
+            return if hash(&moved) == hash(new) {
+                Change::Same
+            } else {
+                Change::Changed
+            };
+        }
+        (LangScope::Script(o), LangScope::Script(n)) => (
+            typescript::facts(old_defs, o),
+            typescript::facts(new_defs, n),
+        ),
+        (LangScope::Rust(o), LangScope::Rust(n)) => {
+            (rust::facts(old_defs, o), rust::facts(new_defs, n))
+        }
+        _ => return Change::Changed,
+    };
+    let mut kept = vec![false; new_defs.len()];
+    for j in remap.iter().flatten() {
+        if let Some(k) = kept.get_mut(*j as usize) {
+            *k = true;
+        }
+    }
+    let (gone, came) = difference(old_facts, new_facts);
+    if gone.is_empty() && came.is_empty() {
+        return Change::Same;
+    }
+    let removed = |f: &Fact| {
+        f.owner
+            .is_some_and(|i| remap.get(i as usize) == Some(&None))
+    };
+    let added = |f: &Fact| {
+        f.owner
+            .is_some_and(|j| kept.get(j as usize) == Some(&false))
+    };
+    if !(gone.iter().all(removed) && came.iter().all(added)) {
+        return Change::Changed;
+    }
+    let mut names: Vec<String> = gone.into_iter().chain(came).flat_map(|f| f.names).collect();
+    names.sort_unstable();
+    names.dedup();
+    Change::Owned(names)
+}
+
+/// The facts only in `old` and only in `new`, compared as multisets of
+/// texts; an opaque fact equals none.
+fn difference(old: Vec<Fact>, new: Vec<Fact>) -> (Vec<Fact>, Vec<Fact>) {
+    let split = |v: Vec<Fact>| -> (Vec<Fact>, Vec<Fact>) {
+        let (mut plain, opaque): (Vec<Fact>, Vec<Fact>) =
+            v.into_iter().partition(|f| f.text.is_some());
+        plain.sort_unstable_by(|a, b| a.text.cmp(&b.text));
+        (plain, opaque)
+    };
+    let (old, mut gone) = split(old);
+    let (new, mut came) = split(new);
+    let mut o = old.into_iter().peekable();
+    let mut n = new.into_iter().peekable();
+    loop {
+        let order = match (o.peek(), n.peek()) {
+            (Some(a), Some(b)) => a.text.cmp(&b.text),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => break,
+        };
+        match order {
+            std::cmp::Ordering::Less => gone.extend(o.next()),
+            std::cmp::Ordering::Greater => came.extend(n.next()),
+            std::cmp::Ordering::Equal => {
+                o.next();
+                n.next();
+            }
+        }
+    }
+    (gone, came)
+}
+
+/// One element of a file's interface, written without positions or
+/// per-file indexes.
+#[derive(Debug)]
+struct Fact {
+    /// `None`: too large or deep to write out (opaque: equal to no other).
+    text: Option<String>,
+    /// The definition the fact belongs to (index into its file's
+    /// definitions): other files reach the fact only through that
+    /// definition's name. `None`: any file may read it.
+    owner: Option<u32>,
+    /// Name texts the fact mentions.
+    names: Vec<String>,
+}
+
+/// A fact longer than this is opaque.
+const MAX_FACT: usize = 1 << 14;
+
+/// The facts of one file, being written.
+struct Facts<'a> {
+    defs: &'a [Def],
+    /// Each definition's identity: kind, qualified name and ordinal among
+    /// definitions with both the same (how `remap_defs` matches them).
+    idents: Vec<String>,
+    /// Facts written so far per leading text (see [`Facts::rank`]).
+    ranks: HashMap<String, u32>,
+    out: Vec<Fact>,
+}
+
+impl<'a> Facts<'a> {
+    fn new(defs: &'a [Def]) -> Self {
+        let mut seen: HashMap<(&str, crate::graph::NodeKind), u32> = HashMap::new();
+        let idents = defs
+            .iter()
+            .map(|d| {
+                let ord = seen.entry((d.local.as_str(), d.kind)).or_insert(0);
+                *ord += 1;
+                format!(
+                    "{}:{}:{}#{}",
+                    d.kind.as_str(),
+                    d.local.len(),
+                    d.local,
+                    *ord - 1
+                )
+            })
+            .collect();
+        Facts {
+            defs,
+            idents,
+            ranks: HashMap::new(),
+            out: Vec::new(),
+        }
+    }
+
+    /// Write definition `d` by identity; its name and its qualified name's
+    /// segments count as mentioned.
+    fn def(&self, t: &mut Text, d: u32) {
+        match (self.idents.get(d as usize), self.defs.get(d as usize)) {
+            (Some(id), Some(def)) => {
+                t.raw("D(");
+                t.raw(id);
+                t.raw(")");
+                t.names.push(def.name.clone());
+                t.names.extend(
+                    def.local
+                        .split(['.', ':'])
+                        .filter(|s| !s.is_empty() && *s != def.name)
+                        .map(str::to_string),
+                );
+            }
+            _ => {
+                let _ = write!(t.s, "D?{d}");
+            }
+        }
+    }
+
+    /// Append how many facts began with the text written so far: where the
+    /// resolver takes the first (or last) of several entries with the same
+    /// key, their order counts, and a multiset would not see it.
+    fn rank(&mut self, t: &mut Text) {
+        let n = self.ranks.entry(t.s.clone()).or_insert(0);
+        let _ = write!(t.s, "#{n};");
+        *n += 1;
+    }
+
+    fn push(&mut self, owner: Option<u32>, t: Text) {
+        let opaque = t.opaque || t.s.len() > MAX_FACT;
+        self.out.push(Fact {
+            text: (!opaque).then_some(t.s),
+            owner,
+            names: t.names,
+        });
+    }
+}
+
+/// The text of one fact.
+#[derive(Default)]
+struct Text {
+    s: String,
+    names: Vec<String>,
+    /// Cut short (too deep or too long): see [`Fact::text`].
+    opaque: bool,
+}
+
+impl Text {
+    fn new(tag: &str) -> Self {
+        let mut t = Text::default();
+        t.raw(tag);
+        t.raw(" ");
+        t
+    }
+
+    fn raw(&mut self, s: &str) {
+        self.s.push_str(s);
+    }
+
+    /// An arbitrary string, length-prefixed so that no two sequences of
+    /// strings write the same text.
+    fn str(&mut self, s: &str) {
+        let _ = write!(self.s, "{}:{s}", s.len());
+    }
+
+    /// A name other files may look up.
+    fn name(&mut self, s: &str) {
+        self.str(s);
+        self.names.push(s.to_string());
+    }
+
+    /// Stop writing when the fact has grown too long: it becomes opaque.
+    fn full(&mut self) -> bool {
+        if self.s.len() > MAX_FACT {
+            self.opaque = true;
+        }
+        self.opaque
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::hash;
+    use super::{compare, hash, Change};
     use crate::extract::{extract, Lang};
+
+    /// How `new` compares with `old` as an edit of one file.
+    fn change(lang: Lang, path: &str, old: &str, new: &str) -> Change {
+        let old = extract(lang, path, old.as_bytes());
+        let new = extract(lang, path, new.as_bytes());
+        let remap = super::super::remap_defs(&old.defs, &new.defs);
+        compare(&old.defs, &old.scope, &new.defs, &new.scope, &remap)
+    }
+
+    /// The names an edit confined to added or removed definitions mentions;
+    /// panics on any other outcome.
+    fn owned(lang: Lang, path: &str, old: &str, new: &str) -> Vec<String> {
+        match change(lang, path, old, new) {
+            Change::Owned(names) => names,
+            other => panic!("expected a change owned by added definitions, got {other:?}\n{new}"),
+        }
+    }
+
+    const TS: &str = "import { Base, helper } from './base';
+import * as ns from './ns';
+export * from './all';
+export { helper as h } from './base';
+
+export class Shape extends Base {
+  size: number = 1;
+  area(): number {
+    return this.size;
+  }
+}
+
+export function make(): Shape {
+  return new Shape();
+}
+
+const table = { a: make, b: ns.other };
+export const t = table;
+";
+
+    #[test]
+    fn typescript_added_definitions_are_no_interface_change() {
+        let ts = |new: &str| owned(Lang::TypeScript, "m.ts", TS, new);
+        let appended = ts(&format!(
+            "{TS}\nexport function added(): Shape {{ return make(); }}\n"
+        ));
+        assert!(appended.contains(&"added".to_string()), "{appended:?}");
+        assert!(appended.contains(&"Shape".to_string()), "{appended:?}");
+        // Inserted above the rest: every later definition moves.
+        let inserted = TS.replace(
+            "export class Shape",
+            "export function first() {}\n\nexport class Shape",
+        );
+        assert!(ts(&inserted).contains(&"first".to_string()));
+        let method = TS.replace(
+            "  area(): number {",
+            "  grow(): Shape {\n    return this;\n  }\n  area(): number {",
+        );
+        let names = ts(&method);
+        assert!(
+            names.contains(&"grow".to_string()) && names.contains(&"Shape".to_string()),
+            "{names:?}"
+        );
+        ts(&format!(
+            "{TS}\nexport class Extra extends Shape {{\n  x: Shape = make();\n}}\n"
+        ));
+        // Removing what was added is the same kind of change.
+        let removed = change(Lang::TypeScript, "m.ts", &method, TS);
+        assert!(matches!(removed, Change::Owned(_)), "{removed:?}");
+        // A body edit changes nothing.
+        assert_eq!(
+            change(
+                Lang::TypeScript,
+                "m.ts",
+                TS,
+                &TS.replace("return this.size;", "// x\n    return 2;")
+            ),
+            Change::Same
+        );
+    }
+
+    #[test]
+    fn typescript_interface_edits_are_interface_changes() {
+        for (what, from, to) in [
+            ("a return type", "make(): Shape", "make(): Base"),
+            ("a base class", "extends Base", "extends ns.Other"),
+            ("an export target", "helper as h", "Base as h"),
+            (
+                "an import specifier",
+                "from './base';\nimport * as",
+                "from './base2';\nimport * as",
+            ),
+            (
+                "a star re-export",
+                "export * from './all'",
+                "export * from './every'",
+            ),
+            ("a field type", "size: number = 1", "size: Shape = make()"),
+            ("a variable's value", "a: make,", "a: helper,"),
+            (
+                "an added field",
+                "  size: number = 1;",
+                "  size: number = 1;\n  other: Shape = make();",
+            ),
+            (
+                "an export of an existing definition",
+                "const table",
+                "export const table",
+            ),
+            (
+                "a default export of an added definition",
+                "export const t",
+                "export default function d() {}\nexport const t",
+            ),
+        ] {
+            assert!(TS.contains(from), "{what}: {from}");
+            assert_eq!(
+                change(Lang::TypeScript, "m.ts", TS, &TS.replacen(from, to, 1)),
+                Change::Changed,
+                "{what}"
+            );
+        }
+    }
+
+    const RS: &str = "use crate::a::{b, c as d};
+pub use crate::gw::Gateway;
+pub mod m;
+
+pub struct S {
+    pub f: u32,
+}
+
+pub trait T: Clone {
+    fn t(&self);
+}
+
+impl S {
+    pub fn new() -> S {
+        S { f: 1 }
+    }
+}
+
+impl T for S {
+    fn t(&self) {}
+}
+
+pub fn free() -> S {
+    fn inner() {}
+    S::new()
+}
+";
+
+    #[test]
+    fn rust_added_definitions_are_no_interface_change() {
+        let rs = |new: &str| owned(Lang::Rust, "src/lib.rs", RS, new);
+        let appended = rs(&format!("{RS}\npub fn added() -> u32 {{\n    1\n}}\n"));
+        assert!(appended.contains(&"added".to_string()), "{appended:?}");
+        let inserted = RS.replace("pub struct S", "pub fn first() {}\n\npub struct S");
+        assert!(rs(&inserted).contains(&"first".to_string()));
+        let method = RS.replace(
+            "impl S {\n",
+            "impl S {\n    pub fn grow(&self, by: u32) -> S {\n        use crate::a::b;\n        S { f: by }\n    }\n\n",
+        );
+        let names = rs(&method);
+        assert!(
+            names.contains(&"grow".to_string()) && names.contains(&"S".to_string()),
+            "{names:?}"
+        );
+        let trait_method = RS.replace(
+            "    fn t(&self);\n",
+            "    fn t(&self);\n    fn u(&self) -> S;\n",
+        );
+        assert!(rs(&trait_method).contains(&"T".to_string()));
+        rs(&format!("{RS}\npub struct Extra {{\n    pub s: S,\n}}\n"));
+        assert_eq!(
+            change(
+                Lang::Rust,
+                "src/lib.rs",
+                RS,
+                &RS.replace("S { f: 1 }", "S { f: 2 }")
+            ),
+            Change::Same
+        );
+    }
+
+    #[test]
+    fn rust_interface_edits_are_interface_changes() {
+        for (what, from, to) in [
+            (
+                "a return type",
+                "pub fn free() -> S",
+                "pub fn free() -> Gateway",
+            ),
+            (
+                "a pub use",
+                "pub use crate::gw::Gateway;",
+                "pub use crate::gw::Other as Gateway;",
+            ),
+            ("a use", "c as d", "c as e"),
+            ("a field type", "pub f: u32", "pub f: Gateway"),
+            ("a supertrait", "T: Clone", "T: Copy"),
+            (
+                "a new impl block",
+                "pub fn free",
+                "impl Clone for S {}\n\npub fn free",
+            ),
+            (
+                "a method moved to another impl",
+                "impl T for S {\n",
+                "impl T for S {\n    pub fn new() -> S {\n        S { f: 1 }\n    }\n",
+            ),
+            ("a mod declaration", "pub mod m;", "pub mod n;"),
+            (
+                "an inline module",
+                "pub mod m;",
+                "pub mod m;\nmod inline {}",
+            ),
+            (
+                "an impl in an added function",
+                "pub fn free",
+                "fn added() {\n    impl Clone for S {}\n}\n\npub fn free",
+            ),
+        ] {
+            assert!(RS.contains(from), "{what}: {from}");
+            let mut new = RS.replacen(from, to, 1);
+            if what == "a method moved to another impl" {
+                new = new.replacen(
+                    "    pub fn new() -> S {\n        S { f: 1 }\n    }\n",
+                    "",
+                    1,
+                );
+            }
+            assert_eq!(
+                change(Lang::Rust, "src/lib.rs", RS, &new),
+                Change::Changed,
+                "{what}"
+            );
+        }
+    }
+
+    #[test]
+    fn python_keeps_comparing_in_the_new_numbering() {
+        let py = "class K:\n    def f(self) -> int:\n        return 1\n";
+        assert_eq!(
+            change(
+                Lang::Python,
+                "m.py",
+                py,
+                &format!("def first():\n    pass\n\n\n{py}")
+            ),
+            Change::Same
+        );
+        assert_eq!(
+            change(Lang::Python, "m.py", py, &py.replace("-> int", "-> str")),
+            Change::Changed
+        );
+    }
 
     fn scope_hash(lang: Lang, path: &str, src: &str) -> String {
         hash(&extract(lang, path, src.as_bytes()).scope)

@@ -502,3 +502,108 @@ fn edges_into_an_edited_file_follow_its_definitions() {
     let _ = std::fs::remove_dir_all(r.join(".refgraph"));
     assert_eq!(incremental, graph_lines(r));
 }
+
+/// Index `fixture`, apply `edits` (path, text), update the index and return
+/// how many files were re-resolved; the updated graph must equal a fresh
+/// index of the edited tree.
+fn resolved_after_edit(fixture: &str, edits: &[(&str, String)]) -> u64 {
+    let repo = copy_fixture(fixture);
+    let r = repo.path();
+    assert!(run(r, &["index"]).status.success());
+    for (path, text) in edits {
+        write(r, path, text);
+    }
+    let v = json(r, &["index"]);
+    assert_eq!(v["extracted"].as_u64(), Some(edits.len() as u64), "{v}");
+    let incremental = crate::cli::graph_lines(r);
+    let _ = std::fs::remove_dir_all(r.join(".refgraph"));
+    let cold = crate::cli::graph_lines(r);
+    let only_inc: Vec<_> = incremental.difference(&cold).collect();
+    let only_cold: Vec<_> = cold.difference(&incremental).collect();
+    assert!(
+        only_inc.is_empty() && only_cold.is_empty(),
+        "incremental differs from cold on {fixture} {edits:?}:\nonly incremental: {only_inc:#?}\nonly cold: {only_cold:#?}"
+    );
+    v["resolved"].as_u64().unwrap()
+}
+
+/// Fixture files (below `root`, with extension `ext`) whose text contains
+/// `word`: the files that reference a name.
+fn files_naming(root: &str, ext: &str, word: &str) -> u64 {
+    fn walk(dir: &Path, ext: &str, word: &str, n: &mut u64) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, ext, word, n);
+            } else if p.extension().is_some_and(|x| x == ext)
+                && std::fs::read_to_string(&p).unwrap().contains(word)
+            {
+                *n += 1;
+            }
+        }
+    }
+    let mut n = 0;
+    walk(&crate::cli::fixture_path(root), ext, word, &mut n);
+    n
+}
+
+/// Issue 2: a new function appended to a TypeScript or Rust file, or a
+/// method added to an existing class or impl, is no interface change. The
+/// incremental graph equals a cold one, and only the edited file is
+/// re-resolved, plus the files naming the class or type the method was added
+/// to (a file calling the new method names it too). Before, every file
+/// naming anything the edited file names was (all but one of the fixture's).
+#[test]
+fn added_definitions_re_resolve_only_the_files_naming_them() {
+    let read = |rel: &str| std::fs::read_to_string(crate::cli::fixture_path(rel)).unwrap();
+    let ts = read("typescript/src/payments/stripe.ts");
+    let appended =
+        format!("{ts}\nexport function refgraphAdded(): boolean {{\n  return true;\n}}\n");
+    assert_eq!(
+        resolved_after_edit("typescript", &[("src/payments/stripe.ts", appended)]),
+        1
+    );
+    let method = ts.replace(
+        "  override refund(",
+        "  preflight(): boolean {\n    return true;\n  }\n\n  override refund(",
+    );
+    assert_ne!(method, ts);
+    let naming = files_naming("typescript/src", "ts", "StripeGateway")
+        + files_naming("typescript/src", "tsx", "StripeGateway");
+    assert!(naming > 1);
+    assert_eq!(
+        resolved_after_edit("typescript", &[("src/payments/stripe.ts", method)]),
+        naming
+    );
+
+    let rs = read("rust/src/payments/stripe.rs");
+    let appended = format!("{rs}\npub fn refgraph_added() -> u32 {{\n    1\n}}\n");
+    let inserted = read("rust/src/payments/paypal.rs").replacen(
+        "\npub struct",
+        "\npub fn refgraph_first() -> u32 {\n    2\n}\n\npub struct",
+        1,
+    );
+    assert!(inserted.contains("refgraph_first"));
+    assert_eq!(
+        resolved_after_edit(
+            "rust",
+            &[
+                ("src/payments/stripe.rs", appended),
+                ("src/payments/paypal.rs", inserted)
+            ]
+        ),
+        2
+    );
+    let method = rs.replace(
+        "impl Stripe {\n",
+        "impl Stripe {\n    pub fn preflight(&self) -> bool {\n        true\n    }\n\n",
+    );
+    assert_ne!(method, rs);
+    let naming =
+        files_naming("rust/src", "rs", "Stripe") + files_naming("rust/tests", "rs", "Stripe");
+    assert!(naming > 1);
+    assert_eq!(
+        resolved_after_edit("rust", &[("src/payments/stripe.rs", method)]),
+        naming
+    );
+}
