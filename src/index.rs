@@ -703,6 +703,9 @@ fn write_changed(
         let mut affected = BTreeSet::new();
         let mut names: BTreeSet<String> = BTreeSet::new();
         let mut remaps: Vec<Option<Vec<Option<u32>>>> = Vec::with_capacity(batch.len());
+        // Some file's interface changed beyond its added or removed
+        // definitions (the wide rule below applies).
+        let mut any_changed = false;
         for c in batch {
             let Some(s) = stored.get(&c.walked.path) else {
                 // A new file: whatever names what it defines, or its module,
@@ -743,6 +746,7 @@ fn write_changed(
             let change =
                 interface::compare(&old_defs, &old_scope, &c.facts.defs, &c.facts.scope, &remap);
             let interface_changed = change == interface::Change::Changed;
+            any_changed |= interface_changed;
             tracing::debug!(path = %c.walked.path, ?change, "re-extracted");
             if let interface::Change::Owned(mentioned) = change {
                 names.extend(mentioned);
@@ -754,6 +758,18 @@ fn write_changed(
                 names.extend(c.facts.ref_names.iter().cloned());
             }
             remaps.push(Some(remap));
+        }
+        // What changed may also be reached under other names (re-exports,
+        // aliases). After a wide change the names are already wide; the
+        // chase is for the narrow rule, where it costs little.
+        if !any_changed && !names.is_empty() {
+            chase_aliases(store, stored, batch, &mut names)?;
+        }
+        // What changed may also be reached under other names (re-exports,
+        // aliases). After a wide change the names are already wide; the
+        // chase is for the narrow rule, where it costs little.
+        if !any_changed && !names.is_empty() {
+            chase_aliases(store, stored, batch, &mut names)?;
         }
         let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
         affected.extend(store.files_referencing(&name_refs)?);
@@ -798,6 +814,56 @@ fn write_changed(
             }
             tx.mark_pending(&affected.iter().copied().collect::<Vec<_>>())
         })?;
+    }
+    Ok(())
+}
+
+/// Extend `names` with the names other TypeScript and Rust files reach them
+/// under ([`interface::aliases`]: `export { a as b }`, `pub use m::a as b`,
+/// …), transitively: a file naming only `b` resolves differently when what
+/// `a` denotes changes. The files read are those naming a name of the last
+/// round (an alias's fact names what it aliases), in the edited version for
+/// the files of `batch`.
+fn chase_aliases(
+    store: &Store,
+    stored: &HashMap<String, crate::store::FileRow>,
+    batch: &[Changed],
+    names: &mut BTreeSet<String>,
+) -> Result<(), IndexError> {
+    let by_id: HashMap<i64, &crate::store::FileRow> = stored.values().map(|r| (r.id, r)).collect();
+    let edited: HashSet<i64> = batch
+        .iter()
+        .filter_map(|c| stored.get(&c.walked.path).map(|r| r.id))
+        .collect();
+    let mut read: HashMap<i64, (Vec<Def>, LangScope)> = HashMap::new();
+    let mut frontier: Vec<String> = names.iter().cloned().collect();
+    while !frontier.is_empty() {
+        let refs: Vec<&str> = frontier.iter().map(String::as_str).collect();
+        let mut found: Vec<String> = Vec::new();
+        for c in batch {
+            found.extend(interface::aliases(&c.facts.defs, &c.facts.scope, names));
+        }
+        for id in store.files_referencing(&refs)? {
+            let Some(row) = by_id.get(&id) else { continue };
+            if edited.contains(&id) || row.lang.family() == crate::extract::Family::Python {
+                continue;
+            }
+            let (defs, scope) = match read.entry(id) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    let defs: Vec<Def> = decode(id, &store.defs_blob(id)?)?;
+                    let scope: LangScope = decode(id, &store.scope_blob(id)?)?;
+                    e.insert((defs, scope))
+                }
+            };
+            found.extend(interface::aliases(defs, scope, names));
+        }
+        found.sort_unstable();
+        found.dedup();
+        found.retain(|n| !names.contains(n));
+        tracing::debug!(?found, "aliases of changed names");
+        names.extend(found.iter().cloned());
+        frontier = found;
     }
     Ok(())
 }

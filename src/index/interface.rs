@@ -344,6 +344,30 @@ pub fn compare(
     Change::Owned(names)
 }
 
+/// The names under which a file (`defs`, `scope`) lets other files reach
+/// something it reaches through one of `names`, when they are other names:
+/// `export { a as b }`, `export const b = a.x`, `pub use m::a as b`,
+/// `type B = A`. When what `a` resolves to changes, files naming `b` may
+/// resolve differently too, without naming `a`. (Python: none computed.)
+pub fn aliases(
+    defs: &[Def],
+    scope: &LangScope,
+    names: &std::collections::BTreeSet<String>,
+) -> Vec<String> {
+    let facts = match scope {
+        LangScope::Script(s) => typescript::facts(defs, s),
+        LangScope::Rust(s) => rust::facts(defs, s),
+        LangScope::Python(_) => return Vec::new(),
+    };
+    facts
+        .into_iter()
+        .filter_map(|f| {
+            let b = f.binds?;
+            (!names.contains(&b) && f.names.iter().any(|n| names.contains(n))).then_some(b)
+        })
+        .collect()
+}
+
 /// The facts only in `old` and only in `new`, compared as multisets of
 /// texts; an opaque fact equals none.
 fn difference(old: Vec<Fact>, new: Vec<Fact>) -> (Vec<Fact>, Vec<Fact>) {
@@ -388,6 +412,10 @@ struct Fact {
     owner: Option<u32>,
     /// Name texts the fact mentions.
     names: Vec<String>,
+    /// The name other files can reach what the fact describes by, where it
+    /// may differ from the names it mentions (an export `b` of a local or
+    /// imported `a`, `use a as b`, `type B = A`): see [`aliases`].
+    binds: Option<String>,
 }
 
 /// A fact longer than this is opaque.
@@ -461,11 +489,17 @@ impl<'a> Facts<'a> {
     }
 
     fn push(&mut self, owner: Option<u32>, t: Text) {
+        self.push_bound(owner, t, None);
+    }
+
+    /// A fact describing what other files reach under the name `binds`.
+    fn push_bound(&mut self, owner: Option<u32>, t: Text, binds: Option<&str>) {
         let opaque = t.opaque || t.s.len() > MAX_FACT;
         self.out.push(Fact {
             text: (!opaque).then_some(t.s),
             owner,
             names: t.names,
+            binds: binds.map(str::to_string),
         });
     }
 }
@@ -752,6 +786,28 @@ pub fn free() -> S {
                 "{what}"
             );
         }
+    }
+
+    #[test]
+    fn aliases_are_the_other_names_things_are_reached_by() {
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect();
+        let aliases = |lang, path, src: &str, of: &[&str]| {
+            let f = extract(lang, path, src.as_bytes());
+            let mut a = super::aliases(&f.defs, &f.scope, &names(of));
+            a.sort();
+            a
+        };
+        let ts = "import { foo } from './f';\nexport { foo as bar };\nexport { other as o } from './f';\nexport const t = { k: foo };\nexport { foo };\n";
+        assert_eq!(
+            aliases(Lang::TypeScript, "g.ts", ts, &["foo"]),
+            ["bar", "t"]
+        );
+        assert!(aliases(Lang::TypeScript, "g.ts", ts, &["nothing"]).is_empty());
+        let rs = "pub use crate::f::foo as bar;\nuse crate::f::Foo;\npub type Alias = Foo;\nfn g() {\n    use crate::f::foo as local;\n}\n";
+        assert_eq!(
+            aliases(Lang::Rust, "src/g.rs", rs, &["foo", "Foo"]),
+            ["Alias", "bar"]
+        );
     }
 
     #[test]

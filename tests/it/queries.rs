@@ -568,8 +568,10 @@ fn added_definitions_re_resolve_only_the_files_naming_them() {
         "  preflight(): boolean {\n    return true;\n  }\n\n  override refund(",
     );
     assert_ne!(method, ts);
-    let naming = files_naming("typescript/src", "ts", "StripeGateway")
-        + files_naming("typescript/src", "tsx", "StripeGateway");
+    // `payments/index.ts` re-exports the class as `Stripe`: files naming
+    // that are re-resolved too.
+    let naming = files_naming("typescript/src", "ts", "Stripe")
+        + files_naming("typescript/src", "tsx", "Stripe");
     assert!(naming > 1);
     assert_eq!(
         resolved_after_edit("typescript", &[("src/payments/stripe.ts", method)]),
@@ -606,4 +608,77 @@ fn added_definitions_re_resolve_only_the_files_naming_them() {
         resolved_after_edit("rust", &[("src/payments/stripe.rs", method)]),
         naming
     );
+}
+
+/// A definition appears that other files reach only under another name
+/// (`export { foo as bar }`, `pub use … as bar`, through two files): the
+/// file naming only `bar` is re-resolved too, and the graph equals a cold
+/// one. Before, neither the narrow nor the wide rule re-resolved it.
+#[test]
+fn a_new_definition_reached_under_an_alias_re_resolves_its_users() {
+    use crate::cli::{graph_lines, run, write};
+    /// Files besides the edited one, the edited file and its text before,
+    /// the edge the new definition must get.
+    type Case<'a> = (&'a [(&'a str, &'a str)], &'a str, &'a str, &'a str);
+    let cases: [Case; 2] = [
+        (
+            &[
+                ("src/g.ts", "export { foo as bar } from './f';\n"),
+                ("src/g2.ts", "export { bar as baz } from './g';\n"),
+                (
+                    "src/h.ts",
+                    "import { baz } from './g2';\nexport function main() {\n  return baz();\n}\n",
+                ),
+            ],
+            "src/f.ts",
+            "export function other() {\n  return 1;\n}\n",
+            "calls src/h.ts:main -> src/f.ts:foo",
+        ),
+        (
+            &[
+                (
+                    "Cargo.toml",
+                    "[package]\nname = \"ar\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+                ),
+                (
+                    "src/lib.rs",
+                    "pub mod f;\npub mod g;\npub mod g2;\npub mod h;\n",
+                ),
+                ("src/g.rs", "pub use crate::f::foo as bar;\n"),
+                ("src/g2.rs", "pub use crate::g::bar as baz;\n"),
+                (
+                    "src/h.rs",
+                    "use crate::g2::baz;\n\npub fn main2() {\n    baz()\n}\n",
+                ),
+            ],
+            "src/f.rs",
+            "pub fn other() {}\n",
+            "calls ar::h::main2 -> ar::f::foo",
+        ),
+    ];
+    for (files, edited, text, edge) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        for (path, t) in files {
+            write(r, path, t);
+        }
+        write(r, edited, text);
+        assert!(run(r, &["index"]).status.success());
+        let added = if edited.ends_with(".ts") {
+            "export function foo() {\n  return 2;\n}\n"
+        } else {
+            "pub fn foo() {}\n"
+        };
+        write(r, edited, &format!("{text}{added}"));
+        let v = json(r, &["index"]);
+        // The edited file, the two re-exporting files, and the user.
+        assert_eq!(v["resolved"], 4, "{v}");
+        let incremental = graph_lines(r);
+        assert!(
+            incremental.iter().any(|l| l.contains(edge)),
+            "{edge}: {incremental:#?}"
+        );
+        let _ = std::fs::remove_dir_all(r.join(".refgraph"));
+        assert_eq!(incremental, graph_lines(r));
+    }
 }

@@ -57,7 +57,8 @@ pub(super) fn facts(defs: &[Def], scope: &Scope) -> Vec<Fact> {
         t.raw(if us.glob { " glob" } else { "" });
         t.raw(if us.public { " pub" } else { "" });
         let owner = (us.scope_fn != 0 && us.scope_fn != NONE).then_some(us.scope_fn);
-        f.push(owner, t);
+        let binds = us.binding().filter(|_| owner.is_none()).map(|b| w.name(b));
+        f.push_bound(owner, t, binds);
     }
     // An `impl` block: its header belongs to no definition (a trait impl
     // applies wherever the type is used, even from inside a function
@@ -127,7 +128,8 @@ pub(super) fn facts(defs: &[Def], scope: &Scope) -> Vec<Fact> {
         f.def(&mut t, a.def);
         f.rank(&mut t);
         w.ty(&mut t, &a.ty);
-        f.push(Some(a.def), t);
+        let binds = defs.get(a.def as usize).map(|d| d.name.as_str());
+        f.push_bound(Some(a.def), t, binds);
     }
     for &d in &scope.cfg_off {
         let mut t = Text::new("cfg_off");

@@ -45,7 +45,7 @@ pub(super) fn facts(defs: &[Def], scope: &Scope) -> Vec<Fact> {
             Expr::Def(d) if name != DEFAULT && name != EXPORT_EQUALS => Some(d),
             _ => None,
         };
-        f.push(owner, t);
+        f.push_bound(owner, t, Some(name));
     }
     for c in &scope.classes {
         let mut t = Text::new("class");
