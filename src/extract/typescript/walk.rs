@@ -1861,11 +1861,66 @@ impl<'s> Walker<'s> {
             if v.kind() == "object_type" {
                 self.members(v, def);
             } else {
+                if let Some(d) = def {
+                    let bases = self.alias_bases(v);
+                    if !bases.is_empty() {
+                        self.scope.classes.push(ClassInfo { def: d, bases });
+                    }
+                }
                 self.walk(v);
             }
         }
         self.pop_frame();
         self.cur = saved;
+    }
+
+    /// What the members of an alias come from: the type it names
+    /// (`type A<T> = B<T>`), each part of an intersection, or the one
+    /// [`Expr::Union`] of a union's constituents (`null`/`undefined` left
+    /// out). A constituent that names no type leaves the union without
+    /// members.
+    fn alias_bases(&mut self, v: Node<'s>) -> Vec<Expr> {
+        let named = |w: &mut Self, t: Node<'s>| match t.kind() {
+            "type_identifier" | "nested_type_identifier" => Some(w.type_name(t)),
+            "generic_type" => t.fld("name").map(|nm| w.type_name(nm)),
+            "parenthesized_type" => t.named_child(0).and_then(|c| match c.kind() {
+                "type_identifier" | "nested_type_identifier" => Some(w.type_name(c)),
+                _ => None,
+            }),
+            _ => None,
+        };
+        match v.kind() {
+            "union_type" => {
+                let mut leaves = Vec::new();
+                union_leaves(v, self.src, &mut leaves);
+                let mut parts = Vec::new();
+                for l in leaves {
+                    match named(self, l) {
+                        Some(e) => parts.push(e),
+                        None => return Vec::new(),
+                    }
+                }
+                match parts.len() {
+                    0 => Vec::new(),
+                    1 => parts,
+                    _ => vec![Expr::Union(parts)],
+                }
+            }
+            "intersection_type" => {
+                let mut c = v.walk();
+                let kids: Vec<Node> = v.named_children(&mut c).collect();
+                let mut bases = Vec::new();
+                for k in kids {
+                    if k.kind() == "intersection_type" {
+                        bases.extend(self.alias_bases(k));
+                    } else {
+                        bases.extend(named(self, k));
+                    }
+                }
+                bases
+            }
+            _ => named(self, v).into_iter().collect(),
+        }
     }
 
     /// Members of a class body, interface body or object type.

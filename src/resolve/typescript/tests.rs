@@ -521,3 +521,52 @@ fn callback_parameters_take_the_callee_declared_types() {
     let guess = r.0.iter().find(|e| e.4 == "5:25").unwrap();
     assert_eq!(guess.3, Strategy::Member { k: 1 });
 }
+
+/// A type alias is its constituents (effect's `type Option<A> = None<A> |
+/// Some<A>`, `type LogLevel = All | Fatal | …`): a member every constituent
+/// inherits from the same declaration is that declaration (`.pipe` of an
+/// `Option` is `Pipeable.pipe`), also for an object literal the alias types;
+/// a member the constituents declare each for itself has no one target. An
+/// alias of one type or of an intersection has its parts' members.
+#[test]
+fn type_aliases_of_unions_share_their_constituents_members() {
+    let r = resolve_all(&[
+        (
+            "Option.ts",
+            concat!(
+                "export interface Pipeable { pipe(): unknown; }\n",
+                "export interface None<A> extends Pipeable { readonly _tag: 'None'; }\n",
+                "export interface Some<A> extends Pipeable { readonly _tag: 'Some'; value: A; }\n",
+                "export type Option<A> = None<A> | Some<A> | undefined;\n",
+                "export type Same<A> = Some<A>;\n",
+                "export interface Tagged { tag(): string; }\n",
+                "export type Both<A> = Some<A> & Tagged;\n",
+                "export type Loose<A> = Some<A> | { pipe(): number };\n",
+                "export declare function get<A>(a: A): Option<A>;\n",
+            ),
+        ),
+        (
+            "u.ts",
+            concat!(
+                "import * as O from './Option';\n",
+                "O.get(1).pipe();\n",
+                "O.get(1)._tag;\n",
+                "const s: O.Same<number> = O.get(1) as any; s.pipe();\n",
+                "declare const b: O.Both<number>; b.tag(); b.pipe();\n",
+                "declare const l: O.Loose<number>; l.pipe();\n",
+                "export const none: O.Option<number> = { _tag: 'None', pipe() { return 1 } };\n",
+            ),
+        ),
+    ]);
+    let at = |s: &str| targets(&r, s);
+    assert_eq!(at("2:10"), ["Option.ts:Pipeable.pipe"], "{:?}", r.0);
+    // `_tag` is declared by each constituent: no edge.
+    assert!(at("3:10").is_empty(), "{:?}", r.0);
+    assert_eq!(at("4:46"), ["Option.ts:Pipeable.pipe"]);
+    assert_eq!(at("5:36"), ["Option.ts:Tagged.tag"]);
+    assert_eq!(at("5:45"), ["Option.ts:Pipeable.pipe"]);
+    // A constituent that names no type: nothing known.
+    assert!(at("6:37").is_empty(), "{:?}", r.0);
+    assert_eq!(at("7:55"), ["Option.ts:Pipeable.pipe"], "{:?}", r.0);
+    assert!(at("7:41").is_empty(), "{:?}", r.0);
+}
