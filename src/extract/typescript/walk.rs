@@ -384,6 +384,10 @@ struct Walker<'s> {
     /// Function argument node id → (callee, argument index): its untyped
     /// parameters take the types the callee declares for them.
     cb_ctx: HashMap<usize, (Expr, u16)>,
+    /// Function argument node id → the declared types of its parameters,
+    /// from the call's explicit type argument that types it
+    /// ([`Walker::typed_callbacks`]).
+    cb_types: HashMap<usize, Vec<Expr>>,
     /// Declaration node id → its definition (made by the hoisting pre-pass).
     node_defs: HashMap<usize, u32>,
     /// Namespaces (`namespace X {}`, or merged into a class or interface):
@@ -436,6 +440,7 @@ impl<'s> Walker<'s> {
             ret_ctx: None,
             obj_ctx: HashMap::new(),
             cb_ctx: HashMap::new(),
+            cb_types: HashMap::new(),
             node_defs: HashMap::new(),
             member_defs: HashMap::new(),
             namespaces: HashSet::new(),
@@ -1363,14 +1368,16 @@ impl<'s> Walker<'s> {
         }
         self.type_params(n);
         let cb = self.cb_ctx.remove(&n.id());
+        let typed = self.cb_types.remove(&n.id());
         if let Some(p) = n.fld("parameters") {
-            self.params(p, ctor_class, def, cb.as_ref());
+            self.params(p, ctor_class, def, cb.as_ref(), typed.as_deref());
         }
         if let Some(p) = n.fld("parameter") {
             // `x => …`
-            let val = match cb {
-                Some((callee, arg)) => Expr::Param(Box::new(callee), arg, 0),
-                None => Expr::Unknown,
+            let val = match (typed.and_then(|t| t.into_iter().next()), cb) {
+                (Some(t), _) => t,
+                (None, Some((callee, arg))) => Expr::Param(Box::new(callee), arg, 0),
+                (None, None) => Expr::Unknown,
             };
             self.bind_pattern(p, val);
         }
@@ -1438,13 +1445,15 @@ impl<'s> Walker<'s> {
 
     /// `def`: the function the parameters belong to (it records its
     /// callbacks' parameter types); `cb`: the call this function is an
-    /// argument of (its untyped parameters take the declared types).
+    /// argument of (its untyped parameters take the declared types);
+    /// `typed`: their types from the call's type arguments, which win.
     fn params(
         &mut self,
         fp: Node<'s>,
         ctor_class: Option<u32>,
         def: Option<u32>,
         cb: Option<&(Expr, u16)>,
+        typed: Option<&[Expr]>,
     ) {
         let mut c = fp.walk();
         let kids: Vec<Node> = fp.named_children(&mut c).collect();
@@ -1481,8 +1490,10 @@ impl<'s> Walker<'s> {
                         }
                     }
                     self.walk_field(p, "value");
+                    let from_type_arg = typed.and_then(|t| t.get(i as usize)).cloned();
                     let val = match (ty, cb) {
                         (Some(t), _) => self.type_value(t),
+                        (None, _) if from_type_arg.is_some() => from_type_arg.expect("checked"),
                         (None, Some((callee, arg))) => {
                             Expr::Param(Box::new(callee.clone()), *arg, i)
                         }
@@ -2562,7 +2573,56 @@ impl<'s> Walker<'s> {
         self.walk_field(n, "type_arguments");
         if let Some(a) = args {
             self.callback_args(f, a);
+            if let Some(ta) = n.fld("type_arguments") {
+                self.typed_callbacks(ta, a);
+            }
             self.walk(a);
+        }
+    }
+
+    /// A call with explicit type arguments (effect's `dual<DataLast,
+    /// DataFirst>(2, (self, that) => …)`): a callback argument whose
+    /// parameters are untyped is contextually typed by the type parameter
+    /// the callee declares for it, given here as a function type. Without
+    /// the callee's declaration, the function type is the one with as many
+    /// parameters as the callback when no other one has more (a callback
+    /// may declare fewer parameters than its type: then no guess).
+    fn typed_callbacks(&mut self, type_args: Node<'s>, args: Node<'s>) {
+        let mut c = type_args.walk();
+        let fn_types: Vec<(Node, Vec<Node>)> = type_args
+            .named_children(&mut c)
+            .filter(|t| t.kind() == "function_type")
+            .filter_map(|t| Some((t, signature_params(t)?)))
+            .collect();
+        let Some(most) = fn_types.iter().map(|(_, ps)| ps.len()).max() else {
+            return;
+        };
+        let mut c = args.walk();
+        let callbacks: Vec<Node> = args
+            .named_children(&mut c)
+            .filter(|k| matches!(k.kind(), "arrow_function" | "function_expression"))
+            .collect();
+        for cb in callbacks {
+            let Some(n) = untyped_arity(cb) else { continue };
+            if n != most {
+                continue;
+            }
+            let mut fits = fn_types.iter().filter(|(_, ps)| ps.len() == n);
+            let (Some((ft, ps)), None) = (fits.next(), fits.next()) else {
+                continue;
+            };
+            // The function type's own type parameters are no outer names.
+            self.push_frame();
+            self.type_params(*ft);
+            let types: Vec<Expr> = ps
+                .iter()
+                .map(|p| match p.fld("type") {
+                    Some(t) => self.type_value(t),
+                    None => Expr::Unknown,
+                })
+                .collect();
+            self.pop_frame();
+            self.cb_types.insert(cb.id(), types);
         }
     }
 
@@ -3119,6 +3179,57 @@ fn require_arg<'t>(n: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
 fn first_string_arg(args: Node) -> Option<Node> {
     let first = args.named_child(0)?;
     (first.kind() == "string").then_some(first)
+}
+
+/// The parameters of a function type, without a `this` parameter; `None`
+/// with a rest parameter (its arity is open).
+fn signature_params(t: Node) -> Option<Vec<Node>> {
+    let ps = t.fld("parameters")?;
+    let mut c = ps.walk();
+    let mut out = Vec::new();
+    for k in ps.named_children(&mut c) {
+        match k.kind() {
+            "required_parameter" | "optional_parameter" => {
+                let pat = k.fld("pattern");
+                if pat.is_some_and(|x| x.kind() == "this") {
+                    continue;
+                }
+                if pat.is_some_and(|x| x.kind() == "rest_pattern") {
+                    return None;
+                }
+                out.push(k);
+            }
+            "comment" => {}
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+/// The number of parameters of a function argument when none is typed
+/// (else `None`: its own types apply).
+fn untyped_arity(f: Node) -> Option<usize> {
+    if f.fld("parameter").is_some() {
+        return Some(1);
+    }
+    let ps = f.fld("parameters")?;
+    let mut c = ps.walk();
+    let mut n = 0;
+    for k in ps.named_children(&mut c) {
+        match k.kind() {
+            "required_parameter" | "optional_parameter" => {
+                if k.fld("type").is_some()
+                    || k.fld("pattern").is_some_and(|x| x.kind() == "rest_pattern")
+                {
+                    return None;
+                }
+                n += 1;
+            }
+            "comment" => {}
+            _ => return None,
+        }
+    }
+    Some(n)
 }
 
 fn union_leaves<'t>(t: Node<'t>, src: &[u8], out: &mut Vec<Node<'t>>) {

@@ -570,3 +570,46 @@ fn type_aliases_of_unions_share_their_constituents_members() {
     assert_eq!(at("7:55"), ["Option.ts:Pipeable.pipe"], "{:?}", r.0);
     assert!(at("7:41").is_empty(), "{:?}", r.0);
 }
+
+/// A callback passed to a call with explicit type arguments takes its
+/// parameter types from the function type argument with its arity when
+/// none has more (effect's `dual<DataLast, DataFirst>(2, (self, f) =>
+/// self.modify(f))`); a callback with fewer parameters than the widest
+/// function type gets no type from them.
+#[test]
+fn callbacks_take_explicit_function_type_arguments() {
+    let r = resolve_all(&[
+        (
+            "TRef.ts",
+            concat!(
+                "export interface TRef<A> { modify(f: (a: A) => A): A; get(): A; }\n",
+                "export declare const dual: <L extends Function, F extends Function>(n: number, body: F) => L & F;\n",
+            ),
+        ),
+        (
+            "u.ts",
+            concat!(
+                "import * as T from './TRef';\n",
+                "export const modify = T.dual<\n",
+                "  <A>(f: (a: A) => A) => (self: T.TRef<A>) => A,\n",
+                "  <A>(self: T.TRef<A>, f: (a: A) => A) => A\n",
+                ">(2, (self, f) => self.modify(f));\n",
+                "export const get = T.dual<(that: T.TRef<number>) => number, (self: T.TRef<number>, that: T.TRef<number>) => number>(\n",
+                "  2, (self) => self.get());\n",
+                "export const one = T.dual<(self: T.TRef<number>) => number, (self: T.TRef<number>) => number>(\n",
+                "  1, function (self) { return self.get() });\n",
+                "export const arrow = T.dual<() => number, (self: T.TRef<number>) => number>(1, self => self.get());\n",
+            ),
+        ),
+    ]);
+    let at = |s: &str| targets(&r, s);
+    assert_eq!(at("5:24"), ["TRef.ts:TRef.modify"], "{:?}", r.0);
+    // Typed, not a guess of the unique method name.
+    let e = r.0.iter().find(|e| e.4 == "5:24").unwrap();
+    assert!(!matches!(e.3, Strategy::Member { .. }), "{e:?}");
+    // One parameter where the widest function type has two: no type.
+    assert!(at("7:21").is_empty(), "{:?}", r.0);
+    // Two function types of that arity: which one is unknown.
+    assert!(at("9:36").is_empty(), "{:?}", r.0);
+    assert_eq!(at("10:93"), ["TRef.ts:TRef.get"], "{:?}", r.0);
+}
