@@ -544,7 +544,10 @@ impl<'a, 'w> Eval<'a, 'w> {
                 None => (Val::External, rs),
             },
             Val::Sym(sym) if self.kind(sym) == NodeKind::Class => {
-                let (v, st) = self.member_lookup(sym, name, depth + 1);
+                let (mut v, mut st) = self.member_lookup(sym, name, depth + 1);
+                if v == Val::External {
+                    (v, st) = self.inherited_static(sym, name, depth + 1);
+                }
                 (v, combine(combine(rs, st), Strategy::Path))
             }
             Val::Inst(c) => {
@@ -628,6 +631,40 @@ impl<'a, 'w> Eval<'a, 'w> {
                         }
                     }
                 }
+            }
+        }
+        (Val::External, Strategy::Local)
+    }
+
+    /// A static member a class inherits from a base that is a value of an
+    /// in-repo type (`class Int extends make<number>(ast) {}` with
+    /// `make(): SchemaClass<A>`: `Int.pipe` is the interface's), along its
+    /// chain of class bases. Instances of such a class are not modelled:
+    /// their members come from the type's construct signature.
+    fn inherited_static(&self, c: SymId, name: &str, depth: u32) -> (Val, Strategy) {
+        if depth > MAX_DEPTH {
+            return (Val::Unknown, Strategy::Local);
+        }
+        let Some(info) = self.scope(c.file).and_then(|s| class_info(s, c.def)) else {
+            return (Val::External, Strategy::Local);
+        };
+        for b in &info.bases {
+            if matches!(b, Expr::Union(_)) {
+                continue;
+            }
+            let (bv, bst) = self.eval(c.file, b, NS_ANY, depth + 1);
+            let (v, st) = match bv.unalias() {
+                Val::Inst(t) => {
+                    let (v, st) = self.member_lookup(t, name, depth + 1);
+                    (v, combine(combine(bst, st), Strategy::TypedReceiver))
+                }
+                Val::Sym(base) if self.kind(base) == NodeKind::Class && base != c => {
+                    self.inherited_static(base, name, depth + 1)
+                }
+                _ => continue,
+            };
+            if v != Val::External {
+                return (v, st);
             }
         }
         (Val::External, Strategy::Local)

@@ -1791,6 +1791,13 @@ impl<'s> Walker<'s> {
                 }
                 Some(e)
             }
+            // A class factory (`extends make<number>(ast)`): the base is
+            // the call's value, which gives the class its statics.
+            "call_expression" => {
+                let e = self.expr(v);
+                self.walk(v);
+                (!matches!(e, Expr::Unknown | Expr::Global)).then_some(e)
+            }
             _ => {
                 self.walk(v);
                 None

@@ -613,3 +613,46 @@ fn callbacks_take_explicit_function_type_arguments() {
     assert!(at("9:36").is_empty(), "{:?}", r.0);
     assert_eq!(at("10:93"), ["TRef.ts:TRef.get"], "{:?}", r.0);
 }
+
+/// A class whose base is a call (effect Schema's `class Int extends
+/// make<number>(ast) {}`, a mixin) inherits statics from the call's value:
+/// `Int.pipe` is the member of the interface `make` returns, also through
+/// a class extending that class. Instance members are not taken from it.
+#[test]
+fn classes_extending_factory_calls_inherit_their_statics() {
+    let r = resolve_all(&[
+        (
+            "Schema.ts",
+            concat!(
+                "export interface Pipeable { pipe(): unknown; }\n",
+                "export interface SchemaClass<A> extends Pipeable { new (_: never): { a: A }; annotations(): SchemaClass<A>; }\n",
+                "export const make = <A>(ast: unknown): SchemaClass<A> => null as any;\n",
+                "export class Num extends make<number>(1) { static own() {} }\n",
+                "export class Int extends Num {}\n",
+            ),
+        ),
+        (
+            "u.ts",
+            concat!(
+                "import * as S from './Schema';\n",
+                "S.Num.pipe();\n",
+                "S.Int.annotations();\n",
+                "S.Int.own();\n",
+                "new S.Int(null as never).pipe();\n",
+            ),
+        ),
+    ]);
+    let at = |s: &str| targets(&r, s);
+    assert_eq!(at("2:7"), ["Schema.ts:Pipeable.pipe"], "{:?}", r.0);
+    assert_eq!(
+        at("3:7"),
+        ["Schema.ts:SchemaClass.annotations"],
+        "{:?}",
+        r.0
+    );
+    assert_eq!(at("4:7"), ["Schema.ts:Num.own"], "{:?}", r.0);
+    // An instance: its members come from the construct signature.
+    assert!(at("5:27").is_empty(), "{:?}", r.0);
+    // The base's callee is referenced where it is called.
+    assert_eq!(at("4:26"), ["Schema.ts:make"], "{:?}", r.0);
+}
