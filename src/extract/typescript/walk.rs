@@ -1710,10 +1710,44 @@ impl<'s> Walker<'s> {
         }
         let e = match (declared, value) {
             (Some(t), _) => t,
-            (None, Some(val)) => self.expr(val),
+            (None, Some(val)) => match self.typed_call_value(val) {
+                Some(e) => e,
+                None => self.expr(val),
+            },
             (None, None) => Expr::Unknown,
         };
         self.bind_pattern(name, e);
+    }
+
+    /// `const f = g<DataLast, DataFirst>(…)` (effect's `dual`, a memoizer):
+    /// a constant made by a call whose explicit type arguments are function
+    /// types is callable as those types, and a call of it gives the first
+    /// one's result that is no function (as for call signatures: a call
+    /// used as a receiver has all its arguments).
+    fn typed_call_value(&mut self, val: Node<'s>) -> Option<Expr> {
+        let val = skip_parens(val);
+        if val.kind() != "call_expression" {
+            return None;
+        }
+        let ta = val.fld("type_arguments")?;
+        let mut c = ta.walk();
+        let fn_types: Vec<Node> = ta
+            .named_children(&mut c)
+            .filter(|t| t.kind() == "function_type")
+            .collect();
+        let ft = fn_types.into_iter().find(|ft| {
+            let r = ft.fld("return_type");
+            let r = match r {
+                Some(a) if a.kind() == "type_annotation" => a.named_child(0),
+                r => r,
+            };
+            r.is_some_and(|r| r.kind() != "function_type")
+        })?;
+        self.push_frame();
+        self.type_params(ft);
+        let e = self.type_value(ft);
+        self.pop_frame();
+        matches!(e, Expr::Returns(_)).then_some(e)
     }
 
     fn class(&mut self, n: Node<'s>, def: Option<u32>) {

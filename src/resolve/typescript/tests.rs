@@ -656,3 +656,38 @@ fn classes_extending_factory_calls_inherit_their_statics() {
     // The base's callee is referenced where it is called.
     assert_eq!(at("4:26"), ["Schema.ts:make"], "{:?}", r.0);
 }
+
+/// A constant made by a call with function-typed type arguments (effect's
+/// `export const pipeTo = dual<DataLast, DataFirst>(2, …)`) is callable as
+/// them: a call gives the first one's result that is no function.
+#[test]
+fn constants_made_by_typed_calls_give_their_type_arguments_results() {
+    let r = resolve_all(&[
+        (
+            "Channel.ts",
+            concat!(
+                "export interface Pipeable { pipe(): unknown; }\n",
+                "export interface Channel<A> extends Pipeable { a: A; }\n",
+                "export declare const dual: <L, F>(n: number, body: F) => L & F;\n",
+                "export const pipeTo = dual<\n",
+                "  <A>(that: Channel<A>) => (self: Channel<A>) => Channel<A>,\n",
+                "  <A>(self: Channel<A>, that: Channel<A>) => Channel<A>\n",
+                ">(2, (self, that) => that);\n",
+                "export const lazy = dual<() => () => Channel<number>, () => () => Channel<number>>(0, () => null as any);\n",
+            ),
+        ),
+        (
+            "u.ts",
+            concat!(
+                "import * as C from './Channel';\n",
+                "declare const a: C.Channel<number>;\n",
+                "C.pipeTo(a, a).pipe();\n",
+                "C.lazy().pipe();\n",
+            ),
+        ),
+    ]);
+    let at = |s: &str| targets(&r, s);
+    assert_eq!(at("3:16"), ["Channel.ts:Pipeable.pipe"], "{:?}", r.0);
+    // Every type argument returns a function: nothing known.
+    assert!(at("4:10").is_empty(), "{:?}", r.0);
+}
