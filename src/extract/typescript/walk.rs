@@ -2848,6 +2848,24 @@ impl<'s> Walker<'s> {
                 None => Expr::Unknown,
             },
             "object" => self.object_lit(n),
+            // `a ?? b`, `a || b`: `a` when it is set (its declared type
+            // without null), else `b`, usually of the same type: the first
+            // operand whose value is known.
+            "binary_expression"
+                if n.fld("operator")
+                    .is_some_and(|o| matches!(self.text(o), "??" | "||")) =>
+            {
+                let (Some(l), Some(r)) = (n.fld("left"), n.fld("right")) else {
+                    return Expr::Unknown;
+                };
+                match self.expr(l) {
+                    Expr::Unknown | Expr::Global => match self.expr(r) {
+                        Expr::Global => Expr::Unknown,
+                        e => e,
+                    },
+                    e => e,
+                }
+            }
             "string" | "template_string" | "number" | "true" | "false" | "null" | "array"
             | "regex" | "binary_expression" | "unary_expression" => Expr::Global,
             _ => Expr::Unknown,

@@ -691,3 +691,26 @@ fn constants_made_by_typed_calls_give_their_type_arguments_results() {
     // Every type argument returns a function: nothing known.
     assert!(at("4:10").is_empty(), "{:?}", r.0);
 }
+
+/// `a ?? b` and `a || b` as receivers (effect's `(scheduler ??
+/// defaultScheduler).scheduleTask(…)`) are the first operand whose value is
+/// known; other binary expressions are no in-repo values.
+#[test]
+fn nullish_and_or_receivers_take_an_operand_value() {
+    let r = resolve_all(&[(
+        "s.ts",
+        concat!(
+            "export interface Scheduler { scheduleTask(): void; }\n",
+            "export declare const defaultScheduler: Scheduler;\n",
+            "export function run(scheduler?: Scheduler, other?: any) {\n",
+            "  (scheduler ?? defaultScheduler).scheduleTask();\n",
+            "  (scheduler || other).scheduleTask();\n",
+            "  (other && defaultScheduler).scheduleTask();\n",
+            "}\n",
+        ),
+    )]);
+    let at = |s: &str| targets(&r, s);
+    assert_eq!(at("4:35"), ["s.ts:Scheduler.scheduleTask"], "{:?}", r.0);
+    assert_eq!(at("5:24"), ["s.ts:Scheduler.scheduleTask"], "{:?}", r.0);
+    assert!(at("6:31").is_empty(), "{:?}", r.0);
+}
