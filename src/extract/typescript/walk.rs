@@ -384,10 +384,10 @@ struct Walker<'s> {
     /// Function argument node id → (callee, argument index): its untyped
     /// parameters take the types the callee declares for them.
     cb_ctx: HashMap<usize, (Expr, u16)>,
-    /// Function argument node id → the declared types of its parameters,
-    /// from the call's explicit type argument that types it
-    /// ([`Walker::typed_callbacks`]).
-    cb_types: HashMap<usize, Vec<Expr>>,
+    /// Function argument node id → the declared types of its parameters
+    /// and of its result, from the call's explicit type argument that
+    /// types it ([`Walker::typed_callbacks`]).
+    cb_types: HashMap<usize, (Vec<Expr>, Expr)>,
     /// Declaration node id → its definition (made by the hoisting pre-pass).
     node_defs: HashMap<usize, u32>,
     /// Namespaces (`namespace X {}`, or merged into a class or interface):
@@ -1368,7 +1368,14 @@ impl<'s> Walker<'s> {
         }
         self.type_params(n);
         let cb = self.cb_ctx.remove(&n.id());
-        let typed = self.cb_types.remove(&n.id());
+        let (typed, typed_ret) = match self.cb_types.remove(&n.id()) {
+            Some((ps, r)) => (Some(ps), Some(r)),
+            None => (None, None),
+        };
+        // A result an object literal is checked against (`(self) => ({ … })`).
+        if let Some(r) = typed_ret.filter(|r| !matches!(r, Expr::Unknown | Expr::Global)) {
+            self.ret_ctx = Some(r);
+        }
         if let Some(p) = n.fld("parameters") {
             self.params(p, ctor_class, def, cb.as_ref(), typed.as_deref());
         }
@@ -2662,8 +2669,12 @@ impl<'s> Walker<'s> {
                     None => Expr::Unknown,
                 })
                 .collect();
+            let ret = match ft.fld("return_type") {
+                Some(r) => self.type_value(r),
+                None => Expr::Unknown,
+            };
             self.pop_frame();
-            self.cb_types.insert(cb.id(), types);
+            self.cb_types.insert(cb.id(), (types, ret));
         }
     }
 
@@ -2839,9 +2850,10 @@ impl<'s> Walker<'s> {
                 Some(c) => self.expr(c),
                 None => Expr::Unknown,
             },
-            "as_expression" => match n.named_child(1) {
-                Some(t) => self.type_value(t),
-                None => Expr::Unknown,
+            "as_expression" => match (const_assertion(n), n.named_child(1)) {
+                (Some(e), _) => self.expr(e),
+                (None, Some(t)) => self.type_value(t),
+                (None, None) => Expr::Unknown,
             },
             "instantiation_expression" => match n.fld("function") {
                 Some(f) => self.expr(f),
@@ -2875,7 +2887,11 @@ impl<'s> Walker<'s> {
     /// The object literal `v` (if it is one) is of the type whose value
     /// `ctx` describes: its properties name that type's members.
     fn expect_object(&mut self, v: Node<'s>, ctx: Expr) {
-        let v = skip_parens(v);
+        let mut v = skip_parens(v);
+        // `{ … } as const` keeps the contextual type of the assertion.
+        while let Some(inner) = const_assertion(v) {
+            v = skip_parens(inner);
+        }
         if v.kind() == "object" && !matches!(ctx, Expr::Unknown | Expr::Global) {
             self.obj_ctx.insert(v.id(), ctx);
         }
@@ -3087,6 +3103,18 @@ impl<'s> Walker<'s> {
                     Expr::Unknown
                 }
             }
+            // `A & B`: a value of `A` as far as `A` goes (a member only `B`
+            // has is not found, never misplaced: what both have is the
+            // same declaration, or both are where tsserver defines it).
+            "intersection_type" => {
+                let mut c = t.walk();
+                let parts: Vec<Node> = t.named_children(&mut c).collect();
+                parts
+                    .into_iter()
+                    .map(|p| self.type_value(p))
+                    .find(|e| !matches!(e, Expr::Unknown | Expr::Global))
+                    .unwrap_or(Expr::Unknown)
+            }
             // `T["k"]`: the property `k` of a `T`.
             "lookup_type" => {
                 let (Some(obj), Some(idx)) = (t.named_child(0), t.named_child(1)) else {
@@ -3238,6 +3266,19 @@ fn require_arg<'t>(n: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
 fn first_string_arg(args: Node) -> Option<Node> {
     let first = args.named_child(0)?;
     (first.kind() == "string").then_some(first)
+}
+
+/// `e as const`: `e`.
+fn const_assertion(n: Node) -> Option<Node> {
+    if n.kind() != "as_expression" {
+        return None;
+    }
+    let mut c = n.walk();
+    let is_const = n
+        .children(&mut c)
+        .last()
+        .is_some_and(|k| k.kind() == "const");
+    is_const.then(|| n.named_child(0)).flatten()
 }
 
 /// The parameters of a function type, without a `this` parameter; `None`

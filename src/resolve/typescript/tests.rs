@@ -714,3 +714,41 @@ fn nullish_and_or_receivers_take_an_operand_value() {
     assert_eq!(at("5:24"), ["s.ts:Scheduler.scheduleTask"], "{:?}", r.0);
     assert!(at("6:31").is_empty(), "{:?}", r.0);
 }
+
+/// Contextual types tsserver keeps that were lost: through `as const`
+/// (`const Proto: Omit<Duration, "value"> = { pipe() {} } as const`), from
+/// an intersection annotation (`Effect<never> & Equal`: its first part),
+/// and for the object literal a typed callback returns (`dual<…, (self:
+/// Hook) => Hook>(2, (self) => ({ pipe() {} }))`).
+#[test]
+fn object_literals_keep_contextual_types_through_const_intersections_and_callbacks() {
+    let r = resolve_all(&[
+        (
+            "t.ts",
+            concat!(
+                "export interface Pipeable { pipe(): unknown; }\n",
+                "export interface Equal { equals(): boolean; }\n",
+                "export interface Duration extends Pipeable { value: number; }\n",
+                "export declare const dual: <L, F>(n: number, body: F) => L & F;\n",
+            ),
+        ),
+        (
+            "u.ts",
+            concat!(
+                "import * as T from './t';\n",
+                "const P: Omit<T.Duration, 'value'> = { pipe() { return 1 } } as const;\n",
+                "const E: T.Duration & T.Equal = { value: 1, pipe() { return 1 }, equals() { return true } };\n",
+                "export const on = T.dual<(n: number) => (self: T.Duration) => T.Duration, (self: T.Duration, n: number) => T.Duration>(\n",
+                "  2, (self, n) => ({ value: n, pipe() { return 1 } }));\n",
+                "declare const d: T.Duration & T.Equal; d.pipe();\n",
+            ),
+        ),
+    ]);
+    let at = |s: &str| targets(&r, s);
+    assert_eq!(at("2:40"), ["t.ts:Pipeable.pipe"], "{:?}", r.0);
+    assert_eq!(at("3:45"), ["t.ts:Pipeable.pipe"], "{:?}", r.0);
+    // A member of the second part only: no edge.
+    assert!(at("3:66").is_empty(), "{:?}", r.0);
+    assert_eq!(at("5:32"), ["t.ts:Pipeable.pipe"], "{:?}", r.0);
+    assert_eq!(at("6:42"), ["t.ts:Pipeable.pipe"], "{:?}", r.0);
+}
