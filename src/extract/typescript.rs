@@ -75,6 +75,10 @@ pub enum Expr {
     /// (`refine((val, ctx) => …)`): the type the callee declares for it
     /// (a [`Field`] of the callee named [`callback_param`]).
     Param(Box<Expr>, u16, u16),
+    /// One of these types (the constituents of `type Option<A> = None<A> |
+    /// Some<A>`, as a base of the alias): a member is the one every
+    /// constituent has, the same declaration.
+    Union(Vec<Expr>),
 }
 
 /// The [`Field`] name under which a function or method records the

@@ -395,6 +395,8 @@ impl<'a, 'w> Eval<'a, 'w> {
             }
             // Only reachable through a variable ([`Val::Obj`], [`Val::Fn`]).
             Expr::Object(_) | Expr::Returns(_) => (Val::External, local),
+            // Only reachable as a base ([`Eval::member_lookup`]).
+            Expr::Union(_) => (Val::Unknown, local),
             Expr::Param(callee, arg, param) => {
                 let (v, st) = self.eval(f, callee, NS_VALUE, depth + 1);
                 let Val::Sym(sym) = v.unalias() else {
@@ -542,7 +544,10 @@ impl<'a, 'w> Eval<'a, 'w> {
                 None => (Val::External, rs),
             },
             Val::Sym(sym) if self.kind(sym) == NodeKind::Class => {
-                let (v, st) = self.member_lookup(sym, name, depth + 1);
+                let (mut v, mut st) = self.member_lookup(sym, name, depth + 1);
+                if v == Val::External {
+                    (v, st) = self.inherited_static(sym, name, depth + 1);
+                }
                 (v, combine(combine(rs, st), Strategy::Path))
             }
             Val::Inst(c) => {
@@ -610,6 +615,13 @@ impl<'a, 'w> Eval<'a, 'w> {
         }
         if let Some(info) = class_info(s, c.def) {
             for b in &info.bases {
+                if let Expr::Union(parts) = b {
+                    let v = self.union_member(c, parts, name, depth + 1);
+                    if v.0 != Val::External {
+                        return v;
+                    }
+                    continue;
+                }
                 let (bv, _) = self.eval(c.file, b, NS_ANY, depth + 1);
                 if let Val::Sym(base) = bv.unalias() {
                     if self.kind(base) == NodeKind::Class && base != c {
@@ -622,6 +634,68 @@ impl<'a, 'w> Eval<'a, 'w> {
             }
         }
         (Val::External, Strategy::Local)
+    }
+
+    /// A static member a class inherits from a base that is a value of an
+    /// in-repo type (`class Int extends make<number>(ast) {}` with
+    /// `make(): SchemaClass<A>`: `Int.pipe` is the interface's), along its
+    /// chain of class bases. Instances of such a class are not modelled:
+    /// their members come from the type's construct signature.
+    fn inherited_static(&self, c: SymId, name: &str, depth: u32) -> (Val, Strategy) {
+        if depth > MAX_DEPTH {
+            return (Val::Unknown, Strategy::Local);
+        }
+        let Some(info) = self.scope(c.file).and_then(|s| class_info(s, c.def)) else {
+            return (Val::External, Strategy::Local);
+        };
+        for b in &info.bases {
+            if matches!(b, Expr::Union(_)) {
+                continue;
+            }
+            let (bv, bst) = self.eval(c.file, b, NS_ANY, depth + 1);
+            let (v, st) = match bv.unalias() {
+                Val::Inst(t) => {
+                    let (v, st) = self.member_lookup(t, name, depth + 1);
+                    (v, combine(combine(bst, st), Strategy::TypedReceiver))
+                }
+                Val::Sym(base) if self.kind(base) == NodeKind::Class && base != c => {
+                    self.inherited_static(base, name, depth + 1)
+                }
+                _ => continue,
+            };
+            if v != Val::External {
+                return (v, st);
+            }
+        }
+        (Val::External, Strategy::Local)
+    }
+
+    /// `name` on a value of one of the types `parts` (written in `c`'s
+    /// file): tsserver defines it at the declaration every constituent
+    /// shares (`Option<A> = None<A> | Some<A>`, both `Pipeable`, share
+    /// `pipe`); constituents with different declarations give no one
+    /// target, and none with the member leaves it outside the repository.
+    fn union_member(&self, c: SymId, parts: &[Expr], name: &str, depth: u32) -> (Val, Strategy) {
+        let mut found: Option<(Val, Strategy)> = None;
+        for p in parts {
+            let (pv, _) = self.eval(c.file, p, NS_TYPE, depth + 1);
+            let (v, st) = match pv.unalias() {
+                Val::Sym(t) if self.kind(t) == NodeKind::Class && t != c => {
+                    self.member_lookup(t, name, depth + 1)
+                }
+                _ => return (Val::Unknown, Strategy::Local),
+            };
+            let v = match v.unalias() {
+                Val::Sym(m) => Val::Sym(m),
+                _ => return (Val::Unknown, Strategy::Local),
+            };
+            match found {
+                None => found = Some((v, st)),
+                Some((f, fst)) if f == v => found = Some((f, combine(fst, st))),
+                Some(_) => return (Val::Unknown, Strategy::Local),
+            }
+        }
+        found.unwrap_or((Val::External, Strategy::Local))
     }
 
     /// A `private`/`#` member seen from outside its file cannot be the

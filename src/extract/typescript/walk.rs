@@ -384,6 +384,10 @@ struct Walker<'s> {
     /// Function argument node id → (callee, argument index): its untyped
     /// parameters take the types the callee declares for them.
     cb_ctx: HashMap<usize, (Expr, u16)>,
+    /// Function argument node id → the declared types of its parameters
+    /// and of its result, from the call's explicit type argument that
+    /// types it ([`Walker::typed_callbacks`]).
+    cb_types: HashMap<usize, (Vec<Expr>, Expr)>,
     /// Declaration node id → its definition (made by the hoisting pre-pass).
     node_defs: HashMap<usize, u32>,
     /// Namespaces (`namespace X {}`, or merged into a class or interface):
@@ -436,6 +440,7 @@ impl<'s> Walker<'s> {
             ret_ctx: None,
             obj_ctx: HashMap::new(),
             cb_ctx: HashMap::new(),
+            cb_types: HashMap::new(),
             node_defs: HashMap::new(),
             member_defs: HashMap::new(),
             namespaces: HashSet::new(),
@@ -1363,14 +1368,23 @@ impl<'s> Walker<'s> {
         }
         self.type_params(n);
         let cb = self.cb_ctx.remove(&n.id());
+        let (typed, typed_ret) = match self.cb_types.remove(&n.id()) {
+            Some((ps, r)) => (Some(ps), Some(r)),
+            None => (None, None),
+        };
+        // A result an object literal is checked against (`(self) => ({ … })`).
+        if let Some(r) = typed_ret.filter(|r| !matches!(r, Expr::Unknown | Expr::Global)) {
+            self.ret_ctx = Some(r);
+        }
         if let Some(p) = n.fld("parameters") {
-            self.params(p, ctor_class, def, cb.as_ref());
+            self.params(p, ctor_class, def, cb.as_ref(), typed.as_deref());
         }
         if let Some(p) = n.fld("parameter") {
             // `x => …`
-            let val = match cb {
-                Some((callee, arg)) => Expr::Param(Box::new(callee), arg, 0),
-                None => Expr::Unknown,
+            let val = match (typed.and_then(|t| t.into_iter().next()), cb) {
+                (Some(t), _) => t,
+                (None, Some((callee, arg))) => Expr::Param(Box::new(callee), arg, 0),
+                (None, None) => Expr::Unknown,
             };
             self.bind_pattern(p, val);
         }
@@ -1438,13 +1452,15 @@ impl<'s> Walker<'s> {
 
     /// `def`: the function the parameters belong to (it records its
     /// callbacks' parameter types); `cb`: the call this function is an
-    /// argument of (its untyped parameters take the declared types).
+    /// argument of (its untyped parameters take the declared types);
+    /// `typed`: their types from the call's type arguments, which win.
     fn params(
         &mut self,
         fp: Node<'s>,
         ctor_class: Option<u32>,
         def: Option<u32>,
         cb: Option<&(Expr, u16)>,
+        typed: Option<&[Expr]>,
     ) {
         let mut c = fp.walk();
         let kids: Vec<Node> = fp.named_children(&mut c).collect();
@@ -1481,8 +1497,10 @@ impl<'s> Walker<'s> {
                         }
                     }
                     self.walk_field(p, "value");
+                    let from_type_arg = typed.and_then(|t| t.get(i as usize)).cloned();
                     let val = match (ty, cb) {
                         (Some(t), _) => self.type_value(t),
+                        (None, _) if from_type_arg.is_some() => from_type_arg.expect("checked"),
                         (None, Some((callee, arg))) => {
                             Expr::Param(Box::new(callee.clone()), *arg, i)
                         }
@@ -1699,10 +1717,44 @@ impl<'s> Walker<'s> {
         }
         let e = match (declared, value) {
             (Some(t), _) => t,
-            (None, Some(val)) => self.expr(val),
+            (None, Some(val)) => match self.typed_call_value(val) {
+                Some(e) => e,
+                None => self.expr(val),
+            },
             (None, None) => Expr::Unknown,
         };
         self.bind_pattern(name, e);
+    }
+
+    /// `const f = g<DataLast, DataFirst>(…)` (effect's `dual`, a memoizer):
+    /// a constant made by a call whose explicit type arguments are function
+    /// types is callable as those types, and a call of it gives the first
+    /// one's result that is no function (as for call signatures: a call
+    /// used as a receiver has all its arguments).
+    fn typed_call_value(&mut self, val: Node<'s>) -> Option<Expr> {
+        let val = skip_parens(val);
+        if val.kind() != "call_expression" {
+            return None;
+        }
+        let ta = val.fld("type_arguments")?;
+        let mut c = ta.walk();
+        let fn_types: Vec<Node> = ta
+            .named_children(&mut c)
+            .filter(|t| t.kind() == "function_type")
+            .collect();
+        let ft = fn_types.into_iter().find(|ft| {
+            let r = ft.fld("return_type");
+            let r = match r {
+                Some(a) if a.kind() == "type_annotation" => a.named_child(0),
+                r => r,
+            };
+            r.is_some_and(|r| r.kind() != "function_type")
+        })?;
+        self.push_frame();
+        self.type_params(ft);
+        let e = self.type_value(ft);
+        self.pop_frame();
+        matches!(e, Expr::Returns(_)).then_some(e)
     }
 
     fn class(&mut self, n: Node<'s>, def: Option<u32>) {
@@ -1779,6 +1831,13 @@ impl<'s> Walker<'s> {
                     self.walk(o);
                 }
                 Some(e)
+            }
+            // A class factory (`extends make<number>(ast)`): the base is
+            // the call's value, which gives the class its statics.
+            "call_expression" => {
+                let e = self.expr(v);
+                self.walk(v);
+                (!matches!(e, Expr::Unknown | Expr::Global)).then_some(e)
             }
             _ => {
                 self.walk(v);
@@ -1861,11 +1920,66 @@ impl<'s> Walker<'s> {
             if v.kind() == "object_type" {
                 self.members(v, def);
             } else {
+                if let Some(d) = def {
+                    let bases = self.alias_bases(v);
+                    if !bases.is_empty() {
+                        self.scope.classes.push(ClassInfo { def: d, bases });
+                    }
+                }
                 self.walk(v);
             }
         }
         self.pop_frame();
         self.cur = saved;
+    }
+
+    /// What the members of an alias come from: the type it names
+    /// (`type A<T> = B<T>`), each part of an intersection, or the one
+    /// [`Expr::Union`] of a union's constituents (`null`/`undefined` left
+    /// out). A constituent that names no type leaves the union without
+    /// members.
+    fn alias_bases(&mut self, v: Node<'s>) -> Vec<Expr> {
+        let named = |w: &mut Self, t: Node<'s>| match t.kind() {
+            "type_identifier" | "nested_type_identifier" => Some(w.type_name(t)),
+            "generic_type" => t.fld("name").map(|nm| w.type_name(nm)),
+            "parenthesized_type" => t.named_child(0).and_then(|c| match c.kind() {
+                "type_identifier" | "nested_type_identifier" => Some(w.type_name(c)),
+                _ => None,
+            }),
+            _ => None,
+        };
+        match v.kind() {
+            "union_type" => {
+                let mut leaves = Vec::new();
+                union_leaves(v, self.src, &mut leaves);
+                let mut parts = Vec::new();
+                for l in leaves {
+                    match named(self, l) {
+                        Some(e) => parts.push(e),
+                        None => return Vec::new(),
+                    }
+                }
+                match parts.len() {
+                    0 => Vec::new(),
+                    1 => parts,
+                    _ => vec![Expr::Union(parts)],
+                }
+            }
+            "intersection_type" => {
+                let mut c = v.walk();
+                let kids: Vec<Node> = v.named_children(&mut c).collect();
+                let mut bases = Vec::new();
+                for k in kids {
+                    if k.kind() == "intersection_type" {
+                        bases.extend(self.alias_bases(k));
+                    } else {
+                        bases.extend(named(self, k));
+                    }
+                }
+                bases
+            }
+            _ => named(self, v).into_iter().collect(),
+        }
     }
 
     /// Members of a class body, interface body or object type.
@@ -2507,7 +2621,60 @@ impl<'s> Walker<'s> {
         self.walk_field(n, "type_arguments");
         if let Some(a) = args {
             self.callback_args(f, a);
+            if let Some(ta) = n.fld("type_arguments") {
+                self.typed_callbacks(ta, a);
+            }
             self.walk(a);
+        }
+    }
+
+    /// A call with explicit type arguments (effect's `dual<DataLast,
+    /// DataFirst>(2, (self, that) => …)`): a callback argument whose
+    /// parameters are untyped is contextually typed by the type parameter
+    /// the callee declares for it, given here as a function type. Without
+    /// the callee's declaration, the function type is the one with as many
+    /// parameters as the callback when no other one has more (a callback
+    /// may declare fewer parameters than its type: then no guess).
+    fn typed_callbacks(&mut self, type_args: Node<'s>, args: Node<'s>) {
+        let mut c = type_args.walk();
+        let fn_types: Vec<(Node, Vec<Node>)> = type_args
+            .named_children(&mut c)
+            .filter(|t| t.kind() == "function_type")
+            .filter_map(|t| Some((t, signature_params(t)?)))
+            .collect();
+        let Some(most) = fn_types.iter().map(|(_, ps)| ps.len()).max() else {
+            return;
+        };
+        let mut c = args.walk();
+        let callbacks: Vec<Node> = args
+            .named_children(&mut c)
+            .filter(|k| matches!(k.kind(), "arrow_function" | "function_expression"))
+            .collect();
+        for cb in callbacks {
+            let Some(n) = untyped_arity(cb) else { continue };
+            if n != most {
+                continue;
+            }
+            let mut fits = fn_types.iter().filter(|(_, ps)| ps.len() == n);
+            let (Some((ft, ps)), None) = (fits.next(), fits.next()) else {
+                continue;
+            };
+            // The function type's own type parameters are no outer names.
+            self.push_frame();
+            self.type_params(*ft);
+            let types: Vec<Expr> = ps
+                .iter()
+                .map(|p| match p.fld("type") {
+                    Some(t) => self.type_value(t),
+                    None => Expr::Unknown,
+                })
+                .collect();
+            let ret = match ft.fld("return_type") {
+                Some(r) => self.type_value(r),
+                None => Expr::Unknown,
+            };
+            self.pop_frame();
+            self.cb_types.insert(cb.id(), (types, ret));
         }
     }
 
@@ -2683,15 +2850,34 @@ impl<'s> Walker<'s> {
                 Some(c) => self.expr(c),
                 None => Expr::Unknown,
             },
-            "as_expression" => match n.named_child(1) {
-                Some(t) => self.type_value(t),
-                None => Expr::Unknown,
+            "as_expression" => match (const_assertion(n), n.named_child(1)) {
+                (Some(e), _) => self.expr(e),
+                (None, Some(t)) => self.type_value(t),
+                (None, None) => Expr::Unknown,
             },
             "instantiation_expression" => match n.fld("function") {
                 Some(f) => self.expr(f),
                 None => Expr::Unknown,
             },
             "object" => self.object_lit(n),
+            // `a ?? b`, `a || b`: `a` when it is set (its declared type
+            // without null), else `b`, usually of the same type: the first
+            // operand whose value is known.
+            "binary_expression"
+                if n.fld("operator")
+                    .is_some_and(|o| matches!(self.text(o), "??" | "||")) =>
+            {
+                let (Some(l), Some(r)) = (n.fld("left"), n.fld("right")) else {
+                    return Expr::Unknown;
+                };
+                match self.expr(l) {
+                    Expr::Unknown | Expr::Global => match self.expr(r) {
+                        Expr::Global => Expr::Unknown,
+                        e => e,
+                    },
+                    e => e,
+                }
+            }
             "string" | "template_string" | "number" | "true" | "false" | "null" | "array"
             | "regex" | "binary_expression" | "unary_expression" => Expr::Global,
             _ => Expr::Unknown,
@@ -2701,7 +2887,11 @@ impl<'s> Walker<'s> {
     /// The object literal `v` (if it is one) is of the type whose value
     /// `ctx` describes: its properties name that type's members.
     fn expect_object(&mut self, v: Node<'s>, ctx: Expr) {
-        let v = skip_parens(v);
+        let mut v = skip_parens(v);
+        // `{ … } as const` keeps the contextual type of the assertion.
+        while let Some(inner) = const_assertion(v) {
+            v = skip_parens(inner);
+        }
         if v.kind() == "object" && !matches!(ctx, Expr::Unknown | Expr::Global) {
             self.obj_ctx.insert(v.id(), ctx);
         }
@@ -2913,6 +3103,18 @@ impl<'s> Walker<'s> {
                     Expr::Unknown
                 }
             }
+            // `A & B`: a value of `A` as far as `A` goes (a member only `B`
+            // has is not found, never misplaced: what both have is the
+            // same declaration, or both are where tsserver defines it).
+            "intersection_type" => {
+                let mut c = t.walk();
+                let parts: Vec<Node> = t.named_children(&mut c).collect();
+                parts
+                    .into_iter()
+                    .map(|p| self.type_value(p))
+                    .find(|e| !matches!(e, Expr::Unknown | Expr::Global))
+                    .unwrap_or(Expr::Unknown)
+            }
             // `T["k"]`: the property `k` of a `T`.
             "lookup_type" => {
                 let (Some(obj), Some(idx)) = (t.named_child(0), t.named_child(1)) else {
@@ -3064,6 +3266,70 @@ fn require_arg<'t>(n: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
 fn first_string_arg(args: Node) -> Option<Node> {
     let first = args.named_child(0)?;
     (first.kind() == "string").then_some(first)
+}
+
+/// `e as const`: `e`.
+fn const_assertion(n: Node) -> Option<Node> {
+    if n.kind() != "as_expression" {
+        return None;
+    }
+    let mut c = n.walk();
+    let is_const = n
+        .children(&mut c)
+        .last()
+        .is_some_and(|k| k.kind() == "const");
+    is_const.then(|| n.named_child(0)).flatten()
+}
+
+/// The parameters of a function type, without a `this` parameter; `None`
+/// with a rest parameter (its arity is open).
+fn signature_params(t: Node) -> Option<Vec<Node>> {
+    let ps = t.fld("parameters")?;
+    let mut c = ps.walk();
+    let mut out = Vec::new();
+    for k in ps.named_children(&mut c) {
+        match k.kind() {
+            "required_parameter" | "optional_parameter" => {
+                let pat = k.fld("pattern");
+                if pat.is_some_and(|x| x.kind() == "this") {
+                    continue;
+                }
+                if pat.is_some_and(|x| x.kind() == "rest_pattern") {
+                    return None;
+                }
+                out.push(k);
+            }
+            "comment" => {}
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+/// The number of parameters of a function argument when none is typed
+/// (else `None`: its own types apply).
+fn untyped_arity(f: Node) -> Option<usize> {
+    if f.fld("parameter").is_some() {
+        return Some(1);
+    }
+    let ps = f.fld("parameters")?;
+    let mut c = ps.walk();
+    let mut n = 0;
+    for k in ps.named_children(&mut c) {
+        match k.kind() {
+            "required_parameter" | "optional_parameter" => {
+                if k.fld("type").is_some()
+                    || k.fld("pattern").is_some_and(|x| x.kind() == "rest_pattern")
+                {
+                    return None;
+                }
+                n += 1;
+            }
+            "comment" => {}
+            _ => return None,
+        }
+    }
+    Some(n)
 }
 
 fn union_leaves<'t>(t: Node<'t>, src: &[u8], out: &mut Vec<Node<'t>>) {

@@ -521,3 +521,234 @@ fn callback_parameters_take_the_callee_declared_types() {
     let guess = r.0.iter().find(|e| e.4 == "5:25").unwrap();
     assert_eq!(guess.3, Strategy::Member { k: 1 });
 }
+
+/// A type alias is its constituents (effect's `type Option<A> = None<A> |
+/// Some<A>`, `type LogLevel = All | Fatal | …`): a member every constituent
+/// inherits from the same declaration is that declaration (`.pipe` of an
+/// `Option` is `Pipeable.pipe`), also for an object literal the alias types;
+/// a member the constituents declare each for itself has no one target. An
+/// alias of one type or of an intersection has its parts' members.
+#[test]
+fn type_aliases_of_unions_share_their_constituents_members() {
+    let r = resolve_all(&[
+        (
+            "Option.ts",
+            concat!(
+                "export interface Pipeable { pipe(): unknown; }\n",
+                "export interface None<A> extends Pipeable { readonly _tag: 'None'; }\n",
+                "export interface Some<A> extends Pipeable { readonly _tag: 'Some'; value: A; }\n",
+                "export type Option<A> = None<A> | Some<A> | undefined;\n",
+                "export type Same<A> = Some<A>;\n",
+                "export interface Tagged { tag(): string; }\n",
+                "export type Both<A> = Some<A> & Tagged;\n",
+                "export type Loose<A> = Some<A> | { pipe(): number };\n",
+                "export declare function get<A>(a: A): Option<A>;\n",
+            ),
+        ),
+        (
+            "u.ts",
+            concat!(
+                "import * as O from './Option';\n",
+                "O.get(1).pipe();\n",
+                "O.get(1)._tag;\n",
+                "const s: O.Same<number> = O.get(1) as any; s.pipe();\n",
+                "declare const b: O.Both<number>; b.tag(); b.pipe();\n",
+                "declare const l: O.Loose<number>; l.pipe();\n",
+                "export const none: O.Option<number> = { _tag: 'None', pipe() { return 1 } };\n",
+            ),
+        ),
+    ]);
+    let at = |s: &str| targets(&r, s);
+    assert_eq!(at("2:10"), ["Option.ts:Pipeable.pipe"], "{:?}", r.0);
+    // `_tag` is declared by each constituent: no edge.
+    assert!(at("3:10").is_empty(), "{:?}", r.0);
+    assert_eq!(at("4:46"), ["Option.ts:Pipeable.pipe"]);
+    assert_eq!(at("5:36"), ["Option.ts:Tagged.tag"]);
+    assert_eq!(at("5:45"), ["Option.ts:Pipeable.pipe"]);
+    // A constituent that names no type: nothing known.
+    assert!(at("6:37").is_empty(), "{:?}", r.0);
+    assert_eq!(at("7:55"), ["Option.ts:Pipeable.pipe"], "{:?}", r.0);
+    assert!(at("7:41").is_empty(), "{:?}", r.0);
+}
+
+/// A callback passed to a call with explicit type arguments takes its
+/// parameter types from the function type argument with its arity when
+/// none has more (effect's `dual<DataLast, DataFirst>(2, (self, f) =>
+/// self.modify(f))`); a callback with fewer parameters than the widest
+/// function type gets no type from them.
+#[test]
+fn callbacks_take_explicit_function_type_arguments() {
+    let r = resolve_all(&[
+        (
+            "TRef.ts",
+            concat!(
+                "export interface TRef<A> { modify(f: (a: A) => A): A; get(): A; }\n",
+                "export declare const dual: <L extends Function, F extends Function>(n: number, body: F) => L & F;\n",
+            ),
+        ),
+        (
+            "u.ts",
+            concat!(
+                "import * as T from './TRef';\n",
+                "export const modify = T.dual<\n",
+                "  <A>(f: (a: A) => A) => (self: T.TRef<A>) => A,\n",
+                "  <A>(self: T.TRef<A>, f: (a: A) => A) => A\n",
+                ">(2, (self, f) => self.modify(f));\n",
+                "export const get = T.dual<(that: T.TRef<number>) => number, (self: T.TRef<number>, that: T.TRef<number>) => number>(\n",
+                "  2, (self) => self.get());\n",
+                "export const one = T.dual<(self: T.TRef<number>) => number, (self: T.TRef<number>) => number>(\n",
+                "  1, function (self) { return self.get() });\n",
+                "export const arrow = T.dual<() => number, (self: T.TRef<number>) => number>(1, self => self.get());\n",
+            ),
+        ),
+    ]);
+    let at = |s: &str| targets(&r, s);
+    assert_eq!(at("5:24"), ["TRef.ts:TRef.modify"], "{:?}", r.0);
+    // Typed, not a guess of the unique method name.
+    let e = r.0.iter().find(|e| e.4 == "5:24").unwrap();
+    assert!(!matches!(e.3, Strategy::Member { .. }), "{e:?}");
+    // One parameter where the widest function type has two: no type.
+    assert!(at("7:21").is_empty(), "{:?}", r.0);
+    // Two function types of that arity: which one is unknown.
+    assert!(at("9:36").is_empty(), "{:?}", r.0);
+    assert_eq!(at("10:93"), ["TRef.ts:TRef.get"], "{:?}", r.0);
+}
+
+/// A class whose base is a call (effect Schema's `class Int extends
+/// make<number>(ast) {}`, a mixin) inherits statics from the call's value:
+/// `Int.pipe` is the member of the interface `make` returns, also through
+/// a class extending that class. Instance members are not taken from it.
+#[test]
+fn classes_extending_factory_calls_inherit_their_statics() {
+    let r = resolve_all(&[
+        (
+            "Schema.ts",
+            concat!(
+                "export interface Pipeable { pipe(): unknown; }\n",
+                "export interface SchemaClass<A> extends Pipeable { new (_: never): { a: A }; annotations(): SchemaClass<A>; }\n",
+                "export const make = <A>(ast: unknown): SchemaClass<A> => null as any;\n",
+                "export class Num extends make<number>(1) { static own() {} }\n",
+                "export class Int extends Num {}\n",
+            ),
+        ),
+        (
+            "u.ts",
+            concat!(
+                "import * as S from './Schema';\n",
+                "S.Num.pipe();\n",
+                "S.Int.annotations();\n",
+                "S.Int.own();\n",
+                "new S.Int(null as never).pipe();\n",
+            ),
+        ),
+    ]);
+    let at = |s: &str| targets(&r, s);
+    assert_eq!(at("2:7"), ["Schema.ts:Pipeable.pipe"], "{:?}", r.0);
+    assert_eq!(
+        at("3:7"),
+        ["Schema.ts:SchemaClass.annotations"],
+        "{:?}",
+        r.0
+    );
+    assert_eq!(at("4:7"), ["Schema.ts:Num.own"], "{:?}", r.0);
+    // An instance: its members come from the construct signature.
+    assert!(at("5:27").is_empty(), "{:?}", r.0);
+    // The base's callee is referenced where it is called.
+    assert_eq!(at("4:26"), ["Schema.ts:make"], "{:?}", r.0);
+}
+
+/// A constant made by a call with function-typed type arguments (effect's
+/// `export const pipeTo = dual<DataLast, DataFirst>(2, …)`) is callable as
+/// them: a call gives the first one's result that is no function.
+#[test]
+fn constants_made_by_typed_calls_give_their_type_arguments_results() {
+    let r = resolve_all(&[
+        (
+            "Channel.ts",
+            concat!(
+                "export interface Pipeable { pipe(): unknown; }\n",
+                "export interface Channel<A> extends Pipeable { a: A; }\n",
+                "export declare const dual: <L, F>(n: number, body: F) => L & F;\n",
+                "export const pipeTo = dual<\n",
+                "  <A>(that: Channel<A>) => (self: Channel<A>) => Channel<A>,\n",
+                "  <A>(self: Channel<A>, that: Channel<A>) => Channel<A>\n",
+                ">(2, (self, that) => that);\n",
+                "export const lazy = dual<() => () => Channel<number>, () => () => Channel<number>>(0, () => null as any);\n",
+            ),
+        ),
+        (
+            "u.ts",
+            concat!(
+                "import * as C from './Channel';\n",
+                "declare const a: C.Channel<number>;\n",
+                "C.pipeTo(a, a).pipe();\n",
+                "C.lazy().pipe();\n",
+            ),
+        ),
+    ]);
+    let at = |s: &str| targets(&r, s);
+    assert_eq!(at("3:16"), ["Channel.ts:Pipeable.pipe"], "{:?}", r.0);
+    // Every type argument returns a function: nothing known.
+    assert!(at("4:10").is_empty(), "{:?}", r.0);
+}
+
+/// `a ?? b` and `a || b` as receivers (effect's `(scheduler ??
+/// defaultScheduler).scheduleTask(…)`) are the first operand whose value is
+/// known; other binary expressions are no in-repo values.
+#[test]
+fn nullish_and_or_receivers_take_an_operand_value() {
+    let r = resolve_all(&[(
+        "s.ts",
+        concat!(
+            "export interface Scheduler { scheduleTask(): void; }\n",
+            "export declare const defaultScheduler: Scheduler;\n",
+            "export function run(scheduler?: Scheduler, other?: any) {\n",
+            "  (scheduler ?? defaultScheduler).scheduleTask();\n",
+            "  (scheduler || other).scheduleTask();\n",
+            "  (other && defaultScheduler).scheduleTask();\n",
+            "}\n",
+        ),
+    )]);
+    let at = |s: &str| targets(&r, s);
+    assert_eq!(at("4:35"), ["s.ts:Scheduler.scheduleTask"], "{:?}", r.0);
+    assert_eq!(at("5:24"), ["s.ts:Scheduler.scheduleTask"], "{:?}", r.0);
+    assert!(at("6:31").is_empty(), "{:?}", r.0);
+}
+
+/// Contextual types tsserver keeps that were lost: through `as const`
+/// (`const Proto: Omit<Duration, "value"> = { pipe() {} } as const`), from
+/// an intersection annotation (`Effect<never> & Equal`: its first part),
+/// and for the object literal a typed callback returns (`dual<…, (self:
+/// Hook) => Hook>(2, (self) => ({ pipe() {} }))`).
+#[test]
+fn object_literals_keep_contextual_types_through_const_intersections_and_callbacks() {
+    let r = resolve_all(&[
+        (
+            "t.ts",
+            concat!(
+                "export interface Pipeable { pipe(): unknown; }\n",
+                "export interface Equal { equals(): boolean; }\n",
+                "export interface Duration extends Pipeable { value: number; }\n",
+                "export declare const dual: <L, F>(n: number, body: F) => L & F;\n",
+            ),
+        ),
+        (
+            "u.ts",
+            concat!(
+                "import * as T from './t';\n",
+                "const P: Omit<T.Duration, 'value'> = { pipe() { return 1 } } as const;\n",
+                "const E: T.Duration & T.Equal = { value: 1, pipe() { return 1 }, equals() { return true } };\n",
+                "export const on = T.dual<(n: number) => (self: T.Duration) => T.Duration, (self: T.Duration, n: number) => T.Duration>(\n",
+                "  2, (self, n) => ({ value: n, pipe() { return 1 } }));\n",
+                "declare const d: T.Duration & T.Equal; d.pipe();\n",
+            ),
+        ),
+    ]);
+    let at = |s: &str| targets(&r, s);
+    assert_eq!(at("2:40"), ["t.ts:Pipeable.pipe"], "{:?}", r.0);
+    assert_eq!(at("3:45"), ["t.ts:Pipeable.pipe"], "{:?}", r.0);
+    // A member of the second part only: no edge.
+    assert!(at("3:66").is_empty(), "{:?}", r.0);
+    assert_eq!(at("5:32"), ["t.ts:Pipeable.pipe"], "{:?}", r.0);
+    assert_eq!(at("6:42"), ["t.ts:Pipeable.pipe"], "{:?}", r.0);
+}
