@@ -198,6 +198,14 @@ impl Writer<'_> {
                 self.expr(f, t, callee, vars);
                 t.raw(&format!(",{arg},{param})"));
             }
+            Expr::Union(parts) => {
+                t.raw("U(");
+                for part in parts {
+                    self.expr(f, t, part, vars);
+                    t.raw(",");
+                }
+                t.raw(")");
+            }
         }
     }
 }
