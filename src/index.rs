@@ -761,14 +761,13 @@ fn write_changed(
         }
         // What changed may also be reached under other names (re-exports,
         // aliases). After a wide change the names are already wide; the
-        // chase is for the narrow rule, where it costs little.
-        if !any_changed && !names.is_empty() {
-            chase_aliases(store, stored, batch, &mut names)?;
-        }
-        // What changed may also be reached under other names (re-exports,
-        // aliases). After a wide change the names are already wide; the
-        // chase is for the narrow rule, where it costs little.
-        if !any_changed && !names.is_empty() {
+        // chase is for the narrow rule, where it costs little. Python
+        // files are not chased (see `chase_aliases`), nor do other
+        // languages' files alias them.
+        let chased = batch
+            .iter()
+            .any(|c| c.walked.lang.family() != crate::extract::Family::Python);
+        if !any_changed && chased && !names.is_empty() {
             chase_aliases(store, stored, batch, &mut names)?;
         }
         let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
