@@ -9,6 +9,7 @@ re-index after changing 10 files, no-change freshness check, `find` latency.
     python3 bench/run.py                 # all projects
     python3 bench/run.py django          # one
     python3 bench/run.py --no-build      # reuse target/release/refgraph
+    python3 bench/run.py --bin PATH      # another build, as it is (A/B runs)
 
 Every number is measured here, on this machine, in this run.
 """
@@ -230,8 +231,16 @@ def bench(name):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    if "--no-build" not in sys.argv:
+    global BIN
+    argv = sys.argv[1:]
+    if "--bin" in argv:
+        # Another build (an A/B run of two commits): used as it is.
+        i = argv.index("--bin")
+        BIN = Path(argv[i + 1]).resolve()
+        del argv[i:i + 2]
+        argv.append("--no-build")
+    args = [a for a in argv if not a.startswith("--")]
+    if "--no-build" not in argv:
         sh(["cargo", "build", "--release", "--quiet", "--bin", "refgraph"], cwd=ROOT)
     names = args or list(PROJECTS)
     rows = [bench(n) for n in names]

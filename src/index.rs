@@ -412,17 +412,16 @@ pub fn update(
     report.skipped_dirs = w.skipped_dirs;
 
     let stored_rows = store.files()?;
-    let stored: HashMap<String, crate::store::FileRow> = stored_rows
-        .iter()
-        .map(|f| (f.path.clone(), f.clone()))
-        .collect();
+    // Borrowed: a large tree has tens of thousands of rows.
+    let stored: HashMap<&str, &crate::store::FileRow> =
+        stored_rows.iter().map(|f| (f.path.as_str(), f)).collect();
 
     // Cheap path first: size and mtime; hash only on doubt.
     let candidates: Vec<&walk::WalkedFile> = w
         .files
         .iter()
         .filter(|f| {
-            stored.get(&f.path).is_none_or(|s| {
+            stored.get(f.path.as_str()).is_none_or(|s| {
                 s.size != f.size
                     || s.mtime_ns != f.mtime_ns
                     || s.lang != f.lang
@@ -489,7 +488,11 @@ pub fn update(
                         chunk
                             .par_iter()
                             .map(|f| {
-                                let r = read_and_extract(root, f, stored_ref.get(&f.path));
+                                let r = read_and_extract(
+                                    root,
+                                    f,
+                                    stored_ref.get(f.path.as_str()).copied(),
+                                );
                                 bar_ref.inc(1);
                                 r
                             })
@@ -515,7 +518,9 @@ pub fn update(
                     Err(s) => report.skipped.push(s),
                 }
             }
-            files_added |= changed.iter().any(|c| !stored.contains_key(&c.walked.path));
+            files_added |= changed
+                .iter()
+                .any(|c| !stored.contains_key(c.walked.path.as_str()));
             if preload.is_none() && !changed.is_empty() && !stored.is_empty() {
                 preload = store.reader().map(|reader| {
                     std::thread::spawn(move || {
@@ -549,6 +554,7 @@ pub fn update(
         .collect();
     let deleted: Vec<&crate::store::FileRow> = stored
         .values()
+        .copied()
         .filter(|s| !present.contains(s.path.as_str()))
         .collect();
     report.deleted = deleted.len();
@@ -581,10 +587,16 @@ pub fn update(
     // crate): only possible when the manifests or the set of files changed.
     // A layout change can move any resolution, so then resolve all.
     let wrote = report.extracted > 0 || !deleted.is_empty();
-    let rows = if wrote { store.files()? } else { stored_rows };
+    let written_rows;
+    let rows: &[crate::store::FileRow] = if wrote {
+        written_rows = store.files()?;
+        &written_rows
+    } else {
+        &stored_rows
+    };
     let mut rekeyed = Vec::new();
     if layout_changed || files_added || !deleted.is_empty() {
-        for row in &rows {
+        for row in rows {
             let module = resolve::module_key(row.lang, &row.path, &layout);
             if module != row.module {
                 let defs: Vec<Def> = decode(row.id, &store.defs_blob(row.id)?)?;
@@ -603,8 +615,10 @@ pub fn update(
         })?;
     }
 
+    let rekeyed_rows;
     let rows = if layout_changed || !rekeyed.is_empty() {
-        store.files()?
+        rekeyed_rows = store.files()?;
+        &rekeyed_rows
     } else {
         rows
     };
@@ -620,13 +634,13 @@ pub fn update(
         // Files re-extracted now are read again: the preload may predate them.
         let preloaded = preload.and_then(|h| h.join().ok().flatten()).map(|mut m| {
             for f in &candidates {
-                if let Some(s) = stored.get(&f.path) {
+                if let Some(s) = stored.get(f.path.as_str()) {
                     m.remove(&s.id);
                 }
             }
             m
         });
-        resolve_pending(store, &rows, &pending, &layout, cfg, bulk, preloaded)?;
+        resolve_pending(store, rows, &pending, &layout, cfg, bulk, preloaded)?;
     }
 
     if bulk {
@@ -677,7 +691,7 @@ fn now_ns() -> i64 {
 /// whose edges could change pending in the same transaction.
 fn write_changed(
     store: &mut Store,
-    stored: &HashMap<String, crate::store::FileRow>,
+    stored: &HashMap<&str, &crate::store::FileRow>,
     layout: &Layout,
     touched: &[&walk::WalkedFile],
     changed: &[Changed],
@@ -687,7 +701,7 @@ fn write_changed(
     if !touched.is_empty() {
         store.transaction(|tx| {
             for f in touched {
-                if let Some(s) = stored.get(&f.path) {
+                if let Some(s) = stored.get(f.path.as_str()) {
                     tx.touch_file(s.id, f.size, f.mtime_ns)?;
                 }
             }
@@ -707,7 +721,7 @@ fn write_changed(
         // definitions (the wide rule below applies).
         let mut any_changed = false;
         for c in batch {
-            let Some(s) = stored.get(&c.walked.path) else {
+            let Some(s) = stored.get(c.walked.path.as_str()) else {
                 // A new file: whatever names what it defines, or its module,
                 // may resolve to it now. (On a first index every file is new
                 // and pending anyway.)
@@ -825,14 +839,14 @@ fn write_changed(
 /// the files of `batch`.
 fn chase_aliases(
     store: &Store,
-    stored: &HashMap<String, crate::store::FileRow>,
+    stored: &HashMap<&str, &crate::store::FileRow>,
     batch: &[Changed],
     names: &mut BTreeSet<String>,
 ) -> Result<(), IndexError> {
-    let by_id: HashMap<i64, &crate::store::FileRow> = stored.values().map(|r| (r.id, r)).collect();
+    let by_id: HashMap<i64, &crate::store::FileRow> = stored.values().map(|r| (r.id, *r)).collect();
     let edited: HashSet<i64> = batch
         .iter()
-        .filter_map(|c| stored.get(&c.walked.path).map(|r| r.id))
+        .filter_map(|c| stored.get(c.walked.path.as_str()).map(|r| r.id))
         .collect();
     let mut read: HashMap<i64, (Vec<Def>, LangScope)> = HashMap::new();
     let mut frontier: Vec<String> = names.iter().cloned().collect();

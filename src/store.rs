@@ -51,7 +51,7 @@ pub struct Store {
 /// A file id with its encoded definitions and scope.
 pub type ScopeBlobs = (i64, Vec<u8>, Vec<u8>);
 
-/// A row of the `files` table without its blobs.
+/// A row of the `files` table (the facts are in `facts`).
 #[derive(Clone, Debug)]
 pub struct FileRow {
     pub id: i64,
@@ -456,7 +456,7 @@ impl Store {
     pub fn scopes(&self) -> Result<Vec<ScopeBlobs>> {
         let mut stmt = self
             .conn
-            .prepare_cached("SELECT id, defs, scope FROM files")
+            .prepare_cached("SELECT file_id, defs, scope FROM facts")
             .map_err(|e| self.err(e))?;
         let rows = stmt
             .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
@@ -468,7 +468,7 @@ impl Store {
     /// One file's reference blob.
     pub fn refs_blob(&self, file_id: i64) -> Result<Vec<u8>> {
         self.conn
-            .prepare_cached("SELECT refs FROM files WHERE id = ?1")
+            .prepare_cached("SELECT refs FROM facts WHERE file_id = ?1")
             .map_err(|e| self.err(e))?
             .query_row([file_id], |r| r.get(0))
             .map_err(|e| self.err(e))
@@ -560,7 +560,7 @@ impl Store {
     /// A file's encoded definitions.
     pub fn defs_blob(&self, file_id: i64) -> Result<Vec<u8>> {
         self.conn
-            .prepare_cached("SELECT defs FROM files WHERE id = ?1")
+            .prepare_cached("SELECT defs FROM facts WHERE file_id = ?1")
             .map_err(|e| self.err(e))?
             .query_row([file_id], |r| r.get(0))
             .map_err(|e| self.err(e))
@@ -569,7 +569,7 @@ impl Store {
     /// A file's encoded scope.
     pub fn scope_blob(&self, file_id: i64) -> Result<Vec<u8>> {
         self.conn
-            .prepare_cached("SELECT scope FROM files WHERE id = ?1")
+            .prepare_cached("SELECT scope FROM facts WHERE file_id = ?1")
             .map_err(|e| self.err(e))?
             .query_row([file_id], |r| r.get(0))
             .map_err(|e| self.err(e))
@@ -891,7 +891,7 @@ impl Writer<'_> {
                 self.conn
                     .prepare_cached(
                         "UPDATE files SET lang = ?2, hash = ?3, size = ?4, mtime_ns = ?5, module = ?6,
-                         defs = ?7, scope = ?8, refs = ?9, resolved = 0, indexed_at = ?10 WHERE id = ?1",
+                         resolved = 0, indexed_at = ?7 WHERE id = ?1",
                     )
                     .map_err(|e| self.err(e))?
                     .execute(params![
@@ -901,9 +901,6 @@ impl Writer<'_> {
                         f.size as i64,
                         f.mtime_ns,
                         f.module,
-                        f.defs_blob,
-                        f.scope_blob,
-                        f.refs_blob,
                         now
                     ])
                     .map_err(|e| self.err(e))?;
@@ -912,8 +909,8 @@ impl Writer<'_> {
             None => {
                 self.conn
                     .prepare_cached(
-                        "INSERT INTO files (path, lang, hash, size, mtime_ns, module, defs, scope, refs, resolved, indexed_at)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0, ?10)",
+                        "INSERT INTO files (path, lang, hash, size, mtime_ns, module, resolved, indexed_at)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, ?7)",
                     )
                     .map_err(|e| self.err(e))?
                     .execute(params![
@@ -923,15 +920,19 @@ impl Writer<'_> {
                         f.size as i64,
                         f.mtime_ns,
                         f.module,
-                        f.defs_blob,
-                        f.scope_blob,
-                        f.refs_blob,
                         now
                     ])
                     .map_err(|e| self.err(e))?;
                 self.conn.last_insert_rowid()
             }
         };
+        self.conn
+            .prepare_cached(
+                "INSERT OR REPLACE INTO facts (file_id, defs, scope, refs) VALUES (?1, ?2, ?3, ?4)",
+            )
+            .map_err(|e| self.err(e))?
+            .execute(params![id, f.defs_blob, f.scope_blob, f.refs_blob])
+            .map_err(|e| self.err(e))?;
         self.put_nodes(id, f.defs, f.keys)?;
         let mut names = self
             .conn
@@ -1100,12 +1101,17 @@ impl Writer<'_> {
     pub fn delete_file(&self, id: i64) -> Result<()> {
         self.clear_own_facts(id)?;
         self.drop_incoming(id)?;
-        self.conn
-            .prepare_cached("DELETE FROM files WHERE id = ?1")
-            .map_err(|e| self.err(e))?
-            .execute([id])
-            .map(|_| ())
-            .map_err(|e| self.err(e))
+        for sql in [
+            "DELETE FROM facts WHERE file_id = ?1",
+            "DELETE FROM files WHERE id = ?1",
+        ] {
+            self.conn
+                .prepare_cached(sql)
+                .map_err(|e| self.err(e))?
+                .execute([id])
+                .map_err(|e| self.err(e))?;
+        }
+        Ok(())
     }
 
     /// Mark files pending resolution.

@@ -2,7 +2,7 @@
 //! is derived data: rebuilding loses nothing but time).
 
 /// Bump on any change to [`SCHEMA`] or to the encoding of the fact blobs.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 pub const PRAGMAS: &str = "
 PRAGMA journal_mode = WAL;
@@ -30,9 +30,16 @@ CREATE TABLE files (
     mtime_ns    INTEGER NOT NULL,
     module      TEXT NOT NULL,
     resolved    INTEGER NOT NULL,
-    indexed_at  INTEGER NOT NULL,
-    -- The facts last: a row's columns after a blob are reached through the
-    -- blob's overflow pages, so a scan of the small columns would read them all.
+    indexed_at  INTEGER NOT NULL
+) STRICT;
+
+-- A file's extracted facts (encoded definitions, scope and reference
+-- sites), one row per `files` row. Kept apart from `files` because SQLite
+-- stores a row as one record: with the blobs inline, a scan of the files'
+-- small columns read a page or more per file, and every `resolved` update
+-- rewrote the blobs' overflow pages.
+CREATE TABLE facts (
+    file_id     INTEGER PRIMARY KEY,
     defs        BLOB NOT NULL,
     scope       BLOB NOT NULL,
     refs        BLOB NOT NULL
