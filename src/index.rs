@@ -475,6 +475,9 @@ pub fn update(
     }
     // Workers extract the next chunk while this thread writes the last one.
     let mut files_added = false;
+    // What this update writes into existing rows, to patch the rows read
+    // above when no file was added (instead of reading every row again).
+    let mut updates: Vec<RowUpdate> = Vec::new();
     let (mut t_wait, mut t_write) = (Duration::ZERO, Duration::ZERO);
     let stored_ref = &stored;
     let bar_ref = &bar;
@@ -532,6 +535,23 @@ pub fn update(
             let t = Instant::now();
             write_changed(store, &stored, &layout, &touched, &changed, &mut report)?;
             t_write += t.elapsed();
+            updates.extend(changed.iter().map(|c| RowUpdate {
+                path: c.walked.path.clone(),
+                lang: c.walked.lang,
+                content: Some((
+                    c.hash.clone(),
+                    resolve::module_key(c.walked.lang, &c.walked.path, &layout),
+                )),
+                size: c.walked.size,
+                mtime_ns: c.walked.mtime_ns,
+            }));
+            updates.extend(touched.iter().map(|f| RowUpdate {
+                path: f.path.clone(),
+                lang: f.lang,
+                content: None,
+                size: f.size,
+                mtime_ns: f.mtime_ns,
+            }));
         }
         Ok(())
     })?;
@@ -587,15 +607,35 @@ pub fn update(
     // crate): only possible when the manifests or the set of files changed.
     // A layout change can move any resolution, so then resolve all.
     let wrote = report.extracted > 0 || !deleted.is_empty();
-    let written_rows;
-    let rows: &[crate::store::FileRow] = if wrote {
-        written_rows = store.files()?;
-        &written_rows
-    } else {
-        &stored_rows
-    };
+    let deleted_ids: HashSet<i64> = deleted.iter().map(|s| s.id).collect();
+    // Rows whose facts the preload may have read before this update
+    // re-extracted them.
+    let candidate_ids: Vec<i64> = candidates
+        .iter()
+        .filter_map(|f| stored.get(f.path.as_str()).map(|s| s.id))
+        .collect();
+    let any_deleted = !deleted.is_empty();
+    let mut stored_rows = stored_rows;
+    if wrote {
+        if files_added {
+            stored_rows = store.files()?;
+        } else {
+            patch_rows(
+                &mut stored_rows,
+                &deleted_ids,
+                &updates,
+                &store.pending_ids()?,
+            );
+            debug_assert_eq!(
+                stored_rows,
+                store.files()?,
+                "patched rows are the stored rows"
+            );
+        }
+    }
+    let rows: &[crate::store::FileRow] = &stored_rows;
     let mut rekeyed = Vec::new();
-    if layout_changed || files_added || !deleted.is_empty() {
+    if layout_changed || files_added || any_deleted {
         for row in rows {
             let module = resolve::module_key(row.lang, &row.path, &layout);
             if module != row.module {
@@ -633,10 +673,8 @@ pub fn update(
     if !pending.is_empty() {
         // Files re-extracted now are read again: the preload may predate them.
         let preloaded = preload.and_then(|h| h.join().ok().flatten()).map(|mut m| {
-            for f in &candidates {
-                if let Some(s) = stored.get(f.path.as_str()) {
-                    m.remove(&s.id);
-                }
+            for id in &candidate_ids {
+                m.remove(id);
             }
             m
         });
@@ -678,6 +716,45 @@ pub fn update(
     }
     report.elapsed = start.elapsed();
     Ok(report)
+}
+
+/// What an update wrote into an existing file row.
+struct RowUpdate {
+    path: String,
+    lang: Lang,
+    /// The new content hash and module key of a re-extracted file (`None`:
+    /// only its size or mtime changed).
+    content: Option<(String, String)>,
+    size: u64,
+    mtime_ns: i64,
+}
+
+/// The rows as stored after an update that added no file: `rows` (sorted
+/// by path) less the deleted ones, with the updates applied and the
+/// pending flags as stored.
+fn patch_rows(
+    rows: &mut Vec<crate::store::FileRow>,
+    deleted: &HashSet<i64>,
+    updates: &[RowUpdate],
+    pending: &HashSet<i64>,
+) {
+    rows.retain(|r| !deleted.contains(&r.id));
+    for u in updates {
+        let Ok(i) = rows.binary_search_by(|r| r.path.as_str().cmp(&u.path)) else {
+            continue;
+        };
+        let r = &mut rows[i];
+        if let Some((hash, module)) = &u.content {
+            r.hash.clone_from(hash);
+            r.module.clone_from(module);
+            r.lang = u.lang;
+        }
+        r.size = u.size;
+        r.mtime_ns = u.mtime_ns;
+    }
+    for r in rows.iter_mut() {
+        r.resolved = !pending.contains(&r.id);
+    }
 }
 
 fn now_ns() -> i64 {

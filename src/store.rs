@@ -52,7 +52,7 @@ pub struct Store {
 pub type ScopeBlobs = (i64, Vec<u8>, Vec<u8>);
 
 /// A row of the `files` table (the facts are in `facts`).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct FileRow {
     pub id: i64,
     pub path: String,
@@ -342,6 +342,17 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
+    /// The files waiting for their edges to be recomputed.
+    pub fn pending_ids(&self) -> Result<std::collections::HashSet<i64>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT id FROM files WHERE resolved = 0")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt.query_map([], |r| r.get(0)).map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
     /// The first half of [`Store::end_bulk`], once every file's facts are
     /// written: the indexes over nodes and names, the search index and its
     /// triggers. Edges may still be written in bulk after it.
@@ -422,7 +433,10 @@ impl Store {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT id, path, lang, hash, size, mtime_ns, module, resolved FROM files ORDER BY path",
+                // In rowid order (one pass over the table's pages), sorted
+                // below: ORDER BY path would look every row up through the
+                // path index.
+                "SELECT id, path, lang, hash, size, mtime_ns, module, resolved FROM files",
             )
             .map_err(|e| self.err(e))?;
         let rows = stmt
@@ -439,8 +453,11 @@ impl Store {
                 })
             })
             .map_err(|e| self.err(e))?;
-        rows.collect::<rusqlite::Result<_>>()
-            .map_err(|e| self.err(e))
+        let mut rows: Vec<FileRow> = rows
+            .collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))?;
+        rows.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        Ok(rows)
     }
 
     /// Every file's content hash, by path.

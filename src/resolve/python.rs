@@ -58,8 +58,9 @@ pub struct Index<'w> {
     /// an attribute anywhere.
     visible_subs: HashSet<u32>,
     /// Per file: the modules its `import a.b.c` statements load (with
-    /// their packages), which makes `a.b.c` work as attributes there.
-    file_imports: Vec<Vec<u32>>,
+    /// their packages), which makes `a.b.c` work as attributes there;
+    /// computed when first needed ([`Ctx::file_imports`]).
+    file_imports: Vec<std::sync::OnceLock<Vec<u32>>>,
 }
 
 /// A module: a file stem (`src/shop/payments/gateway`) or a directory.
@@ -197,7 +198,8 @@ const BUILTIN_METHODS: &[&str] = &[
 ];
 
 /// Top-level standard library modules: an import of one of these is never
-/// resolved through a local directory or a guessed package root.
+/// resolved through a local directory or a guessed package root. Sorted
+/// (looked up by binary search, for every import of every file).
 const STDLIB: &[&str] = &[
     "__future__",
     "abc",
@@ -532,34 +534,25 @@ pub fn prepare<'w>(world: &World<'w>) -> Index<'w> {
         .collect();
     ix.bases = bases.into_iter().collect();
     // Which submodules are reachable as attributes (pyright's rule: the
-    // package imports them, or the accessing file does).
+    // package imports them, or the accessing file does). What a package's
+    // `__init__` imports is needed everywhere; what another file imports
+    // only when that file is looked at, so it is computed then
+    // ([`Ctx::file_imports`]): an update resolving ten files of a large
+    // tree does not resolve every import of every file.
     let mut visible = HashSet::new();
-    let mut file_imports = Vec::with_capacity(world.files.len());
     {
         let ctx = Ctx { world, ix: &ix };
         for (i, wf) in world.files.iter().enumerate() {
             let f = FileIdx(i as u32);
-            let mut imported = Vec::new();
-            let Some(scope) = py_scope(world, f) else {
-                file_imports.push(imported);
+            let is_init = wf.path.ends_with("__init__.py") || wf.path.ends_with("__init__.pyi");
+            let Some(scope) = py_scope(world, f).filter(|_| is_init) else {
                 continue;
             };
-            let is_init = wf.path.ends_with("__init__.py") || wf.path.ends_with("__init__.pyi");
             let pkg = ix.mod_by_path.get(stem(wf.path)).copied();
-            for imp in &scope.imports {
+            for imp in scope.imports.iter().filter(|imp| imp.scope == 0) {
                 let Some(r) = ctx.import_module(f, imp) else {
                     continue;
                 };
-                if matches!(imp.kind, ImportKind::Plain | ImportKind::Alias(_)) {
-                    let mut x = Some(r);
-                    while let Some(m) = x {
-                        imported.push(m);
-                        x = ix.mods[m as usize].parent;
-                    }
-                }
-                if !is_init || imp.scope != 0 {
-                    continue;
-                }
                 let mut targets = vec![r];
                 if let ImportKind::From { name, .. } = &imp.kind {
                     if let Some(&c) = ix.mods[r as usize].children.get(name) {
@@ -577,13 +570,12 @@ pub fn prepare<'w>(world: &World<'w>) -> Index<'w> {
                     }
                 }
             }
-            imported.sort_unstable();
-            imported.dedup();
-            file_imports.push(imported);
         }
     }
     ix.visible_subs = visible;
-    ix.file_imports = file_imports;
+    ix.file_imports = (0..world.files.len())
+        .map(|_| std::sync::OnceLock::new())
+        .collect();
     ix
 }
 
@@ -713,7 +705,7 @@ impl Ctx<'_, '_> {
                 return Some(m);
             }
         }
-        if STDLIB.contains(&segs[0]) {
+        if STDLIB.binary_search(&segs[0]).is_ok() {
             return None;
         }
         let dir = parent_dir(self.world.file(from).path);
@@ -1130,14 +1122,38 @@ impl Ctx<'_, '_> {
     }
 }
 
-impl Ctx<'_, '_> {
+impl<'a> Ctx<'a, '_> {
     fn submodule_visible(&self, m: u32, from: FileIdx) -> bool {
-        self.ix.visible_subs.contains(&m)
-            || self
-                .ix
-                .file_imports
-                .get(from.0 as usize)
-                .is_some_and(|v| v.binary_search(&m).is_ok())
+        self.ix.visible_subs.contains(&m) || self.file_imports(from).binary_search(&m).is_ok()
+    }
+
+    /// The modules file `f`'s `import a.b.c` and `import a.b.c as d`
+    /// statements load, with their packages (sorted). Computed once per
+    /// file, when first asked: no index depends on it.
+    fn file_imports(&self, f: FileIdx) -> &'a [u32] {
+        let ix: &'a Index = self.ix;
+        let Some(cell) = ix.file_imports.get(f.0 as usize) else {
+            return &[];
+        };
+        cell.get_or_init(|| {
+            let mut imported = Vec::new();
+            let Some(scope) = py_scope(self.world, f) else {
+                return imported;
+            };
+            for imp in &scope.imports {
+                if !matches!(imp.kind, ImportKind::Plain | ImportKind::Alias(_)) {
+                    continue;
+                }
+                let mut x = self.import_module(f, imp);
+                while let Some(m) = x {
+                    imported.push(m);
+                    x = ix.mods[m as usize].parent;
+                }
+            }
+            imported.sort_unstable();
+            imported.dedup();
+            imported
+        })
     }
 }
 

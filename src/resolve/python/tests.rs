@@ -369,3 +369,13 @@ def run():
         "calls m.run -> m.Gateway.charge @m.py:11:12 TypedReceiver",
     );
 }
+
+#[test]
+fn stdlib_list_is_sorted_for_binary_search() {
+    assert!(
+        STDLIB.windows(2).all(|w| w[0] < w[1]),
+        "STDLIB must stay sorted"
+    );
+    assert!(STDLIB.binary_search(&"os").is_ok());
+    assert!(STDLIB.binary_search(&"shop").is_err());
+}
