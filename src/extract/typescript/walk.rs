@@ -9,6 +9,7 @@ use std::sync::LazyLock;
 
 use tree_sitter::{Node, Parser};
 
+use super::jsdoc::{self, Sep};
 use super::{
     is_test_path, ClassInfo, Export, Expr, Field, Import, Imported, Name, ObjectLit, Refs, Scope,
     Site, SiteKind, Spec, CJS_PROPERTY, DEFAULT, EXPORT_EQUALS, NS_ANY, NS_TYPE, NS_VALUE,
@@ -670,11 +671,15 @@ impl<'s> Walker<'s> {
     }
 
     fn site(&mut self, pos_node: Node<'s>, kind: SiteKind, ns: u8, target: Expr) {
+        self.site_at(Pos::from_ts(pos_node.start_position()), kind, ns, target)
+    }
+
+    fn site_at(&mut self, pos: Pos, kind: SiteKind, ns: u8, target: Expr) {
         if is_dead(&target) {
             return;
         }
         self.refs.sites.push(Site {
-            pos: Pos::from_ts(pos_node.start_position()),
+            pos,
             src: self.cur,
             kind,
             ns,
@@ -1185,6 +1190,7 @@ impl<'s> Walker<'s> {
             "jsx_opening_element" | "jsx_closing_element" | "jsx_self_closing_element" => {
                 self.jsx(n)
             }
+            "comment" => self.doc_comment(n),
             "catch_clause" => {
                 self.push_frame();
                 if let Some(p) = n.fld("parameter") {
@@ -1253,7 +1259,6 @@ impl<'s> Walker<'s> {
             | "private_property_identifier"
             | "statement_identifier"
             | "shorthand_property_identifier_pattern"
-            | "comment"
             | "string"
             | "number"
             | "regex"
@@ -1268,6 +1273,44 @@ impl<'s> Walker<'s> {
             | "string_fragment"
             | "hash_bang_line" => {}
             _ => self.walk_children(n),
+        }
+    }
+
+    /// The names a JSDoc comment refers to (`{@link Query#fetch}`, `@see
+    /// X`, `@throws {E}`), looked up where the comment stands: tsserver
+    /// resolves them in the scope of the declaration or statement the
+    /// comment documents (its block's names, imports included) and counts
+    /// them as references. A name not bound in the file is no site.
+    fn doc_comment(&mut self, n: Node<'s>) {
+        let text = self.text(n);
+        let start = n.start_position();
+        for name in jsdoc::names(text) {
+            let mut base: Option<Expr> = None;
+            for seg in &name.segments {
+                let e = match (base.take(), seg.sep) {
+                    (None, _) => match self.lookup(seg.name, name.ns) {
+                        Some(b @ (Binding::Def(_) | Binding::Import(_))) => b.expr(),
+                        _ => break,
+                    },
+                    (Some(b), Some(Sep::Hash)) => {
+                        Expr::Member(Box::new(instance(b)), self.intern(seg.name))
+                    }
+                    (Some(b), _) => Expr::Member(Box::new(b), self.intern(seg.name)),
+                };
+                let before = &text[..seg.offset];
+                let pos = match before.rfind('\n') {
+                    Some(nl) => Pos {
+                        line: start.row as u32 + 1 + before.matches('\n').count() as u32,
+                        column: (seg.offset - nl) as u32,
+                    },
+                    None => Pos {
+                        line: start.row as u32 + 1,
+                        column: (start.column + seg.offset) as u32 + 1,
+                    },
+                };
+                self.site_at(pos, SiteKind::Ref, NS_ANY, e.clone());
+                base = Some(e);
+            }
         }
     }
 

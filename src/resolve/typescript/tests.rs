@@ -752,3 +752,53 @@ fn object_literals_keep_contextual_types_through_const_intersections_and_callbac
     assert_eq!(at("5:32"), ["t.ts:Pipeable.pipe"], "{:?}", r.0);
     assert_eq!(at("6:42"), ["t.ts:Pipeable.pipe"], "{:?}", r.0);
 }
+
+#[test]
+fn jsdoc_links_see_and_type_tags_reference_names_in_scope() {
+    let r = resolve_all(&[
+        (
+            "q.ts",
+            "export class Query {\n  fetch() {}\n  static create() {}\n}\nexport interface Opts { retry: number }\n",
+        ),
+        (
+            "u.ts",
+            concat!(
+                "import { Query, type Opts } from './q';\n",
+                "/**\n",
+                " * Like {@link Query#fetch}, or {@linkcode Query.create | make one}.\n",
+                " * @see Query\n",
+                " * @see {@link https://example.com}\n",
+                " * @throws {Query} never\n",
+                " * @param {Opts} o\n",
+                " */\n",
+                "export function run(o: Opts) {\n",
+                "  /** {@link helper} is local; {@link Missing} is nothing. */\n",
+                "  return helper();\n",
+                "}\n",
+                "function helper() {}\n",
+                "// {@link Query} in a line comment is no JSDoc\n",
+                "/* {@link Query} nor in a block comment */\n",
+            ),
+        ),
+    ]);
+    let at = |s: &str| targets(&r, s);
+    assert_eq!(at("3:16"), ["q.ts:Query"]);
+    assert_eq!(at("3:22"), ["q.ts:Query.fetch"]);
+    assert_eq!(at("3:44"), ["q.ts:Query"]);
+    assert_eq!(at("3:50"), ["q.ts:Query.create"]);
+    assert_eq!(at("4:9"), ["q.ts:Query"]);
+    assert_eq!(at("6:13"), ["q.ts:Query"]);
+    assert_eq!(at("7:12"), ["q.ts:Opts"]);
+    assert_eq!(at("10:14"), ["u.ts:helper"]);
+    let doc = r.0.iter().find(|e| e.4 == "3:22").unwrap();
+    assert_eq!(doc.2, EdgeKind::References);
+    // Nothing else is named in a comment: no URL, no unbound name, no
+    // plain comment.
+    let comment_lines = ["5:", "10:", "14:", "15:"];
+    for e in &r.0 {
+        assert!(
+            e.4 == "10:14" || !comment_lines.iter().any(|l| e.4.starts_with(l)),
+            "unexpected edge {e:?}"
+        );
+    }
+}
