@@ -3,6 +3,7 @@
 //! and let re-resolution apply it (see `index::apply_verdicts`), so a cached
 //! answer is re-applied after every re-index until either file changes.
 
+mod module_start;
 mod overloads;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -294,6 +295,7 @@ pub async fn verify(
     let mut targets_to_discover: BTreeMap<(String, Pos), Lang> = BTreeMap::new();
     let mut errors: BTreeMap<String, String> = BTreeMap::new();
     let mut overloads = overloads::Overloads::new(&root);
+    let mut module_starts = module_start::ModuleStarts::new(&root);
     for g in groups.values() {
         let entry = report.entry(lang_name(g.lang).into()).or_default();
         if g.skipped.is_some() {
@@ -332,10 +334,10 @@ pub async fn verify(
                 let outcome = match relative(&root, &l.path) {
                     Some(rel) => match hashes.get(&rel) {
                         Some(h) => {
-                            // Another signature of an overload set names the set's node.
-                            let at = overloads
-                                .node_at(&session.store, &rel, l.pos)
-                                .unwrap_or(l.pos);
+                            // A script file's first token is its module; another
+                            // signature of an overload set names the set's node.
+                            let at = module_starts.module_at(&rel, l.pos);
+                            let at = overloads.node_at(&session.store, &rel, at).unwrap_or(at);
                             Outcome::Target {
                                 path: rel,
                                 hash: h.clone(),

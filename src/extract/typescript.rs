@@ -10,6 +10,7 @@
 //! return types). A name bound nowhere in the file is a global
 //! ([`Expr::Global`]) and is never guessed to be another module's definition.
 
+mod jsdoc;
 mod walk;
 #[cfg(test)]
 use walk::walk_fix_for_tests;

@@ -543,6 +543,10 @@ impl<'a, 'w> Eval<'a, 'w> {
                 }
                 None => (Val::External, rs),
             },
+            // `C.prototype` is an instance of `C`.
+            Val::Sym(sym) if self.kind(sym) == NodeKind::Class && name == "prototype" => {
+                (Val::Inst(sym), combine(rs, Strategy::Path))
+            }
             Val::Sym(sym) if self.kind(sym) == NodeKind::Class => {
                 let (mut v, mut st) = self.member_lookup(sym, name, depth + 1);
                 if v == Val::External {

@@ -9,6 +9,7 @@ use std::sync::LazyLock;
 
 use tree_sitter::{Node, Parser};
 
+use super::jsdoc::{self, Sep};
 use super::{
     is_test_path, ClassInfo, Export, Expr, Field, Import, Imported, Name, ObjectLit, Refs, Scope,
     Site, SiteKind, Spec, CJS_PROPERTY, DEFAULT, EXPORT_EQUALS, NS_ANY, NS_TYPE, NS_VALUE,
@@ -372,6 +373,9 @@ struct Walker<'s> {
     cur: u32,
     /// Class whose instance `this` is.
     this_class: Option<u32>,
+    /// What `this` is in a function declaring it (`function (this:
+    /// SchedulerAction<T>) {}`): it wins over [`Walker::this_class`].
+    this_value: Option<Expr>,
     /// Function whose `return` values are recorded.
     fn_def: Option<u32>,
     returned: HashSet<u32>,
@@ -435,6 +439,7 @@ impl<'s> Walker<'s> {
             frames: Vec::new(),
             cur: 0,
             this_class: None,
+            this_value: None,
             fn_def: None,
             returned: HashSet::new(),
             ret_ctx: None,
@@ -670,11 +675,15 @@ impl<'s> Walker<'s> {
     }
 
     fn site(&mut self, pos_node: Node<'s>, kind: SiteKind, ns: u8, target: Expr) {
+        self.site_at(Pos::from_ts(pos_node.start_position()), kind, ns, target)
+    }
+
+    fn site_at(&mut self, pos: Pos, kind: SiteKind, ns: u8, target: Expr) {
         if is_dead(&target) {
             return;
         }
         self.refs.sites.push(Site {
-            pos: Pos::from_ts(pos_node.start_position()),
+            pos,
             src: self.cur,
             kind,
             ns,
@@ -1185,6 +1194,53 @@ impl<'s> Walker<'s> {
             "jsx_opening_element" | "jsx_closing_element" | "jsx_self_closing_element" => {
                 self.jsx(n)
             }
+            "comment" => self.doc_comment(n),
+            "conditional_type" => {
+                // `A extends [infer H, ...infer T] ? X<T> : Y`: each `infer`
+                // declares a type parameter, in scope in the extends clause
+                // and the true branch only.
+                self.walk_field(n, "left");
+                self.push_frame();
+                if let Some(r) = n.fld("right") {
+                    self.bind_infers(r);
+                }
+                self.walk_field(n, "right");
+                self.walk_field(n, "consequence");
+                self.pop_frame();
+                self.walk_field(n, "alternative");
+            }
+            "type_query" => match n.named_child(0) {
+                Some(q) if matches!(q.kind(), "identifier" | "member_expression") => {
+                    self.query_chain(q);
+                }
+                _ => self.walk_children(n),
+            },
+            "lookup_type" => {
+                // `Observer<T>['next']` names the member.
+                let key = n
+                    .named_child(1)
+                    .filter(|i| i.kind() == "literal_type")
+                    .and_then(|i| i.named_child(0))
+                    .filter(|k| k.kind() == "string");
+                if let (Some(obj), Some((name, pos))) =
+                    (n.named_child(0), key.and_then(|k| self.string_value(k)))
+                {
+                    let base = self.type_value(obj);
+                    if !matches!(base, Expr::Unknown | Expr::Global) && !name.is_empty() {
+                        let e = self.member_of(&base, name);
+                        self.site_at(pos, SiteKind::Ref, NS_TYPE, e);
+                    }
+                }
+                self.walk_children(n);
+            }
+            "infer_type" => {
+                // The name is declared (above); a constraint is a use.
+                let mut c = n.walk();
+                let kids: Vec<Node> = n.named_children(&mut c).skip(1).collect();
+                for k in kids {
+                    self.walk(k);
+                }
+            }
             "catch_clause" => {
                 self.push_frame();
                 if let Some(p) = n.fld("parameter") {
@@ -1253,7 +1309,6 @@ impl<'s> Walker<'s> {
             | "private_property_identifier"
             | "statement_identifier"
             | "shorthand_property_identifier_pattern"
-            | "comment"
             | "string"
             | "number"
             | "regex"
@@ -1269,6 +1324,105 @@ impl<'s> Walker<'s> {
             | "hash_bang_line" => {}
             _ => self.walk_children(n),
         }
+    }
+
+    /// The names a JSDoc comment refers to (`{@link Query#fetch}`, `@see
+    /// X`, `@throws {E}`), looked up where the comment stands: tsserver
+    /// resolves them in the scope of the declaration or statement the
+    /// comment documents (its block's names, imports included) and counts
+    /// them as references. A name not bound in the file is no site.
+    fn doc_comment(&mut self, n: Node<'s>) {
+        let text = self.text(n);
+        let start = n.start_position();
+        // In a class or interface body, a name bound nowhere is a member
+        // of it (`{@link concat}` on a sibling method).
+        let host = n
+            .parent()
+            .filter(|p| matches!(p.kind(), "class_body" | "interface_body" | "object_type"))
+            .and(self.this_class);
+        for name in jsdoc::names(text) {
+            let mut base: Option<Expr> = None;
+            for seg in &name.segments {
+                let e = match (base.take(), seg.sep) {
+                    (None, _) => match (self.lookup_doc(seg.name, name.ns), host) {
+                        (Some(b @ (Binding::Def(_) | Binding::Import(_))), _) => b.expr(),
+                        (None, Some(c)) => {
+                            Expr::Member(Box::new(Expr::This(c)), self.intern(seg.name))
+                        }
+                        _ => break,
+                    },
+                    (Some(b), Some(Sep::Hash)) => {
+                        Expr::Member(Box::new(instance(b)), self.intern(seg.name))
+                    }
+                    (Some(b), _) => Expr::Member(Box::new(b), self.intern(seg.name)),
+                };
+                let before = &text[..seg.offset];
+                let pos = match before.rfind('\n') {
+                    Some(nl) => Pos {
+                        line: start.row as u32 + 1 + before.matches('\n').count() as u32,
+                        column: (seg.offset - nl) as u32,
+                    },
+                    None => Pos {
+                        line: start.row as u32 + 1,
+                        column: (start.column + seg.offset) as u32 + 1,
+                    },
+                };
+                self.site_at(pos, SiteKind::Ref, NS_ANY, e.clone());
+                base = Some(e);
+            }
+        }
+    }
+
+    /// `typeof a.b.c`: a site per segment. The grammar's member
+    /// expressions in a type query give the wrong `property` child past two
+    /// segments (the inner one's), so children are taken by position.
+    fn query_chain(&mut self, n: Node<'s>) -> Expr {
+        match n.kind() {
+            "identifier" => {
+                let name = self.text(n);
+                let e = self.lookup_expr(name, NS_VALUE);
+                if matches!(e, Expr::Def(_) | Expr::Import(_)) {
+                    self.site(n, SiteKind::Ref, NS_VALUE, e.clone());
+                }
+                e
+            }
+            "member_expression" if n.named_child_count() >= 2 => {
+                let obj = n.named_child(0).expect("two children");
+                let prop = n
+                    .named_child(n.named_child_count() as u32 - 1)
+                    .expect("two children");
+                let base = self.query_chain(obj);
+                let name = self.text(prop);
+                let e = self.member_of(&base, name);
+                if !matches!(base, Expr::Unknown) {
+                    self.site(prop, SiteKind::Ref, NS_VALUE, e.clone());
+                }
+                e
+            }
+            _ => {
+                self.walk(n);
+                Expr::Unknown
+            }
+        }
+    }
+
+    /// A JSDoc name in both namespaces (`ns` = [`NS_ANY`]) is the innermost
+    /// scope's symbol of either meaning: where a constant and an interface
+    /// share the name (`const TimeoutError` beside `interface
+    /// TimeoutError`), the definition among them.
+    fn lookup_doc(&mut self, name: &'s str, ns: u8) -> Option<Binding> {
+        if ns != NS_ANY {
+            return self.lookup(name, ns);
+        }
+        self.used.insert(name);
+        let named = |b: &&Binding| matches!(b, Binding::Def(_) | Binding::Import(_));
+        for f in self.frames.iter().rev() {
+            let (v, t) = (f.values.get(name), f.types.get(name));
+            if v.is_some() || t.is_some() {
+                return v.filter(named).or(t.filter(named)).or(v).or(t).copied();
+            }
+        }
+        None
     }
 
     fn ident_ref(&mut self, n: Node<'s>, ns: u8) {
@@ -1353,6 +1507,13 @@ impl<'s> Walker<'s> {
     ) {
         let saved = (self.cur, self.this_class, self.fn_def);
         let saved_ret = self.ret_ctx.take();
+        // An arrow function keeps the `this` around it; any other function
+        // has its own (its `this:` parameter, or its class).
+        let saved_this = if n.kind() == "arrow_function" {
+            self.this_value.clone()
+        } else {
+            self.this_value.take()
+        };
         if let Some(d) = def {
             self.cur = d;
         }
@@ -1430,6 +1591,28 @@ impl<'s> Walker<'s> {
         self.pop_frame();
         (self.cur, self.this_class, self.fn_def) = saved;
         self.ret_ctx = saved_ret;
+        self.this_value = saved_this;
+    }
+
+    /// Bind the names `infer` declares in a conditional type's extends
+    /// clause (a nested conditional type declares its own).
+    fn bind_infers(&mut self, t: Node<'s>) {
+        let mut stack = vec![t];
+        while let Some(n) = stack.pop() {
+            match n.kind() {
+                "infer_type" => {
+                    if let Some(name) = n.named_child(0).filter(|k| k.kind() == "type_identifier") {
+                        let name = self.text(name);
+                        self.bind(name, NS_TYPE, Binding::Opaque);
+                    }
+                }
+                "conditional_type" => {}
+                _ => {
+                    let mut c = n.walk();
+                    stack.extend(n.named_children(&mut c));
+                }
+            }
+        }
     }
 
     fn type_params(&mut self, n: Node<'s>) {
@@ -1492,7 +1675,8 @@ impl<'s> Walker<'s> {
                     let ty = p.fld("type");
                     if let Some(t) = ty {
                         self.walk(t);
-                        if let (Some(d), false) = (def, this_param) {
+                        // A constructor's are the class's (`new X(cb)`).
+                        if let (Some(d), false) = (def.or(ctor_class), this_param) {
                             self.callback_types(d, i, t);
                         }
                     }
@@ -1509,6 +1693,9 @@ impl<'s> Walker<'s> {
                     let pat = p.fld("pattern").or_else(|| p.fld("name"));
                     let Some(pat) = pat else { continue };
                     if pat.kind() == "this" {
+                        if ty.is_some() && !matches!(val, Expr::Unknown) {
+                            self.this_value = Some(val);
+                        }
                         continue;
                     }
                     if let (true, Some(class), "identifier") = (property, ctor_class, pat.kind()) {
@@ -1860,6 +2047,11 @@ impl<'s> Walker<'s> {
                 if let Some(name) = t.fld("name") {
                     self.site(name, kind, NS_TYPE, e.clone());
                 }
+                // The qualifier (`JSONRPC2` in `extends JSONRPC2.Request`)
+                // is a use of the namespace, as in any other type.
+                if let Some(m) = t.fld("module") {
+                    self.qualifier_sites(m);
+                }
                 Some(e)
             }
             "generic_type" => {
@@ -1985,6 +2177,7 @@ impl<'s> Walker<'s> {
     /// Members of a class body, interface body or object type.
     fn members(&mut self, body: Node<'s>, class: Option<u32>) {
         let saved = (self.cur, self.this_class);
+        let saved_this = self.this_value.take();
         if let Some(c) = class {
             self.cur = c;
             self.this_class = Some(c);
@@ -2074,6 +2267,7 @@ impl<'s> Walker<'s> {
             }
         }
         (self.cur, self.this_class) = saved;
+        self.this_value = saved_this;
     }
 
     fn walk_decorators(&mut self, m: Node<'s>) {
@@ -2775,6 +2969,11 @@ impl<'s> Walker<'s> {
             }
         }
         self.walk_field(n, "type_arguments");
+        if let (Some(ctor), Some(a)) = (n.fld("constructor"), n.fld("arguments")) {
+            // `new Observable((subscriber) => …)`: a callback's untyped
+            // parameters take the types the constructor declares.
+            self.callback_args(ctor, a);
+        }
         self.walk_field(n, "arguments");
     }
 
@@ -2800,9 +2999,10 @@ impl<'s> Walker<'s> {
                 }
                 self.lookup_expr(t, NS_VALUE)
             }
-            "this" => match self.this_class {
-                Some(c) => Expr::This(c),
-                None => Expr::Unknown,
+            "this" => match (&self.this_value, self.this_class) {
+                (Some(v), _) => v.clone(),
+                (None, Some(c)) => Expr::This(c),
+                (None, None) => Expr::Unknown,
             },
             "super" => match self.this_class {
                 Some(c) => Expr::Super(c),

@@ -752,3 +752,186 @@ fn object_literals_keep_contextual_types_through_const_intersections_and_callbac
     assert_eq!(at("5:32"), ["t.ts:Pipeable.pipe"], "{:?}", r.0);
     assert_eq!(at("6:42"), ["t.ts:Pipeable.pipe"], "{:?}", r.0);
 }
+
+#[test]
+fn jsdoc_links_see_and_type_tags_reference_names_in_scope() {
+    let r = resolve_all(&[
+        (
+            "q.ts",
+            "export class Query {\n  fetch() {}\n  static create() {}\n}\nexport interface Opts { retry: number }\n",
+        ),
+        (
+            "u.ts",
+            concat!(
+                "import { Query, type Opts } from './q';\n",
+                "/**\n",
+                " * Like {@link Query#fetch}, or {@linkcode Query.create | make one}.\n",
+                " * @see Query\n",
+                " * @see {@link https://example.com}\n",
+                " * @throws {Query} never\n",
+                " * @param {Opts} o\n",
+                " */\n",
+                "export function run(o: Opts) {\n",
+                "  /** {@link helper} is local; {@link Missing} is nothing. */\n",
+                "  return helper();\n",
+                "}\n",
+                "function helper() {}\n",
+                "// {@link Query} in a line comment is no JSDoc\n",
+                "/* {@link Query} nor in a block comment */\n",
+            ),
+        ),
+    ]);
+    let at = |s: &str| targets(&r, s);
+    assert_eq!(at("3:16"), ["q.ts:Query"]);
+    assert_eq!(at("3:22"), ["q.ts:Query.fetch"]);
+    assert_eq!(at("3:44"), ["q.ts:Query"]);
+    assert_eq!(at("3:50"), ["q.ts:Query.create"]);
+    assert_eq!(at("4:9"), ["q.ts:Query"]);
+    assert_eq!(at("6:13"), ["q.ts:Query"]);
+    assert_eq!(at("7:12"), ["q.ts:Opts"]);
+    assert_eq!(at("10:14"), ["u.ts:helper"]);
+    let doc = r.0.iter().find(|e| e.4 == "3:22").unwrap();
+    assert_eq!(doc.2, EdgeKind::References);
+    // Nothing else is named in a comment: no URL, no unbound name, no
+    // plain comment.
+    let comment_lines = ["5:", "10:", "14:", "15:"];
+    for e in &r.0 {
+        assert!(
+            e.4 == "10:14" || !comment_lines.iter().any(|l| e.4.starts_with(l)),
+            "unexpected edge {e:?}"
+        );
+    }
+}
+
+#[test]
+fn infer_declares_type_parameters_of_the_true_branch() {
+    let r = resolve_all(&[(
+        "t.ts",
+        concat!(
+            "export type Tail = string;\n",
+            "export type Last<T> = T extends [infer H, ...infer Tail extends unknown[]]\n",
+            "  ? [H, Tail]\n",
+            "  : Tail;\n",
+            "export type Outer<T> = T extends infer Tail ? (Tail extends [infer Tail] ? Tail : 0) : 1;\n",
+        ),
+    )]);
+    let at = |s: &str| targets(&r, s);
+    // The declaration, and its use in the true branch, are the parameter.
+    assert!(at("2:52").is_empty(), "{:?}", r.0);
+    assert!(at("3:9").is_empty(), "{:?}", r.0);
+    // The false branch sees the module's alias.
+    assert_eq!(at("4:5"), ["t.ts:Tail"]);
+    // A nested conditional type declares its own.
+    assert!(r.0.iter().all(|e| !e.4.starts_with("5:")), "{:?}", r.0);
+}
+
+#[test]
+fn heritage_qualifiers_are_namespace_uses() {
+    let r = resolve_all(&[(
+        "e.ts",
+        concat!(
+            "export namespace JSONRPC2 {\n",
+            "  export interface Request<T> { method: T }\n",
+            "}\n",
+            "export interface TRPCRequest extends JSONRPC2.Request<string> {}\n",
+            "export class Impl implements JSONRPC2.Request<number> { method = 1; }\n",
+        ),
+    )]);
+    let at = |s: &str| targets(&r, s);
+    assert_eq!(at("4:38"), ["e.ts:JSONRPC2"]);
+    assert_eq!(at("4:47"), ["e.ts:JSONRPC2.Request"]);
+    assert_eq!(at("5:30"), ["e.ts:JSONRPC2"]);
+    assert_eq!(at("5:39"), ["e.ts:JSONRPC2.Request"]);
+}
+
+#[test]
+fn jsdoc_names_in_a_class_or_interface_body_fall_back_to_its_members() {
+    let r = resolve_all(&[(
+        "p.ts",
+        concat!(
+            "export interface Builder {\n",
+            "  concat(): Builder;\n",
+            "  /** @deprecated Use {@link concat} instead; {@link nothing} is nothing. */\n",
+            "  unstable_concat(): Builder;\n",
+            "}\n",
+            "export class Impl {\n",
+            "  run() {\n",
+            "    /** {@link run} in a body is not a member. */\n",
+            "    return 1;\n",
+            "  }\n",
+            "  /** {@link run} */\n",
+            "  go() {}\n",
+            "}\n",
+        ),
+    )]);
+    let at = |s: &str| targets(&r, s);
+    assert_eq!(at("3:30"), ["p.ts:Builder.concat"]);
+    assert!(at("3:54").is_empty());
+    assert!(at("8:16").is_empty());
+    assert_eq!(at("11:14"), ["p.ts:Impl.run"]);
+}
+
+#[test]
+fn this_parameters_and_constructor_callbacks_type_their_receivers() {
+    let r = resolve_all(&[
+        (
+            "s.ts",
+            concat!(
+                "export class Subscriber<T> { complete() {} }\n",
+                "export interface SchedulerAction<T> { schedule(): void; }\n",
+                "export class Observable<T> {\n",
+                "  constructor(subscribe?: (this: Observable<T>, subscriber: Subscriber<T>) => void) {}\n",
+                "  pipe() {}\n",
+                "}\n",
+            ),
+        ),
+        (
+            "u.ts",
+            concat!(
+                "import { Observable, SchedulerAction } from './s';\n",
+                "export const o = new Observable((subscriber) => { subscriber.complete(); });\n",
+                "export function run(s: { go(f: () => void): void }) {\n",
+                "  s.go(function (this: SchedulerAction<number>) {\n",
+                "    this.schedule();\n",
+                "    const inner = () => this.schedule();\n",
+                "    function plain() { this.schedule(); }\n",
+                "  });\n",
+                "}\n",
+            ),
+        ),
+    ]);
+    let at = |s: &str| targets(&r, s);
+    assert_eq!(at("2:62"), ["s.ts:Subscriber.complete"]);
+    assert_eq!(at("5:10"), ["s.ts:SchedulerAction.schedule"]);
+    // An arrow function keeps the `this` around it, a function has its own.
+    assert_eq!(at("6:30"), ["s.ts:SchedulerAction.schedule"]);
+    for site in ["2:62", "5:10", "6:30"] {
+        let e = r.0.iter().find(|e| e.4 == site).unwrap();
+        assert_eq!(e.3, Strategy::TypedReceiver, "{site}: typed, not guessed");
+    }
+    let plain = r.0.iter().find(|e| e.4 == "7:29").unwrap();
+    assert_eq!(plain.3, Strategy::Member { k: 1 }, "only a guess by name");
+}
+
+#[test]
+fn prototypes_indexed_member_types_and_merged_jsdoc_names() {
+    let r = resolve_all(&[(
+        "t.ts",
+        concat!(
+            "export class TestScheduler { createTime() {} }\n",
+            "export interface Api { cold: typeof TestScheduler.prototype.createTime }\n",
+            "export type Fetch = TestScheduler['createTime'];\n",
+            "export interface TimeoutError { info: string }\n",
+            "export const TimeoutError = make();\n",
+            "/** Emits a {@link TimeoutError}. */\n",
+            "export function timeout() {}\n",
+            "function make() { return 1; }\n",
+        ),
+    )]);
+    let at = |s: &str| targets(&r, s);
+    assert_eq!(at("2:37"), ["t.ts:TestScheduler"]);
+    assert_eq!(at("2:61"), ["t.ts:TestScheduler.createTime"]);
+    assert!(at("2:51").is_empty(), "{:?}", r.0);
+    assert_eq!(at("3:36"), ["t.ts:TestScheduler.createTime"]);
+    assert_eq!(at("6:20"), ["t.ts:TimeoutError"]);
+}

@@ -1,0 +1,228 @@
+//! The names a JSDoc comment refers to, as TypeScript parses them: the
+//! target of `{@link X}` / `{@linkcode X}` / `{@linkplain X}`, the name of
+//! `@see X`, and the type of `@throws {X}`, `@param {X}`, `@returns {X}`,
+//! `@type {X}`. tsserver resolves these in the scope of the comment and
+//! counts them among a definition's references; text is scanned, never
+//! parsed as code.
+
+use crate::extract::typescript::{NS_ANY, NS_TYPE};
+
+/// How a segment after the first is reached from the one before.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sep {
+    /// `X.y`: a member of the value or namespace (TypeScript falls back to
+    /// an instance member).
+    Dot,
+    /// `X#y`: an instance member.
+    Hash,
+}
+
+/// One segment of a referenced name: its byte offset in the comment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segment<'a> {
+    pub offset: usize,
+    pub name: &'a str,
+    /// `None` for the first segment.
+    pub sep: Option<Sep>,
+}
+
+/// A name a comment refers to, looked up in namespace `ns`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DocName<'a> {
+    pub ns: u8,
+    pub segments: Vec<Segment<'a>>,
+}
+
+/// Tags whose `{…}` is a type expression.
+const TYPE_TAGS: &[&str] = &["throws", "param", "returns", "return", "type"];
+
+/// JavaScript's reserved words.
+const RESERVED: &[&str] = &[
+    "break",
+    "case",
+    "catch",
+    "class",
+    "const",
+    "continue",
+    "debugger",
+    "default",
+    "delete",
+    "do",
+    "else",
+    "enum",
+    "export",
+    "extends",
+    "false",
+    "finally",
+    "for",
+    "function",
+    "if",
+    "import",
+    "in",
+    "instanceof",
+    "new",
+    "null",
+    "return",
+    "super",
+    "switch",
+    "this",
+    "throw",
+    "true",
+    "try",
+    "typeof",
+    "var",
+    "void",
+    "while",
+    "with",
+];
+
+/// Every name a `/** … */` comment refers to (nothing for other comments).
+pub fn names(text: &str) -> Vec<DocName<'_>> {
+    let mut out = Vec::new();
+    if !text.starts_with("/**") || text.starts_with("/**/") {
+        return out;
+    }
+    let b = text.as_bytes();
+    let mut i = 0;
+    while let Some(at) = text[i..].find('@').map(|k| k + i) {
+        let tag_end = at
+            + 1
+            + b[at + 1..]
+                .iter()
+                .take_while(|c| c.is_ascii_alphabetic())
+                .count();
+        let tag = &text[at + 1..tag_end];
+        i = tag_end.max(at + 1);
+        let in_brace = at > 0 && b[at - 1] == b'{';
+        let (ns, start) = match tag {
+            "link" | "linkcode" | "linkplain" if in_brace => (NS_ANY, skip_space(b, tag_end)),
+            "see" if !in_brace => {
+                let s = skip_space(b, tag_end);
+                // `@see {@link X}` is the link's; `@see {X}` names X.
+                if b.get(s) == Some(&b'{') {
+                    if b.get(s + 1) == Some(&b'@') {
+                        continue;
+                    }
+                    (NS_ANY, skip_space(b, s + 1))
+                } else {
+                    (NS_ANY, s)
+                }
+            }
+            t if !in_brace && TYPE_TAGS.contains(&t) => {
+                let s = skip_space(b, tag_end);
+                if b.get(s) != Some(&b'{') {
+                    continue;
+                }
+                (NS_TYPE, skip_space(b, s + 1))
+            }
+            _ => continue,
+        };
+        if let Some(name) = entity_name(text, start, ns) {
+            i = i.max(
+                name.segments
+                    .last()
+                    .map_or(start, |s| s.offset + s.name.len()),
+            );
+            out.push(name);
+        }
+    }
+    out
+}
+
+fn skip_space(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && matches!(b[i], b' ' | b'\t') {
+        i += 1;
+    }
+    i
+}
+
+fn ident_len(b: &[u8], i: usize) -> usize {
+    let first = |c: u8| c.is_ascii_alphabetic() || c == b'_' || c == b'$';
+    if i >= b.len() || !first(b[i]) {
+        return 0;
+    }
+    1 + b[i + 1..]
+        .iter()
+        .take_while(|&&c| first(c) || c.is_ascii_digit())
+        .count()
+}
+
+/// `A`, `A.b`, `A#b`, … at `start`. A single name followed by `:` is a URL
+/// (`https://…`) or a `module:` path, not a name.
+fn entity_name(text: &str, start: usize, ns: u8) -> Option<DocName<'_>> {
+    let b = text.as_bytes();
+    let mut segments = Vec::new();
+    let mut i = start;
+    let mut sep = None;
+    loop {
+        let n = ident_len(b, i);
+        // tsserver resolves no reserved word after `#` (`{@link
+        // Mutation#continue}` names only `Mutation`).
+        if n == 0 || (sep == Some(Sep::Hash) && RESERVED.contains(&&text[i..i + n])) {
+            break;
+        }
+        segments.push(Segment {
+            offset: i,
+            name: &text[i..i + n],
+            sep,
+        });
+        i += n;
+        sep = match b.get(i) {
+            Some(b'.') => Some(Sep::Dot),
+            Some(b'#') => Some(Sep::Hash),
+            _ => break,
+        };
+        i += 1;
+    }
+    if segments.is_empty() || (segments.len() == 1 && b.get(i) == Some(&b':')) {
+        return None;
+    }
+    Some(DocName { ns, segments })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn render(text: &str) -> Vec<String> {
+        names(text)
+            .iter()
+            .map(|n| {
+                n.segments
+                    .iter()
+                    .map(|s| {
+                        let sep = match s.sep {
+                            None => "",
+                            Some(Sep::Dot) => ".",
+                            Some(Sep::Hash) => "#",
+                        };
+                        format!("{sep}{}@{}", s.name, s.offset)
+                    })
+                    .collect::<String>()
+                    + if n.ns == NS_TYPE { " (type)" } else { "" }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn links_see_and_type_tags() {
+        assert_eq!(
+            render("/** Like {@link Query#fetch}, see {@linkcode A.b | text}. */"),
+            ["Query@16#fetch@22", "A@45.b@47"]
+        );
+        assert_eq!(
+            render("/**\n * @see Observable\n * @see {@link of}\n * @see https://x.io\n */"),
+            ["Observable@12", "of@38"]
+        );
+        assert_eq!(
+            render("/** @throws {EmptyError} when empty\n * @param {number} n\n * @returns x */"),
+            ["EmptyError@13 (type)", "number@47 (type)"]
+        );
+        // Not JSDoc, or not a name.
+        assert!(render("/* {@link A} */").is_empty());
+        assert!(render("// {@link A}").is_empty());
+        assert!(render("/** {@link https://x.io} {@link module:fs} @link A */").is_empty());
+        assert!(render("/** user@example.com {@link 1x} */").is_empty());
+        assert_eq!(render("/** {@link Mutation#continue} */"), ["Mutation@11"]);
+    }
+}
