@@ -1,7 +1,6 @@
 //! The per-world tables of the Rust resolver and path resolution over them.
 
 use std::cell::Cell;
-use std::collections::HashMap as StdHashMap;
 use std::sync::OnceLock;
 
 use super::crate_file;
@@ -95,7 +94,7 @@ pub type UseRef = (FileIdx, u32);
 
 pub struct Index {
     /// Global name ids.
-    pub names: StdHashMap<String, u32>,
+    pub names: HashMap<String, u32>,
     kw_crate: u32,
     kw_self: u32,
     kw_super: u32,
@@ -182,7 +181,7 @@ const MAX_GLOB_MODULES: usize = 64;
 
 pub fn build(world: &World) -> Index {
     let mut ix = Index {
-        names: StdHashMap::new(),
+        names: HashMap::default(),
         kw_crate: 0,
         kw_self: 0,
         kw_super: 0,
