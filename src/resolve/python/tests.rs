@@ -99,6 +99,9 @@ fn module_keys() {
         "a.py",
         "ns/pkg/__init__.py",
         "ns/pkg/m.py",
+        "src/flask/__init__.py",
+        "src/flask/sansio/app.py",
+        "src/flask/sansio/deeper/x.py",
     ] {
         layout.files.insert(f.to_string());
     }
@@ -110,6 +113,16 @@ fn module_keys() {
     assert_eq!(module_key("a.py", &layout), "a");
     assert_eq!(module_key("a.pyi", &layout), "a");
     assert_eq!(module_key("ns/pkg/m.py", &layout), "pkg.m");
+    // A directory without `__init__.py` inside a package is a namespace
+    // package of it (flask 3.1's `flask/sansio/` was keyed `app`).
+    assert_eq!(
+        module_key("src/flask/sansio/app.py", &layout),
+        "flask.sansio.app"
+    );
+    assert_eq!(
+        module_key("src/flask/sansio/deeper/x.py", &layout),
+        "flask.sansio.deeper.x"
+    );
 }
 
 #[test]
@@ -368,4 +381,93 @@ def run():
         &out,
         "calls m.run -> m.Gateway.charge @m.py:11:12 TypedReceiver",
     );
+}
+
+#[test]
+fn declarations_along_the_mro_come_before_assigned_attributes() {
+    // Regression (flask): `self.debug = …` in a subclass hid the base's
+    // `debug` property, so no `self.debug` of the subclass had an edge.
+    let out = edges(&[(
+        "m.py",
+        "\
+class Base:
+    @property
+    def debug(self) -> bool: ...
+    @debug.setter
+    def debug(self, v): ...
+    def log(self): ...
+class App(Base):
+    def run(self):
+        self.debug = True
+        self.log = None
+        return self.debug
+    def go(self):
+        self.log()
+",
+    )]);
+    assert_has(
+        &out,
+        "references m.App.run -> m.Base.debug @m.py:11:21 SelfMember",
+    );
+    assert_has(
+        &out,
+        "references m.App.run -> m.Base.debug @m.py:9:14 SelfMember",
+    );
+    assert_has(&out, "calls m.App.go -> m.Base.log @m.py:13:14 SelfMember");
+}
+
+#[test]
+fn strings_in_type_expressions_outside_annotations_are_names() {
+    // Regression (httpx, rich, click): forward references in type aliases,
+    // `TypeVar(bound=…)` and `cast(…)` had no edges.
+    let out = edges(&[(
+        "m.py",
+        "\
+import typing as t
+from typing import Union, TypeVar, cast, Literal
+class Client:
+    def send(self): ...
+class URL: ...
+URLTypes = Union[\"URL\", str]
+T = TypeVar(\"T\", bound=\"Client\")
+Mode = Literal[\"URL\"]
+Pair = t.Dict[\"URL\", t.Callable[[\"Client\"], None]]
+def f(x):
+    c = cast(\"Client\", x)
+    c.send()
+    d = t.cast(Client, x)
+    d.send()
+",
+    )]);
+    assert_has(&out, "references m -> m.URL @m.py:6:19 Local");
+    assert_has(&out, "references m -> m.Client @m.py:7:25 Local");
+    assert_has(&out, "references m -> m.URL @m.py:9:16 Local");
+    assert_has(&out, "references m -> m.Client @m.py:9:35 Local");
+    assert_has(&out, "references m.f -> m.Client @m.py:11:15 Local");
+    assert_has(&out, "calls m.f -> m.Client.send @m.py:12:7 TypedReceiver");
+    assert_has(&out, "calls m.f -> m.Client.send @m.py:14:7 TypedReceiver");
+    assert_none_to(&out, "@m.py:8:");
+}
+
+#[test]
+fn type_expressions_in_strings_name_every_name() {
+    // Regression (click, attrs): `"ProgressBar[V]"`, `"Optional['Ctx']"`.
+    let out = edges(&[(
+        "m.py",
+        "\
+from typing import Generic, Literal, Optional, TypeVar
+V = TypeVar(\"V\")
+class Bar(Generic[V]):
+    def update(self): ...
+class Ctx: ...
+def make() -> \"Bar[V]\": ...
+def get(c: \"Optional['Ctx']\", m: \"Literal['Ctx']\"): ...
+def run():
+    make().update()
+",
+    )]);
+    assert_has(&out, "references m.make -> m.Bar @m.py:6:16 Local");
+    assert_has(&out, "references m.get -> m.Ctx @m.py:7:23 Local");
+    assert_has(&out, "calls m.run -> m.Bar.update @m.py:9:12 TypedReceiver");
+    assert_none_to(&out, "@m.py:7:43");
 }
