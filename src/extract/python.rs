@@ -112,6 +112,9 @@ impl Import {
 /// (not an identifier, so it cannot clash with a name).
 pub const SELF_PATH: &str = "@self";
 pub const CLS_PATH: &str = "@cls";
+/// The path of a [`TypeRef`] to a literal's value (`{}`, `"a"`, `3`,
+/// `None`): a builtin type, never an in-repo one.
+pub const LITERAL_PATH: &str = "@literal";
 
 /// What an annotation declares about its principal type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -430,6 +433,8 @@ impl ScopeB {
 enum Rhs {
     Value(u32),
     Annot(u32, Cont),
+    /// A literal (its type is a builtin).
+    Literal,
     Unknown,
 }
 
@@ -1493,7 +1498,7 @@ impl<'s> Extractor<'s> {
                     let rhs = match s {
                         Src::Value(c) => Rhs::Value(c),
                         Src::Annot(c, k) => Rhs::Annot(c, k),
-                        Src::External => return self.var_assigns.push((name, Rhs::Unknown)),
+                        Src::External => Rhs::Literal,
                         _ => Rhs::Unknown,
                     };
                     self.var_assigns.push((name, rhs));
@@ -1504,6 +1509,7 @@ impl<'s> Extractor<'s> {
                             let rhs = match s {
                                 Src::Value(c) => Rhs::Value(c),
                                 Src::Annot(c, k) => Rhs::Annot(c, k),
+                                Src::External => Rhs::Literal,
                                 _ => Rhs::Unknown,
                             };
                             self.attr_assigns.push((ci, name.clone(), rhs));
@@ -1525,6 +1531,7 @@ impl<'s> Extractor<'s> {
                                 let rhs = match s {
                                     Some(Src::Value(c)) => Rhs::Value(c),
                                     Some(Src::Annot(c, k)) => Rhs::Annot(c, k),
+                                    Some(Src::External) => Rhs::Literal,
                                     _ => Rhs::Unknown,
                                 };
                                 let n = self.text(attr).to_string();
@@ -2290,10 +2297,18 @@ impl<'s> Extractor<'s> {
         let attrs = std::mem::take(&mut self.attr_assigns);
         for (ci, name, rhs) in attrs {
             let ty = self.typeref(rhs, 0);
+            let literal = matches!(rhs, Rhs::Literal);
             let class = &mut self.scope.classes[ci];
             if let Some(v) = class.attrs.iter_mut().find(|v| v.name == name) {
-                // The first typed assignment, unless an annotation follows.
-                if (v.ty.is_none() || matches!(rhs, Rhs::Annot(..))) && ty.is_some() {
+                let was_literal = v.ty.as_ref().is_some_and(|t| t.path == LITERAL_PATH);
+                if was_literal && !literal {
+                    // Not only literals: what else is assigned (or nothing known).
+                    v.ty = ty;
+                } else if (v.ty.is_none() || matches!(rhs, Rhs::Annot(..)))
+                    && ty.is_some()
+                    && !literal
+                {
+                    // The first typed assignment, unless an annotation follows.
                     v.ty = ty;
                 }
             } else {
@@ -2358,6 +2373,13 @@ impl<'s> Extractor<'s> {
         let (c, annot, cont) = match rhs {
             Rhs::Value(c) => (c, false, Cont::One),
             Rhs::Annot(c, k) => (c, true, k),
+            Rhs::Literal => {
+                return Some(TypeRef {
+                    path: LITERAL_PATH.into(),
+                    call: false,
+                    cont: Cont::Value,
+                })
+            }
             Rhs::Unknown => return None,
         };
         let chain = self.refs.chains.get(c as usize)?;

@@ -24,7 +24,7 @@ use super::{
 };
 use crate::extract::python::{
     Chain, Cont, Import, ImportKind, Op, Refs, Root, Scope, Src, TypeRef, Var, CLS_PATH, FIXTURE,
-    PROPERTY, SELF_PATH,
+    LITERAL_PATH, PROPERTY, SELF_PATH,
 };
 use crate::extract::{Family, LangScope};
 use crate::graph::{EdgeKind, NodeKind, Pos};
@@ -100,6 +100,20 @@ fn stem(path: &str) -> &str {
 fn parent_dir(path: &str) -> &str {
     path.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
 }
+
+/// Attributes every object or class has (`self.__dict__.items()` is a
+/// dict's): builtin, unless a class in the repository defines them.
+const OBJECT_ATTRS: &[&str] = &[
+    "__dict__",
+    "__class__",
+    "__doc__",
+    "__module__",
+    "__qualname__",
+    "__annotations__",
+    "__mro__",
+    "__bases__",
+    "__weakref__",
+];
 
 /// Methods of the builtin types (`str`, `bytes`, `list`, `dict`, `set`,
 /// numbers, files): a receiver of unknown type calling one of these may
@@ -978,6 +992,9 @@ impl Ctx<'_, '_> {
         if depth > MAX_DEPTH {
             return Val::Unknown;
         }
+        if t.path == LITERAL_PATH {
+            return Val::External;
+        }
         if t.path == "Self" || t.path.ends_with(".Self") {
             return self_cls.map(Val::Inst).unwrap_or(Val::Unknown);
         }
@@ -1124,7 +1141,7 @@ impl Ctx<'_, '_> {
                         }
                     }
                 }
-                if open {
+                if open || OBJECT_ATTRS.contains(&name) {
                     Member::External
                 } else {
                     Member::NotFound
@@ -1134,6 +1151,7 @@ impl Ctx<'_, '_> {
             Val::Func { .. } | Val::External | Val::Items(_) | Val::ContMethod(..) => {
                 Member::External
             }
+            Val::Unknown if OBJECT_ATTRS.contains(&name) => Member::External,
             Val::Unknown => Member::Unknown,
         }
     }

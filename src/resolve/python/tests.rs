@@ -471,3 +471,40 @@ def run():
     assert_has(&out, "calls m.run -> m.Bar.update @m.py:9:12 TypedReceiver");
     assert_none_to(&out, "@m.py:7:43");
 }
+
+#[test]
+fn literals_and_object_attributes_are_builtins() {
+    // Regression (httpx, rich, flask): `self.__dict__.items()`,
+    // `self.VARIANTS.get(…)` on a class-level dict and `.keys()` of an
+    // imported module-level dict were guessed as in-repo methods.
+    let out = edges(&[
+        ("a.py", "DECODERS = {\"gzip\": 1}\n"),
+        (
+            "m.py",
+            "\
+from a import DECODERS
+class Box:
+    VARIANTS = {\"text\": 1}
+    def __init__(self):
+        self.inner = None
+        self.inner = Box()
+    def get(self): ...
+    def keys(self): ...
+    def items(self): ...
+    def run(self):
+        self.__dict__.items()
+        self.VARIANTS.get(\"text\")
+        DECODERS.keys()
+        self.inner.get()
+",
+        ),
+    ]);
+    assert_none_to(&out, "@m.py:11:");
+    assert_none_to(&out, "@m.py:12:");
+    assert_none_to(&out, "@m.py:13:");
+    // A literal first, an instance later: the instance's type.
+    assert_has(
+        &out,
+        "calls m.Box.run -> m.Box.get @m.py:14:20 TypedReceiver",
+    );
+}
