@@ -561,3 +561,60 @@ pub fn f(a: A, c: C<u8>) { a.x(); c.y(); m::missing(); Foo().z(); }
     let g = graph(&[("src/lib.rs", src)]);
     assert!(!g.is_empty());
 }
+
+#[test]
+fn match_guards_see_the_arm_bindings() {
+    // Regression (toml_edit): `Item::Table(table) if table.is_dotted()` left
+    // `table` in the guard with "no definition in scope".
+    let src = r#"
+pub struct Table;
+impl Table { pub fn is_dotted(&self) -> bool { true } }
+pub enum Item { Table(Table), None }
+pub fn f(i: Item, o: Option<Table>) {
+    match i {
+        Item::Table(table) if table.is_dotted() => {}
+        _ => {}
+    }
+    match o {
+        Some(t) if t.is_dotted() => {}
+        _ => {}
+    }
+}
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Table::is_dotted @7:37 Member { k: 1 }",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Table::is_dotted @11:22 TypedReceiver",
+    );
+}
+
+#[test]
+fn uses_reach_names_a_parent_globs_from_its_child_module() {
+    // Regression (toml_edit): `ser/mod.rs` has `mod array; use array::*;`
+    // and `ser/value.rs` `use super::SerializeValueArray;`, which found
+    // nothing, so no use of `SerializeValueArray` in `value.rs` had an edge.
+    let g = graph(&[
+        ("src/lib.rs", "pub mod ser;\n"),
+        ("src/ser.rs", "mod array;\nmod value;\nuse array::*;\n"),
+        (
+            "src/ser/array.rs",
+            "pub struct Seq;\nimpl Seq { pub fn seq() -> Seq { Seq } }\n",
+        ),
+        (
+            "src/ser/value.rs",
+            "use super::Seq;\npub fn f() -> Seq { Seq::seq() }\n",
+        ),
+    ]);
+    assert_has(
+        &g,
+        "references shop_app::ser::value -> shop_app::ser::array::Seq @1:12 ReExport",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::ser::value::f -> shop_app::ser::array::Seq::seq @2:26 Path",
+    );
+}

@@ -446,11 +446,9 @@ impl<'s> V<'s> {
     }
 
     /// A match arm; its bindings take the scrutinee `r` (`Some(x)` unwraps).
+    /// The guard sees the pattern's bindings (`Item::Table(t) if t.is_dotted()`).
     pub(super) fn match_arm(&mut self, arm: Node, r: u32) {
         if let Some(p) = arm.child_by_field_name("pattern") {
-            if let Some(c) = p.child_by_field_name("condition") {
-                self.node(c);
-            }
             let cond = p.child_by_field_name("condition");
             let mut cursor = p.walk();
             let kids: Vec<Node> = p.named_children(&mut cursor).collect();
@@ -458,6 +456,9 @@ impl<'s> V<'s> {
                 if Some(k) != cond {
                     self.pattern(k, r);
                 }
+            }
+            if let Some(c) = cond {
+                self.node(c);
             }
         }
         if let Some(v) = arm.child_by_field_name("value") {
