@@ -584,7 +584,7 @@ pub fn f(i: Item, o: Option<Table>) {
     let g = graph(&[("src/lib.rs", src)]);
     assert_has(
         &g,
-        "calls shop_app::f -> shop_app::Table::is_dotted @7:37 Member { k: 1 }",
+        "calls shop_app::f -> shop_app::Table::is_dotted @7:37 TypedReceiver",
     );
     assert_has(
         &g,
@@ -617,4 +617,41 @@ fn uses_reach_names_a_parent_globs_from_its_child_module() {
         &g,
         "calls shop_app::ser::value::f -> shop_app::ser::array::Seq::seq @2:26 Path",
     );
+}
+
+#[test]
+fn enum_variant_patterns_type_their_bindings() {
+    // Regression (toml_edit): `Value::Float(f) => f.despan(input)` and
+    // `Item::Table(v) => v.span()` were guessed among every method of that
+    // name; the variant's declared field types say which.
+    let src = r#"
+pub struct Table;
+impl Table { pub fn span(&self) {} }
+pub struct Array;
+impl Array { pub fn span(&self) {} }
+pub enum Item { Table(Table), Pair(Array, Table), Named { arr: Array }, None }
+pub fn f(i: Item) {
+    match i {
+        Item::Table(t) => t.span(),
+        Item::Pair(a, ref b) => { a.span(); b.span() }
+        _ => {}
+    }
+    if let Option::Some(x) = Some(Table) { x.span() }
+}
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Table::span @9:29 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Array::span @10:37 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Table::span @10:47 TypedReceiver",
+    );
+    // A dependency's enum types nothing: still a guess among both.
+    assert_has(&g, "U calls span @13:46 (2 candidates)");
 }
