@@ -2388,6 +2388,24 @@ impl<'s> Extractor<'s> {
             // `self._make()` in a method: resolved against the class.
             Root::SelfParam { cls: false, .. } if !chain.ops.is_empty() => SELF_PATH.to_string(),
             Root::SelfParam { cls: true, .. } if !chain.ops.is_empty() => CLS_PATH.to_string(),
+            // `self.stream = environment._tokenize(…)` with a parameter
+            // `environment: Environment`: a member of the annotated class.
+            Root::Local(l) if matches!(chain.ops.first(), Some(Op::Attr(..))) => {
+                let srcs = &self.refs.locals[*l as usize];
+                let t = srcs.iter().find_map(|s| match *s {
+                    Src::Annot(c, Cont::One) => self.typeref(Rhs::Annot(c, Cont::One), depth + 1),
+                    _ => None,
+                })?;
+                if t.call
+                    || t.cont != Cont::One
+                    || t.path.starts_with('@')
+                    || t.path == "Self"
+                    || t.path.ends_with(".Self")
+                {
+                    return None;
+                }
+                t.path
+            }
             Root::Local(l) if chain.ops.is_empty() => {
                 let srcs = &self.refs.locals[*l as usize];
                 let s = srcs

@@ -508,3 +508,35 @@ class Box:
         "calls m.Box.run -> m.Box.get @m.py:14:20 TypedReceiver",
     );
 }
+
+#[test]
+fn attributes_assigned_from_a_member_of_an_annotated_parameter() {
+    // Regression (jinja2): `self.stream = environment._tokenize(…)` with
+    // `environment: "Environment"` left `self.stream` untyped, and every
+    // `self.stream.current` was guessed as `Cycler.current`, a property.
+    let out = edges(&[(
+        "m.py",
+        "\
+class Stream:
+    def __init__(self):
+        self.current = 1
+    def skip(self): ...
+class Cycler:
+    @property
+    def current(self): ...
+class Env:
+    def tokenize(self) -> Stream: ...
+class Parser:
+    def __init__(self, env: \"Env\"):
+        self.stream = env.tokenize()
+    def parse(self):
+        self.stream.skip()
+        return self.stream.current
+",
+    )]);
+    assert_has(
+        &out,
+        "calls m.Parser.parse -> m.Stream.skip @m.py:14:21 TypedReceiver",
+    );
+    assert_none_to(&out, "-> m.Cycler.current");
+}
