@@ -270,7 +270,28 @@ pub async fn verify(
                                 file: &file,
                                 text: &text,
                             };
-                            let locs = pool.definition(doc, s.pos).await?;
+                            let mut locs = pool.definition(doc, s.pos).await?;
+                            // rust-analyzer answers `Self` in an impl with the
+                            // impl's self type (`Identifier` in `impl Identifier`),
+                            // itself a reference: its definition is the type
+                            // `Self` stands for (and the type's references
+                            // include `Self`).
+                            if lang == Lang::Rust && is_self_keyword(&text, s.pos) {
+                                if let [l] = locs.as_slice() {
+                                    let l = l.clone();
+                                    let ltext = read_text(&l.path).await;
+                                    let ldoc = Document {
+                                        lang,
+                                        root: &g.root,
+                                        file: &l.path,
+                                        text: &ltext,
+                                    };
+                                    let next = pool.definition(ldoc, l.pos).await?;
+                                    if !next.is_empty() {
+                                        locs = next;
+                                    }
+                                }
+                            }
                             // Declarations name declarations (a shipped `.d.ts`
                             // importing its siblings): only sources are followed.
                             if is_declaration_file(&file) {
@@ -740,6 +761,18 @@ impl Twins<'_> {
     }
 }
 
+/// Whether the identifier at `pos` (1-based, columns in UTF-8 bytes) is `Self`.
+fn is_self_keyword(text: &str, pos: Pos) -> bool {
+    let Some(line) = text.lines().nth(pos.line.saturating_sub(1) as usize) else {
+        return false;
+    };
+    let Some(rest) = line.get(pos.column.saturating_sub(1) as usize..) else {
+        return false;
+    };
+    rest.strip_prefix("Self")
+        .is_some_and(|after| !after.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+}
+
 /// `.d.ts`, `.d.mts`, `.d.cts` (also `.d.<ext>.ts`, TS 5's declarations of
 /// arbitrary extensions).
 fn is_declaration_file(path: &Path) -> bool {
@@ -1129,6 +1162,26 @@ mod discovery_tests {
         let targets = [at(1, 1), at(2, 1), at(4, 5), at(4, 1)];
         let skipped = unmodelled_targets(&store, targets.iter()).unwrap();
         assert_eq!(skipped, vec![at(1, 1), at(2, 1)]);
+    }
+
+    #[test]
+    fn self_is_told_from_names_starting_with_it() {
+        let text = "impl A {\n    fn new() -> Self { Selfish }\n}\n";
+        assert!(is_self_keyword(
+            text,
+            Pos {
+                line: 2,
+                column: 17
+            }
+        ));
+        assert!(!is_self_keyword(
+            text,
+            Pos {
+                line: 2,
+                column: 24
+            }
+        ));
+        assert!(!is_self_keyword(text, Pos { line: 9, column: 1 }));
     }
 
     #[test]
