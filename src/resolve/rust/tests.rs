@@ -655,3 +655,24 @@ pub fn f(i: Item) {
     // A dependency's enum types nothing: still a guess among both.
     assert_has(&g, "U calls span @13:46 (2 candidates)");
 }
+
+#[test]
+fn a_fn_named_like_a_crate_does_not_hide_it_in_paths() {
+    // Regression (indexmap): tests/quick.rs has `fn indexmap(…)` and
+    // `use indexmap::map::Entry;`; the path's first segment found the fn,
+    // so no use of the crate in the file resolved.
+    let g = graph(&[
+        ("src/lib.rs", "pub mod map;\npub use crate::map::Thing;\n"),
+        ("src/map.rs", "pub struct Thing;\n"),
+        (
+            "tests/quick.rs",
+            "use shop_app::map::Thing;\nfn shop_app() -> Thing { Thing }\nfn t() { shop_app(); }\n",
+        ),
+    ]);
+    assert_has(&g, "references quick -> shop_app::map::Thing @1:20 Import");
+    assert_has(
+        &g,
+        "references quick::shop_app -> shop_app::map::Thing @2:18 Import",
+    );
+    assert_has(&g, "calls quick::t -> quick::shop_app @3:10 Local");
+}

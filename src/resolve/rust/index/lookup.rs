@@ -242,7 +242,15 @@ impl Index {
         } else if s0 == self.kw_super {
             self.parent(m).map(|p| (Res::Mod(p), How::Path))
         } else {
-            let local = first.and_then(|l| l(s0, ns_at(0)));
+            // A path's first segment is in the type namespace: a fn named
+            // like a crate (`fn indexmap()` beside `use indexmap::map::Entry`)
+            // does not hide the crate.
+            let prefix_ok = |h: &(Res, How)| {
+                segs.len() == 1
+                    || !matches!(h.0, Res::Def(d)
+                        if matches!(world.def(d).kind, NodeKind::Function | NodeKind::Method | NodeKind::Test))
+            };
+            let local = first.and_then(|l| l(s0, ns_at(0))).filter(prefix_ok);
             local
                 .or_else(|| {
                     self.lookup(world, m, s0, ns_at(0), depth, exclude)
@@ -255,6 +263,7 @@ impl Index {
                             };
                             (r, how)
                         })
+                        .filter(prefix_ok)
                 })
                 .or_else(|| self.crates.get(&s0).map(|&c| (Res::Mod(c), How::Path)))
         };
