@@ -6,7 +6,7 @@
 mod module_start;
 mod overloads;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -271,7 +271,28 @@ pub async fn verify(
                                 file: &file,
                                 text: &text,
                             };
-                            let locs = pool.definition(doc, s.pos).await?;
+                            let mut locs = pool.definition(doc, s.pos).await?;
+                            // rust-analyzer answers `Self` in an impl with the
+                            // impl's self type (`Identifier` in `impl Identifier`),
+                            // itself a reference: its definition is the type
+                            // `Self` stands for (and the type's references
+                            // include `Self`).
+                            if lang == Lang::Rust && is_self_keyword(&text, s.pos) {
+                                if let [l] = locs.as_slice() {
+                                    let l = l.clone();
+                                    let ltext = read_text(&l.path).await;
+                                    let ldoc = Document {
+                                        lang,
+                                        root: &g.root,
+                                        file: &l.path,
+                                        text: &ltext,
+                                    };
+                                    let next = pool.definition(ldoc, l.pos).await?;
+                                    if !next.is_empty() {
+                                        locs = next;
+                                    }
+                                }
+                            }
                             // Declarations name declarations (a shipped `.d.ts`
                             // importing its siblings): only sources are followed.
                             if is_declaration_file(&file) {
@@ -438,6 +459,7 @@ pub async fn verify(
             groups.get_mut(&key).unwrap().targets.insert((path, pos));
         }
         let known = session.store.edge_sites()?;
+        let mut declarations = DefNames::default();
         let asked: BTreeSet<(String, u32, u32)> = verdicts
             .iter()
             .map(|v| (v.site_path.clone(), v.line, v.column))
@@ -528,6 +550,11 @@ pub async fn verify(
                     };
                     let key = (rel.clone(), l.pos.line, l.pos.column);
                     if known.contains(&key) || asked.contains(&key) {
+                        continue;
+                    }
+                    if lang == Lang::Python
+                        && declarations.is_named_at(&session.store, &rel, l.pos)?
+                    {
                         continue;
                     }
                     let targets = if sources.is_empty() || is_declaration_file(&l.path) {
@@ -734,6 +761,18 @@ impl Twins<'_> {
         }
         relative(self.repo, path).is_some_and(|rel| self.hashes.contains_key(&rel))
     }
+}
+
+/// Whether the identifier at `pos` (1-based, columns in UTF-8 bytes) is `Self`.
+fn is_self_keyword(text: &str, pos: Pos) -> bool {
+    let Some(line) = text.lines().nth(pos.line.saturating_sub(1) as usize) else {
+        return false;
+    };
+    let Some(rest) = line.get(pos.column.saturating_sub(1) as usize..) else {
+        return false;
+    };
+    rest.strip_prefix("Self")
+        .is_some_and(|after| !after.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
 }
 
 /// `.d.ts`, `.d.mts`, `.d.cts` (also `.d.<ext>.ts`, TS 5's declarations of
@@ -1043,6 +1082,39 @@ mod tests {
     }
 }
 
+/// Where the graph's definitions are named, per file, read once each.
+///
+/// pyright lists every declaration of a symbol among its references: the
+/// other signatures of an `@overload` set, a property's setter and deleter,
+/// a function defined in both branches of an `if`, the implementation
+/// beside its `.pyi` stub. Such a location is a definition's name, where no
+/// reference edge can stand: recorded as discovered it would be a `calls`
+/// edge from a definition to itself under another key, and it would count
+/// as a reference the graph missed.
+#[derive(Default)]
+struct DefNames(HashMap<String, HashSet<(u32, u32)>>);
+
+impl DefNames {
+    fn is_named_at(
+        &mut self,
+        store: &crate::store::Store,
+        path: &str,
+        at: Pos,
+    ) -> Result<bool, QueryError> {
+        if !self.0.contains_key(path) {
+            let names = store
+                .nodes_of_file(path)?
+                .unwrap_or_default()
+                .iter()
+                .filter(|n| n.kind != NodeKind::Module)
+                .map(|n| (n.line, n.column))
+                .collect();
+            self.0.insert(path.to_string(), names);
+        }
+        Ok(self.0[path].contains(&(at.line, at.column)))
+    }
+}
+
 /// The targets among `targets` that are no definition node of the graph
 /// (a module's 1:1, a variable, a position inside a declaration): a server's
 /// answer there is not the graph's business (see discovery in [`verify`]).
@@ -1092,5 +1164,49 @@ mod discovery_tests {
         let targets = [at(1, 1), at(2, 1), at(4, 5), at(4, 1)];
         let skipped = unmodelled_targets(&store, targets.iter()).unwrap();
         assert_eq!(skipped, vec![at(1, 1), at(2, 1)]);
+    }
+
+    #[test]
+    fn self_is_told_from_names_starting_with_it() {
+        let text = "impl A {\n    fn new() -> Self { Selfish }\n}\n";
+        assert!(is_self_keyword(
+            text,
+            Pos {
+                line: 2,
+                column: 17
+            }
+        ));
+        assert!(!is_self_keyword(
+            text,
+            Pos {
+                line: 2,
+                column: 24
+            }
+        ));
+        assert!(!is_self_keyword(text, Pos { line: 9, column: 1 }));
+    }
+
+    #[test]
+    fn declarations_are_no_discovered_references() {
+        // Regression (click, attrs): pyright names the other signatures of
+        // an overload set and a property's setter among the references;
+        // they were recorded as `calls` edges the graph "missed".
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(
+            root.join("m.py"),
+            "class C:\n    @property\n    def x(self): ...\n    @x.setter\n    def x(self, v): ...\n",
+        )
+        .unwrap();
+        let (mut store, _) = crate::index::open(root).unwrap();
+        crate::index::update(root, &mut store, &Default::default()).unwrap();
+        let mut names = DefNames::default();
+        let at = |line, column| Pos { line, column };
+        assert!(names.is_named_at(&store, "m.py", at(5, 9)).unwrap());
+        assert!(names.is_named_at(&store, "m.py", at(3, 9)).unwrap());
+        // `@x.setter` names the getter: a reference.
+        assert!(!names.is_named_at(&store, "m.py", at(4, 6)).unwrap());
+        // The module's node is no declaration of anything.
+        assert!(!names.is_named_at(&store, "m.py", at(1, 1)).unwrap());
     }
 }

@@ -112,6 +112,9 @@ impl Import {
 /// (not an identifier, so it cannot clash with a name).
 pub const SELF_PATH: &str = "@self";
 pub const CLS_PATH: &str = "@cls";
+/// The path of a [`TypeRef`] to a literal's value (`{}`, `"a"`, `3`,
+/// `None`): a builtin type, never an in-repo one.
+pub const LITERAL_PATH: &str = "@literal";
 
 /// What an annotation declares about its principal type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -430,6 +433,8 @@ impl ScopeB {
 enum Rhs {
     Value(u32),
     Annot(u32, Cont),
+    /// A literal (its type is a builtin).
+    Literal,
     Unknown,
 }
 
@@ -485,6 +490,31 @@ const TYPING_WRAPPERS: [&str; 8] = [
     "ReadOnly",
     "TypeGuard",
 ];
+
+/// Subscripted forms whose arguments are type expressions wherever they
+/// stand (`Alias = Union["A", B]`, `Dict["K", V]`): pyright reads strings
+/// there as forward references.
+const TYPE_FORMS: [&str; 12] = [
+    "Union",
+    "Callable",
+    "Type",
+    "type",
+    "Tuple",
+    "tuple",
+    "Awaitable",
+    "Coroutine",
+    "ContextManager",
+    "AsyncContextManager",
+    "Concatenate",
+    "TypeGuard",
+];
+
+fn is_type_form(head: &str) -> bool {
+    TYPE_FORMS.contains(&head)
+        || TYPING_WRAPPERS.contains(&head)
+        || SEQ_TYPES.contains(&head)
+        || MAP_TYPES.contains(&head)
+}
 
 impl<'s> Extractor<'s> {
     fn text(&self, n: Node) -> &'s str {
@@ -1397,6 +1427,8 @@ impl<'s> Extractor<'s> {
             Some(r) => {
                 let c = self.expr(r, sid, src);
                 match c {
+                    // `x = cast(T, v)`: the annotation's type.
+                    Some(_) if let Some((t, k)) = self.cast_type(r) => Some(Src::Annot(t, k)),
                     Some(c) => Some(Src::Value(c)),
                     None if is_literal(r.kind()) => Some(Src::External),
                     None => Some(Src::Unknown),
@@ -1466,7 +1498,7 @@ impl<'s> Extractor<'s> {
                     let rhs = match s {
                         Src::Value(c) => Rhs::Value(c),
                         Src::Annot(c, k) => Rhs::Annot(c, k),
-                        Src::External => return self.var_assigns.push((name, Rhs::Unknown)),
+                        Src::External => Rhs::Literal,
                         _ => Rhs::Unknown,
                     };
                     self.var_assigns.push((name, rhs));
@@ -1477,6 +1509,7 @@ impl<'s> Extractor<'s> {
                             let rhs = match s {
                                 Src::Value(c) => Rhs::Value(c),
                                 Src::Annot(c, k) => Rhs::Annot(c, k),
+                                Src::External => Rhs::Literal,
                                 _ => Rhs::Unknown,
                             };
                             self.attr_assigns.push((ci, name.clone(), rhs));
@@ -1498,6 +1531,7 @@ impl<'s> Extractor<'s> {
                                 let rhs = match s {
                                     Some(Src::Value(c)) => Rhs::Value(c),
                                     Some(Src::Annot(c, k)) => Rhs::Annot(c, k),
+                                    Some(Src::External) => Rhs::Literal,
                                     _ => Rhs::Unknown,
                                 };
                                 let n = self.text(attr).to_string();
@@ -1795,7 +1829,7 @@ impl<'s> Extractor<'s> {
                     && chars.all(|c| c.is_alphanumeric() || c == '_')
             });
         if !valid {
-            return;
+            return self.string_type_expr(node, content, sid, src);
         }
         let start = pos(content);
         let mut offset = 0u32;
@@ -1816,6 +1850,99 @@ impl<'s> Extractor<'s> {
             .map(|(n, p)| Op::Attr(n.clone(), *p))
             .collect();
         self.push_chain(node, Some((first, sid)), Root::Unknown, first_pos, ops, src);
+    }
+
+    /// A string holding a type expression (`"ProgressBar[V]"`,
+    /// `"Optional['Context']"`, `"t.Callable[[Ctx], R]"`): pyright parses it,
+    /// so each dotted name in it is a reference (nothing inside
+    /// `Literal[…]`). Only one-line strings without escapes, whose columns
+    /// are the source's. The string stands for its first name's chain
+    /// when that is no typing form (`"Bar[V]"` declares a `Bar`).
+    fn string_type_expr(&mut self, node: Node, content: Node, sid: usize, src: u32) {
+        let text = self.text(content);
+        if text.contains(['\\', '\n', '\r'])
+            || content.start_position().row != content.end_position().row
+        {
+            return;
+        }
+        let start = pos(content);
+        let bytes = text.as_bytes();
+        let ident_start = |b: u8| b.is_ascii_alphabetic() || b == b'_';
+        let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+        let mut first = None;
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if !ident_start(b) || (i > 0 && (ident(bytes[i - 1]) || bytes[i - 1] == b'.')) {
+                i += 1;
+                continue;
+            }
+            // A dotted name: segments and their offsets.
+            let mut segs = Vec::new();
+            let mut j = i;
+            loop {
+                let s0 = j;
+                while j < bytes.len() && ident(bytes[j]) {
+                    j += 1;
+                }
+                segs.push((&text[s0..j], s0));
+                if j + 1 < bytes.len() && bytes[j] == b'.' && ident_start(bytes[j + 1]) {
+                    j += 1;
+                } else {
+                    break;
+                }
+            }
+            i = j;
+            let (name, off) = segs[0];
+            if segs.len() == 1 && name == "Literal" && bytes.get(j) == Some(&b'[') {
+                // Skip to the matching bracket.
+                let mut level = 0;
+                while i < bytes.len() {
+                    match bytes[i] {
+                        b'[' => level += 1,
+                        b']' => {
+                            level -= 1;
+                            if level == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    i += 1;
+                }
+            }
+            if matches!(name, "None" | "True" | "False") {
+                continue;
+            }
+            let at = |o: usize| Pos {
+                line: start.line,
+                column: start.column + o as u32,
+            };
+            let ops = segs[1..]
+                .iter()
+                .map(|(n, o)| Op::Attr(n.to_string(), at(*o)))
+                .collect();
+            let head = segs[segs.len() - 1].0;
+            let c = self.push_chain(
+                node,
+                Some((name.to_string(), sid)),
+                Root::Unknown,
+                at(off),
+                ops,
+                src,
+            );
+            // A generic class's name says the type; a typing form's
+            // (`"Optional[X]"`, `"List[X]"`) does not, as written.
+            first.get_or_insert((
+                c,
+                is_type_form(head) || head == "Literal" || head == "Union",
+            ));
+        }
+        self.chain_at.remove(&(node.start_byte(), node.end_byte()));
+        if let Some((c, false)) = first {
+            self.chain_at
+                .insert((node.start_byte(), node.end_byte()), c);
+        }
     }
 
     fn push_chain(
@@ -1944,20 +2071,31 @@ impl<'s> Extractor<'s> {
                     None => (None, Root::Unknown, pos(node)),
                 };
                 if let Some(a) = args {
-                    self.visit(a, sid, src);
+                    let callee = func
+                        .filter(|f| matches!(f.kind(), "identifier" | "attribute"))
+                        .map(|f| self.text(f).rsplit('.').next().unwrap_or(""))
+                        .unwrap_or("");
+                    self.arguments(a, callee, sid, src);
                 }
                 ops.push(Op::Call);
                 r
             }
             "subscript" => {
-                let r = match node.child_by_field_name("value") {
+                let value = node.child_by_field_name("value");
+                let head = value
+                    .filter(|v| matches!(v.kind(), "identifier" | "attribute"))
+                    .map(|v| self.text(v).rsplit('.').next().unwrap_or(""))
+                    .unwrap_or("");
+                // `Literal["a"]` holds values, never names.
+                let types = head != "Literal" && (annot || is_type_form(head));
+                let r = match value {
                     Some(v) => self.chain_parts(v, sid, src, annot, ops),
                     None => (None, Root::Unknown, pos(node)),
                 };
                 let mut cur = node.walk();
                 let subs: Vec<Node> = node.children_by_field_name("subscript", &mut cur).collect();
                 for s in subs {
-                    if annot {
+                    if types {
                         self.annot_visit(s, sid, src);
                     } else {
                         self.expr(s, sid, src);
@@ -1984,6 +2122,60 @@ impl<'s> Extractor<'s> {
                     Root::Unknown
                 };
                 (None, root, pos(node))
+            }
+        }
+    }
+
+    /// `cast(T, v)` (`typing.cast`, `t.cast`): the chain of the type `T`
+    /// declares, once the call has been visited.
+    fn cast_type(&self, call: Node) -> Option<(u32, Cont)> {
+        if call.kind() != "call" {
+            return None;
+        }
+        let f = call.child_by_field_name("function")?;
+        if !matches!(f.kind(), "identifier" | "attribute")
+            || self.text(f).rsplit('.').next() != Some("cast")
+        {
+            return None;
+        }
+        let first = call.child_by_field_name("arguments")?.named_child(0)?;
+        let (p, cont) = self.principal(first, Cont::One)?;
+        let c = self
+            .chain_at
+            .get(&(p.start_byte(), p.end_byte()))
+            .copied()?;
+        Some((c, cont))
+    }
+
+    /// A call's arguments. Those that are type expressions for pyright —
+    /// `cast(T, v)`'s first, `TypeVar("T", A, B, bound=C)`'s constraints and
+    /// bound — are visited as annotations, so `"Client"` there is a name.
+    fn arguments(&mut self, args: Node, callee: &str, sid: usize, src: u32) {
+        let type_arg = |i: usize, kw: Option<&str>| match callee {
+            "cast" => kw.is_none() && i == 0,
+            "TypeVar" => kw.map_or(i > 0, |k| k == "bound"),
+            _ => false,
+        };
+        if !matches!(callee, "cast" | "TypeVar") || args.kind() != "argument_list" {
+            return self.visit(args, sid, src);
+        }
+        let mut cur = args.walk();
+        let children: Vec<Node> = args.named_children(&mut cur).collect();
+        let mut positional = 0;
+        for c in children {
+            if c.kind() == "keyword_argument" {
+                let kw = c.child_by_field_name("name").map(|n| self.text(n));
+                match c.child_by_field_name("value") {
+                    Some(v) if type_arg(0, kw) => self.annot_visit(v, sid, src),
+                    _ => self.visit(c, sid, src),
+                }
+            } else {
+                if type_arg(positional, None) {
+                    self.annot_visit(c, sid, src);
+                } else {
+                    self.visit(c, sid, src);
+                }
+                positional += 1;
             }
         }
     }
@@ -2105,10 +2297,18 @@ impl<'s> Extractor<'s> {
         let attrs = std::mem::take(&mut self.attr_assigns);
         for (ci, name, rhs) in attrs {
             let ty = self.typeref(rhs, 0);
+            let literal = matches!(rhs, Rhs::Literal);
             let class = &mut self.scope.classes[ci];
             if let Some(v) = class.attrs.iter_mut().find(|v| v.name == name) {
-                // The first typed assignment, unless an annotation follows.
-                if (v.ty.is_none() || matches!(rhs, Rhs::Annot(..))) && ty.is_some() {
+                let was_literal = v.ty.as_ref().is_some_and(|t| t.path == LITERAL_PATH);
+                if was_literal && !literal {
+                    // Not only literals: what else is assigned (or nothing known).
+                    v.ty = ty;
+                } else if (v.ty.is_none() || matches!(rhs, Rhs::Annot(..)))
+                    && ty.is_some()
+                    && !literal
+                {
+                    // The first typed assignment, unless an annotation follows.
                     v.ty = ty;
                 }
             } else {
@@ -2173,6 +2373,13 @@ impl<'s> Extractor<'s> {
         let (c, annot, cont) = match rhs {
             Rhs::Value(c) => (c, false, Cont::One),
             Rhs::Annot(c, k) => (c, true, k),
+            Rhs::Literal => {
+                return Some(TypeRef {
+                    path: LITERAL_PATH.into(),
+                    call: false,
+                    cont: Cont::Value,
+                })
+            }
             Rhs::Unknown => return None,
         };
         let chain = self.refs.chains.get(c as usize)?;
@@ -2181,6 +2388,24 @@ impl<'s> Extractor<'s> {
             // `self._make()` in a method: resolved against the class.
             Root::SelfParam { cls: false, .. } if !chain.ops.is_empty() => SELF_PATH.to_string(),
             Root::SelfParam { cls: true, .. } if !chain.ops.is_empty() => CLS_PATH.to_string(),
+            // `self.stream = environment._tokenize(…)` with a parameter
+            // `environment: Environment`: a member of the annotated class.
+            Root::Local(l) if matches!(chain.ops.first(), Some(Op::Attr(..))) => {
+                let srcs = &self.refs.locals[*l as usize];
+                let t = srcs.iter().find_map(|s| match *s {
+                    Src::Annot(c, Cont::One) => self.typeref(Rhs::Annot(c, Cont::One), depth + 1),
+                    _ => None,
+                })?;
+                if t.call
+                    || t.cont != Cont::One
+                    || t.path.starts_with('@')
+                    || t.path == "Self"
+                    || t.path.ends_with(".Self")
+                {
+                    return None;
+                }
+                t.path
+            }
             Root::Local(l) if chain.ops.is_empty() => {
                 let srcs = &self.refs.locals[*l as usize];
                 let s = srcs

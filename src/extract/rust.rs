@@ -263,6 +263,10 @@ pub enum Recv {
     /// An element of `recv`: `for x in recv`, `recv[i]`, the argument of
     /// `recv.map(|x| …)`.
     Elem(u32),
+    /// A field of an enum variant a pattern names (`Value::Float(f)`: the
+    /// path, and the field's name `Float::0`, as [`Field`]s of the enum
+    /// record it).
+    Variant(Vec<u32>, u32),
 }
 
 thread_local! {

@@ -23,8 +23,8 @@ use super::{
     MAX_CANDIDATES,
 };
 use crate::extract::python::{
-    Chain, Cont, Import, ImportKind, Op, Refs, Root, Scope, Src, TypeRef, CLS_PATH, FIXTURE,
-    PROPERTY, SELF_PATH,
+    Chain, Cont, Import, ImportKind, Op, Refs, Root, Scope, Src, TypeRef, Var, CLS_PATH, FIXTURE,
+    LITERAL_PATH, PROPERTY, SELF_PATH,
 };
 use crate::extract::{Family, LangScope};
 use crate::graph::{EdgeKind, NodeKind, Pos};
@@ -101,6 +101,20 @@ fn stem(path: &str) -> &str {
 fn parent_dir(path: &str) -> &str {
     path.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
 }
+
+/// Attributes every object or class has (`self.__dict__.items()` is a
+/// dict's): builtin, unless a class in the repository defines them.
+const OBJECT_ATTRS: &[&str] = &[
+    "__dict__",
+    "__class__",
+    "__doc__",
+    "__module__",
+    "__qualname__",
+    "__annotations__",
+    "__mro__",
+    "__bases__",
+    "__weakref__",
+];
 
 /// Methods of the builtin types (`str`, `bytes`, `list`, `dict`, `set`,
 /// numbers, files): a receiver of unknown type calling one of these may
@@ -970,6 +984,9 @@ impl Ctx<'_, '_> {
         if depth > MAX_DEPTH {
             return Val::Unknown;
         }
+        if t.path == LITERAL_PATH {
+            return Val::External;
+        }
         if t.path == "Self" || t.path.ends_with(".Self") {
             return self_cls.map(Val::Inst).unwrap_or(Val::Unknown);
         }
@@ -1086,28 +1103,37 @@ impl Ctx<'_, '_> {
             Val::Class(c) | Val::Inst(c) | Val::Super(c) => {
                 let (mro, open) = self.mro(c);
                 let skip = usize::from(matches!(v, Val::Super(_)));
-                for cls in mro.iter().skip(skip) {
-                    if let Some(ds) = self.ix.members.get(cls).and_then(|m| m.get(name)) {
-                        return Member::Def(
-                            SymId {
-                                file: cls.file,
-                                def: ds[0],
-                            },
-                            0,
-                        );
-                    }
-                    let attr = self.ix.class_idx.get(cls).and_then(|&ci| {
-                        let class = &self.scope(cls.file)?.classes[ci as usize];
-                        class.attrs.iter().find(|a| a.name == name)
-                    });
-                    if let Some(a) = attr {
-                        return Member::Value(match &a.ty {
-                            Some(t) => self.eval_typeref(cls.file, t, Some(c), depth + 1),
-                            None => Val::Unknown,
+                // pyright looks for a declaration first (a def, an annotated
+                // attribute) along the whole MRO, and only then for an
+                // attribute that is merely assigned: `self.debug = x` in a
+                // subclass is the base's `debug` property, not a new name.
+                for declared in [true, false] {
+                    for cls in mro.iter().skip(skip) {
+                        if let Some(ds) = self.ix.members.get(cls).and_then(|m| m.get(name)) {
+                            return Member::Def(
+                                SymId {
+                                    file: cls.file,
+                                    def: ds[0],
+                                },
+                                0,
+                            );
+                        }
+                        let attr = self.ix.class_idx.get(cls).and_then(|&ci| {
+                            let class = &self.scope(cls.file)?.classes[ci as usize];
+                            class
+                                .attrs
+                                .iter()
+                                .find(|a| a.name == name && (!declared || is_declared(a)))
                         });
+                        if let Some(a) = attr {
+                            return Member::Value(match &a.ty {
+                                Some(t) => self.eval_typeref(cls.file, t, Some(c), depth + 1),
+                                None => Val::Unknown,
+                            });
+                        }
                     }
                 }
-                if open {
+                if open || OBJECT_ATTRS.contains(&name) {
                     Member::External
                 } else {
                     Member::NotFound
@@ -1117,6 +1143,7 @@ impl Ctx<'_, '_> {
             Val::Func { .. } | Val::External | Val::Items(_) | Val::ContMethod(..) => {
                 Member::External
             }
+            Val::Unknown if OBJECT_ATTRS.contains(&name) => Member::External,
             Val::Unknown => Member::Unknown,
         }
     }
@@ -1155,6 +1182,13 @@ impl<'a> Ctx<'a, '_> {
             imported
         })
     }
+}
+
+/// An attribute with a declared type (an annotation), which pyright finds
+/// before any attribute that is only assigned.
+fn is_declared(a: &Var) -> bool {
+    a.ty.as_ref()
+        .is_some_and(|t| !t.call && t.cont != Cont::Value)
 }
 
 fn member_recv(v: Val) -> Option<SymId> {
@@ -1750,7 +1784,10 @@ impl Resolver<'_, '_> {
 }
 
 /// `pkg/sub/mod.py` → `pkg.sub.mod`, rooted at the first directory upward
-/// without an `__init__.py`; `pkg/__init__.py` → `pkg`.
+/// without an `__init__.py` that no package holds; `pkg/__init__.py` →
+/// `pkg`. A directory without one inside a package is a namespace package
+/// of it (`flask/sansio/app.py` under `flask/__init__.py` is
+/// `flask.sansio.app`: Python finds `sansio` on `flask.__path__`).
 pub fn module_key(path: &str, layout: &Layout) -> String {
     let s = path
         .strip_suffix(".pyi")
@@ -1770,12 +1807,14 @@ pub fn module_key(path: &str, layout: &Layout) -> String {
     } else {
         parts.len() - 1
     };
+    let is_package = |n: usize| {
+        let dir = parts[..n].join("/");
+        layout.files.contains(&format!("{dir}/__init__.py"))
+            || layout.files.contains(&format!("{dir}/__init__.pyi"))
+    };
     let mut start = dir_len;
     while start > 0 {
-        let dir = parts[..start].join("/");
-        let has_init = layout.files.contains(&format!("{dir}/__init__.py"))
-            || layout.files.contains(&format!("{dir}/__init__.pyi"));
-        if !has_init {
+        if !is_package(start) && !(1..start).any(is_package) {
             break;
         }
         start -= 1;

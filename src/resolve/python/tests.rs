@@ -99,6 +99,9 @@ fn module_keys() {
         "a.py",
         "ns/pkg/__init__.py",
         "ns/pkg/m.py",
+        "src/flask/__init__.py",
+        "src/flask/sansio/app.py",
+        "src/flask/sansio/deeper/x.py",
     ] {
         layout.files.insert(f.to_string());
     }
@@ -110,6 +113,16 @@ fn module_keys() {
     assert_eq!(module_key("a.py", &layout), "a");
     assert_eq!(module_key("a.pyi", &layout), "a");
     assert_eq!(module_key("ns/pkg/m.py", &layout), "pkg.m");
+    // A directory without `__init__.py` inside a package is a namespace
+    // package of it (flask 3.1's `flask/sansio/` was keyed `app`).
+    assert_eq!(
+        module_key("src/flask/sansio/app.py", &layout),
+        "flask.sansio.app"
+    );
+    assert_eq!(
+        module_key("src/flask/sansio/deeper/x.py", &layout),
+        "flask.sansio.deeper.x"
+    );
 }
 
 #[test]
@@ -378,4 +391,162 @@ fn stdlib_list_is_sorted_for_binary_search() {
     );
     assert!(STDLIB.binary_search(&"os").is_ok());
     assert!(STDLIB.binary_search(&"shop").is_err());
+}
+
+#[test]
+fn declarations_along_the_mro_come_before_assigned_attributes() {
+    // Regression (flask): `self.debug = …` in a subclass hid the base's
+    // `debug` property, so no `self.debug` of the subclass had an edge.
+    let out = edges(&[(
+        "m.py",
+        "\
+class Base:
+    @property
+    def debug(self) -> bool: ...
+    @debug.setter
+    def debug(self, v): ...
+    def log(self): ...
+class App(Base):
+    def run(self):
+        self.debug = True
+        self.log = None
+        return self.debug
+    def go(self):
+        self.log()
+",
+    )]);
+    assert_has(
+        &out,
+        "references m.App.run -> m.Base.debug @m.py:11:21 SelfMember",
+    );
+    assert_has(
+        &out,
+        "references m.App.run -> m.Base.debug @m.py:9:14 SelfMember",
+    );
+    assert_has(&out, "calls m.App.go -> m.Base.log @m.py:13:14 SelfMember");
+}
+
+#[test]
+fn strings_in_type_expressions_outside_annotations_are_names() {
+    // Regression (httpx, rich, click): forward references in type aliases,
+    // `TypeVar(bound=…)` and `cast(…)` had no edges.
+    let out = edges(&[(
+        "m.py",
+        "\
+import typing as t
+from typing import Union, TypeVar, cast, Literal
+class Client:
+    def send(self): ...
+class URL: ...
+URLTypes = Union[\"URL\", str]
+T = TypeVar(\"T\", bound=\"Client\")
+Mode = Literal[\"URL\"]
+Pair = t.Dict[\"URL\", t.Callable[[\"Client\"], None]]
+def f(x):
+    c = cast(\"Client\", x)
+    c.send()
+    d = t.cast(Client, x)
+    d.send()
+",
+    )]);
+    assert_has(&out, "references m -> m.URL @m.py:6:19 Local");
+    assert_has(&out, "references m -> m.Client @m.py:7:25 Local");
+    assert_has(&out, "references m -> m.URL @m.py:9:16 Local");
+    assert_has(&out, "references m -> m.Client @m.py:9:35 Local");
+    assert_has(&out, "references m.f -> m.Client @m.py:11:15 Local");
+    assert_has(&out, "calls m.f -> m.Client.send @m.py:12:7 TypedReceiver");
+    assert_has(&out, "calls m.f -> m.Client.send @m.py:14:7 TypedReceiver");
+    assert_none_to(&out, "@m.py:8:");
+}
+
+#[test]
+fn type_expressions_in_strings_name_every_name() {
+    // Regression (click, attrs): `"ProgressBar[V]"`, `"Optional['Ctx']"`.
+    let out = edges(&[(
+        "m.py",
+        "\
+from typing import Generic, Literal, Optional, TypeVar
+V = TypeVar(\"V\")
+class Bar(Generic[V]):
+    def update(self): ...
+class Ctx: ...
+def make() -> \"Bar[V]\": ...
+def get(c: \"Optional['Ctx']\", m: \"Literal['Ctx']\"): ...
+def run():
+    make().update()
+",
+    )]);
+    assert_has(&out, "references m.make -> m.Bar @m.py:6:16 Local");
+    assert_has(&out, "references m.get -> m.Ctx @m.py:7:23 Local");
+    assert_has(&out, "calls m.run -> m.Bar.update @m.py:9:12 TypedReceiver");
+    assert_none_to(&out, "@m.py:7:43");
+}
+
+#[test]
+fn literals_and_object_attributes_are_builtins() {
+    // Regression (httpx, rich, flask): `self.__dict__.items()`,
+    // `self.VARIANTS.get(…)` on a class-level dict and `.keys()` of an
+    // imported module-level dict were guessed as in-repo methods.
+    let out = edges(&[
+        ("a.py", "DECODERS = {\"gzip\": 1}\n"),
+        (
+            "m.py",
+            "\
+from a import DECODERS
+class Box:
+    VARIANTS = {\"text\": 1}
+    def __init__(self):
+        self.inner = None
+        self.inner = Box()
+    def get(self): ...
+    def keys(self): ...
+    def items(self): ...
+    def run(self):
+        self.__dict__.items()
+        self.VARIANTS.get(\"text\")
+        DECODERS.keys()
+        self.inner.get()
+",
+        ),
+    ]);
+    assert_none_to(&out, "@m.py:11:");
+    assert_none_to(&out, "@m.py:12:");
+    assert_none_to(&out, "@m.py:13:");
+    // A literal first, an instance later: the instance's type.
+    assert_has(
+        &out,
+        "calls m.Box.run -> m.Box.get @m.py:14:20 TypedReceiver",
+    );
+}
+
+#[test]
+fn attributes_assigned_from_a_member_of_an_annotated_parameter() {
+    // Regression (jinja2): `self.stream = environment._tokenize(…)` with
+    // `environment: "Environment"` left `self.stream` untyped, and every
+    // `self.stream.current` was guessed as `Cycler.current`, a property.
+    let out = edges(&[(
+        "m.py",
+        "\
+class Stream:
+    def __init__(self):
+        self.current = 1
+    def skip(self): ...
+class Cycler:
+    @property
+    def current(self): ...
+class Env:
+    def tokenize(self) -> Stream: ...
+class Parser:
+    def __init__(self, env: \"Env\"):
+        self.stream = env.tokenize()
+    def parse(self):
+        self.stream.skip()
+        return self.stream.current
+",
+    )]);
+    assert_has(
+        &out,
+        "calls m.Parser.parse -> m.Stream.skip @m.py:14:21 TypedReceiver",
+    );
+    assert_none_to(&out, "-> m.Cycler.current");
 }

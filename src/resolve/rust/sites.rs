@@ -950,6 +950,28 @@ impl Cx<'_, '_> {
                 TyRes::Container(x) | TyRes::Wrap(x) => *x,
                 _ => TyRes::Unknown,
             },
+            Recv::Variant(path, field) => {
+                let names: Vec<u32> = path.iter().map(|&n| self.g[n as usize]).collect();
+                let w = self.ix.walk_from(
+                    self.world,
+                    self.file,
+                    m,
+                    &names,
+                    Ns::Any,
+                    0,
+                    None,
+                    Some(&first),
+                );
+                // A dependency's enum (`Option::Some(x)`) may hold anything.
+                if w.external {
+                    return TyRes::Unknown;
+                }
+                let last = path.last().map(|&l| self.gstr(l)).unwrap_or("");
+                match self.ix.value_ty(self.world, &w, names.len(), last, false) {
+                    TyRes::Def(e) => self.ix.field_ty(self.world, e, self.g[*field as usize]),
+                    _ => TyRes::Unknown,
+                }
+            }
         }
     }
 

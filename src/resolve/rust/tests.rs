@@ -561,3 +561,118 @@ pub fn f(a: A, c: C<u8>) { a.x(); c.y(); m::missing(); Foo().z(); }
     let g = graph(&[("src/lib.rs", src)]);
     assert!(!g.is_empty());
 }
+
+#[test]
+fn match_guards_see_the_arm_bindings() {
+    // Regression (toml_edit): `Item::Table(table) if table.is_dotted()` left
+    // `table` in the guard with "no definition in scope".
+    let src = r#"
+pub struct Table;
+impl Table { pub fn is_dotted(&self) -> bool { true } }
+pub enum Item { Table(Table), None }
+pub fn f(i: Item, o: Option<Table>) {
+    match i {
+        Item::Table(table) if table.is_dotted() => {}
+        _ => {}
+    }
+    match o {
+        Some(t) if t.is_dotted() => {}
+        _ => {}
+    }
+}
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Table::is_dotted @7:37 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Table::is_dotted @11:22 TypedReceiver",
+    );
+}
+
+#[test]
+fn uses_reach_names_a_parent_globs_from_its_child_module() {
+    // Regression (toml_edit): `ser/mod.rs` has `mod array; use array::*;`
+    // and `ser/value.rs` `use super::SerializeValueArray;`, which found
+    // nothing, so no use of `SerializeValueArray` in `value.rs` had an edge.
+    let g = graph(&[
+        ("src/lib.rs", "pub mod ser;\n"),
+        ("src/ser.rs", "mod array;\nmod value;\nuse array::*;\n"),
+        (
+            "src/ser/array.rs",
+            "pub struct Seq;\nimpl Seq { pub fn seq() -> Seq { Seq } }\n",
+        ),
+        (
+            "src/ser/value.rs",
+            "use super::Seq;\npub fn f() -> Seq { Seq::seq() }\n",
+        ),
+    ]);
+    assert_has(
+        &g,
+        "references shop_app::ser::value -> shop_app::ser::array::Seq @1:12 ReExport",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::ser::value::f -> shop_app::ser::array::Seq::seq @2:26 Path",
+    );
+}
+
+#[test]
+fn enum_variant_patterns_type_their_bindings() {
+    // Regression (toml_edit): `Value::Float(f) => f.despan(input)` and
+    // `Item::Table(v) => v.span()` were guessed among every method of that
+    // name; the variant's declared field types say which.
+    let src = r#"
+pub struct Table;
+impl Table { pub fn span(&self) {} }
+pub struct Array;
+impl Array { pub fn span(&self) {} }
+pub enum Item { Table(Table), Pair(Array, Table), Named { arr: Array }, None }
+pub fn f(i: Item) {
+    match i {
+        Item::Table(t) => t.span(),
+        Item::Pair(a, ref b) => { a.span(); b.span() }
+        _ => {}
+    }
+    if let Option::Some(x) = Some(Table) { x.span() }
+}
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Table::span @9:29 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Array::span @10:37 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Table::span @10:47 TypedReceiver",
+    );
+    // A dependency's enum types nothing: still a guess among both.
+    assert_has(&g, "U calls span @13:46 (2 candidates)");
+}
+
+#[test]
+fn a_fn_named_like_a_crate_does_not_hide_it_in_paths() {
+    // Regression (indexmap): tests/quick.rs has `fn indexmap(…)` and
+    // `use indexmap::map::Entry;`; the path's first segment found the fn,
+    // so no use of the crate in the file resolved.
+    let g = graph(&[
+        ("src/lib.rs", "pub mod map;\npub use crate::map::Thing;\n"),
+        ("src/map.rs", "pub struct Thing;\n"),
+        (
+            "tests/quick.rs",
+            "use shop_app::map::Thing;\nfn shop_app() -> Thing { Thing }\nfn t() { shop_app(); }\n",
+        ),
+    ]);
+    assert_has(&g, "references quick -> shop_app::map::Thing @1:20 Import");
+    assert_has(
+        &g,
+        "references quick::shop_app -> shop_app::map::Thing @2:18 Import",
+    );
+    assert_has(&g, "calls quick::t -> quick::shop_app @3:10 Local");
+}

@@ -228,12 +228,17 @@ impl<'s> V<'s> {
             }
             "tuple_struct_pattern" => {
                 let mut unwrap = false;
+                // `Enum::Variant(a, b)`: the path, for the fields' types.
+                let mut variant = None;
                 if let Some(t) = p.child_by_field_name("type") {
                     let mut segs = Vec::new();
                     if self.path(t, &mut segs) {
                         let last = segs.last().map(|s| self.str_of(s.0)).unwrap_or("");
                         unwrap = segs.len() == 1 && matches!(last, "Some" | "Ok");
                         if let Some((segs, hidden)) = self.subst(segs) {
+                            if segs.len() >= 2 {
+                                variant = Some(segs.iter().map(|s| s.0).collect::<Vec<u32>>());
+                            }
                             self.path_site(segs, hidden, Role::Ref);
                         }
                     }
@@ -245,8 +250,21 @@ impl<'s> V<'s> {
                     .filter(|k| Some(*k) != p.child_by_field_name("type"))
                     .collect();
                 let inner = if kids.len() == 1 { inner } else { 0 };
-                for k in kids {
-                    self.pattern(k, inner);
+                // After `..` the positions are not known.
+                let rest = kids
+                    .iter()
+                    .position(|k| k.kind() == "remaining_field_pattern")
+                    .unwrap_or(kids.len());
+                for (i, k) in kids.into_iter().enumerate() {
+                    let r = match &variant {
+                        Some(path) if !unwrap && i < rest => {
+                            let vname = self.str_of(*path.last().unwrap_or(&0)).to_string();
+                            let field = self.name(&format!("{vname}::{i}"));
+                            self.recv(Recv::Variant(path.clone(), field))
+                        }
+                        _ => inner,
+                    };
+                    self.pattern(k, r);
                 }
             }
             "struct_pattern" => {

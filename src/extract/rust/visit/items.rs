@@ -236,7 +236,13 @@ impl<'s> V<'s> {
                 }
                 "enum_variant" => {
                     if let Some(b) = k.child_by_field_name("body") {
-                        self.fields(owner, b, false);
+                        match k.child_by_field_name("name") {
+                            Some(v) if record => {
+                                let v = self.text(v).to_string();
+                                self.variant_fields(owner, &v, b);
+                            }
+                            _ => self.fields(owner, b, false),
+                        }
                     }
                     if let Some(v) = k.child_by_field_name("value") {
                         self.node(v);
@@ -249,6 +255,37 @@ impl<'s> V<'s> {
                         let name = self.name(&ordinal.to_string());
                         self.scope.fields.push(Field { owner, name, ty });
                     }
+                    ordinal += 1;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The fields of enum variant `variant`, recorded as fields of the enum
+    /// named `Variant::0`, `Variant::name` (no field can be named so).
+    fn variant_fields(&mut self, owner: u32, variant: &str, body: Node) {
+        let mut cursor = body.walk();
+        let kids: Vec<Node> = body.named_children(&mut cursor).collect();
+        let mut ordinal = 0;
+        for k in kids {
+            match k.kind() {
+                "field_declaration" => {
+                    let ty = match k.child_by_field_name("type") {
+                        Some(t) => self.ty(t),
+                        None => Ty::Unknown,
+                    };
+                    if let Some(f) = k.child_by_field_name("name") {
+                        let name = format!("{variant}::{}", self.text(f));
+                        let name = self.name(&name);
+                        self.scope.fields.push(Field { owner, name, ty });
+                    }
+                }
+                "attribute_item" | "visibility_modifier" => {}
+                kind if is_type_kind(kind) => {
+                    let ty = self.ty(k);
+                    let name = self.name(&format!("{variant}::{ordinal}"));
+                    self.scope.fields.push(Field { owner, name, ty });
                     ordinal += 1;
                 }
                 _ => {}
@@ -446,11 +483,9 @@ impl<'s> V<'s> {
     }
 
     /// A match arm; its bindings take the scrutinee `r` (`Some(x)` unwraps).
+    /// The guard sees the pattern's bindings (`Item::Table(t) if t.is_dotted()`).
     pub(super) fn match_arm(&mut self, arm: Node, r: u32) {
         if let Some(p) = arm.child_by_field_name("pattern") {
-            if let Some(c) = p.child_by_field_name("condition") {
-                self.node(c);
-            }
             let cond = p.child_by_field_name("condition");
             let mut cursor = p.walk();
             let kids: Vec<Node> = p.named_children(&mut cursor).collect();
@@ -458,6 +493,9 @@ impl<'s> V<'s> {
                 if Some(k) != cond {
                     self.pattern(k, r);
                 }
+            }
+            if let Some(c) = cond {
+                self.node(c);
             }
         }
         if let Some(v) = arm.child_by_field_name("value") {

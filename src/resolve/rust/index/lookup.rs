@@ -59,7 +59,8 @@ impl Index {
         // The first segment of a `use` path may come from a glob of the
         // same module, but following globs whose own path starts with a
         // plain name would make the globs of a module resolve each other:
-        // only `crate::`/`self::`/`super::` globs are followed then.
+        // only `crate::`/`self::`/`super::` globs and globs of a child
+        // module (`mod array; use array::*;`) are followed then.
         let rooted_only = exclude.is_some();
         self.push_glob_targets(world, m, depth, exclude, rooted_only, &mut stack);
         while let Some(t) = stack.pop() {
@@ -96,7 +97,11 @@ impl Index {
         };
         // Reversed so the first glob is searched first.
         for &u in globs.iter().rev() {
-            if Some(u) == exclude || (rooted_only && !self.keyword_rooted(world, u)) {
+            if Some(u) == exclude
+                || (rooted_only
+                    && !self.keyword_rooted(world, u)
+                    && !self.child_rooted(world, u, m))
+            {
                 continue;
             }
             if let Some((Res::Mod(t), _)) = self.resolve_use(world, u, Ns::Any, depth + 1) {
@@ -112,6 +117,18 @@ impl Index {
         us.segs.first().is_some_and(|&n| {
             let g = self.gnames[u.0 .0 as usize][n as usize];
             g == self.kw_crate || g == self.kw_self || g == self.kw_super
+        })
+    }
+
+    /// Whether `use` `u` of module `m` starts at a child module of `m`,
+    /// which no `use` or glob can shadow (a name bound twice is an error).
+    fn child_rooted(&self, world: &World, u: UseRef, m: u32) -> bool {
+        let Some(us) = scope_of(world, u.0).and_then(|s| s.uses.get(u.1 as usize)) else {
+            return false;
+        };
+        us.segs.first().is_some_and(|&n| {
+            let g = self.gnames[u.0 .0 as usize][n as usize];
+            self.children.contains_key(&(m, g))
         })
     }
 
@@ -225,7 +242,15 @@ impl Index {
         } else if s0 == self.kw_super {
             self.parent(m).map(|p| (Res::Mod(p), How::Path))
         } else {
-            let local = first.and_then(|l| l(s0, ns_at(0)));
+            // A path's first segment is in the type namespace: a fn named
+            // like a crate (`fn indexmap()` beside `use indexmap::map::Entry`)
+            // does not hide the crate.
+            let prefix_ok = |h: &(Res, How)| {
+                segs.len() == 1
+                    || !matches!(h.0, Res::Def(d)
+                        if matches!(world.def(d).kind, NodeKind::Function | NodeKind::Method | NodeKind::Test))
+            };
+            let local = first.and_then(|l| l(s0, ns_at(0))).filter(prefix_ok);
             local
                 .or_else(|| {
                     self.lookup(world, m, s0, ns_at(0), depth, exclude)
@@ -238,6 +263,7 @@ impl Index {
                             };
                             (r, how)
                         })
+                        .filter(prefix_ok)
                 })
                 .or_else(|| self.crates.get(&s0).map(|&c| (Res::Mod(c), How::Path)))
         };
