@@ -222,7 +222,7 @@ const BATCH: usize = 256;
 
 /// A first index of at least this many files is a bulk load (see
 /// [`Store::begin_bulk`]).
-const BULK_MIN: usize = 500;
+const BULK_MIN: usize = 100;
 
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
