@@ -1030,20 +1030,16 @@ impl Writer<'_> {
     /// Delete what a file owns: nodes, names, diagnostics, its edges and
     /// unresolved sites.
     fn clear_own_facts(&self, id: i64) -> Result<()> {
-        for sql in [
-            "DELETE FROM nodes WHERE file_id = ?1",
-            "DELETE FROM ref_names WHERE file_id = ?1",
-            "DELETE FROM diagnostics WHERE file_id = ?1",
-            "DELETE FROM edges WHERE owner = ?1",
-            "DELETE FROM unresolved WHERE owner = ?1",
-        ] {
-            self.conn
-                .prepare_cached(sql)
-                .map_err(|e| self.err(e))?
-                .execute([id])
-                .map_err(|e| self.err(e))?;
-        }
-        Ok(())
+        self.execute_each(
+            &[
+                "DELETE FROM nodes WHERE file_id = ?1",
+                "DELETE FROM ref_names WHERE file_id = ?1",
+                "DELETE FROM diagnostics WHERE file_id = ?1",
+                "DELETE FROM edges WHERE owner = ?1",
+                "DELETE FROM unresolved WHERE owner = ?1",
+            ],
+            id,
+        )
     }
 
     /// Edges other files own that point into this file are stale now;
@@ -1118,10 +1114,18 @@ impl Writer<'_> {
     pub fn delete_file(&self, id: i64) -> Result<()> {
         self.clear_own_facts(id)?;
         self.drop_incoming(id)?;
-        for sql in [
-            "DELETE FROM facts WHERE file_id = ?1",
-            "DELETE FROM files WHERE id = ?1",
-        ] {
+        self.execute_each(
+            &[
+                "DELETE FROM facts WHERE file_id = ?1",
+                "DELETE FROM files WHERE id = ?1",
+            ],
+            id,
+        )
+    }
+
+    /// Run each statement with `id` as its one parameter.
+    fn execute_each(&self, sqls: &[&str], id: i64) -> Result<()> {
+        for sql in sqls {
             self.conn
                 .prepare_cached(sql)
                 .map_err(|e| self.err(e))?
@@ -1157,16 +1161,13 @@ impl Writer<'_> {
         edges: &[NewEdge],
         unresolved: &[NewUnresolved],
     ) -> Result<()> {
-        for sql in [
-            "DELETE FROM edges WHERE owner = ?1",
-            "DELETE FROM unresolved WHERE owner = ?1",
-        ] {
-            self.conn
-                .prepare_cached(sql)
-                .map_err(|e| self.err(e))?
-                .execute([file_id])
-                .map_err(|e| self.err(e))?;
-        }
+        self.execute_each(
+            &[
+                "DELETE FROM edges WHERE owner = ?1",
+                "DELETE FROM unresolved WHERE owner = ?1",
+            ],
+            file_id,
+        )?;
         let mut stmt = self
             .conn
             .prepare_cached(

@@ -853,6 +853,29 @@ impl Cx<'_, '_> {
         TyRes::Unknown
     }
 
+    /// Walk a receiver's path (a called function's, a variant's) from
+    /// module `m`, the site's locals first; with the path's last segment.
+    fn walk_recv_path(
+        &self,
+        m: u32,
+        path: &[u32],
+        first: super::index::FirstLookup,
+    ) -> (super::index::PathWalk, &str) {
+        let names: Vec<u32> = path.iter().map(|&n| self.g[n as usize]).collect();
+        let w = self.ix.walk_from(
+            self.world,
+            self.file,
+            m,
+            &names,
+            Ns::Any,
+            0,
+            None,
+            Some(first),
+        );
+        let last = path.last().map(|&l| self.gstr(l)).unwrap_or("");
+        (w, last)
+    }
+
     /// The type of receiver expression `r` at `site`.
     fn eval(&self, site: &Site, r: u32, depth: u32) -> TyRes {
         if depth > 16 {
@@ -879,22 +902,11 @@ impl Cx<'_, '_> {
                 _ => TyRes::Unknown,
             },
             Recv::Call(path) => {
-                let names: Vec<u32> = path.iter().map(|&n| self.g[n as usize]).collect();
-                let w = self.ix.walk_from(
-                    self.world,
-                    self.file,
-                    m,
-                    &names,
-                    Ns::Any,
-                    0,
-                    None,
-                    Some(&first),
-                );
+                let (w, last) = self.walk_recv_path(m, path, &first);
                 if w.external {
                     return TyRes::External;
                 }
-                let last = path.last().map(|&l| self.gstr(l)).unwrap_or("");
-                self.ix.value_ty(self.world, &w, names.len(), last, true)
+                self.ix.value_ty(self.world, &w, path.len(), last, true)
             }
             Recv::Method(base, name) => {
                 let base = self.eval(site, *base, depth + 1);
@@ -951,23 +963,12 @@ impl Cx<'_, '_> {
                 _ => TyRes::Unknown,
             },
             Recv::Variant(path, field) => {
-                let names: Vec<u32> = path.iter().map(|&n| self.g[n as usize]).collect();
-                let w = self.ix.walk_from(
-                    self.world,
-                    self.file,
-                    m,
-                    &names,
-                    Ns::Any,
-                    0,
-                    None,
-                    Some(&first),
-                );
+                let (w, last) = self.walk_recv_path(m, path, &first);
                 // A dependency's enum (`Option::Some(x)`) may hold anything.
                 if w.external {
                     return TyRes::Unknown;
                 }
-                let last = path.last().map(|&l| self.gstr(l)).unwrap_or("");
-                match self.ix.value_ty(self.world, &w, names.len(), last, false) {
+                match self.ix.value_ty(self.world, &w, path.len(), last, false) {
                     TyRes::Def(e) => self.ix.field_ty(self.world, e, self.g[*field as usize]),
                     _ => TyRes::Unknown,
                 }
