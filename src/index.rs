@@ -533,25 +533,16 @@ pub fn update(
                 });
             }
             let t = Instant::now();
-            write_changed(store, &stored, &layout, &touched, &changed, &mut report)?;
+            write_changed(
+                store,
+                &stored,
+                &layout,
+                &touched,
+                &changed,
+                &mut report,
+                &mut updates,
+            )?;
             t_write += t.elapsed();
-            updates.extend(changed.iter().map(|c| RowUpdate {
-                path: c.walked.path.clone(),
-                lang: c.walked.lang,
-                content: Some((
-                    c.hash.clone(),
-                    resolve::module_key(c.walked.lang, &c.walked.path, &layout),
-                )),
-                size: c.walked.size,
-                mtime_ns: c.walked.mtime_ns,
-            }));
-            updates.extend(touched.iter().map(|f| RowUpdate {
-                path: f.path.clone(),
-                lang: f.lang,
-                content: None,
-                size: f.size,
-                mtime_ns: f.mtime_ns,
-            }));
         }
         Ok(())
     })?;
@@ -765,7 +756,8 @@ fn now_ns() -> i64 {
 
 /// Write one chunk of extracted files (and the files whose content did not
 /// change but whose mtime did), a batch per transaction, marking the files
-/// whose edges could change pending in the same transaction.
+/// whose edges could change pending in the same transaction. What it writes
+/// into rows that existed is added to `updates` (nothing on a first index).
 fn write_changed(
     store: &mut Store,
     stored: &HashMap<&str, &crate::store::FileRow>,
@@ -773,6 +765,7 @@ fn write_changed(
     touched: &[&walk::WalkedFile],
     changed: &[Changed],
     report: &mut IndexReport,
+    updates: &mut Vec<RowUpdate>,
 ) -> Result<(), IndexError> {
     // Write the changes, a batch per transaction, marking affected files pending.
     if !touched.is_empty() {
@@ -784,6 +777,13 @@ fn write_changed(
             }
             Ok(())
         })?;
+        updates.extend(touched.iter().map(|f| RowUpdate {
+            path: f.path.clone(),
+            lang: f.lang,
+            content: None,
+            size: f.size,
+            mtime_ns: f.mtime_ns,
+        }));
     }
     report.extracted += changed.len();
     report.diagnostics += changed
@@ -904,6 +904,21 @@ fn write_changed(
             }
             tx.mark_pending(&affected.iter().copied().collect::<Vec<_>>())
         })?;
+        // Files that had a row (a remap): new ones are read back instead.
+        for ((c, (module, ..)), _) in batch
+            .iter()
+            .zip(encoded)
+            .zip(&remaps)
+            .filter(|(_, remap)| remap.is_some())
+        {
+            updates.push(RowUpdate {
+                path: c.walked.path.clone(),
+                lang: c.walked.lang,
+                content: Some((c.hash.clone(), module)),
+                size: c.walked.size,
+                mtime_ns: c.walked.mtime_ns,
+            });
+        }
     }
     Ok(())
 }

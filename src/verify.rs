@@ -765,14 +765,10 @@ impl Twins<'_> {
 
 /// Whether the identifier at `pos` (1-based, columns in UTF-8 bytes) is `Self`.
 fn is_self_keyword(text: &str, pos: Pos) -> bool {
-    let Some(line) = text.lines().nth(pos.line.saturating_sub(1) as usize) else {
-        return false;
-    };
-    let Some(rest) = line.get(pos.column.saturating_sub(1) as usize..) else {
-        return false;
-    };
-    rest.strip_prefix("Self")
-        .is_some_and(|after| !after.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+    text.lines()
+        .nth(pos.line.saturating_sub(1) as usize)
+        .and_then(|line| overloads::ident_in(line, pos.column))
+        == Some("Self")
 }
 
 /// `.d.ts`, `.d.mts`, `.d.cts` (also `.d.<ext>.ts`, TS 5's declarations of

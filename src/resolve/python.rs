@@ -1107,9 +1107,14 @@ impl Ctx<'_, '_> {
                 // attribute) along the whole MRO, and only then for an
                 // attribute that is merely assigned: `self.debug = x` in a
                 // subclass is the base's `debug` property, not a new name.
+                // (The second pass looks at assigned attributes only: a
+                // def would have been found by the first.)
                 for declared in [true, false] {
                     for cls in mro.iter().skip(skip) {
-                        if let Some(ds) = self.ix.members.get(cls).and_then(|m| m.get(name)) {
+                        let def = declared
+                            .then(|| self.ix.members.get(cls).and_then(|m| m.get(name)))
+                            .flatten();
+                        if let Some(ds) = def {
                             return Member::Def(
                                 SymId {
                                     file: cls.file,

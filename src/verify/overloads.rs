@@ -40,8 +40,12 @@ pub fn overload_node(nodes: &[NodeRow], lines: &[String], at: Pos) -> Option<Pos
 
 /// The identifier starting at `at` (1-based line, UTF-8 byte column).
 fn ident_at(lines: &[String], at: Pos) -> Option<&str> {
-    let line = lines.get(at.line.checked_sub(1)? as usize)?;
-    let rest = line.get(at.column.checked_sub(1)? as usize..)?;
+    ident_in(lines.get(at.line.checked_sub(1)? as usize)?, at.column)
+}
+
+/// The identifier starting at 1-based UTF-8 byte `column` of `line`.
+pub(super) fn ident_in(line: &str, column: u32) -> Option<&str> {
+    let rest = line.get(column.checked_sub(1)? as usize..)?;
     let len = rest
         .char_indices()
         .find(|(_, c)| !(c.is_alphanumeric() || *c == '_' || *c == '$'))
