@@ -346,9 +346,9 @@ pub fn prepare<'w>(world: &World<'w>) -> Prepared<'w> {
 
 /// Resolve one file's reference sites. The `contains` and `tests` edges are
 /// added here for every language, so resolvers only emit what needs rules.
-pub fn resolve_file(
-    world: &World,
-    prepared: &Prepared,
+pub fn resolve_file<'w>(
+    world: &World<'w>,
+    prepared: &Prepared<'w>,
     file: FileIdx,
     refs: &LangRefs,
 ) -> FileResolution {

@@ -15,8 +15,7 @@
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::cell::RefCell;
-
-use rayon::prelude::*;
+use std::sync::OnceLock;
 
 use super::{
     FileIdx, FileResolution, Layout, ResolvedEdge, Strategy, SymId, Unresolved, World,
@@ -33,16 +32,19 @@ use crate::graph::{EdgeKind, NodeKind, Pos};
 pub struct Index<'w> {
     mods: Vec<Module>,
     mod_by_path: HashMap<String, u32>,
-    /// Module-level bindings of each world file (empty for other languages).
-    names: Vec<HashMap<&'w str, Vec<Binding>>>,
+    /// Module-level bindings of each world file (empty for other
+    /// languages), computed when first needed ([`Ctx::names`]).
+    names: Vec<OnceLock<HashMap<&'w str, Vec<Binding>>>>,
     /// Class def → its index in the file's `Scope::classes`.
     class_idx: HashMap<SymId, u32>,
     /// Function def → its index in the file's `Scope::funcs`.
     func_idx: HashMap<SymId, u32>,
     /// Class → member name → child defs.
     members: HashMap<SymId, HashMap<&'w str, Vec<u32>>>,
-    /// Class → resolved bases (`None`: not an in-repo class).
-    bases: HashMap<SymId, Vec<Option<SymId>>>,
+    /// Per file, per class of its `Scope::classes`: the resolved bases
+    /// (`None`: not an in-repo class), computed for a whole file when one
+    /// of its classes is first looked at ([`Ctx::bases`]).
+    bases: Vec<OnceLock<Vec<Vec<Option<SymId>>>>>,
     /// Every method by name, for receivers of unknown type.
     methods: HashMap<&'w str, Vec<SymId>>,
     /// How many classes have a data attribute of that name.
@@ -60,7 +62,7 @@ pub struct Index<'w> {
     /// Per file: the modules its `import a.b.c` statements load (with
     /// their packages), which makes `a.b.c` work as attributes there;
     /// computed when first needed ([`Ctx::file_imports`]).
-    file_imports: Vec<std::sync::OnceLock<Vec<u32>>>,
+    file_imports: Vec<OnceLock<Vec<u32>>>,
 }
 
 /// A module: a file stem (`src/shop/payments/gateway`) or a directory.
@@ -421,11 +423,11 @@ pub fn prepare<'w>(world: &World<'w>) -> Index<'w> {
     let mut ix = Index {
         mods: Vec::new(),
         mod_by_path: HashMap::new(),
-        names: Vec::with_capacity(world.files.len()),
+        names: (0..world.files.len()).map(|_| OnceLock::new()).collect(),
         class_idx: HashMap::new(),
         func_idx: HashMap::new(),
         members: HashMap::new(),
-        bases: HashMap::new(),
+        bases: (0..world.files.len()).map(|_| OnceLock::new()).collect(),
         methods: HashMap::new(),
         attr_counts: HashMap::new(),
         extra_roots: HashMap::new(),
@@ -434,11 +436,6 @@ pub fn prepare<'w>(world: &World<'w>) -> Index<'w> {
         file_imports: Vec::new(),
     };
     ix.node("");
-    // Each file's top-level names: independent per file, so on all cores.
-    ix.names = (0..world.files.len())
-        .into_par_iter()
-        .map(|i| file_names(world, FileIdx(i as u32)))
-        .collect();
     let mut roots = std::collections::BTreeSet::new();
     for (i, wf) in world.files.iter().enumerate() {
         let f = FileIdx(i as u32);
@@ -518,35 +515,6 @@ pub fn prepare<'w>(world: &World<'w>) -> Index<'w> {
             }
         }
     }
-    // Bases, resolved in the scope of the file that declares the class.
-    let ctx = Ctx { world, ix: &ix };
-    let bases: Vec<(SymId, Vec<Option<SymId>>)> = (0..world.files.len())
-        .into_par_iter()
-        .flat_map_iter(|i| {
-            let f = FileIdx(i as u32);
-            let classes = py_scope(world, f).map_or(&[][..], |s| &s.classes[..]);
-            let ctx = &ctx;
-            classes.iter().map(move |c| {
-                let list = c
-                    .bases
-                    .iter()
-                    .filter(|b| b.as_str() != "object")
-                    .map(|b| match ctx.eval_path(f, b, None, 0) {
-                        Val::Class(s) => Some(s),
-                        _ => None,
-                    })
-                    .collect();
-                (
-                    SymId {
-                        file: f,
-                        def: c.def,
-                    },
-                    list,
-                )
-            })
-        })
-        .collect();
-    ix.bases = bases.into_iter().collect();
     // Which submodules are reachable as attributes (pyright's rule: the
     // package imports them, or the accessing file does). What a package's
     // `__init__` imports is needed everywhere; what another file imports
@@ -555,7 +523,11 @@ pub fn prepare<'w>(world: &World<'w>) -> Index<'w> {
     // tree does not resolve every import of every file.
     let mut visible = HashSet::new();
     {
-        let ctx = Ctx { world, ix: &ix };
+        let ctx = Ctx {
+            world,
+            ix: &ix,
+            stage: Stage::Visible,
+        };
         for (i, wf) in world.files.iter().enumerate() {
             let f = FileIdx(i as u32);
             let is_init = wf.path.ends_with("__init__.py") || wf.path.ends_with("__init__.pyi");
@@ -587,9 +559,7 @@ pub fn prepare<'w>(world: &World<'w>) -> Index<'w> {
         }
     }
     ix.visible_subs = visible;
-    ix.file_imports = (0..world.files.len())
-        .map(|_| std::sync::OnceLock::new())
-        .collect();
+    ix.file_imports = (0..world.files.len()).map(|_| OnceLock::new()).collect();
     ix
 }
 
@@ -682,6 +652,20 @@ const MAX_DEPTH: u32 = 12;
 struct Ctx<'a, 'w> {
     world: &'a World<'w>,
     ix: &'a Index<'w>,
+    stage: Stage,
+}
+
+/// What a lookup may consult. Classes' bases are resolved knowing no
+/// bases, visible submodules or file imports; the submodules packages make
+/// visible, knowing the bases but neither of the others; sites, knowing
+/// everything. The first two are computed when first needed, in their own
+/// stage, so the answers do not depend on which file asked first (and a
+/// base never waits on its own computation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    Bases,
+    Visible,
+    Resolve,
 }
 
 impl Ctx<'_, '_> {
@@ -794,7 +778,7 @@ impl Ctx<'_, '_> {
             return None;
         }
         let scope = self.scope(f)?;
-        if let Some(bs) = self.ix.names.get(f.0 as usize).and_then(|n| n.get(name)) {
+        if let Some(bs) = self.names(f).get(name) {
             // Conditional definitions: the last reachable one, as pyright.
             let live = |b: &&Binding| match b {
                 Binding::Def(d) => !scope.dead_defs.contains(d),
@@ -923,12 +907,7 @@ impl Ctx<'_, '_> {
             return Val::Unknown;
         };
         let name = &scope.vars[v as usize].name;
-        let Some(bindings) = self
-            .ix
-            .names
-            .get(f.0 as usize)
-            .and_then(|n| n.get(name.as_str()))
-        else {
+        let Some(bindings) = self.names(f).get(name.as_str()) else {
             return Val::Unknown;
         };
         let mut out: Option<Val> = None;
@@ -1066,7 +1045,7 @@ impl Ctx<'_, '_> {
                 continue;
             }
             out.push(x);
-            if let Some(bs) = self.ix.bases.get(&x) {
+            if let Some(bs) = self.bases(x) {
                 for b in bs.iter().rev() {
                     match b {
                         Some(s) => stack.push(*s),
@@ -1154,9 +1133,50 @@ impl Ctx<'_, '_> {
     }
 }
 
-impl<'a> Ctx<'a, '_> {
+impl<'a, 'w> Ctx<'a, 'w> {
     fn submodule_visible(&self, m: u32, from: FileIdx) -> bool {
-        self.ix.visible_subs.contains(&m) || self.file_imports(from).binary_search(&m).is_ok()
+        self.stage == Stage::Resolve
+            && (self.ix.visible_subs.contains(&m)
+                || self.file_imports(from).binary_search(&m).is_ok())
+    }
+
+    /// File `f`'s module-level bindings, computed once, when first asked.
+    fn names(&self, f: FileIdx) -> &'a HashMap<&'w str, Vec<Binding>> {
+        let ix: &'a Index<'w> = self.ix;
+        ix.names[f.0 as usize].get_or_init(|| file_names(self.world, f))
+    }
+
+    /// The resolved bases of class `c` (none while bases are being
+    /// resolved: see [`Stage`]). A file's classes are resolved together,
+    /// in the scope of that file, the first time one of them is asked for.
+    fn bases(&self, c: SymId) -> Option<&'a [Option<SymId>]> {
+        if self.stage == Stage::Bases {
+            return None;
+        }
+        let ix: &'a Index<'w> = self.ix;
+        let k = *ix.class_idx.get(&c)? as usize;
+        let all = ix.bases[c.file.0 as usize].get_or_init(|| {
+            let ctx = Ctx {
+                world: self.world,
+                ix,
+                stage: Stage::Bases,
+            };
+            let classes = py_scope(self.world, c.file).map_or(&[][..], |s| &s.classes[..]);
+            classes
+                .iter()
+                .map(|cls| {
+                    cls.bases
+                        .iter()
+                        .filter(|b| b.as_str() != "object")
+                        .map(|b| match ctx.eval_path(c.file, b, None, 0) {
+                            Val::Class(s) => Some(s),
+                            _ => None,
+                        })
+                        .collect()
+                })
+                .collect()
+        });
+        all.get(k).map(Vec::as_slice)
     }
 
     /// The modules file `f`'s `import a.b.c` and `import a.b.c as d`
@@ -1269,12 +1289,21 @@ struct Resolver<'a, 'w> {
     out: RefCell<FileResolution>,
 }
 
-pub fn resolve_file(world: &World, index: &Index, file: FileIdx, refs: &Refs) -> FileResolution {
+pub fn resolve_file<'w>(
+    world: &World<'w>,
+    index: &Index<'w>,
+    file: FileIdx,
+    refs: &Refs,
+) -> FileResolution {
     let Some(scope) = py_scope(world, file) else {
         return FileResolution::default();
     };
     let r = Resolver {
-        cx: Ctx { world, ix: index },
+        cx: Ctx {
+            world,
+            ix: index,
+            stage: Stage::Resolve,
+        },
         file,
         scope,
         refs,
