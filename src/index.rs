@@ -435,7 +435,7 @@ pub fn update(
     // world on another thread while the changed files are written. Not for
     // a first index, which reads them as it resolves, nor for files only
     // touched (same content), which need no resolution.
-    let mut preload: Option<std::thread::JoinHandle<Option<HashMap<i64, OwnedWorldFile>>>> = None;
+    let mut preload: Option<std::thread::JoinHandle<Option<WorldFiles>>> = None;
     // The layout (which files exist, the manifests) is known from the walk.
     let mut layout = Layout {
         files: w.files.iter().map(|f| f.path.clone()).collect(),
@@ -1069,10 +1069,11 @@ struct OwnedWorldFile {
     scope: LangScope,
 }
 
+/// Decoded files by row id.
+type WorldFiles = foldhash::HashMap<i64, OwnedWorldFile>;
+
 /// Decode files' definition and scope blobs, on all cores.
-fn decode_world_files(
-    blobs: Vec<crate::store::ScopeBlobs>,
-) -> Result<HashMap<i64, OwnedWorldFile>, StoreError> {
+fn decode_world_files(blobs: Vec<crate::store::ScopeBlobs>) -> Result<WorldFiles, StoreError> {
     workers().install(|| {
         blobs
             .par_iter()
@@ -1089,14 +1090,14 @@ fn decode_world_files(
     })
 }
 
-/// Every row's definitions and scope, in row order: from `preloaded`
-/// where it has the file, from the store otherwise.
+/// Every row's definitions and scope: from `preloaded` where it has the
+/// file, from the store otherwise.
 fn load_world_files(
     store: &Store,
     rows: &[crate::store::FileRow],
-    preloaded: Option<HashMap<i64, OwnedWorldFile>>,
-) -> Result<Vec<OwnedWorldFile>, IndexError> {
-    let mut files = match preloaded {
+    preloaded: Option<WorldFiles>,
+) -> Result<WorldFiles, IndexError> {
+    let files = match preloaded {
         Some(mut have) => {
             let missing: Vec<crate::store::ScopeBlobs> = rows
                 .iter()
@@ -1108,13 +1109,7 @@ fn load_world_files(
         }
         None => decode_world_files(store.scopes()?)?,
     };
-    rows.iter()
-        .map(|r| {
-            files
-                .remove(&r.id)
-                .ok_or_else(|| StoreError::Blob(r.id, "missing".into()).into())
-        })
-        .collect()
+    Ok(files)
 }
 
 fn resolve_pending(
@@ -1124,24 +1119,27 @@ fn resolve_pending(
     layout: &Layout,
     cfg: &IndexConfig,
     bulk: bool,
-    preloaded: Option<HashMap<i64, OwnedWorldFile>>,
+    preloaded: Option<WorldFiles>,
 ) -> Result<(), IndexError> {
     let t = Instant::now();
     let world_files = load_world_files(store, rows, preloaded)?;
     tracing::debug!(elapsed = ?t.elapsed(), "loaded world");
-    let world_owned = World::new(
-        rows.iter()
-            .zip(world_files.iter())
-            .map(|(r, f)| resolve::WorldInput {
+    let inputs = rows
+        .iter()
+        .map(|r| {
+            let f = world_files
+                .get(&r.id)
+                .ok_or_else(|| StoreError::Blob(r.id, "missing".into()))?;
+            Ok(resolve::WorldInput {
                 path: &r.path,
                 lang: r.lang,
                 defs: &f.defs,
                 scope: &f.scope,
                 module_key: Some(&r.module),
             })
-            .collect(),
-        layout,
-    );
+        })
+        .collect::<Result<Vec<_>, StoreError>>()?;
+    let world_owned = World::new(inputs, layout);
     let world = &world_owned;
     let t = Instant::now();
     let prepared_owned = resolve::prepare(world);

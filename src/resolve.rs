@@ -210,7 +210,8 @@ pub fn file_keys(lang: Lang, module_key: &str, defs: &[Def]) -> Vec<String> {
 pub struct WorldFile<'a> {
     pub path: &'a str,
     pub lang: Lang,
-    pub module_key: String,
+    /// Borrowed from the store's row when known there.
+    pub module_key: std::borrow::Cow<'a, str>,
     pub defs: &'a [Def],
     pub scope: &'a LangScope,
 }
@@ -220,12 +221,15 @@ pub struct WorldFile<'a> {
 pub struct World<'a> {
     pub files: Vec<WorldFile<'a>>,
     pub layout: &'a Layout,
-    pub by_path: std::collections::HashMap<&'a str, FileIdx>,
+    pub by_path: PathIndex<'a>,
     /// Module key → files (usually one).
-    pub by_module: HashMap<String, Vec<FileIdx>>,
+    pub by_module: HashMap<std::borrow::Cow<'a, str>, Vec<FileIdx>>,
     /// Bare name → definitions (modules excluded), in file order.
     pub by_name: HashMap<&'a str, Vec<SymId>>,
 }
+
+/// Files by repo-relative path.
+pub type PathIndex<'a> = HashMap<&'a str, FileIdx>;
 
 /// Input to [`World::new`]: a file's path, language, definitions and scope.
 pub struct WorldInput<'a> {
@@ -241,17 +245,17 @@ pub struct WorldInput<'a> {
 impl<'a> World<'a> {
     pub fn new(inputs: Vec<WorldInput<'a>>, layout: &'a Layout) -> World<'a> {
         let mut files = Vec::with_capacity(inputs.len());
-        let mut by_path = std::collections::HashMap::with_capacity(inputs.len());
-        let mut by_module: HashMap<String, Vec<FileIdx>> = HashMap::new();
+        let mut by_path = PathIndex::with_capacity(inputs.len());
+        let mut by_module: HashMap<std::borrow::Cow<'a, str>, Vec<FileIdx>> = HashMap::new();
         let mut by_name: HashMap<&'a str, Vec<SymId>> = HashMap::new();
         for (i, input) in inputs.into_iter().enumerate() {
             let idx = FileIdx(i as u32);
             let module_key = match input.module_key {
                 Some(known) => {
                     debug_assert_eq!(known, module_key(input.lang, input.path, layout));
-                    known.to_string()
+                    std::borrow::Cow::Borrowed(known)
                 }
-                None => module_key(input.lang, input.path, layout),
+                None => std::borrow::Cow::Owned(module_key(input.lang, input.path, layout)),
             };
             by_path.insert(input.path, idx);
             by_module.entry(module_key.clone()).or_default().push(idx);

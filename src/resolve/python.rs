@@ -30,8 +30,8 @@ use crate::graph::{EdgeKind, NodeKind, Pos};
 
 /// Indexes built once per world.
 pub struct Index<'w> {
-    mods: Vec<Module>,
-    mod_by_path: HashMap<String, u32>,
+    mods: Vec<Module<'w>>,
+    mod_by_path: HashMap<&'w str, u32>,
     /// Module-level bindings of each world file (empty for other
     /// languages), computed when first needed ([`Ctx::names`]).
     names: Vec<OnceLock<HashMap<&'w str, Vec<Binding>>>>,
@@ -53,9 +53,9 @@ pub struct Index<'w> {
     /// their children (an import is only tried at roots holding its first
     /// segment: a tree of many roots, like ansible's collections, would
     /// otherwise try every root for every unknown import).
-    extra_roots: HashMap<String, Vec<u32>>,
+    extra_roots: HashMap<&'w str, Vec<u32>>,
     /// Directory → its `conftest.py`.
-    conftests: HashMap<String, FileIdx>,
+    conftests: HashMap<&'w str, FileIdx>,
     /// Submodules their package's `__init__` imports: `pkg.sub` works as
     /// an attribute anywhere.
     visible_subs: HashSet<u32>,
@@ -66,10 +66,10 @@ pub struct Index<'w> {
 }
 
 /// A module: a file stem (`src/shop/payments/gateway`) or a directory.
-struct Module {
+struct Module<'w> {
     /// `.py` first, then `.pyi`.
     files: Vec<FileIdx>,
-    children: HashMap<String, u32>,
+    children: HashMap<&'w str, u32>,
     parent: Option<u32>,
 }
 
@@ -102,6 +102,18 @@ fn stem(path: &str) -> &str {
 
 fn parent_dir(path: &str) -> &str {
     path.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
+}
+
+/// The first `n` `/`-separated components of `path` (`leading("a/b/c", 2)`
+/// is `a/b`).
+fn leading(path: &str, n: usize) -> &str {
+    if n == 0 {
+        return "";
+    }
+    match path.match_indices('/').nth(n - 1) {
+        Some((i, _)) => &path[..i],
+        None => path,
+    }
 }
 
 /// Attributes every object or class has (`self.__dict__.items()` is a
@@ -397,8 +409,8 @@ fn file_names<'w>(world: &World<'w>, f: FileIdx) -> HashMap<&'w str, Vec<Binding
     names
 }
 
-impl Index<'_> {
-    fn node(&mut self, path: &str) -> u32 {
+impl<'w> Index<'w> {
+    fn node(&mut self, path: &'w str) -> u32 {
         if let Some(&m) = self.mod_by_path.get(path) {
             return m;
         }
@@ -408,11 +420,11 @@ impl Index<'_> {
             children: HashMap::new(),
             parent: None,
         });
-        self.mod_by_path.insert(path.to_string(), id);
+        self.mod_by_path.insert(path, id);
         if !path.is_empty() {
             let (dir, last) = path.rsplit_once('/').unwrap_or(("", path));
             let p = self.node(dir);
-            self.mods[p as usize].children.insert(last.to_string(), id);
+            self.mods[p as usize].children.insert(last, id);
             self.mods[id as usize].parent = Some(p);
         }
         id
@@ -447,16 +459,16 @@ pub fn prepare<'w>(world: &World<'w>) -> Index<'w> {
         ix.mods[m as usize].files.push(f);
         // The package root the module key was computed from.
         let segs = wf.module_key.split('.').count();
-        let comps: Vec<&str> = if st.is_empty() {
-            Vec::new()
+        let comps = if st.is_empty() {
+            0
         } else {
-            st.split('/').collect()
+            st.matches('/').count() + 1
         };
-        if comps.len() >= segs {
-            roots.insert(comps[..comps.len() - segs].join("/"));
+        if comps >= segs {
+            roots.insert(leading(st, comps - segs));
         }
         if wf.path.rsplit('/').next() == Some("conftest.py") {
-            ix.conftests.insert(parent_dir(wf.path).to_string(), f);
+            ix.conftests.insert(parent_dir(wf.path), f);
         }
         for (d, def) in wf.defs.iter().enumerate().skip(1) {
             let d = d as u32;
@@ -509,9 +521,9 @@ pub fn prepare<'w>(world: &World<'w>) -> Index<'w> {
         if r.is_empty() || r == "src" {
             continue;
         }
-        if let Some(&m) = ix.mod_by_path.get(&r) {
+        if let Some(&m) = ix.mod_by_path.get(r) {
             for child in ix.mods[m as usize].children.keys() {
-                ix.extra_roots.entry(child.clone()).or_default().push(m);
+                ix.extra_roots.entry(child).or_default().push(m);
             }
         }
     }
@@ -541,7 +553,7 @@ pub fn prepare<'w>(world: &World<'w>) -> Index<'w> {
                 };
                 let mut targets = vec![r];
                 if let ImportKind::From { name, .. } = &imp.kind {
-                    if let Some(&c) = ix.mods[r as usize].children.get(name) {
+                    if let Some(&c) = ix.mods[r as usize].children.get(name.as_str()) {
                         targets.push(c);
                     }
                 }

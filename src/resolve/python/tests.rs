@@ -394,6 +394,34 @@ fn stdlib_list_is_sorted_for_binary_search() {
 }
 
 #[test]
+fn leading_components_of_a_path() {
+    assert_eq!(leading("a/b/c", 0), "");
+    assert_eq!(leading("a/b/c", 2), "a/b");
+    assert_eq!(leading("a/b/c", 3), "a/b/c");
+    assert_eq!(leading("a", 1), "a");
+}
+
+#[test]
+fn bases_across_files_and_through_packages_resolve_when_first_asked() {
+    // Bases are computed per file when a class is first looked at: a base
+    // imported through a package `__init__`, and a chain of bases spread
+    // over three files, reach the method at the top.
+    let out = edges(&[
+        ("pkg/__init__.py", "from pkg.base import Base\n"),
+        ("pkg/base.py", "class Base:\n    def ping(self):\n        return 1\n"),
+        ("pkg/mid.py", "from pkg import Base\n\nclass Mid(Base):\n    pass\n"),
+        (
+            "app.py",
+            "from pkg.mid import Mid\n\nclass Top(Mid):\n    def run(self):\n        return self.ping()\n",
+        ),
+    ]);
+    assert_has(
+        &out,
+        "calls app.Top.run -> pkg.base.Base.ping @app.py:5:21 SelfMember",
+    );
+}
+
+#[test]
 fn declarations_along_the_mro_come_before_assigned_attributes() {
     // Regression (flask): `self.debug = …` in a subclass hid the base's
     // `debug` property, so no `self.debug` of the subclass had an edge.

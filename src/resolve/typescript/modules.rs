@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::resolve::{FileIdx, Layout};
+use crate::resolve::{FileIdx, Layout, PathIndex};
 
 /// What a specifier resolves to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -268,7 +268,7 @@ impl Modules {
     }
 
     /// Resolve `spec` written in the file at `from`.
-    pub fn resolve(&self, files: &HashMap<&str, FileIdx>, from: &str, spec: &str) -> Target {
+    pub fn resolve(&self, files: &PathIndex, from: &str, spec: &str) -> Target {
         let dir = from.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
         if spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == ".." {
             return probe(files, &join(dir, spec)).map_or(Target::External, Target::File);
@@ -378,7 +378,7 @@ impl Modules {
 
 /// The source file a build output path of the package in `dir` was built
 /// from: `dist/index.js` (or `dist/esm/index.d.ts`) from `src/index.ts`.
-fn built_from(files: &HashMap<&str, FileIdx>, dir: &str, path: &str) -> Option<FileIdx> {
+fn built_from(files: &PathIndex, dir: &str, path: &str) -> Option<FileIdx> {
     const OUT: [&str; 6] = ["dist/", "lib/", "build/", "out/", "esm/", "cjs/"];
     let mut tail = path.strip_prefix(dir)?.trim_start_matches('/');
     let mut stripped = false;
@@ -479,7 +479,7 @@ fn match_pattern<'a>(pattern: &str, spec: &'a str) -> Option<&'a str> {
 }
 
 /// The indexed file a path (without or with extension) names.
-fn probe(files: &HashMap<&str, FileIdx>, base: &str) -> Option<FileIdx> {
+fn probe(files: &PathIndex, base: &str) -> Option<FileIdx> {
     let base = base.trim_end_matches('/');
     // ESM TypeScript writes the emitted name: `./x.js` is `./x.ts`. The
     // TypeScript file (or declaration) wins over the JavaScript one beside
@@ -659,7 +659,7 @@ mod tests {
 
     #[test]
     fn probes_extensions_and_index() {
-        let files: HashMap<&str, FileIdx> = [
+        let files: PathIndex = [
             ("src/a.ts", FileIdx(0)),
             ("src/b/index.tsx", FileIdx(1)),
             ("src/c.mts", FileIdx(2)),
@@ -675,7 +675,7 @@ mod tests {
         // Built output beside its declaration: the declaration is what
         // TypeScript reads (zod's `v4/index.d.cts` re-exports
         // `./classic/index.cjs`, meaning `./classic/index.d.cts`).
-        let files: HashMap<&str, FileIdx> = [
+        let files: PathIndex = [
             ("v4/classic/index.cjs", FileIdx(0)),
             ("v4/classic/index.d.cts", FileIdx(1)),
             ("lib/x.js", FileIdx(2)),
@@ -701,7 +701,7 @@ mod tests {
             r#"{ "name": "@shop/auth", "main": "dist/index.js" }"#.into(),
         );
         let m = Modules::new(&layout);
-        let files: HashMap<&str, FileIdx> = [
+        let files: PathIndex = [
             ("src/payments/stripe.ts", FileIdx(0)),
             ("src/util.ts", FileIdx(1)),
             ("packages/auth/src/index.ts", FileIdx(2)),
@@ -745,7 +745,7 @@ mod tests {
                 .into(),
         );
         let m = Modules::new(&layout);
-        let files: HashMap<&str, FileIdx> = [
+        let files: PathIndex = [
             ("src/index.ts", FileIdx(0)),
             ("index.d.cts", FileIdx(1)),
             ("src/v4/index.ts", FileIdx(2)),
