@@ -272,6 +272,9 @@ pub struct IndexReport {
     /// The tree was checked against the last walk's snapshot (only known
     /// entries `stat`ed) instead of walked.
     pub rewalked: bool,
+    /// `Some(n)`: only the `n` folders that changed since the snapshot (with
+    /// what is under them) were walked again, the rest `stat`ed.
+    pub partial_walk: Option<usize>,
 }
 
 impl IndexReport {
@@ -377,24 +380,49 @@ pub fn update(
     let rewalked = snapshot
         .as_ref()
         .and_then(|s| Some((s, s.rewalk(root, &cfg.walk)?)));
-    if let Some((s, w)) = &rewalked {
+    if let Some((s, (w, folders))) = &rewalked {
         // The tree is as the last update left it; the database may still
         // have work queued by others (verdicts stored by `verify` mark their
         // files pending) or a load to finish.
         if s.unchanged(w) && !store.has_pending()? && !store.in_bulk()? {
-            tracing::debug!(files = w.files.len(), elapsed = ?start.elapsed(), "unchanged since the last walk");
+            tracing::debug!(files = w.files.len(), folders, elapsed = ?start.elapsed(), "unchanged since the last walk");
             report.files = s.indexed_files;
             report.skipped = s.update_skipped.clone();
             report.skipped_dirs = w.skipped_dirs;
-            report.rewalked = true;
+            report.rewalked = *folders == 0;
+            if *folders > 0 {
+                // Folders changed and their files did not (a file created
+                // and removed again): a snapshot with their new mtimes saves
+                // walking them on every later check.
+                report.partial_walk = Some(*folders);
+                let fresh = Snapshot::take(
+                    root,
+                    &cfg.walk,
+                    taken_ns,
+                    w,
+                    &s.update_skipped,
+                    s.indexed_files,
+                );
+                if let Some(fresh) = fresh {
+                    if let Err(e) = fresh.store(&db_dir) {
+                        tracing::debug!(error = %e, "walk snapshot not written");
+                    }
+                }
+            }
             report.elapsed = start.elapsed();
             return Ok(report);
         }
     }
-    let quick = rewalked.is_some();
+    let quick = rewalked
+        .as_ref()
+        .is_some_and(|(_, (_, folders))| *folders == 0);
     report.rewalked = quick;
+    report.partial_walk = rewalked
+        .as_ref()
+        .map(|(_, (_, folders))| *folders)
+        .filter(|n| *n > 0);
     let w = match rewalked {
-        Some((_, w)) => w,
+        Some((_, (w, _))) => w,
         None => walk::walk(root, &cfg.walk),
     };
     tracing::debug!(files = w.files.len(), quick, elapsed = ?start.elapsed(), "walked");

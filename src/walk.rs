@@ -4,7 +4,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::UNIX_EPOCH;
 
@@ -112,6 +111,9 @@ pub struct Walk {
     pub skipped: Vec<Skipped>,
     /// Folders skipped by name (`node_modules`, `target`, …).
     pub skipped_dirs: u64,
+    /// Those folders (repo-relative, sorted), so that a walk of part of the
+    /// tree can replace that part's count.
+    pub skipped_dir_paths: Vec<String>,
     /// Every folder walked (repo-relative, `""` for the root) with its
     /// modification time: a folder whose entries change gets a new one.
     pub dirs: Vec<(String, i64)>,
@@ -125,11 +127,27 @@ pub struct Walk {
 /// Walk `root`. Errors on single entries are recorded in `skipped`; the walk
 /// itself does not fail.
 pub fn walk(root: &Path, config: &WalkConfig) -> Walk {
+    walk_from(root, root, config)
+}
+
+/// Walk the folder `start` of the tree at `root` as [`walk`] walks it inside
+/// the whole tree (the ignore files of the folders above it apply; paths
+/// are relative to `root`).
+pub fn walk_from(root: &Path, start: &Path, config: &WalkConfig) -> Walk {
     let out = Mutex::new(Walk {
         stable: true,
         ..Walk::default()
     });
-    let mut builder = WalkBuilder::new(root);
+    if start != root && skip_dir(start) {
+        // As the whole tree's walk would: skipped by name, not entered.
+        let mut walk = out.into_inner().unwrap();
+        if !is_vcs_dir(start) {
+            walk.skipped_dir_paths.push(rel_path(root, start));
+            walk.skipped_dirs = 1;
+        }
+        return walk;
+    }
+    let mut builder = WalkBuilder::new(start);
     builder
         .follow_links(false)
         .hidden(false)
@@ -140,18 +158,17 @@ pub fn walk(root: &Path, config: &WalkConfig) -> Walk {
         .parents(config.respect_gitignore)
         .require_git(false)
         .threads(2);
-    let skipped_dirs = Arc::new(AtomicU64::new(0));
+    let skipped_dirs = Arc::new(Mutex::new(Vec::new()));
     let counter = Arc::clone(&skipped_dirs);
+    let filter_root = root.to_path_buf();
     builder.filter_entry(move |e| {
         let is_dir = e.file_type().is_some_and(|t| t.is_dir());
         let skip = is_dir && e.depth() > 0 && skip_dir(e.path());
-        if skip
-            && !e
-                .file_name()
-                .to_str()
-                .is_some_and(|n| n.starts_with('.') && VCS_DIRS.contains(&n))
-        {
-            counter.fetch_add(1, Ordering::Relaxed);
+        if skip && !is_vcs_dir(e.path()) {
+            counter
+                .lock()
+                .unwrap()
+                .push(rel_path(&filter_root, e.path()));
         }
         !skip
     });
@@ -178,12 +195,21 @@ pub fn walk(root: &Path, config: &WalkConfig) -> Walk {
         })
     });
     let mut walk = out.into_inner().unwrap();
-    walk.skipped_dirs = skipped_dirs.load(Ordering::Relaxed);
+    walk.skipped_dir_paths = std::mem::take(&mut *skipped_dirs.lock().unwrap());
+    walk.skipped_dir_paths.sort();
+    walk.skipped_dirs = walk.skipped_dir_paths.len() as u64;
     walk.files.sort_by(|a, b| a.path.cmp(&b.path));
     walk.skipped.sort();
     walk.dirs.sort();
     walk.ignore_files.sort();
     walk
+}
+
+/// A version-control folder (and refgraph's own): skipped, not counted.
+fn is_vcs_dir(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with('.') && VCS_DIRS.contains(&n))
 }
 
 fn skip_dir(path: &Path) -> bool {

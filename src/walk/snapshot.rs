@@ -5,9 +5,12 @@
 //! removed from it or renamed in it. So if no walked folder, ignore file or
 //! manifest changed since the last walk, the set of entries is the same and
 //! only the known files need a `stat` for their size and mtime — no
-//! directory reads, no ignore-rule matching. Anything else (a changed folder,
-//! a new `.gitignore`, other walk limits, a folder touched within
-//! [`RACY_NS`] of the walk) falls back to the full walk.
+//! directory reads, no ignore-rule matching. A folder that changed (a file
+//! added, removed or renamed in it, as an editor's atomic save does), or was
+//! touched within [`RACY_NS`] of the walk, is walked again with everything
+//! under it, and the rest of the snapshot kept. Anything else (a changed
+//! ignore file or manifest, other walk limits, the root folder itself, many
+//! changed folders) falls back to the full walk.
 //!
 //! The snapshot describes what a completed update left in the database: it
 //! is removed before an update writes anything and written again when the
@@ -26,7 +29,10 @@ mod tree;
 pub const SNAPSHOT_FILE: &str = "walk.bin";
 
 /// Bumped when the layout of [`Snapshot`] changes.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
+
+/// More changed folders than this and the whole tree is walked again.
+const MAX_CHANGED_FOLDERS: usize = 32;
 
 /// File systems keep coarse timestamps (a clock tick, often milliseconds):
 /// a folder or file changed this close to the walk may change again with
@@ -46,7 +52,7 @@ pub struct Snapshot {
     watched: Vec<(PathBuf, Option<(u64, i64)>)>,
     files: Vec<WalkedFile>,
     skipped: Vec<Skipped>,
-    skipped_dirs: u64,
+    skipped_dir_paths: Vec<String>,
     manifests: BTreeMap<String, PathBuf>,
     ignore_files: Vec<PathBuf>,
     /// What the update reported as skipped (the walk's skips and the files
@@ -112,7 +118,7 @@ impl Snapshot {
             watched,
             files: walk.files.clone(),
             skipped: walk.skipped.clone(),
-            skipped_dirs: walk.skipped_dirs,
+            skipped_dir_paths: walk.skipped_dir_paths.clone(),
             manifests: walk.manifests.clone(),
             ignore_files: walk.ignore_files.clone(),
             update_skipped: update_skipped.to_vec(),
@@ -144,10 +150,12 @@ impl Snapshot {
         }
     }
 
-    /// The walk of `root` now, if no folder, ignore file or manifest changed
-    /// since the snapshot (then only the known entries are `stat`ed);
-    /// `None` when a full walk is needed.
-    pub fn rewalk(&self, root: &Path, config: &WalkConfig) -> Option<Walk> {
+    /// The walk of `root` now, if no ignore file or manifest changed since
+    /// the snapshot: the known entries `stat`ed, and the folders that
+    /// changed walked again. With it, how many folders were walked again
+    /// (0: none, the walk is the snapshot's entries). `None` when a full
+    /// walk is needed.
+    pub fn rewalk(&self, root: &Path, config: &WalkConfig) -> Option<(Walk, usize)> {
         if self.max_file_size != config.max_file_size
             || self.respect_gitignore != config.respect_gitignore
         {
@@ -155,7 +163,7 @@ impl Snapshot {
         }
         let trusted = |mtime: i64| mtime < self.taken_ns - RACY_NS;
         // Thousands of `stat`s: on all cores.
-        crate::index::workers().install(|| {
+        let (restat, entries) = crate::index::workers().install(|| {
             let watched_same = self.watched.iter().all(|(path, was)| {
                 let now = stat(path);
                 now == *was && now.is_none_or(|(_, m)| trusted(m))
@@ -174,25 +182,61 @@ impl Snapshot {
                 }))
                 .collect();
             let paths: Vec<&str> = entries.iter().map(|(p, _)| p.as_str()).collect();
-            let stats = tree::stat_unchanged(root, &self.dirs, &paths, &trusted)?;
-            let mut walk = Walk {
-                manifests: self.manifests.clone(),
-                skipped_dirs: self.skipped_dirs,
-                dirs: self.dirs.clone(),
-                ignore_files: self.ignore_files.clone(),
-                stable: true,
-                ..Walk::default()
+            let restat = tree::stat_unchanged(root, &self.dirs, &paths, &trusted)?;
+            Some((restat, entries))
+        })?;
+        let changed = outermost(restat.changed.iter().map(|&i| self.dirs[i].0.as_str()));
+        if changed.len() > MAX_CHANGED_FOLDERS || changed.iter().any(|d| d.is_empty()) {
+            return None;
+        }
+        let under = |path: &str| changed.iter().any(|d| is_under(path, d));
+        let mut walk = Walk {
+            manifests: self.manifests.clone(),
+            skipped_dir_paths: self.skipped_dir_paths.clone(),
+            dirs: self.dirs.clone(),
+            ignore_files: self.ignore_files.clone(),
+            stable: true,
+            ..Walk::default()
+        };
+        for ((path, lang), st) in entries.iter().zip(&restat.stats) {
+            let Some(st) = st else {
+                debug_assert!(under(path), "{path} is in a changed folder");
+                continue;
             };
-            for ((path, lang), st) in entries.iter().zip(&stats) {
-                match super::classify((*path).clone(), *lang, st, config) {
-                    Ok(f) => walk.files.push(f),
-                    Err(s) => walk.skipped.push(s),
-                }
+            if under(path) {
+                continue;
             }
-            walk.files.sort_by(|a, b| a.path.cmp(&b.path));
-            walk.skipped.sort();
-            Some(walk)
-        })
+            match super::classify((*path).clone(), *lang, st, config) {
+                Ok(f) => walk.files.push(f),
+                Err(s) => walk.skipped.push(s),
+            }
+        }
+        if !changed.is_empty() {
+            walk.dirs.retain(|(d, _)| !under(d));
+            walk.skipped_dir_paths.retain(|d| !under(d));
+            walk.manifests.retain(|m, _| !under(m));
+            walk.ignore_files
+                .retain(|f| !under(&super::rel_path(root, f)));
+            for d in &changed {
+                let part = super::walk_from(root, &root.join(d), config);
+                if !part.stable {
+                    return None;
+                }
+                walk.files.extend(part.files);
+                walk.skipped.extend(part.skipped);
+                walk.dirs.extend(part.dirs);
+                walk.skipped_dir_paths.extend(part.skipped_dir_paths);
+                walk.manifests.extend(part.manifests);
+                walk.ignore_files.extend(part.ignore_files);
+            }
+            walk.dirs.sort();
+            walk.skipped_dir_paths.sort();
+            walk.ignore_files.sort();
+        }
+        walk.skipped_dirs = walk.skipped_dir_paths.len() as u64;
+        walk.files.sort_by(|a, b| a.path.cmp(&b.path));
+        walk.skipped.sort();
+        Some((walk, changed.len()))
     }
 
     /// Whether `walk` is exactly the walk this snapshot was taken of, with no
@@ -204,5 +248,126 @@ impl Snapshot {
                 .files
                 .iter()
                 .all(|f| f.mtime_ns < self.taken_ns - RACY_NS)
+    }
+}
+
+/// Whether repo-relative `path` is folder `dir` or inside it.
+fn is_under(path: &str, dir: &str) -> bool {
+    dir.is_empty()
+        || path
+            .strip_prefix(dir)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+/// The folders of `dirs` that are not inside another of them, sorted.
+fn outermost<'a>(dirs: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut all: Vec<&str> = dirs.collect();
+    all.sort_unstable();
+    all.dedup();
+    let mut out: Vec<&str> = Vec::new();
+    for d in all {
+        // Sorted, an ancestor comes first (but not always right before:
+        // `a`, `a-b`, `a/c`).
+        if !out.iter().any(|o| is_under(d, o)) {
+            out.push(d);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(root: &Path, rel: &str, text: &str) {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    /// The parts of a walk a snapshot and an update use.
+    fn view(w: &Walk) -> String {
+        format!(
+            "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{} {:?}",
+            w.files,
+            w.skipped,
+            w.dirs,
+            w.manifests,
+            w.ignore_files,
+            w.skipped_dirs,
+            w.skipped_dir_paths
+        )
+    }
+
+    #[test]
+    fn changed_folders_are_walked_again_and_the_result_is_the_full_walk() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for rel in [
+            "app/core/a.py",
+            "app/core/b.py",
+            "app/web/views.py",
+            "app/web/deep/x.py",
+            "lib/util.py",
+            "lib/old/gone.py",
+            "top.py",
+        ] {
+            write(root, rel, "x = 1\n");
+        }
+        let cfg = WalkConfig::default();
+        let before = crate::walk::walk(root, &cfg);
+        // Taken "later" than every mtime here, so that only a changed
+        // mtime makes a folder changed (not the racy window).
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as i64;
+        let taken = now + 10 * RACY_NS;
+        let snap = Snapshot::take(root, &cfg, taken, &before, &[], before.files.len()).unwrap();
+        let (same, folders) = snap.rewalk(root, &cfg).unwrap();
+        assert_eq!(folders, 0);
+        assert_eq!(view(&same), view(&before));
+
+        // An atomic save (write aside, rename over), a new file, a new
+        // folder with a file, a skipped folder, a manifest, an ignore file
+        // that ignores a file next to it, and a removed folder.
+        write(root, "app/core/.a.py.swp", "");
+        std::fs::rename(root.join("app/core/.a.py.swp"), root.join("app/core/a.py")).unwrap();
+        write(root, "app/web/deep/y.py", "y = 2\n");
+        write(root, "app/web/new/z.py", "z = 3\n");
+        write(root, "app/web/node_modules/m.js", "");
+        write(root, "app/web/package.json", "{}");
+        write(root, "app/web/deep/.gitignore", "x.py\n");
+        std::fs::remove_file(root.join("lib/old/gone.py")).unwrap();
+        std::fs::remove_dir(root.join("lib/old")).unwrap();
+        let (part, folders) = snap.rewalk(root, &cfg).unwrap();
+        let full = crate::walk::walk(root, &cfg);
+        assert_eq!(view(&part), view(&full));
+        // `app/core`, `app/web` (under which `deep` changed too) and `lib`.
+        assert_eq!(folders, 3);
+        assert!(full.files.iter().any(|f| f.path == "app/web/new/z.py"));
+        assert!(!full.files.iter().any(|f| f.path == "app/web/deep/x.py"));
+        assert_eq!(full.skipped_dir_paths, ["app/web/node_modules"]);
+
+        // A folder that is now a virtualenv is skipped as a full walk skips it.
+        let snap = Snapshot::take(root, &cfg, taken, &full, &[], full.files.len()).unwrap();
+        write(root, "lib/pyvenv.cfg", "");
+        let (part, folders) = snap.rewalk(root, &cfg).unwrap();
+        let full = crate::walk::walk(root, &cfg);
+        assert_eq!(folders, 1);
+        assert_eq!(view(&part), view(&full));
+        assert_eq!(full.skipped_dir_paths, ["app/web/node_modules", "lib"]);
+
+        // A new file at the top: the root changed, a full walk is needed.
+        write(root, "new_top.py", "");
+        assert!(snap.rewalk(root, &cfg).is_none());
+    }
+
+    #[test]
+    fn outermost_folders_only() {
+        let got = outermost(["a/c", "a", "a-b", "a-b/x", "b/c/d", "b/c"].into_iter());
+        assert_eq!(got, ["a", "a-b", "b/c"]);
+        assert!(is_under("a/b", "a") && is_under("a", "a") && !is_under("ab", "a"));
+        assert!(is_under("x", ""));
     }
 }

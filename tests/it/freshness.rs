@@ -80,7 +80,8 @@ fn an_unchanged_tree_is_not_walked_and_every_change_is_still_seen() {
     assert_eq!(r.extracted, 1);
     assert!(graph_lines(root).iter().any(|l| l.contains("refund")));
 
-    // A new file changes its folder's mtime: a full walk finds it.
+    // A new file changes its folder's mtime: that folder is walked again,
+    // and finds it.
     settled(root, &cfg);
     write(
         root,
@@ -89,6 +90,7 @@ fn an_unchanged_tree_is_not_walked_and_every_change_is_still_seen() {
     );
     let r = update(root, &cfg);
     assert!(!r.rewalked);
+    assert_eq!(r.partial_walk, Some(1));
     assert_eq!((r.extracted, r.files), (1, 5));
 
     // A deleted file, too.
@@ -96,6 +98,7 @@ fn an_unchanged_tree_is_not_walked_and_every_change_is_still_seen() {
     std::fs::remove_file(root.join("shop/ship.py")).unwrap();
     let r = update(root, &cfg);
     assert!(!r.rewalked);
+    assert_eq!(r.partial_walk, Some(1));
     assert_eq!((r.deleted, r.files), (1, 4));
 
     // A new ignore rule changes what is indexed without touching the
@@ -105,6 +108,7 @@ fn an_unchanged_tree_is_not_walked_and_every_change_is_still_seen() {
     write(root, ".gitignore", "tools/\n");
     let r = update(root, &cfg);
     assert!(!r.rewalked);
+    assert_eq!(r.partial_walk, None, "a changed ignore file: a full walk");
     assert_eq!((r.deleted, r.files), (1, 3));
 
     // Other walk limits: a full walk with them.
@@ -194,4 +198,65 @@ fn work_queued_in_the_database_is_done_even_when_the_tree_is_unchanged() {
     assert!(r.rewalked, "the tree itself is unchanged");
     assert_eq!((r.extracted, r.resolved), (0, 1));
     assert!(!store.has_pending().unwrap());
+}
+
+#[test]
+fn folders_changed_by_saves_are_walked_again_and_the_graph_is_a_fresh_index() {
+    let dir = project();
+    let root = dir.path();
+    let cfg = IndexConfig::default();
+    settled(root, &cfg);
+
+    // An editor's atomic save (a new file renamed over the old: the folder
+    // changes), a new module in a new package, and a file created and
+    // removed again in another folder.
+    write(
+        root,
+        "shop/.pay.py.tmp",
+        "def charge(x):\n    return x\n\ndef refund(x):\n    return -x\n",
+    );
+    std::fs::rename(root.join("shop/.pay.py.tmp"), root.join("shop/pay.py")).unwrap();
+    write(root, "shop/ship/__init__.py", "");
+    write(
+        root,
+        "shop/ship/post.py",
+        "from shop.pay import refund\n\ndef back():\n    refund(3)\n",
+    );
+    write(root, "tools/scratch.txt", "");
+    std::fs::remove_file(root.join("tools/scratch.txt")).unwrap();
+    let r = update(root, &cfg);
+    assert_eq!(r.partial_walk, Some(2), "{r:?}");
+    assert_eq!((r.extracted, r.files), (3, 6));
+
+    // The same tree indexed from nothing.
+    let fresh = tempfile::tempdir().unwrap();
+    for rel in [
+        "shop/__init__.py",
+        "shop/pay.py",
+        "shop/cart.py",
+        "shop/ship/__init__.py",
+        "shop/ship/post.py",
+        "tools/gen.py",
+    ] {
+        write(
+            fresh.path(),
+            rel,
+            &std::fs::read_to_string(root.join(rel)).unwrap(),
+        );
+    }
+    update(fresh.path(), &cfg);
+    assert_eq!(graph_lines(root), graph_lines(fresh.path()));
+    assert!(graph_lines(root)
+        .iter()
+        .any(|l| l.contains("shop.ship.post.back -> shop.pay.refund")));
+
+    // Only a folder changed, and no file: the next check is from the
+    // snapshot again.
+    age(root);
+    update(root, &cfg);
+    update(root, &cfg);
+    write(root, "tools/scratch.txt", "");
+    std::fs::remove_file(root.join("tools/scratch.txt")).unwrap();
+    let r = update(root, &cfg);
+    assert_eq!((r.partial_walk, r.extracted), (Some(1), 0));
 }

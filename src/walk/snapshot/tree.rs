@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use rayon::prelude::*;
 
@@ -60,26 +60,46 @@ fn tree<'a>(dirs: &'a [(String, i64)], entries: &[&'a str]) -> Option<(Vec<Folde
     Some((folders, *index.get("")?))
 }
 
-/// Each entry's stat, in order, if every folder still exists with its
-/// recorded mtime, that mtime is `trusted`, and every entry still exists;
-/// `None` otherwise (the caller walks the tree again).
+/// What [`stat_unchanged`] found.
+#[derive(Debug)]
+pub struct Restat {
+    /// Each entry's stat, in order; `None` for the entries of changed
+    /// folders (they must be walked again).
+    pub stats: Vec<Option<EntryStat>>,
+    /// Folders (indexes into `dirs`) that vanished, have a new mtime, an
+    /// untrusted one, or an entry that vanished. Nothing under them was
+    /// looked at. Sorted.
+    pub changed: Vec<usize>,
+}
+
+/// Stat every folder and entry the snapshot knows, except under folders
+/// found changed: a folder still has its recorded mtime, that mtime is
+/// `trusted`, and all its entries still exist, or it is listed as changed.
+/// `None` when the folders do not form a tree or the root cannot be opened.
 pub fn stat_unchanged(
     root: &Path,
     dirs: &[(String, i64)],
     entries: &[&str],
     trusted: &(dyn Fn(i64) -> bool + Sync),
-) -> Option<Vec<EntryStat>> {
+) -> Option<Restat> {
     let (folders, root_folder) = tree(dirs, entries)?;
     let slots: Vec<OnceLock<EntryStat>> = entries.iter().map(|_| OnceLock::new()).collect();
     let visit = Visit {
         folders: &folders,
         slots: &slots,
         trusted,
+        changed: Mutex::new(Vec::new()),
     };
-    if !visit.folder(&imp::open_root(root)?, root_folder) {
-        return None;
-    }
-    slots.into_iter().map(OnceLock::into_inner).collect()
+    visit.folder(&imp::open_root(root)?, root_folder);
+    let mut changed = visit
+        .changed
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner());
+    changed.sort_unstable();
+    Some(Restat {
+        stats: slots.into_iter().map(OnceLock::into_inner).collect(),
+        changed,
+    })
 }
 
 /// Checks folders depth first and fills in the entries' stats.
@@ -87,14 +107,15 @@ struct Visit<'a, 'b> {
     folders: &'a [Folder<'b>],
     slots: &'a [OnceLock<EntryStat>],
     trusted: &'a (dyn Fn(i64) -> bool + Sync),
+    changed: Mutex<Vec<usize>>,
 }
 
 impl Visit<'_, '_> {
     /// Check folder `i` (open as `dir`) and everything under it.
-    fn folder(&self, dir: &imp::Dir, i: usize) -> bool {
+    fn folder(&self, dir: &imp::Dir, i: usize) {
         let f = &self.folders[i];
         if !self.same_folder(imp::stat_dir(dir), f) {
-            return false;
+            return self.mark(i);
         }
         let entry = |&(slot, name): &(usize, &str)| self.record(slot, imp::stat_in(dir, name));
         let entries_same = if f.entries.len() > 64 {
@@ -102,24 +123,40 @@ impl Visit<'_, '_> {
         } else {
             f.entries.iter().all(entry)
         };
-        entries_same
-            && f.folders.par_iter().all(|&c| {
-                let sub = &self.folders[c];
-                if sub.folders.is_empty() && sub.entries.len() <= LEAF_ENTRIES {
-                    self.leaf(dir, sub)
-                } else {
-                    imp::open_in(dir, sub.name).is_some_and(|d| self.folder(&d, c))
+        if !entries_same {
+            return self.mark(i);
+        }
+        f.folders.par_iter().for_each(|&c| {
+            let sub = &self.folders[c];
+            if sub.folders.is_empty() && sub.entries.len() <= LEAF_ENTRIES {
+                self.leaf(dir, c)
+            } else {
+                match imp::open_in(dir, sub.name) {
+                    Some(d) => self.folder(&d, c),
+                    None => self.mark(c),
                 }
-            })
+            }
+        });
     }
 
     /// A folder with no sub-folders and few entries, by names relative to
     /// its parent `dir`: cheaper than opening it.
-    fn leaf(&self, dir: &imp::Dir, f: &Folder<'_>) -> bool {
-        self.same_folder(imp::stat_in(dir, f.name), f)
+    fn leaf(&self, dir: &imp::Dir, i: usize) {
+        let f = &self.folders[i];
+        let same = self.same_folder(imp::stat_in(dir, f.name), f)
             && f.entries.iter().all(|&(slot, name)| {
                 self.record(slot, imp::stat_in(dir, &format!("{}/{name}", f.name)))
-            })
+            });
+        if !same {
+            self.mark(i);
+        }
+    }
+
+    fn mark(&self, i: usize) {
+        self.changed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(i);
     }
 
     /// Whether a folder's stat now is what the snapshot recorded, and
@@ -288,23 +325,41 @@ mod tests {
             .collect();
         let entries = ["top.py", "pkg/sub/deep.py", "pkg/link.py"];
         let all = |_: i64| true;
-        let stats = stat_unchanged(root, &dirs, &entries, &all).unwrap();
-        for (rel, st) in entries.iter().zip(&stats) {
+        let r = stat_unchanged(root, &dirs, &entries, &all).unwrap();
+        assert!(r.changed.is_empty());
+        for (rel, st) in entries.iter().zip(&r.stats) {
             let want = EntryStat::of(&std::fs::symlink_metadata(root.join(rel)).unwrap());
-            assert_eq!(*st, want, "{rel}");
+            assert_eq!(*st, Some(want), "{rel}");
         }
-        assert_eq!(stats[2].kind, crate::walk::EntryKind::Symlink);
-        // Untrusted folder mtimes, a changed folder, a vanished entry: no answer.
-        assert!(stat_unchanged(root, &dirs, &entries, &|_| false).is_none());
+        assert_eq!(r.stats[2].unwrap().kind, crate::walk::EntryKind::Symlink);
+        // Untrusted folder mtimes: the root changed, nothing under it seen.
+        let r = stat_unchanged(root, &dirs, &entries, &|_| false).unwrap();
+        assert_eq!(r.changed, vec![0]);
+        assert!(r.stats.iter().all(Option::is_none));
+        // A changed folder: only it and what is under it.
         std::fs::write(root.join("pkg/sub/new.py"), "").unwrap();
-        assert!(stat_unchanged(root, &dirs, &entries, &all).is_none());
+        let r = stat_unchanged(root, &dirs, &entries, &all).unwrap();
+        assert_eq!(r.changed, vec![2]);
+        assert!(r.stats[0].is_some() && r.stats[2].is_some() && r.stats[1].is_none());
         let dirs: Vec<(String, i64)> = ["", "pkg", "pkg/sub"]
             .iter()
             .map(|d| (d.to_string(), mtime(d)))
             .collect();
-        assert!(stat_unchanged(root, &dirs, &entries, &all).is_some());
+        assert!(stat_unchanged(root, &dirs, &entries, &all)
+            .unwrap()
+            .changed
+            .is_empty());
         // Vanished, in an opened folder and in a leaf folder.
-        assert!(stat_unchanged(root, &dirs, &["top.py", "pkg/gone.py"], &all).is_none());
-        assert!(stat_unchanged(root, &dirs, &["pkg/sub/gone.py"], &all).is_none());
+        let r = stat_unchanged(root, &dirs, &["top.py", "pkg/gone.py"], &all).unwrap();
+        assert_eq!(r.changed, vec![1]);
+        let r = stat_unchanged(root, &dirs, &["pkg/sub/gone.py"], &all).unwrap();
+        assert_eq!(r.changed, vec![2]);
+        // A vanished folder.
+        std::fs::remove_file(root.join("pkg/sub/new.py")).unwrap();
+        std::fs::remove_file(root.join("pkg/sub/deep.py")).unwrap();
+        std::fs::remove_dir(root.join("pkg/sub")).unwrap();
+        let r = stat_unchanged(root, &dirs, &["top.py"], &all).unwrap();
+        // Its parent has a new mtime: nothing under the parent is looked at.
+        assert_eq!(r.changed, vec![1]);
     }
 }
