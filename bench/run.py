@@ -167,59 +167,47 @@ def bench(name):
         "rust": "\npub fn refgraph_bench_added_{i}() -> u32 {{ {i} }}\n",
     }[lang]
     # Each edit is measured REPEAT times (edit, re-index, restore, re-index);
-    # the median is reported.
-    reindex = []
-    for _ in range(REPEAT):
-        try:
-            for i, f in enumerate(files):
-                f.write_bytes(originals[f] + snippet.format(i=i).encode())
-            _, _, s = timed(["index", "--no-progress"], repo)
-            reindex.append(s["seconds"] * 1000)
-            reindex_resolved = s["resolved"]
-            assert s["extracted"] == 10, s
-        finally:
-            for f, b in originals.items():
-                f.write_bytes(b)
-        timed(["index", "--no-progress"], repo)
-    reindex_ms = statistics.median(reindex)
+    # the median is reported, with the files the last run re-resolved.
+    def measured(edit, extracted=10):
+        ms = []
+        for _ in range(REPEAT):
+            try:
+                for i, f in enumerate(files):
+                    edit(i, f)
+                _, _, s = timed(["index", "--no-progress"], repo)
+                ms.append(s["seconds"] * 1000)
+                assert extracted is None or s["extracted"] == extracted, s
+            finally:
+                for f, b in originals.items():
+                    f.write_bytes(b)
+            timed(["index", "--no-progress"], repo)
+        return statistics.median(ms), s["resolved"]
+
+    def appended(i, f):
+        f.write_bytes(originals[f] + snippet.format(i=i).encode())
+
+    reindex_ms, reindex_resolved = measured(appended)
 
     # Edit 10 function bodies: a comment line in the middle of each file
     # (everything below it moves; no definition is added or removed).
     comment = {"python": b"# refgraph bench edit\n", "typescript": b"// refgraph bench edit\n",
                "rust": b"// refgraph bench edit\n"}[lang]
-    body = []
-    for _ in range(REPEAT):
-        try:
-            for f in files:
-                lines = originals[f].splitlines(keepends=True)
-                mid = len(lines) // 2
-                f.write_bytes(b"".join(lines[:mid] + [comment] + lines[mid:]))
-            _, _, s = timed(["index", "--no-progress"], repo)
-            body.append(s["seconds"] * 1000)
-            body_resolved = s["resolved"]
-        finally:
-            for f, b in originals.items():
-                f.write_bytes(b)
-        timed(["index", "--no-progress"], repo)
-    body_ms = statistics.median(body)
 
-    # The same 10 files saved as editors save them: the new text written
-    # beside the file and renamed over it, which changes the folder too.
-    saves = []
-    for _ in range(REPEAT):
-        try:
-            for i, f in enumerate(files):
-                tmp = f.with_name(f".{f.name}.refgraph-save")
-                tmp.write_bytes(originals[f] + snippet.format(i=i).encode())
-                os.replace(tmp, f)
-            _, _, s = timed(["index", "--no-progress"], repo)
-            saves.append(s["seconds"] * 1000)
-            assert s["extracted"] == 10, s
-        finally:
-            for f, b in originals.items():
-                f.write_bytes(b)
-        timed(["index", "--no-progress"], repo)
-    save_ms = statistics.median(saves)
+    def commented(_, f):
+        lines = originals[f].splitlines(keepends=True)
+        mid = len(lines) // 2
+        f.write_bytes(b"".join(lines[:mid] + [comment] + lines[mid:]))
+
+    body_ms, body_resolved = measured(commented, extracted=None)
+
+    # The first edit saved as editors save: the new text written beside the
+    # file and renamed over it, which changes the folder too.
+    def saved(i, f):
+        tmp = f.with_name(f".{f.name}.refgraph-save")
+        tmp.write_bytes(originals[f] + snippet.format(i=i).encode())
+        os.replace(tmp, f)
+
+    save_ms, _ = measured(saved)
 
     # find latency (whole process: start, open, freshness check, query).
     names = ["get", "parse", "Error", "run", "init"]

@@ -272,8 +272,8 @@ pub struct IndexReport {
     /// The tree was checked against the last walk's snapshot (only known
     /// entries `stat`ed) instead of walked.
     pub rewalked: bool,
-    /// `Some(n)`: only the `n` folders that changed since the snapshot (with
-    /// what is under them) were walked again, the rest `stat`ed.
+    /// `Some(n)`: only the `n` folders that changed since the snapshot were
+    /// listed again (their new sub-folders walked), the rest `stat`ed.
     pub partial_walk: Option<usize>,
 }
 

@@ -134,6 +134,17 @@ pub fn walk(root: &Path, config: &WalkConfig) -> Walk {
 /// the whole tree (the ignore files of the folders above it apply; paths
 /// are relative to `root`).
 pub fn walk_from(root: &Path, start: &Path, config: &WalkConfig) -> Walk {
+    walk_in(root, start, config, None)
+}
+
+/// The folder `start` of the tree at `root` and its direct entries (its
+/// sub-folders with their mtimes, not what is in them), as [`walk`] finds
+/// them.
+pub fn list_folder(root: &Path, start: &Path, config: &WalkConfig) -> Walk {
+    walk_in(root, start, config, Some(1))
+}
+
+fn walk_in(root: &Path, start: &Path, config: &WalkConfig, max_depth: Option<usize>) -> Walk {
     let out = Mutex::new(Walk {
         stable: true,
         ..Walk::default()
@@ -157,7 +168,8 @@ pub fn walk_from(root: &Path, start: &Path, config: &WalkConfig) -> Walk {
         .ignore(config.respect_gitignore)
         .parents(config.respect_gitignore)
         .require_git(false)
-        .threads(2);
+        .max_depth(max_depth)
+        .threads(if max_depth.is_some() { 1 } else { 2 });
     let skipped_dirs = Arc::new(Mutex::new(Vec::new()));
     let counter = Arc::clone(&skipped_dirs);
     let filter_root = root.to_path_buf();

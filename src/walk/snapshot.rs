@@ -7,9 +7,10 @@
 //! only the known files need a `stat` for their size and mtime — no
 //! directory reads, no ignore-rule matching. A folder that changed (a file
 //! added, removed or renamed in it, as an editor's atomic save does), or was
-//! touched within [`RACY_NS`] of the walk, is walked again with everything
-//! under it, and the rest of the snapshot kept. Anything else (a changed
-//! ignore file or manifest, other walk limits, the root folder itself, many
+//! touched within [`RACY_NS`] of the walk, is listed again: its entries, and
+//! its new sub-folders walked whole (a new ignore file in it: the folder
+//! walked whole); the rest of the snapshot is kept. Anything else (a changed
+//! ignore file or manifest, a new one at the root, other walk limits, many
 //! changed folders) falls back to the full walk.
 //!
 //! The snapshot describes what a completed update left in the database: it
@@ -152,7 +153,7 @@ impl Snapshot {
 
     /// The walk of `root` now, if no ignore file or manifest changed since
     /// the snapshot: the known entries `stat`ed, and the folders that
-    /// changed walked again. With it, how many folders were walked again
+    /// changed listed again. With it, how many folders were listed again
     /// (0: none, the walk is the snapshot's entries). `None` when a full
     /// walk is needed.
     pub fn rewalk(&self, root: &Path, config: &WalkConfig) -> Option<(Walk, usize)> {
@@ -185,11 +186,101 @@ impl Snapshot {
             let restat = tree::stat_unchanged(root, &self.dirs, &paths, &trusted)?;
             Some((restat, entries))
         })?;
-        let changed = outermost(restat.changed.iter().map(|&i| self.dirs[i].0.as_str()));
-        if changed.len() > MAX_CHANGED_FOLDERS || changed.iter().any(|d| d.is_empty()) {
+        let changed: Vec<&str> = restat
+            .changed
+            .iter()
+            .map(|&i| self.dirs[i].0.as_str())
+            .collect();
+        if changed.len() > MAX_CHANGED_FOLDERS {
             return None;
         }
-        let under = |path: &str| changed.iter().any(|d| is_under(path, d));
+        let known_dirs: std::collections::HashSet<&str> =
+            self.dirs.iter().map(|(d, _)| d.as_str()).collect();
+        let known_ignores: std::collections::HashSet<&Path> =
+            self.ignore_files.iter().map(PathBuf::as_path).collect();
+        // What replaces the snapshot's records: the changed folders listed
+        // again (their direct entries and sub-folders), and folders walked
+        // whole (new ones, and changed ones with a new ignore file, whose
+        // rules reach everything under them). `dropped`: folders whose
+        // records under them all go (walked whole, gone, or now skipped).
+        let mut parts: Vec<Walk> = Vec::new();
+        let mut listed: Vec<&str> = Vec::new();
+        let mut dropped: Vec<String> = Vec::new();
+        for &c in &changed {
+            if dropped.iter().any(|d| is_under(c, d)) {
+                continue;
+            }
+            let mut part = super::list_folder(root, &root.join(c), config);
+            if !part.stable {
+                return None;
+            }
+            let new_rules = part
+                .ignore_files
+                .iter()
+                .any(|f| !known_ignores.contains(f.as_path()));
+            let gone_or_skipped = !part.dirs.iter().any(|(d, _)| d == c);
+            if c.is_empty() && (new_rules || gone_or_skipped) {
+                // New rules at the root reach everything: the full walk.
+                return None;
+            }
+            if gone_or_skipped {
+                // Now skipped by name (a virtualenv): the listing says so.
+                // Gone, or no longer a folder: its parent's listing has
+                // whatever took its place.
+                dropped.push(c.to_string());
+                parts.push(Walk {
+                    skipped_dir_paths: part.skipped_dir_paths,
+                    ..Walk::default()
+                });
+                continue;
+            }
+            if new_rules {
+                part = super::walk_from(root, &root.join(c), config);
+                if !part.stable {
+                    return None;
+                }
+                dropped.push(c.to_string());
+                parts.push(part);
+                continue;
+            }
+            // Sub-folders: new ones are walked whole; known ones keep their
+            // records (checked above); known ones missing from the listing
+            // (gone, or now skipped or ignored) lose them.
+            let subs: Vec<&str> = part
+                .dirs
+                .iter()
+                .map(|(d, _)| d.as_str())
+                .filter(|d| *d != c)
+                .collect();
+            let mut whole = Vec::new();
+            for d in &subs {
+                if !known_dirs.contains(d) {
+                    let sub = super::walk_from(root, &root.join(d), config);
+                    if !sub.stable {
+                        return None;
+                    }
+                    dropped.push(d.to_string());
+                    whole.push(sub);
+                }
+            }
+            for (d, _) in &self.dirs {
+                if parent_dir(d) == Some(c) && !subs.contains(&d.as_str()) {
+                    dropped.push(d.clone());
+                }
+            }
+            listed.push(c);
+            parts.push(part);
+            parts.extend(whole);
+        }
+        let dropped_ref = &dropped;
+        let listed_ref = &listed;
+        // A record the new listings and walks replace.
+        let replaced = move |path: &str, is_dir: bool| {
+            dropped_ref.iter().any(|d| is_under(path, d))
+                || listed_ref
+                    .iter()
+                    .any(|c| (is_dir && path == *c) || parent_dir(path) == Some(*c))
+        };
         let mut walk = Walk {
             manifests: self.manifests.clone(),
             skipped_dir_paths: self.skipped_dir_paths.clone(),
@@ -199,29 +290,23 @@ impl Snapshot {
             ..Walk::default()
         };
         for ((path, lang), st) in entries.iter().zip(&restat.stats) {
-            let Some(st) = st else {
-                debug_assert!(under(path), "{path} is in a changed folder");
-                continue;
-            };
-            if under(path) {
+            if replaced(path, false) {
                 continue;
             }
+            // Entries of unchanged folders were all stat'ed.
+            let st = st.as_ref()?;
             match super::classify((*path).clone(), *lang, st, config) {
                 Ok(f) => walk.files.push(f),
                 Err(s) => walk.skipped.push(s),
             }
         }
         if !changed.is_empty() {
-            walk.dirs.retain(|(d, _)| !under(d));
-            walk.skipped_dir_paths.retain(|d| !under(d));
-            walk.manifests.retain(|m, _| !under(m));
+            walk.dirs.retain(|(d, _)| !replaced(d, true));
+            walk.skipped_dir_paths.retain(|d| !replaced(d, true));
+            walk.manifests.retain(|m, _| !replaced(m, false));
             walk.ignore_files
-                .retain(|f| !under(&super::rel_path(root, f)));
-            for d in &changed {
-                let part = super::walk_from(root, &root.join(d), config);
-                if !part.stable {
-                    return None;
-                }
+                .retain(|f| !replaced(&super::rel_path(root, f), false));
+            for part in parts {
                 walk.files.extend(part.files);
                 walk.skipped.extend(part.skipped);
                 walk.dirs.extend(part.dirs);
@@ -229,9 +314,17 @@ impl Snapshot {
                 walk.manifests.extend(part.manifests);
                 walk.ignore_files.extend(part.ignore_files);
             }
+            // A folder both listed again and in its changed parent's listing.
             walk.dirs.sort();
+            walk.dirs.dedup_by(|a, b| a.0 == b.0);
             walk.skipped_dir_paths.sort();
+            walk.skipped_dir_paths.dedup();
             walk.ignore_files.sort();
+            walk.ignore_files.dedup();
+            walk.files.sort_by(|a, b| a.path.cmp(&b.path));
+            walk.files.dedup_by(|a, b| a.path == b.path);
+            walk.skipped.sort();
+            walk.skipped.dedup();
         }
         walk.skipped_dirs = walk.skipped_dir_paths.len() as u64;
         walk.files.sort_by(|a, b| a.path.cmp(&b.path));
@@ -251,28 +344,20 @@ impl Snapshot {
     }
 }
 
+/// The folder a repo-relative path is in (`None` for the root itself).
+fn parent_dir(path: &str) -> Option<&str> {
+    if path.is_empty() {
+        return None;
+    }
+    Some(path.rsplit_once('/').map_or("", |(d, _)| d))
+}
+
 /// Whether repo-relative `path` is folder `dir` or inside it.
 fn is_under(path: &str, dir: &str) -> bool {
     dir.is_empty()
         || path
             .strip_prefix(dir)
             .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-}
-
-/// The folders of `dirs` that are not inside another of them, sorted.
-fn outermost<'a>(dirs: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
-    let mut all: Vec<&str> = dirs.collect();
-    all.sort_unstable();
-    all.dedup();
-    let mut out: Vec<&str> = Vec::new();
-    for d in all {
-        // Sorted, an ancestor comes first (but not always right before:
-        // `a`, `a-b`, `a/c`).
-        if !out.iter().any(|o| is_under(d, o)) {
-            out.push(d);
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -310,6 +395,8 @@ mod tests {
             "app/web/deep/x.py",
             "lib/util.py",
             "lib/old/gone.py",
+            "lib/keep/k.py",
+            "lib/keep/inner/i.py",
             "top.py",
         ] {
             write(root, rel, "x = 1\n");
@@ -343,11 +430,14 @@ mod tests {
         let (part, folders) = snap.rewalk(root, &cfg).unwrap();
         let full = crate::walk::walk(root, &cfg);
         assert_eq!(view(&part), view(&full));
-        // `app/core`, `app/web` (under which `deep` changed too) and `lib`.
-        assert_eq!(folders, 3);
+        // `app/core`, `app/web`, `app/web/deep` (walked whole: a new ignore
+        // file) and `lib`.
+        assert_eq!(folders, 4);
         assert!(full.files.iter().any(|f| f.path == "app/web/new/z.py"));
         assert!(!full.files.iter().any(|f| f.path == "app/web/deep/x.py"));
         assert_eq!(full.skipped_dir_paths, ["app/web/node_modules"]);
+        // Unchanged folders under a changed one keep their records.
+        assert!(part.files.iter().any(|f| f.path == "lib/keep/inner/i.py"));
 
         // A folder that is now a virtualenv is skipped as a full walk skips it.
         let snap = Snapshot::take(root, &cfg, taken, &full, &[], full.files.len()).unwrap();
@@ -358,16 +448,27 @@ mod tests {
         assert_eq!(view(&part), view(&full));
         assert_eq!(full.skipped_dir_paths, ["app/web/node_modules", "lib"]);
 
-        // A new file at the top: the root changed, a full walk is needed.
+        // A new file at the top: the root is listed again.
+        let snap = Snapshot::take(root, &cfg, taken, &full, &[], full.files.len()).unwrap();
         write(root, "new_top.py", "");
+        write(root, "README.md", "");
+        let (part, folders) = snap.rewalk(root, &cfg).unwrap();
+        let full = crate::walk::walk(root, &cfg);
+        assert_eq!(folders, 1);
+        assert_eq!(view(&part), view(&full));
+
+        // A new ignore file at the top reaches everything: a full walk.
+        let snap = Snapshot::take(root, &cfg, taken, &full, &[], full.files.len()).unwrap();
+        write(root, ".gitignore", "app/\n");
         assert!(snap.rewalk(root, &cfg).is_none());
     }
 
     #[test]
-    fn outermost_folders_only() {
-        let got = outermost(["a/c", "a", "a-b", "a-b/x", "b/c/d", "b/c"].into_iter());
-        assert_eq!(got, ["a", "a-b", "b/c"]);
+    fn paths_under_folders() {
         assert!(is_under("a/b", "a") && is_under("a", "a") && !is_under("ab", "a"));
-        assert!(is_under("x", ""));
+        assert!(is_under("x", "") && !is_under("a-b/c", "a"));
+        assert_eq!(parent_dir("a/b/c.py"), Some("a/b"));
+        assert_eq!(parent_dir("c.py"), Some(""));
+        assert_eq!(parent_dir(""), None);
     }
 }

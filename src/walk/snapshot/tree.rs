@@ -66,15 +66,16 @@ pub struct Restat {
     /// Each entry's stat, in order; `None` for the entries of changed
     /// folders (they must be walked again).
     pub stats: Vec<Option<EntryStat>>,
-    /// Folders (indexes into `dirs`) that vanished, have a new mtime, an
-    /// untrusted one, or an entry that vanished. Nothing under them was
-    /// looked at. Sorted.
+    /// Folders (indexes into `dirs`) with a new mtime, an untrusted one, or
+    /// an entry that vanished, to be listed again. Their entries were not
+    /// looked at, their sub-folders were (a folder that vanished from a
+    /// changed one is not listed: the new listing leaves it out). Sorted.
     pub changed: Vec<usize>,
 }
 
-/// Stat every folder and entry the snapshot knows, except under folders
-/// found changed: a folder still has its recorded mtime, that mtime is
-/// `trusted`, and all its entries still exist, or it is listed as changed.
+/// Stat every folder and entry the snapshot knows, except the entries of
+/// folders found changed: a folder still has its recorded mtime, that mtime
+/// is `trusted`, and all its entries still exist, or it is listed as changed.
 /// `None` when the folders do not form a tree or the root cannot be opened.
 pub fn stat_unchanged(
     root: &Path,
@@ -114,36 +115,43 @@ impl Visit<'_, '_> {
     /// Check folder `i` (open as `dir`) and everything under it.
     fn folder(&self, dir: &imp::Dir, i: usize) {
         let f = &self.folders[i];
-        if !self.same_folder(imp::stat_dir(dir), f) {
-            return self.mark(i);
-        }
         let entry = |&(slot, name): &(usize, &str)| self.record(slot, imp::stat_in(dir, name));
-        let entries_same = if f.entries.len() > 64 {
-            f.entries.par_iter().with_min_len(32).all(entry)
-        } else {
-            f.entries.iter().all(entry)
-        };
-        if !entries_same {
-            return self.mark(i);
+        let same = self.same_folder(imp::stat_dir(dir), f)
+            && if f.entries.len() > 64 {
+                f.entries.par_iter().with_min_len(32).all(entry)
+            } else {
+                f.entries.iter().all(entry)
+            };
+        if !same {
+            self.mark(i);
         }
         f.folders.par_iter().for_each(|&c| {
             let sub = &self.folders[c];
             if sub.folders.is_empty() && sub.entries.len() <= LEAF_ENTRIES {
-                self.leaf(dir, c)
+                self.leaf(dir, c, same)
             } else {
                 match imp::open_in(dir, sub.name) {
                     Some(d) => self.folder(&d, c),
-                    None => self.mark(c),
+                    // Gone from a folder that is listed again anyway, or
+                    // gone from an unchanged one (listing it fails: the
+                    // caller walks the tree).
+                    None if same => self.mark(c),
+                    None => {}
                 }
             }
         });
     }
 
     /// A folder with no sub-folders and few entries, by names relative to
-    /// its parent `dir`: cheaper than opening it.
-    fn leaf(&self, dir: &imp::Dir, i: usize) {
+    /// its parent `dir`: cheaper than opening it. Gone from a changed
+    /// parent (`parent_same` false), it is not marked, as in `folder`.
+    fn leaf(&self, dir: &imp::Dir, i: usize, parent_same: bool) {
         let f = &self.folders[i];
-        let same = self.same_folder(imp::stat_in(dir, f.name), f)
+        let now = imp::stat_in(dir, f.name);
+        if now.is_none() && !parent_same {
+            return;
+        }
+        let same = self.same_folder(now, f)
             && f.entries.iter().all(|&(slot, name)| {
                 self.record(slot, imp::stat_in(dir, &format!("{}/{name}", f.name)))
             });
@@ -332,11 +340,11 @@ mod tests {
             assert_eq!(*st, Some(want), "{rel}");
         }
         assert_eq!(r.stats[2].unwrap().kind, crate::walk::EntryKind::Symlink);
-        // Untrusted folder mtimes: the root changed, nothing under it seen.
+        // Untrusted folder mtimes: every folder is to be listed again.
         let r = stat_unchanged(root, &dirs, &entries, &|_| false).unwrap();
-        assert_eq!(r.changed, vec![0]);
+        assert_eq!(r.changed, vec![0, 1, 2]);
         assert!(r.stats.iter().all(Option::is_none));
-        // A changed folder: only it and what is under it.
+        // A changed folder: only its own entries are not looked at.
         std::fs::write(root.join("pkg/sub/new.py"), "").unwrap();
         let r = stat_unchanged(root, &dirs, &entries, &all).unwrap();
         assert_eq!(r.changed, vec![2]);
@@ -359,7 +367,7 @@ mod tests {
         std::fs::remove_file(root.join("pkg/sub/deep.py")).unwrap();
         std::fs::remove_dir(root.join("pkg/sub")).unwrap();
         let r = stat_unchanged(root, &dirs, &["top.py"], &all).unwrap();
-        // Its parent has a new mtime: nothing under the parent is looked at.
+        // Its parent has a new mtime and is listed again, without it.
         assert_eq!(r.changed, vec![1]);
     }
 }
