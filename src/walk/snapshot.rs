@@ -536,7 +536,7 @@ mod tests {
                     }
                     6 => write(root, &at("node_modules/m.js"), ""),
                     7 => {
-                        if folder != "" && next(2) == 0 {
+                        if !folder.is_empty() && next(2) == 0 {
                             write(root, &at("pyvenv.cfg"), "");
                         } else {
                             let _ = std::fs::remove_file(root.join(at("pyvenv.cfg")));
