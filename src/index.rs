@@ -388,7 +388,7 @@ pub fn update(
             tracing::debug!(files = w.files.len(), folders, elapsed = ?start.elapsed(), "unchanged since the last walk");
             report.files = s.indexed_files;
             report.skipped = s.update_skipped.clone();
-            report.skipped_dirs = w.skipped_dirs;
+            report.skipped_dirs = w.skipped_dirs();
             report.rewalked = *folders == 0;
             if *folders > 0 {
                 // Folders changed and their files did not (a file created
@@ -413,14 +413,10 @@ pub fn update(
             return Ok(report);
         }
     }
-    let quick = rewalked
-        .as_ref()
-        .is_some_and(|(_, (_, folders))| *folders == 0);
+    let listed = rewalked.as_ref().map(|(_, (_, folders))| *folders);
+    let quick = listed == Some(0);
     report.rewalked = quick;
-    report.partial_walk = rewalked
-        .as_ref()
-        .map(|(_, (_, folders))| *folders)
-        .filter(|n| *n > 0);
+    report.partial_walk = listed.filter(|n| *n > 0);
     let w = match rewalked {
         Some((_, (w, _))) => w,
         None => walk::walk(root, &cfg.walk),
@@ -437,7 +433,7 @@ pub fn update(
         .as_ref()
         .map(|s| s.taken_ns - walk::snapshot::RACY_NS);
     report.skipped = w.skipped.clone();
-    report.skipped_dirs = w.skipped_dirs;
+    report.skipped_dirs = w.skipped_dirs();
 
     let stored_rows = store.files()?;
     // Borrowed: a large tree has tens of thousands of rows.
@@ -1125,7 +1121,7 @@ fn load_world_files(
     rows: &[crate::store::FileRow],
     preloaded: Option<WorldFiles>,
 ) -> Result<WorldFiles, IndexError> {
-    let files = match preloaded {
+    Ok(match preloaded {
         Some(mut have) => {
             let missing: Vec<crate::store::ScopeBlobs> = rows
                 .iter()
@@ -1136,8 +1132,7 @@ fn load_world_files(
             have
         }
         None => decode_world_files(store.scopes()?)?,
-    };
-    Ok(files)
+    })
 }
 
 fn resolve_pending(

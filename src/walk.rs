@@ -109,10 +109,9 @@ pub struct Walk {
     pub manifests: BTreeMap<String, PathBuf>,
     /// Sorted by path.
     pub skipped: Vec<Skipped>,
-    /// Folders skipped by name (`node_modules`, `target`, …).
-    pub skipped_dirs: u64,
-    /// Those folders (repo-relative, sorted), so that a walk of part of the
-    /// tree can replace that part's count.
+    /// Folders skipped by name (`node_modules`, `target`, …, virtualenvs),
+    /// repo-relative and sorted (a walk of part of the tree replaces that
+    /// part's).
     pub skipped_dir_paths: Vec<String>,
     /// Every folder walked (repo-relative, `""` for the root) with its
     /// modification time: a folder whose entries change gets a new one.
@@ -122,6 +121,13 @@ pub struct Walk {
     /// False when an entry could not be read or vanished mid-walk: such a
     /// walk is not a baseline for [`Snapshot`].
     pub stable: bool,
+}
+
+impl Walk {
+    /// How many folders were skipped by name.
+    pub fn skipped_dirs(&self) -> u64 {
+        self.skipped_dir_paths.len() as u64
+    }
 }
 
 /// Walk `root`. Errors on single entries are recorded in `skipped`; the walk
@@ -154,7 +160,6 @@ fn walk_in(root: &Path, start: &Path, config: &WalkConfig, max_depth: Option<usi
         let mut walk = out.into_inner().unwrap();
         if !is_vcs_dir(start) {
             walk.skipped_dir_paths.push(rel_path(root, start));
-            walk.skipped_dirs = 1;
         }
         return walk;
     }
@@ -209,7 +214,6 @@ fn walk_in(root: &Path, start: &Path, config: &WalkConfig, max_depth: Option<usi
     let mut walk = out.into_inner().unwrap();
     walk.skipped_dir_paths = std::mem::take(&mut *skipped_dirs.lock().unwrap());
     walk.skipped_dir_paths.sort();
-    walk.skipped_dirs = walk.skipped_dir_paths.len() as u64;
     walk.files.sort_by(|a, b| a.path.cmp(&b.path));
     walk.skipped.sort();
     walk.dirs.sort();
@@ -228,7 +232,13 @@ fn skip_dir(path: &Path) -> bool {
     let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
         return false;
     };
-    SKIP_DIRS.contains(&name) || path.join("pyvenv.cfg").is_file()
+    SKIP_DIRS.contains(&name) || venv_marker(path).is_file()
+}
+
+/// The file that makes a folder a virtualenv (skipped whatever its name):
+/// the snapshot watches it in folders skipped for it.
+pub fn venv_marker(dir: &Path) -> PathBuf {
+    dir.join("pyvenv.cfg")
 }
 
 fn visit(root: &Path, e: &ignore::DirEntry, config: &WalkConfig, out: &Mutex<Walk>) {

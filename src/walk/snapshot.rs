@@ -105,7 +105,7 @@ impl Snapshot {
             .cloned()
             .chain(walk.manifests.values().cloned())
             .chain(outer_ignore_files(root))
-            // A virtualenv is skipped for its `pyvenv.cfg`, and not walked:
+            // A virtualenv is skipped for its marker file, and not walked:
             // only that file going away would show that it is no longer one.
             .chain(
                 walk.skipped_dir_paths
@@ -114,7 +114,7 @@ impl Snapshot {
                         let name = d.rsplit('/').next().unwrap_or(d);
                         !super::SKIP_DIRS.contains(&name)
                     })
-                    .map(|d| root.join(d).join("pyvenv.cfg")),
+                    .map(|d| super::venv_marker(&root.join(d))),
             )
             .map(|p| {
                 let s = stat(&p);
@@ -325,19 +325,14 @@ impl Snapshot {
                 walk.manifests.extend(part.manifests);
                 walk.ignore_files.extend(part.ignore_files);
             }
-            // A folder both listed again and in its changed parent's listing.
+            // A changed folder is also in its changed parent's listing: as
+            // a folder, or as a folder now skipped by name.
             walk.dirs.sort();
             walk.dirs.dedup_by(|a, b| a.0 == b.0);
             walk.skipped_dir_paths.sort();
             walk.skipped_dir_paths.dedup();
             walk.ignore_files.sort();
-            walk.ignore_files.dedup();
-            walk.files.sort_by(|a, b| a.path.cmp(&b.path));
-            walk.files.dedup_by(|a, b| a.path == b.path);
-            walk.skipped.sort();
-            walk.skipped.dedup();
         }
-        walk.skipped_dirs = walk.skipped_dir_paths.len() as u64;
         walk.files.sort_by(|a, b| a.path.cmp(&b.path));
         walk.skipped.sort();
         Some((walk, changed.len()))
@@ -390,7 +385,7 @@ mod tests {
             w.dirs,
             w.manifests,
             w.ignore_files,
-            w.skipped_dirs,
+            w.skipped_dirs(),
             w.skipped_dir_paths
         )
     }

@@ -42,6 +42,9 @@ fn age(root: &Path) {
     }
 }
 
+/// `shop/pay.py` with a second function.
+const PAY_WITH_REFUND: &str = "def charge(x):\n    return x\n\ndef refund(x):\n    return -x\n";
+
 fn project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
@@ -70,11 +73,7 @@ fn an_unchanged_tree_is_not_walked_and_every_change_is_still_seen() {
 
     // A changed file: its folder is the same, so the snapshot still lists
     // the entries, and the file is re-extracted.
-    write(
-        root,
-        "shop/pay.py",
-        "def charge(x):\n    return x\n\ndef refund(x):\n    return -x\n",
-    );
+    write(root, "shop/pay.py", PAY_WITH_REFUND);
     let r = update(root, &cfg);
     assert!(r.rewalked);
     assert_eq!(r.extracted, 1);
@@ -210,11 +209,7 @@ fn folders_changed_by_saves_are_walked_again_and_the_graph_is_a_fresh_index() {
     // An editor's atomic save (a new file renamed over the old: the folder
     // changes), a new module in a new package, and a file created and
     // removed again in another folder.
-    write(
-        root,
-        "shop/.pay.py.tmp",
-        "def charge(x):\n    return x\n\ndef refund(x):\n    return -x\n",
-    );
+    write(root, "shop/.pay.py.tmp", PAY_WITH_REFUND);
     std::fs::rename(root.join("shop/.pay.py.tmp"), root.join("shop/pay.py")).unwrap();
     write(root, "shop/ship/__init__.py", "");
     write(
