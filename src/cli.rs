@@ -269,6 +269,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         // Commands that end after their update and one query; `mcp` serves
         // on, and `verify` goes on to work with the language servers.
         one_shot: !matches!(cli.command, Command::Mcp { .. } | Command::Verify { .. }),
+        on_demand: None,
     };
     if let Command::Servers { action } = &cli.command {
         return servers(&root, action.as_ref(), cli.json);

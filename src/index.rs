@@ -250,6 +250,11 @@ pub struct IndexConfig {
     /// reclaim at exit instead of being freed object by object (20 ms of a
     /// 10-file re-index on Django). Never set in a long-running process.
     pub one_shot: bool,
+    /// Read the world's facts when a resolver asks for them (`Some(true)`)
+    /// or all up front (`Some(false)`); `None`: on demand when the update
+    /// resolves at most an eighth of the files. Both give the same graph
+    /// (tests force each).
+    pub on_demand: Option<bool>,
 }
 
 /// What one update did.
@@ -548,7 +553,13 @@ pub fn update(
             files_added |= changed
                 .iter()
                 .any(|c| !stored.contains_key(c.walked.path.as_str()));
-            if preload.is_none() && !changed.is_empty() && !stored.is_empty() {
+            // (Nor when so few files changed that the world will likely be
+            // read on demand.)
+            if preload.is_none()
+                && !changed.is_empty()
+                && !stored.is_empty()
+                && !on_demand(candidates.len(), stored.len())
+            {
                 preload = store.reader().map(|reader| {
                     std::thread::spawn(move || {
                         let blobs = reader.ok()?.scopes().ok()?;
@@ -893,17 +904,22 @@ fn write_changed(
             .map(|c| {
                 let module = resolve::module_key(c.walked.lang, &c.walked.path, layout);
                 let keys = resolve::file_keys(c.walked.lang, &module, &c.facts.defs);
+                let attrs = match &c.facts.scope {
+                    LangScope::Python(s) => resolve::python::class_attrs(s),
+                    _ => Vec::new(),
+                };
                 (
                     module,
                     keys,
                     encode(&c.facts.defs),
                     encode(&c.facts.scope),
                     encode(&c.facts.refs),
+                    attrs,
                 )
             })
             .collect();
         store.transaction(|tx| {
-            for ((c, (module, keys, defs, scope, refs)), remap) in
+            for ((c, (module, keys, defs, scope, refs, attrs)), remap) in
                 batch.iter().zip(&encoded).zip(&remaps)
             {
                 tx.put_file(&FileWrite {
@@ -919,6 +935,7 @@ fn write_changed(
                     scope_blob: scope,
                     refs_blob: refs,
                     ref_names: &c.facts.ref_names,
+                    class_attrs: attrs,
                     diagnostics: &c.facts.diagnostics,
                     incoming: match remap {
                         Some(map) => Incoming::Remap(map),
@@ -1087,14 +1104,176 @@ fn read_and_extract(
     }))
 }
 
-/// A file's definitions and scope, decoded from the store.
-struct OwnedWorldFile {
-    defs: Vec<Def>,
-    scope: LangScope,
+/// Decoded files by row id.
+type WorldFiles = foldhash::HashMap<i64, resolve::Facts>;
+
+/// An update resolving at most this share of the files (1/n) reads the
+/// others' facts only when a resolver asks for them ([`StoreFacts`]);
+/// beyond it, every file is read and decoded up front, on all cores.
+const ON_DEMAND_SHARE: usize = 8;
+
+/// Whether resolving `pending` of `total` files reads facts on demand.
+fn on_demand(pending: usize, total: usize) -> bool {
+    pending * ON_DEMAND_SHARE <= total
 }
 
-/// Decoded files by row id.
-type WorldFiles = foldhash::HashMap<i64, OwnedWorldFile>;
+/// World facts read from the store when a resolver first asks for them,
+/// and the repository-wide lookups answered by its indexes.
+struct StoreFacts<'a> {
+    reader: std::sync::Mutex<Store>,
+    rows: &'a [crate::store::FileRow],
+    /// Row id → index in `rows`.
+    row_of: foldhash::HashMap<i64, u32>,
+    /// Answers given, by question and name.
+    asked: std::sync::Mutex<foldhash::HashMap<(Question, String), Vec<resolve::SymId>>>,
+    /// The first error: resolutions made once it is set are not stored.
+    error: std::sync::Mutex<Option<StoreError>>,
+}
+
+/// A repository-wide lookup by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Question {
+    Named(crate::extract::Family),
+    PythonMethods,
+}
+
+impl<'a> StoreFacts<'a> {
+    fn new(reader: Store, rows: &'a [crate::store::FileRow]) -> StoreFacts<'a> {
+        StoreFacts {
+            reader: std::sync::Mutex::new(reader),
+            rows,
+            row_of: rows
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (r.id, i as u32))
+                .collect(),
+            asked: Default::default(),
+            error: std::sync::Mutex::new(None),
+        }
+    }
+
+    fn take_error(&self) -> Option<StoreError> {
+        self.error.lock().ok().and_then(|mut e| e.take())
+    }
+
+    fn fail(&self, e: StoreError) {
+        if let Ok(mut slot) = self.error.lock() {
+            slot.get_or_insert(e);
+        }
+    }
+
+    fn read<T>(&self, f: impl FnOnce(&Store) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        let reader = self
+            .reader
+            .lock()
+            .map_err(|_| StoreError::Blob(0, "fact reader poisoned".into()))?;
+        f(&reader)
+    }
+
+    /// The nodes of `family`'s files among `ids`, as world symbols in
+    /// world order.
+    fn syms(&self, ids: Vec<i64>, family: crate::extract::Family) -> Vec<resolve::SymId> {
+        let mut syms: Vec<resolve::SymId> = ids
+            .into_iter()
+            .filter_map(|id| {
+                let i = *self.row_of.get(&crate::graph::node_file(id))?;
+                (self.rows[i as usize].lang.family() == family).then_some(resolve::SymId {
+                    file: FileIdx(i),
+                    def: crate::graph::node_index(id),
+                })
+            })
+            .collect();
+        syms.sort_unstable();
+        syms
+    }
+
+    fn ask(&self, q: Question, name: &str) -> Vec<resolve::SymId> {
+        let key = (q, name.to_string());
+        if let Some(have) = self.asked.lock().ok().and_then(|a| a.get(&key).cloned()) {
+            return have;
+        }
+        let found = match q {
+            // A file's module is its definition 0, not a name (as
+            // [`World::named`] without a source).
+            Question::Named(family) => self.read(|s| s.named_nodes(name)).map(|ids| {
+                let ids = ids
+                    .into_iter()
+                    .filter(|id| crate::graph::node_index(*id) != 0);
+                self.syms(ids.collect(), family)
+            }),
+            Question::PythonMethods => self
+                .read(|s| s.method_nodes(name))
+                .map(|ids| self.syms(ids, crate::extract::Family::Python)),
+        };
+        let found = found.unwrap_or_else(|e| {
+            self.fail(e);
+            Vec::new()
+        });
+        if let Ok(mut a) = self.asked.lock() {
+            a.insert(key, found.clone());
+        }
+        found
+    }
+}
+
+impl resolve::FactSource for StoreFacts<'_> {
+    fn load(&self, idx: FileIdx) -> resolve::Facts {
+        let row = &self.rows[idx.0 as usize];
+        let read = || -> Result<resolve::Facts, StoreError> {
+            let (defs, scope) = self.read(|s| s.facts_blobs(row.id))?;
+            Ok(resolve::Facts {
+                defs: decode(row.id, &defs)?,
+                scope: decode(row.id, &scope)?,
+            })
+        };
+        read().unwrap_or_else(|e| {
+            self.fail(e);
+            placeholder_facts(row)
+        })
+    }
+
+    fn named(&self, name: &str, family: crate::extract::Family) -> Vec<resolve::SymId> {
+        self.ask(Question::Named(family), name)
+    }
+
+    fn python_methods(&self, name: &str) -> Vec<resolve::SymId> {
+        self.ask(Question::PythonMethods, name)
+    }
+
+    fn python_class_attrs(&self, name: &str) -> u32 {
+        self.read(|s| s.class_attr_count(name)).unwrap_or_else(|e| {
+            self.fail(e);
+            0
+        })
+    }
+
+    fn failed(&self) -> bool {
+        self.error.lock().map_or(true, |e| e.is_some())
+    }
+}
+
+/// What a file whose facts cannot be read stands as: its module alone.
+fn placeholder_facts(row: &crate::store::FileRow) -> resolve::Facts {
+    let stem = row.path.rsplit('/').next().unwrap_or(&row.path);
+    let stem = stem.split('.').next().unwrap_or(stem);
+    resolve::Facts {
+        defs: vec![Def {
+            name: stem.to_string(),
+            local: String::new(),
+            kind: crate::graph::NodeKind::Module,
+            parent: None,
+            pos: crate::graph::Pos { line: 1, column: 1 },
+            start_line: 1,
+            end_line: 1,
+            exported: true,
+        }],
+        scope: match row.lang.family() {
+            crate::extract::Family::Python => LangScope::Python(Default::default()),
+            crate::extract::Family::Script => LangScope::Script(Default::default()),
+            crate::extract::Family::Rust => LangScope::Rust(Default::default()),
+        },
+    }
+}
 
 /// Decode files' definition and scope blobs, on all cores.
 fn decode_world_files(blobs: Vec<crate::store::ScopeBlobs>) -> Result<WorldFiles, StoreError> {
@@ -1104,7 +1283,7 @@ fn decode_world_files(blobs: Vec<crate::store::ScopeBlobs>) -> Result<WorldFiles
             .map(|(id, d, s)| {
                 Ok((
                     *id,
-                    OwnedWorldFile {
+                    resolve::Facts {
                         defs: decode(*id, d)?,
                         scope: decode(*id, s)?,
                     },
@@ -1145,24 +1324,64 @@ fn resolve_pending(
     preloaded: Option<WorldFiles>,
 ) -> Result<(), IndexError> {
     let t = Instant::now();
-    let world_files = load_world_files(store, rows, preloaded)?;
-    tracing::debug!(elapsed = ?t.elapsed(), "loaded world");
+    // A few files to resolve in a large tree: the world's facts are read
+    // when a resolver first asks for them, and Python's members by name
+    // come from the store, for the names the pending files use.
+    // (Only Python's resolver reads other files as it goes: TypeScript's
+    // and Rust's indexes are built from all their files.)
+    let python = |r: &crate::store::FileRow| r.lang.family() == crate::extract::Family::Python;
+    let wanted = cfg.on_demand.unwrap_or_else(|| {
+        preloaded.is_none() && on_demand(pending.len(), rows.len()) && rows.iter().any(python)
+    });
+    let demand = if !bulk && wanted {
+        store.reader().transpose()?
+    } else {
+        None
+    };
+    let cells: Vec<std::sync::OnceLock<resolve::Facts>> =
+        rows.iter().map(|_| std::sync::OnceLock::new()).collect();
+    let source = demand.map(|reader| StoreFacts::new(reader, rows));
+    if source.is_some() {
+        // The files TypeScript's and Rust's indexes read anyway: up front,
+        // decoded on all cores.
+        let others: Vec<crate::store::ScopeBlobs> = rows
+            .iter()
+            .filter(|r| !python(r))
+            .map(|r| {
+                let (d, s) = store.facts_blobs(r.id)?;
+                Ok((r.id, d, s))
+            })
+            .collect::<Result<_, StoreError>>()?;
+        let mut decoded = decode_world_files(others)?;
+        for (cell, r) in cells.iter().zip(rows) {
+            if let Some(f) = decoded.remove(&r.id) {
+                let _ = cell.set(f);
+            }
+        }
+    } else {
+        let mut world_files = load_world_files(store, rows, preloaded)?;
+        for (cell, r) in cells.iter().zip(rows) {
+            let f = world_files
+                .remove(&r.id)
+                .ok_or_else(|| StoreError::Blob(r.id, "missing".into()))?;
+            let _ = cell.set(f);
+        }
+    }
+    tracing::debug!(elapsed = ?t.elapsed(), on_demand = source.is_some(), "loaded world");
     let inputs = rows
         .iter()
-        .map(|r| {
-            let f = world_files
-                .get(&r.id)
-                .ok_or_else(|| StoreError::Blob(r.id, "missing".into()))?;
-            Ok(resolve::WorldInput {
-                path: &r.path,
-                lang: r.lang,
-                defs: &f.defs,
-                scope: &f.scope,
-                module_key: Some(&r.module),
-            })
+        .zip(&cells)
+        .map(|(r, cell)| resolve::WorldInput {
+            path: &r.path,
+            lang: r.lang,
+            facts: resolve::FactsRef::Cell(cell),
+            module_key: Some(&r.module),
         })
-        .collect::<Result<Vec<_>, StoreError>>()?;
-    let world_owned = World::new(inputs, layout);
+        .collect();
+    let world_owned = match &source {
+        Some(s) => World::with_source(inputs, layout, s),
+        None => World::new(inputs, layout),
+    };
     let world = &world_owned;
     let t = Instant::now();
     let prepared_owned = resolve::prepare(world);
@@ -1187,7 +1406,7 @@ fn resolve_pending(
             .map(|&i| Ok((i, store.refs_blob(rows[i].id)?)))
             .collect()
     };
-    let (prepared, bar) = (&prepared_owned, &bar);
+    let (prepared, bar, source_ref) = (&prepared_owned, &bar, source.as_ref());
     std::thread::scope(|scope| -> Result<(), IndexError> {
         let (job_tx, job_rx) = std::sync::mpsc::sync_channel::<Vec<(usize, Vec<u8>)>>(1);
         let (res_tx, res_rx) = std::sync::mpsc::sync_channel::<Resolved>(1);
@@ -1197,8 +1416,24 @@ fn resolve_pending(
                     refs.par_iter()
                         .map(|(i, blob)| {
                             let refs: LangRefs = decode(rows[*i].id, blob)?;
-                            let res =
-                                resolve::resolve_file(world, prepared, FileIdx(*i as u32), &refs);
+                            let resolve = || {
+                                resolve::resolve_file(world, prepared, FileIdx(*i as u32), &refs)
+                            };
+                            let res = match source_ref {
+                                None => resolve(),
+                                // A file that could not be read stands as
+                                // its module alone: a resolver indexing
+                                // into it fails, and the error is the read.
+                                Some(s) => match std::panic::catch_unwind(
+                                    std::panic::AssertUnwindSafe(resolve),
+                                ) {
+                                    Ok(res) => res,
+                                    Err(_) if resolve::FactSource::failed(s) => {
+                                        FileResolution::default()
+                                    }
+                                    Err(panic) => std::panic::resume_unwind(panic),
+                                },
+                            };
                             bar.inc(1);
                             Ok((*i, res))
                         })
@@ -1234,6 +1469,15 @@ fn resolve_pending(
             };
             in_flight -= 1;
             let resolved = resolved?;
+            // A file read on demand failed: what was resolved after it may
+            // rest on its placeholder, and is not stored.
+            if let Some(e) = source
+                .as_ref()
+                .filter(|s| resolve::FactSource::failed(*s))
+                .and_then(|s| s.take_error())
+            {
+                return Err(e.into());
+            }
             let verdicts = match &lookup {
                 Some(_) => resolved
                     .iter()
@@ -1315,7 +1559,7 @@ fn resolve_pending(
         std::mem::forget(lookup);
         std::mem::forget(prepared_owned);
         std::mem::forget(world_owned);
-        std::mem::forget(world_files);
+        std::mem::forget(cells);
     }
     Ok(())
 }
@@ -1358,31 +1602,18 @@ struct Checked {
 
 /// Where definitions are, by file and name position, and each file's hash:
 /// how a server's answer is mapped back onto the graph.
-struct Lookup<'a> {
-    at: HashMap<(&'a str, u32, u32), resolve::SymId>,
-    on_line: HashMap<(&'a str, u32), Vec<resolve::SymId>>,
-    hash: HashMap<&'a str, &'a str>,
+struct Lookup<'s, 'a> {
+    world: &'s World<'a>,
+    hash: HashMap<&'s str, &'s str>,
 }
 
-impl<'a> Lookup<'a> {
-    fn new(world: &'a World<'a>, rows: &'a [crate::store::FileRow]) -> Lookup<'a> {
-        let mut at = HashMap::new();
-        let mut on_line: HashMap<(&str, u32), Vec<resolve::SymId>> = HashMap::new();
-        for (fi, f) in world.files.iter().enumerate() {
-            for (di, d) in f.defs.iter().enumerate() {
-                let sym = resolve::SymId {
-                    file: FileIdx(fi as u32),
-                    def: di as u32,
-                };
-                at.insert((f.path, d.pos.line, d.pos.column), sym);
-                on_line.entry((f.path, d.pos.line)).or_default().push(sym);
-            }
-        }
+impl<'s, 'a> Lookup<'s, 'a> {
+    fn new(world: &'s World<'a>, rows: &'s [crate::store::FileRow]) -> Lookup<'s, 'a> {
         let hash = rows
             .iter()
             .map(|r| (r.path.as_str(), r.hash.as_str()))
             .collect();
-        Lookup { at, on_line, hash }
+        Lookup { world, hash }
     }
 
     /// The definition a server's location names, if it is current and a node.
@@ -1397,13 +1628,30 @@ impl<'a> Lookup<'a> {
         if self.hash.get(path) != Some(&hash) {
             return Err(());
         }
-        if let Some(s) = self.at.get(&(path, line, column)) {
-            return Ok(Some(*s));
+        let Some(&file) = self.world.by_path.get(path) else {
+            return Ok(None);
+        };
+        let defs = self.world.defs(file);
+        let sym = |i: usize| resolve::SymId {
+            file,
+            def: i as u32,
+        };
+        // The definition named there (the last, if several are).
+        if let Some(i) = defs
+            .iter()
+            .rposition(|d| d.pos.line == line && d.pos.column == column)
+        {
+            return Ok(Some(sym(i)));
         }
         // A server may point at the start of a line or a keyword: accept the
         // only definition named on that line.
-        match self.on_line.get(&(path, line)).map(Vec::as_slice) {
-            Some([one]) => Ok(Some(*one)),
+        let mut on_line = defs
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.pos.line == line)
+            .map(|(i, _)| i);
+        match (on_line.next(), on_line.next()) {
+            (Some(i), None) => Ok(Some(sym(i))),
             _ => Ok(None),
         }
     }
@@ -1501,7 +1749,7 @@ fn apply_verdicts(
         }
     }
     edges.extend(added);
-    let defs = world.file(file).defs;
+    let defs = world.defs(file);
     for d in discovered {
         let Ok(Some(t)) = lookup.target(
             &d.target_path,

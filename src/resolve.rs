@@ -1,5 +1,7 @@
 //! Facts → edges with confidence. Pure: the whole repository's definitions
-//! and scopes ([`World`]) in, one file's edges out.
+//! and scopes ([`World`]) in, one file's edges out. A world may read its
+//! files' facts only when a resolver first asks ([`FactSource`]): the
+//! answers are the same.
 //!
 //! Each language resolver models its language's scope and import rules and
 //! says *how* it resolved each site with a [`Strategy`]; the confidence and
@@ -206,15 +208,70 @@ pub fn file_keys(lang: Lang, module_key: &str, defs: &[Def]) -> Vec<String> {
         .collect()
 }
 
-/// One file as the resolvers see it.
+/// One file as the resolvers see it. Its definitions and scope are read
+/// through the [`World`] ([`World::defs`], [`World::scope`]): they may be
+/// decoded only when a resolver first asks for them.
 pub struct WorldFile<'a> {
     pub path: &'a str,
     pub lang: Lang,
     /// Borrowed from the store's row when known there.
     pub module_key: std::borrow::Cow<'a, str>,
-    pub defs: &'a [Def],
-    pub scope: &'a LangScope,
+    facts: FactsRef<'a>,
 }
+
+/// A file's definitions and scope, owned (decoded from the store).
+#[derive(Clone, Debug)]
+pub struct Facts {
+    pub defs: Vec<Def>,
+    pub scope: LangScope,
+}
+
+/// Where a [`World`] file's facts are.
+#[derive(Clone, Copy)]
+pub enum FactsRef<'a> {
+    /// At hand.
+    Given {
+        defs: &'a [Def],
+        scope: &'a LangScope,
+    },
+    /// In a cell the world's [`FactSource`] fills when a resolver first asks
+    /// (unless it was filled before).
+    Cell(&'a std::sync::OnceLock<Facts>),
+}
+
+/// What fills a [`FactsRef::Cell`], and answers what would otherwise need
+/// every file read: an update that resolves ten files of a large tree
+/// reads and decodes the files those ten reach, not all of them.
+///
+/// A source that cannot answer returns a file with no definitions but the
+/// module and an empty scope, or no definitions, and keeps the error for
+/// its owner to report: resolutions made after it are not to be stored.
+pub trait FactSource: Sync {
+    /// The facts of world file `idx`.
+    fn load(&self, idx: FileIdx) -> Facts;
+    /// Definitions named `name` (modules excluded) in files of `family`,
+    /// in world order (as [`World::named`] without a source).
+    fn named(&self, name: &str, family: Family) -> Vec<SymId>;
+    /// Python methods named `name`, in world order.
+    fn python_methods(&self, name: &str) -> Vec<SymId>;
+    /// How many Python classes have a data attribute named `name`.
+    fn python_class_attrs(&self, name: &str) -> u32;
+    /// Whether some answer failed (what was resolved since is void).
+    fn failed(&self) -> bool;
+}
+
+/// What [`World::def`] gives for a definition of a file that could not be
+/// read (its resolutions are void: see [`FactSource`]).
+static UNREADABLE: Def = Def {
+    name: String::new(),
+    local: String::new(),
+    kind: NodeKind::Module,
+    parent: None,
+    pos: Pos { line: 1, column: 1 },
+    start_line: 1,
+    end_line: 1,
+    exported: false,
+};
 
 /// Every file's definitions and scope, with the lookups all resolvers need.
 /// Language resolvers build their own extra indexes in `prepare`.
@@ -224,8 +281,10 @@ pub struct World<'a> {
     pub by_path: PathIndex<'a>,
     /// Module key → files (usually one).
     pub by_module: HashMap<std::borrow::Cow<'a, str>, Vec<FileIdx>>,
-    /// Bare name → definitions (modules excluded), in file order.
-    pub by_name: HashMap<&'a str, Vec<SymId>>,
+    /// Per language family: bare name → definitions (modules excluded), in
+    /// file order; built when first asked ([`World::named`]).
+    by_name: [std::sync::OnceLock<HashMap<&'a str, Vec<SymId>>>; 3],
+    source: Option<&'a dyn FactSource>,
 }
 
 /// Files by repo-relative path.
@@ -235,19 +294,43 @@ pub type PathIndex<'a> = HashMap<&'a str, FileIdx>;
 pub struct WorldInput<'a> {
     pub path: &'a str,
     pub lang: Lang,
-    pub defs: &'a [Def],
-    pub scope: &'a LangScope,
+    pub facts: FactsRef<'a>,
     /// The file's module key when it is already known (the stored one,
     /// kept equal to [`module_key`] by re-keying); computed when `None`.
     pub module_key: Option<&'a str>,
 }
 
+fn family_slot(family: Family) -> usize {
+    match family {
+        Family::Python => 0,
+        Family::Script => 1,
+        Family::Rust => 2,
+    }
+}
+
 impl<'a> World<'a> {
+    /// A world whose facts are all at hand or already in their cells.
     pub fn new(inputs: Vec<WorldInput<'a>>, layout: &'a Layout) -> World<'a> {
+        Self::build(inputs, layout, None)
+    }
+
+    /// A world whose empty cells `source` fills on demand.
+    pub fn with_source(
+        inputs: Vec<WorldInput<'a>>,
+        layout: &'a Layout,
+        source: &'a dyn FactSource,
+    ) -> World<'a> {
+        Self::build(inputs, layout, Some(source))
+    }
+
+    fn build(
+        inputs: Vec<WorldInput<'a>>,
+        layout: &'a Layout,
+        source: Option<&'a dyn FactSource>,
+    ) -> World<'a> {
         let mut files = Vec::with_capacity(inputs.len());
         let mut by_path = PathIndex::with_capacity(inputs.len());
         let mut by_module: HashMap<std::borrow::Cow<'a, str>, Vec<FileIdx>> = HashMap::new();
-        let mut by_name: HashMap<&'a str, Vec<SymId>> = HashMap::new();
         for (i, input) in inputs.into_iter().enumerate() {
             let idx = FileIdx(i as u32);
             let module_key = match input.module_key {
@@ -259,18 +342,11 @@ impl<'a> World<'a> {
             };
             by_path.insert(input.path, idx);
             by_module.entry(module_key.clone()).or_default().push(idx);
-            for (d, def) in input.defs.iter().enumerate().skip(1) {
-                by_name.entry(def.name.as_str()).or_default().push(SymId {
-                    file: idx,
-                    def: d as u32,
-                });
-            }
             files.push(WorldFile {
                 path: input.path,
                 lang: input.lang,
                 module_key,
-                defs: input.defs,
-                scope: input.scope,
+                facts: input.facts,
             });
         }
         World {
@@ -278,7 +354,8 @@ impl<'a> World<'a> {
             layout,
             by_path,
             by_module,
-            by_name,
+            by_name: Default::default(),
+            source,
         }
     }
 
@@ -286,8 +363,40 @@ impl<'a> World<'a> {
         &self.files[idx.0 as usize]
     }
 
+    /// A file's definitions and scope (read and decoded on first use when
+    /// the world has a source).
+    fn facts(&self, idx: FileIdx) -> (&'a [Def], &'a LangScope) {
+        match self.files[idx.0 as usize].facts {
+            FactsRef::Given { defs, scope } => (defs, scope),
+            FactsRef::Cell(cell) => {
+                let f = cell.get_or_init(|| match self.source {
+                    Some(s) => s.load(idx),
+                    None => panic!("world file {} has no facts and no source", idx.0),
+                });
+                (&f.defs, &f.scope)
+            }
+        }
+    }
+
+    /// What answers for files not yet read, if the world reads on demand.
+    pub fn source(&self) -> Option<&'a dyn FactSource> {
+        self.source
+    }
+
+    pub fn defs(&self, idx: FileIdx) -> &'a [Def] {
+        self.facts(idx).0
+    }
+
+    pub fn scope(&self, idx: FileIdx) -> &'a LangScope {
+        self.facts(idx).1
+    }
+
     pub fn def(&self, sym: SymId) -> &'a Def {
-        &self.files[sym.file.0 as usize].defs[sym.def as usize]
+        match self.defs(sym.file).get(sym.def as usize) {
+            Some(d) => d,
+            None if self.source.is_some_and(|s| s.failed()) => &UNREADABLE,
+            None => panic!("no definition {} in world file {}", sym.def, sym.file.0),
+        }
     }
 
     /// A definition's key (computed: resolution never needs keys, only the
@@ -299,22 +408,37 @@ impl<'a> World<'a> {
     /// Every definition's key in one file, in definition order.
     pub fn file_keys(&self, idx: FileIdx) -> Vec<String> {
         let f = self.file(idx);
-        file_keys(f.lang, &f.module_key, f.defs)
+        file_keys(f.lang, &f.module_key, self.defs(idx))
     }
 
-    /// Definitions named `name` in files of the given family.
-    pub fn named(&self, name: &str, family: Family) -> impl Iterator<Item = SymId> + '_ {
-        self.by_name
-            .get(name)
-            .into_iter()
-            .flatten()
-            .copied()
-            .filter(move |s| self.file(s.file).lang.family() == family)
+    /// Definitions named `name` (modules excluded) in files of the given
+    /// family, in file order.
+    pub fn named(&self, name: &str, family: Family) -> std::borrow::Cow<'_, [SymId]> {
+        if let Some(s) = self.source {
+            return std::borrow::Cow::Owned(s.named(name, family));
+        }
+        let by_name = self.by_name[family_slot(family)].get_or_init(|| {
+            let mut by_name: HashMap<&'a str, Vec<SymId>> = HashMap::new();
+            for (i, f) in self.files.iter().enumerate() {
+                if f.lang.family() != family {
+                    continue;
+                }
+                let idx = FileIdx(i as u32);
+                for (d, def) in self.defs(idx).iter().enumerate().skip(1) {
+                    by_name.entry(def.name.as_str()).or_default().push(SymId {
+                        file: idx,
+                        def: d as u32,
+                    });
+                }
+            }
+            by_name
+        });
+        std::borrow::Cow::Borrowed(by_name.get(name).map_or(&[][..], Vec::as_slice))
     }
 
     /// Children of a definition (direct, by parent index).
     pub fn children(&self, sym: SymId) -> impl Iterator<Item = SymId> + '_ {
-        let defs = self.file(sym.file).defs;
+        let defs = self.defs(sym.file);
         defs.iter()
             .enumerate()
             .filter(move |(_, d)| d.parent == Some(sym.def))
@@ -356,6 +480,12 @@ pub fn resolve_file<'w>(
     file: FileIdx,
     refs: &LangRefs,
 ) -> FileResolution {
+    // The file's own facts first: when they (or any before) could not be
+    // read, the resolution is void anyway.
+    let _ = world.defs(file);
+    if world.source.is_some_and(|s| s.failed()) {
+        return FileResolution::default();
+    }
     let mut res = match refs {
         LangRefs::Python(r) => python::resolve_file(world, &prepared.python, file, r),
         LangRefs::Script(r) => typescript::resolve_file(world, &prepared.script, file, r),
@@ -372,7 +502,7 @@ pub fn resolve_file<'w>(
 /// `contains` from each parent to its children, and `tests` from each test
 /// to the non-test code it calls or references directly.
 fn add_structural_edges(world: &World, file: FileIdx, res: &mut FileResolution) {
-    let defs = world.file(file).defs;
+    let defs = world.defs(file);
     for (i, d) in defs.iter().enumerate() {
         if let Some(p) = d.parent {
             res.edges.push(ResolvedEdge {
@@ -429,8 +559,10 @@ pub fn world_input<'a>(path: &'a str, lang: Lang, facts: &'a FileFacts) -> World
     WorldInput {
         path,
         lang,
-        defs: &facts.defs,
-        scope: &facts.scope,
+        facts: FactsRef::Given {
+            defs: &facts.defs,
+            scope: &facts.scope,
+        },
         module_key: None,
     }
 }

@@ -581,6 +581,50 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
+    /// A file's encoded definitions and scope.
+    pub fn facts_blobs(&self, file_id: i64) -> Result<(Vec<u8>, Vec<u8>)> {
+        self.conn
+            .prepare_cached("SELECT defs, scope FROM facts WHERE file_id = ?1")
+            .map_err(|e| self.err(e))?
+            .query_row([file_id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(|e| self.err(e))
+    }
+
+    /// The ids of the nodes named `name`, in id order.
+    pub fn named_nodes(&self, name: &str) -> Result<Vec<i64>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT id FROM nodes WHERE name = ?1 ORDER BY id")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([name], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    /// The ids of the method nodes named `name`, in id order.
+    pub fn method_nodes(&self, name: &str) -> Result<Vec<i64>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT id FROM nodes WHERE name = ?1 AND kind = 'method' ORDER BY id")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([name], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    /// How many classes have a data attribute named `name` (Python).
+    pub fn class_attr_count(&self, name: &str) -> Result<u32> {
+        self.conn
+            .prepare_cached("SELECT coalesce(sum(n), 0) FROM class_attrs WHERE name = ?1")
+            .map_err(|e| self.err(e))?
+            .query_row([name], |r| r.get(0))
+            .map_err(|e| self.err(e))
+    }
+
     /// A file's encoded definitions.
     pub fn defs_blob(&self, file_id: i64) -> Result<Vec<u8>> {
         self.conn
@@ -843,7 +887,7 @@ END;
 CREATE TRIGGER IF NOT EXISTS nodes_ad AFTER DELETE ON nodes BEGIN
     INSERT INTO nodes_fts (nodes_fts, rowid, name, key) VALUES ('delete', old.id, old.name, old.key);
 END;
-CREATE TRIGGER IF NOT EXISTS nodes_au AFTER UPDATE ON nodes BEGIN
+CREATE TRIGGER IF NOT EXISTS nodes_au AFTER UPDATE OF name, key ON nodes BEGIN
     INSERT INTO nodes_fts (nodes_fts, rowid, name, key) VALUES ('delete', old.id, old.name, old.key);
     INSERT INTO nodes_fts (rowid, name, key) VALUES (new.id, new.name, new.key);
 END;
@@ -869,6 +913,9 @@ pub struct FileWrite<'a> {
     pub scope_blob: &'a [u8],
     pub refs_blob: &'a [u8],
     pub ref_names: &'a [String],
+    /// Python: data attribute names of the file's classes, with how many
+    /// classes have each.
+    pub class_attrs: &'a [(String, u32)],
     pub diagnostics: &'a [Diagnostic],
     /// What becomes of edges other files own into this file's definitions.
     pub incoming: Incoming<'a>,
@@ -907,7 +954,18 @@ impl Writer<'_> {
             .unwrap_or(0);
         let id = match existing {
             Some(id) => {
-                self.clear_own_facts(id)?;
+                // Its nodes and names are brought up to date row by row
+                // below, and its edges when it is resolved again
+                // ([`Writer::put_resolution`]): an edit keeps most rows as
+                // they were, and each row written costs the pages of every
+                // index it is in (names and edge targets are all over them).
+                self.execute_each(
+                    &[
+                        "DELETE FROM class_attrs WHERE file_id = ?1",
+                        "DELETE FROM diagnostics WHERE file_id = ?1",
+                    ],
+                    id,
+                )?;
                 match f.incoming {
                     Incoming::Drop => self.drop_incoming(id)?,
                     Incoming::Remap(map) => self.remap_incoming(id, map)?,
@@ -957,13 +1015,49 @@ impl Writer<'_> {
             .map_err(|e| self.err(e))?
             .execute(params![id, f.defs_blob, f.scope_blob, f.refs_blob])
             .map_err(|e| self.err(e))?;
-        self.put_nodes(id, f.defs, f.keys)?;
+        let mut kept: std::collections::HashSet<String> = std::collections::HashSet::new();
+        match existing {
+            Some(_) => {
+                self.sync_nodes(id, f.defs, f.keys)?;
+                let wanted: std::collections::HashSet<&str> =
+                    f.ref_names.iter().map(String::as_str).collect();
+                let mut drop = self
+                    .conn
+                    .prepare_cached("DELETE FROM ref_names WHERE name = ?1 AND file_id = ?2")
+                    .map_err(|e| self.err(e))?;
+                let old: Vec<String> = self
+                    .conn
+                    .prepare_cached("SELECT name FROM ref_names WHERE file_id = ?1")
+                    .map_err(|e| self.err(e))?
+                    .query_map([id], |r| r.get(0))
+                    .map_err(|e| self.err(e))?
+                    .collect::<rusqlite::Result<_>>()
+                    .map_err(|e| self.err(e))?;
+                for n in old {
+                    if wanted.contains(n.as_str()) {
+                        kept.insert(n);
+                    } else {
+                        drop.execute(params![n, id]).map_err(|e| self.err(e))?;
+                    }
+                }
+            }
+            None => self.put_nodes(id, f.defs, f.keys)?,
+        }
         let mut names = self
             .conn
             .prepare_cached("INSERT OR IGNORE INTO ref_names (name, file_id) VALUES (?1, ?2)")
             .map_err(|e| self.err(e))?;
-        for n in f.ref_names {
+        for n in f.ref_names.iter().filter(|n| !kept.contains(n.as_str())) {
             names.execute(params![n, id]).map_err(|e| self.err(e))?;
+        }
+        let mut attrs = self
+            .conn
+            .prepare_cached("INSERT INTO class_attrs (name, file_id, n) VALUES (?1, ?2, ?3)")
+            .map_err(|e| self.err(e))?;
+        for (name, n) in f.class_attrs {
+            attrs
+                .execute(params![name, id, n])
+                .map_err(|e| self.err(e))?;
         }
         let mut diags = self
             .conn
@@ -1006,6 +1100,126 @@ impl Writer<'_> {
         Ok(())
     }
 
+    /// Make a file's stored nodes those of `defs`: rows that are already
+    /// so are left alone, changed ones updated, missing ones inserted and
+    /// the rest deleted.
+    fn sync_nodes(&self, file_id: i64, defs: &[Def], keys: &[String]) -> Result<()> {
+        type Node = (
+            String,
+            String,
+            String,
+            u32,
+            u32,
+            u32,
+            u32,
+            Option<i64>,
+            bool,
+        );
+        let lo = node_id(file_id, 0);
+        let hi = node_id(file_id + 1, 0);
+        let mut old: std::collections::HashMap<i64, Node> = std::collections::HashMap::new();
+        {
+            let mut stmt = self
+                .conn
+                .prepare_cached(
+                    "SELECT id, key, name, kind, line, col, start_line, end_line, parent, exported
+                     FROM nodes WHERE id >= ?1 AND id < ?2",
+                )
+                .map_err(|e| self.err(e))?;
+            let rows = stmt
+                .query_map([lo, hi], |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        (
+                            r.get(1)?,
+                            r.get(2)?,
+                            r.get(3)?,
+                            r.get(4)?,
+                            r.get(5)?,
+                            r.get(6)?,
+                            r.get(7)?,
+                            r.get(8)?,
+                            r.get::<_, i64>(9)? != 0,
+                        ),
+                    ))
+                })
+                .map_err(|e| self.err(e))?;
+            for row in rows {
+                let (id, node) = row.map_err(|e| self.err(e))?;
+                old.insert(id, node);
+            }
+        }
+        self.conn
+            .prepare_cached("DELETE FROM nodes WHERE id >= ?1 AND id < ?2")
+            .map_err(|e| self.err(e))?
+            .execute([node_id(file_id, defs.len() as u32), hi])
+            .map_err(|e| self.err(e))?;
+        let mut insert = self
+            .conn
+            .prepare_cached(
+                "INSERT INTO nodes (id, file_id, key, name, kind, line, col, start_line, end_line, parent, exported)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            )
+            .map_err(|e| self.err(e))?;
+        for (i, (d, key)) in defs.iter().zip(keys).enumerate() {
+            let id = node_id(file_id, i as u32);
+            let parent = d.parent.map(|p| node_id(file_id, p));
+            if let Some(o) = old.get(&id) {
+                let same = o.0 == *key
+                    && o.1 == d.name
+                    && o.2 == d.kind.as_str()
+                    && (o.3, o.4, o.5, o.6) == (d.pos.line, d.pos.column, d.start_line, d.end_line)
+                    && o.7 == parent
+                    && o.8 == d.exported;
+                if same {
+                    continue;
+                }
+                if o.0 == *key && o.1 == d.name {
+                    // Moved or changed kind: the search index's row stays.
+                    self.conn
+                        .prepare_cached(
+                            "UPDATE nodes SET kind = ?2, line = ?3, col = ?4, start_line = ?5,
+                             end_line = ?6, parent = ?7, exported = ?8 WHERE id = ?1",
+                        )
+                        .map_err(|e| self.err(e))?
+                        .execute(params![
+                            id,
+                            d.kind.as_str(),
+                            d.pos.line,
+                            d.pos.column,
+                            d.start_line,
+                            d.end_line,
+                            parent,
+                            d.exported as i64
+                        ])
+                        .map_err(|e| self.err(e))?;
+                    continue;
+                }
+                self.conn
+                    .prepare_cached("DELETE FROM nodes WHERE id = ?1")
+                    .map_err(|e| self.err(e))?
+                    .execute([id])
+                    .map_err(|e| self.err(e))?;
+            }
+            insert
+                .execute(params![
+                    id,
+                    file_id,
+                    key,
+                    d.name,
+                    d.kind.as_str(),
+                    d.pos.line,
+                    d.pos.column,
+                    d.start_line,
+                    d.end_line,
+                    parent,
+                    d.exported as i64
+                ])
+                .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
     /// Re-key a file's nodes (its module key changed; its facts did not).
     pub fn rekey_file(&self, file_id: i64, module: &str, keys: &[String]) -> Result<()> {
         self.conn
@@ -1041,6 +1255,7 @@ impl Writer<'_> {
             &[
                 "DELETE FROM nodes WHERE file_id = ?1",
                 "DELETE FROM ref_names WHERE file_id = ?1",
+                "DELETE FROM class_attrs WHERE file_id = ?1",
                 "DELETE FROM diagnostics WHERE file_id = ?1",
                 "DELETE FROM edges WHERE owner = ?1",
                 "DELETE FROM unresolved WHERE owner = ?1",
@@ -1168,13 +1383,75 @@ impl Writer<'_> {
         edges: &[NewEdge],
         unresolved: &[NewUnresolved],
     ) -> Result<()> {
-        self.execute_each(
-            &[
-                "DELETE FROM edges WHERE owner = ?1",
-                "DELETE FROM unresolved WHERE owner = ?1",
-            ],
-            file_id,
-        )?;
+        // The rows the file owns already are kept where they are still
+        // wanted (a re-resolution mostly finds what it found before): each
+        // row written costs a page of every index it is in.
+        type EdgeRow = (
+            i64,
+            i64,
+            String,
+            u64,
+            String,
+            String,
+            Option<u32>,
+            Option<u32>,
+        );
+        let mut have: std::collections::HashMap<EdgeRow, Vec<i64>> =
+            std::collections::HashMap::new();
+        {
+            let mut stmt = self
+                .conn
+                .prepare_cached(
+                    "SELECT id, src, dst, kind, confidence, status, source, line, col
+                     FROM edges WHERE owner = ?1",
+                )
+                .map_err(|e| self.err(e))?;
+            let rows = stmt
+                .query_map([file_id], |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        (
+                            r.get(1)?,
+                            r.get(2)?,
+                            r.get(3)?,
+                            r.get::<_, f64>(4)?.to_bits(),
+                            r.get(5)?,
+                            r.get(6)?,
+                            r.get(7)?,
+                            r.get(8)?,
+                        ),
+                    ))
+                })
+                .map_err(|e| self.err(e))?;
+            for row in rows {
+                let (id, e) = row.map_err(|e| self.err(e))?;
+                have.entry(e).or_default().push(id);
+            }
+        }
+        let mut fresh = Vec::new();
+        for e in edges {
+            let key: EdgeRow = (
+                e.src,
+                e.dst,
+                e.kind.as_str().to_string(),
+                e.confidence.to_bits(),
+                e.status.as_str().to_string(),
+                e.source.to_string(),
+                e.site.map(|s| s.0),
+                e.site.map(|s| s.1),
+            );
+            match have.get_mut(&key).and_then(Vec::pop) {
+                Some(_) => {}
+                None => fresh.push(e),
+            }
+        }
+        let mut drop = self
+            .conn
+            .prepare_cached("DELETE FROM edges WHERE id = ?1")
+            .map_err(|e| self.err(e))?;
+        for id in have.into_values().flatten() {
+            drop.execute([id]).map_err(|e| self.err(e))?;
+        }
         let mut stmt = self
             .conn
             .prepare_cached(
@@ -1182,7 +1459,7 @@ impl Writer<'_> {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             )
             .map_err(|e| self.err(e))?;
-        for e in edges {
+        for e in fresh {
             stmt.execute(params![
                 file_id,
                 e.src,
@@ -1196,6 +1473,57 @@ impl Writer<'_> {
             ])
             .map_err(|e| self.err(e))?;
         }
+        type SiteRow = (i64, String, String, u32, u32, String);
+        let mut have: std::collections::HashMap<SiteRow, Vec<i64>> =
+            std::collections::HashMap::new();
+        {
+            let mut stmt = self
+                .conn
+                .prepare_cached(
+                    "SELECT rowid, src, name, kind, line, col, reason FROM unresolved WHERE owner = ?1",
+                )
+                .map_err(|e| self.err(e))?;
+            let rows = stmt
+                .query_map([file_id], |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        (
+                            r.get(1)?,
+                            r.get(2)?,
+                            r.get(3)?,
+                            r.get(4)?,
+                            r.get(5)?,
+                            r.get(6)?,
+                        ),
+                    ))
+                })
+                .map_err(|e| self.err(e))?;
+            for row in rows {
+                let (id, u) = row.map_err(|e| self.err(e))?;
+                have.entry(u).or_default().push(id);
+            }
+        }
+        let mut fresh = Vec::new();
+        for u in unresolved {
+            let key: SiteRow = (
+                u.src,
+                u.name.to_string(),
+                u.kind.as_str().to_string(),
+                u.line,
+                u.column,
+                u.reason.to_string(),
+            );
+            if have.get_mut(&key).and_then(Vec::pop).is_none() {
+                fresh.push(u);
+            }
+        }
+        let mut drop = self
+            .conn
+            .prepare_cached("DELETE FROM unresolved WHERE rowid = ?1")
+            .map_err(|e| self.err(e))?;
+        for id in have.into_values().flatten() {
+            drop.execute([id]).map_err(|e| self.err(e))?;
+        }
         let mut stmt = self
             .conn
             .prepare_cached(
@@ -1203,7 +1531,7 @@ impl Writer<'_> {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )
             .map_err(|e| self.err(e))?;
-        for u in unresolved {
+        for u in fresh {
             stmt.execute(params![
                 file_id,
                 u.src,

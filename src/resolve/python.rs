@@ -14,6 +14,7 @@
 //! method of that name (`Member{k}`).
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::sync::OnceLock;
 
@@ -35,19 +36,17 @@ pub struct Index<'w> {
     /// Module-level bindings of each world file (empty for other
     /// languages), computed when first needed ([`Ctx::names`]).
     names: Vec<OnceLock<HashMap<&'w str, Vec<Binding>>>>,
-    /// Class def → its index in the file's `Scope::classes`.
-    class_idx: HashMap<SymId, u32>,
-    /// Function def → its index in the file's `Scope::funcs`.
-    func_idx: HashMap<SymId, u32>,
-    /// Class → member name → child defs.
-    members: HashMap<SymId, HashMap<&'w str, Vec<u32>>>,
+    /// Per file: where its classes and functions are in its scope, and
+    /// its classes' members; computed when first needed ([`Ctx::tables`]).
+    tables: Vec<OnceLock<Tables<'w>>>,
     /// Per file, per class of its `Scope::classes`: the resolved bases
     /// (`None`: not an in-repo class), computed for a whole file when one
     /// of its classes is first looked at ([`Ctx::bases`]).
     bases: Vec<OnceLock<Vec<Vec<Option<SymId>>>>>,
-    /// Every method by name, for receivers of unknown type.
+    /// Every method by name, for receivers of unknown type (empty when
+    /// the world's source answers: [`World::source`]).
     methods: HashMap<&'w str, Vec<SymId>>,
-    /// How many classes have a data attribute of that name.
+    /// How many classes have a data attribute of that name (likewise).
     attr_counts: HashMap<&'w str, u32>,
     /// Import roots after the repository root and `src/`, by the names of
     /// their children (an import is only tried at roots holding its first
@@ -63,6 +62,59 @@ pub struct Index<'w> {
     /// their packages), which makes `a.b.c` work as attributes there;
     /// computed when first needed ([`Ctx::file_imports`]).
     file_imports: Vec<OnceLock<Vec<u32>>>,
+}
+
+/// One file's classes and functions, indexed.
+#[derive(Default)]
+struct Tables<'w> {
+    /// Class def → its index in the file's `Scope::classes`.
+    class_idx: HashMap<u32, u32>,
+    /// Function def → its index in the file's `Scope::funcs`.
+    func_idx: HashMap<u32, u32>,
+    /// Class def → member name → child defs.
+    members: HashMap<u32, HashMap<&'w str, Vec<u32>>>,
+}
+
+fn file_tables<'w>(world: &World<'w>, f: FileIdx) -> Tables<'w> {
+    let mut t = Tables::default();
+    let Some(scope) = py_scope(world, f) else {
+        return t;
+    };
+    let defs = world.defs(f);
+    for (d, def) in defs.iter().enumerate().skip(1) {
+        let parent = def.parent.unwrap_or(0);
+        if defs[parent as usize].kind == NodeKind::Class {
+            t.members
+                .entry(parent)
+                .or_default()
+                .entry(def.name.as_str())
+                .or_default()
+                .push(d as u32);
+        }
+    }
+    for (k, c) in scope.classes.iter().enumerate() {
+        t.class_idx.insert(c.def, k as u32);
+    }
+    for (k, fun) in scope.funcs.iter().enumerate() {
+        t.func_idx.insert(fun.def, k as u32);
+    }
+    t
+}
+
+/// The data attribute names of a file's classes, each with how many of
+/// them it counts (what the store keeps for [`crate::resolve::FactSource`]),
+/// sorted.
+pub fn class_attrs(scope: &Scope) -> Vec<(String, u32)> {
+    let mut counts: std::collections::BTreeMap<&str, u32> = std::collections::BTreeMap::new();
+    for c in &scope.classes {
+        for a in &c.attrs {
+            *counts.entry(a.name.as_str()).or_default() += 1;
+        }
+    }
+    counts
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
 }
 
 /// A module: a file stem (`src/shop/payments/gateway`) or a directory.
@@ -81,7 +133,10 @@ enum Binding {
 }
 
 fn py_scope<'a>(world: &World<'a>, f: FileIdx) -> Option<&'a Scope> {
-    match world.file(f).scope {
+    if world.file(f).lang.family() != Family::Python {
+        return None;
+    }
+    match world.scope(f) {
         LangScope::Python(s) => Some(s),
         _ => None,
     }
@@ -383,7 +438,7 @@ fn file_names<'w>(world: &World<'w>, f: FileIdx) -> HashMap<&'w str, Vec<Binding
     let Some(scope) = py_scope(world, f) else {
         return names;
     };
-    for (d, def) in world.file(f).defs.iter().enumerate().skip(1) {
+    for (d, def) in world.defs(f).iter().enumerate().skip(1) {
         if def.parent.unwrap_or(0) == 0 {
             names
                 .entry(def.name.as_str())
@@ -436,9 +491,7 @@ pub fn prepare<'w>(world: &World<'w>) -> Index<'w> {
         mods: Vec::new(),
         mod_by_path: HashMap::new(),
         names: (0..world.files.len()).map(|_| OnceLock::new()).collect(),
-        class_idx: HashMap::new(),
-        func_idx: HashMap::new(),
-        members: HashMap::new(),
+        tables: (0..world.files.len()).map(|_| OnceLock::new()).collect(),
         bases: (0..world.files.len()).map(|_| OnceLock::new()).collect(),
         methods: HashMap::new(),
         attr_counts: HashMap::new(),
@@ -451,9 +504,9 @@ pub fn prepare<'w>(world: &World<'w>) -> Index<'w> {
     let mut roots = std::collections::BTreeSet::new();
     for (i, wf) in world.files.iter().enumerate() {
         let f = FileIdx(i as u32);
-        let Some(scope) = py_scope(world, f) else {
+        if wf.lang.family() != Family::Python {
             continue;
-        };
+        }
         let st = stem(wf.path);
         let m = ix.node(st);
         ix.mods[m as usize].files.push(f);
@@ -470,47 +523,31 @@ pub fn prepare<'w>(world: &World<'w>) -> Index<'w> {
         if wf.path.rsplit('/').next() == Some("conftest.py") {
             ix.conftests.insert(parent_dir(wf.path), f);
         }
-        for (d, def) in wf.defs.iter().enumerate().skip(1) {
-            let d = d as u32;
-            let parent = def.parent.unwrap_or(0);
-            if wf.defs[parent as usize].kind == NodeKind::Class {
-                ix.members
-                    .entry(SymId {
-                        file: f,
-                        def: parent,
-                    })
-                    .or_default()
-                    .entry(def.name.as_str())
-                    .or_default()
-                    .push(d);
+    }
+    // Members by name need every file; a world read on demand asks its
+    // source instead ([`Resolver::guess`]).
+    if world.source().is_none() {
+        for (i, wf) in world.files.iter().enumerate() {
+            let f = FileIdx(i as u32);
+            if wf.lang.family() != Family::Python {
+                continue;
             }
-            if def.kind == NodeKind::Method {
-                ix.methods
-                    .entry(def.name.as_str())
-                    .or_default()
-                    .push(SymId { file: f, def: d });
+            for (d, def) in world.defs(f).iter().enumerate().skip(1) {
+                if def.kind == NodeKind::Method {
+                    ix.methods
+                        .entry(def.name.as_str())
+                        .or_default()
+                        .push(SymId {
+                            file: f,
+                            def: d as u32,
+                        });
+                }
             }
-        }
-        for (k, c) in scope.classes.iter().enumerate() {
-            ix.class_idx.insert(
-                SymId {
-                    file: f,
-                    def: c.def,
-                },
-                k as u32,
-            );
-            for a in &c.attrs {
-                *ix.attr_counts.entry(a.name.as_str()).or_default() += 1;
+            for c in py_scope(world, f).map_or(&[][..], |s| &s.classes[..]) {
+                for a in &c.attrs {
+                    *ix.attr_counts.entry(a.name.as_str()).or_default() += 1;
+                }
             }
-        }
-        for (k, fun) in scope.funcs.iter().enumerate() {
-            ix.func_idx.insert(
-                SymId {
-                    file: f,
-                    def: fun.def,
-                },
-                k as u32,
-            );
         }
     }
     for m in &mut ix.mods {
@@ -543,7 +580,10 @@ pub fn prepare<'w>(world: &World<'w>) -> Index<'w> {
         for (i, wf) in world.files.iter().enumerate() {
             let f = FileIdx(i as u32);
             let is_init = wf.path.ends_with("__init__.py") || wf.path.ends_with("__init__.pyi");
-            let Some(scope) = py_scope(world, f).filter(|_| is_init) else {
+            if !is_init {
+                continue;
+            }
+            let Some(scope) = py_scope(world, f) else {
                 continue;
             };
             let pkg = ix.mod_by_path.get(stem(wf.path)).copied();
@@ -897,9 +937,9 @@ impl Ctx<'_, '_> {
     }
 
     fn func_flags(&self, sym: SymId) -> u8 {
-        self.ix
+        self.tables(sym.file)
             .func_idx
-            .get(&sym)
+            .get(&sym.def)
             .and_then(|&i| Some(self.scope(sym.file)?.funcs[i as usize].flags))
             .unwrap_or(0)
     }
@@ -1005,7 +1045,7 @@ impl Ctx<'_, '_> {
     }
 
     fn returns(&self, sym: SymId, recv: Option<SymId>, depth: u32) -> Val {
-        let Some(&i) = self.ix.func_idx.get(&sym) else {
+        let Some(&i) = self.tables(sym.file).func_idx.get(&sym.def) else {
             return Val::Unknown;
         };
         let Some(scope) = self.scope(sym.file) else {
@@ -1103,7 +1143,12 @@ impl Ctx<'_, '_> {
                 for declared in [true, false] {
                     for cls in mro.iter().skip(skip) {
                         let def = declared
-                            .then(|| self.ix.members.get(cls).and_then(|m| m.get(name)))
+                            .then(|| {
+                                self.tables(cls.file)
+                                    .members
+                                    .get(&cls.def)
+                                    .and_then(|m| m.get(name))
+                            })
                             .flatten();
                         if let Some(ds) = def {
                             return Member::Def(
@@ -1114,13 +1159,17 @@ impl Ctx<'_, '_> {
                                 0,
                             );
                         }
-                        let attr = self.ix.class_idx.get(cls).and_then(|&ci| {
-                            let class = &self.scope(cls.file)?.classes[ci as usize];
-                            class
-                                .attrs
-                                .iter()
-                                .find(|a| a.name == name && (!declared || is_declared(a)))
-                        });
+                        let attr = self
+                            .tables(cls.file)
+                            .class_idx
+                            .get(&cls.def)
+                            .and_then(|&ci| {
+                                let class = &self.scope(cls.file)?.classes[ci as usize];
+                                class
+                                    .attrs
+                                    .iter()
+                                    .find(|a| a.name == name && (!declared || is_declared(a)))
+                            });
                         if let Some(a) = attr {
                             return Member::Value(match &a.ty {
                                 Some(t) => self.eval_typeref(cls.file, t, Some(c), depth + 1),
@@ -1152,6 +1201,12 @@ impl<'a, 'w> Ctx<'a, 'w> {
                 || self.file_imports(from).binary_search(&m).is_ok())
     }
 
+    /// File `f`'s classes and functions, indexed once, when first asked.
+    fn tables(&self, f: FileIdx) -> &'a Tables<'w> {
+        let ix: &'a Index<'w> = self.ix;
+        ix.tables[f.0 as usize].get_or_init(|| file_tables(self.world, f))
+    }
+
     /// File `f`'s module-level bindings, computed once, when first asked.
     fn names(&self, f: FileIdx) -> &'a HashMap<&'w str, Vec<Binding>> {
         let ix: &'a Index<'w> = self.ix;
@@ -1166,7 +1221,7 @@ impl<'a, 'w> Ctx<'a, 'w> {
             return None;
         }
         let ix: &'a Index<'w> = self.ix;
-        let k = *ix.class_idx.get(&c)? as usize;
+        let k = *self.tables(c.file).class_idx.get(&c.def)? as usize;
         let all = ix.bases[c.file.0 as usize].get_or_init(|| {
             let ctx = Ctx {
                 world: self.world,
@@ -1357,7 +1412,7 @@ impl Resolver<'_, '_> {
 
     /// Report a site only when its name is some in-repo Python definition.
     fn unresolved(&self, src: u32, name: &str, kind: EdgeKind, site: Pos, reason: String) {
-        if self.cx.world.named(name, Family::Python).next().is_none() {
+        if self.cx.world.named(name, Family::Python).is_empty() {
             return;
         }
         self.out.borrow_mut().unresolved.push(Unresolved {
@@ -1649,22 +1704,24 @@ impl Resolver<'_, '_> {
     /// Data attributes of that name and methods of the builtin types count
     /// as candidates too (they get no edge, but lower the confidence).
     fn guess(&self, src: u32, name: &str, kind: EdgeKind, pos: Pos) {
-        let cands = self
-            .cx
-            .ix
-            .methods
-            .get(name)
-            .map(Vec::as_slice)
-            .unwrap_or(&[]);
-        let others = self.cx.ix.attr_counts.get(name).copied().unwrap_or(0)
-            + u32::from(BUILTIN_METHODS.contains(&name));
+        let (cands, attrs): (Cow<[SymId]>, u32) = match self.cx.world.source() {
+            Some(s) => (
+                Cow::Owned(s.python_methods(name)),
+                s.python_class_attrs(name),
+            ),
+            None => (
+                Cow::Borrowed(self.cx.ix.methods.get(name).map_or(&[][..], Vec::as_slice)),
+                self.cx.ix.attr_counts.get(name).copied().unwrap_or(0),
+            ),
+        };
+        let others = attrs + u32::from(BUILTIN_METHODS.contains(&name));
         let k = cands.len() as u32 + others;
         if cands.is_empty() {
             self.unresolved(src, name, kind, pos, "unknown receiver".into());
         } else if k > MAX_CANDIDATES {
             self.unresolved(src, name, kind, pos, format!("{k} candidates"));
         } else {
-            for s in cands {
+            for s in cands.iter() {
                 self.edge(src, *s, kind, Strategy::Member { k }, pos);
             }
         }

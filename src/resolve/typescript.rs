@@ -130,23 +130,28 @@ pub fn prepare(world: &World) -> Index {
     let per_file: Vec<PerFile> = world
         .files
         .par_iter()
-        .map(|f| {
-            let LangScope::Script(scope) = f.scope else {
+        .enumerate()
+        .map(|(i, f)| {
+            if f.lang.family() != Family::Script {
+                return (Vec::new(), Vec::new());
+            }
+            let idx = FileIdx(i as u32);
+            let LangScope::Script(scope) = world.scope(idx) else {
                 return (Vec::new(), Vec::new());
             };
+            let defs = world.defs(idx);
             let specs = scope
                 .specs
                 .iter()
                 .map(|s| mods.resolve(&world.by_path, f.path, &s.text))
                 .collect();
-            let mut children: Vec<(u32, u32)> = f
-                .defs
+            let mut children: Vec<(u32, u32)> = defs
                 .iter()
                 .enumerate()
                 .skip(1)
                 .filter_map(|(i, d)| {
                     let p = d.parent?;
-                    (p != 0 && f.defs[p as usize].kind == NodeKind::Class).then_some((p, i as u32))
+                    (p != 0 && defs[p as usize].kind == NodeKind::Class).then_some((p, i as u32))
                 })
                 .collect();
             children.sort_unstable();
@@ -285,7 +290,10 @@ fn combine(prev: Strategy, step: Strategy) -> Strategy {
 
 impl<'a, 'w> Eval<'a, 'w> {
     fn scope(&self, f: FileIdx) -> Option<&'w Scope> {
-        match self.world.file(f).scope {
+        if self.world.file(f).lang.family() != Family::Script {
+            return None;
+        }
+        match self.world.scope(f) {
             LangScope::Script(s) => Some(s),
             _ => None,
         }
@@ -736,6 +744,8 @@ impl<'a, 'w> Eval<'a, 'w> {
         let cands: Vec<SymId> = self
             .world
             .named(name, Family::Script)
+            .iter()
+            .copied()
             .filter(|s| self.kind(*s) == NodeKind::Method && !self.is_private(*s, src))
             .collect();
         if cands.is_empty() {

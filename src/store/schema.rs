@@ -2,7 +2,7 @@
 //! is derived data: rebuilding loses nothing but time).
 
 /// Bump on any change to [`SCHEMA`] or to the encoding of the fact blobs.
-pub const SCHEMA_VERSION: i64 = 8;
+pub const SCHEMA_VERSION: i64 = 9;
 
 pub const PRAGMAS: &str = "
 PRAGMA journal_mode = WAL;
@@ -91,6 +91,16 @@ CREATE TABLE ref_names (
     PRIMARY KEY (name, file_id)
 ) STRICT, WITHOUT ROWID;
 
+-- Python: how many classes of a file have a data attribute of that name
+-- (resolving a member of a receiver of unknown type weighs them against
+-- the methods of that name, without reading every file's scope).
+CREATE TABLE class_attrs (
+    name    TEXT NOT NULL,
+    file_id INTEGER NOT NULL,
+    n       INTEGER NOT NULL,
+    PRIMARY KEY (name, file_id)
+) STRICT, WITHOUT ROWID;
+
 CREATE TABLE diagnostics (
     file_id INTEGER NOT NULL,
     line    INTEGER NOT NULL,
@@ -151,6 +161,7 @@ CREATE INDEX IF NOT EXISTS nodes_file ON nodes(file_id);
 CREATE INDEX IF NOT EXISTS nodes_key ON nodes(key);
 CREATE INDEX IF NOT EXISTS nodes_name ON nodes(name);
 CREATE INDEX IF NOT EXISTS ref_names_file ON ref_names(file_id);
+CREATE INDEX IF NOT EXISTS class_attrs_file ON class_attrs(file_id);
 CREATE INDEX IF NOT EXISTS diagnostics_file ON diagnostics(file_id);
 ";
 

@@ -313,6 +313,55 @@ fn queries_reindex_changed_files_first() {
     assert_eq!(out.status.code(), Some(1), "deleted file leaves no node");
 }
 
+/// An edit that moves, renames, adds and removes definitions leaves the
+/// stored nodes and the search index as a fresh index would (unchanged
+/// rows are kept, changed ones updated).
+#[test]
+fn edited_definitions_are_found_where_they_are_now() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "a.py",
+        "def alpha():\n    pass\n\ndef beta():\n    pass\n\ndef omega():\n    pass\n",
+    );
+    assert!(run(root, &["index"]).status.success());
+    // alpha moves down two lines, beta becomes gamma, omega goes, and
+    // delta is new.
+    write(
+        root,
+        "a.py",
+        "import os\n\ndef alpha():\n    pass\n\ndef gamma():\n    pass\n\ndef delta():\n    return os\n",
+    );
+    let found = |q: &str| -> Vec<(String, i64)> {
+        let out = run(root, &["find", q, "--json"]);
+        if out.status.code() == Some(1) {
+            return Vec::new();
+        }
+        assert!(out.status.success(), "{}", stderr(&out));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["name"].as_str().unwrap().to_string(),
+                    r["line"].as_i64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(found("alpha"), [("alpha".to_string(), 3)]);
+    assert_eq!(found("gamma"), [("gamma".to_string(), 6)]);
+    assert_eq!(found("delta"), [("delta".to_string(), 9)]);
+    assert!(found("beta").is_empty(), "{:?}", found("beta"));
+    assert!(found("omega").is_empty(), "{:?}", found("omega"));
+    let incremental = graph_lines(root);
+    let _ = std::fs::remove_dir_all(root.join(".refgraph"));
+    assert_eq!(incremental, graph_lines(root));
+}
+
 /// Apply edits to a copy of each fixture, update incrementally, and compare
 /// with a fresh index of the same tree: incremental must equal cold.
 pub fn assert_incremental_equals_cold(fixture: &str, edits: &[(&str, Option<&str>)]) {

@@ -4,6 +4,7 @@ mod cli;
 mod freshness;
 mod lsp;
 mod mcp;
+mod on_demand;
 mod python;
 mod queries;
 mod rust_lang;

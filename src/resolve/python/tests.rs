@@ -3,7 +3,7 @@
 use super::*;
 use crate::extract::{self, Lang};
 use crate::index::{analyze, Analyzed};
-use crate::resolve::{grade, WorldInput};
+use crate::resolve::grade;
 
 /// Every edge (except `contains`/`tests`) and unresolved site, one per line:
 /// `calls a.f -> b.g @3:5 Import`.
@@ -24,13 +24,7 @@ fn edges(files: &[(&str, &str)]) -> Vec<String> {
     let world = World::new(
         analyzed
             .iter()
-            .map(|a| WorldInput {
-                path: &a.path,
-                lang: a.lang,
-                defs: &a.facts.defs,
-                scope: &a.facts.scope,
-                module_key: None,
-            })
+            .map(|a| crate::resolve::world_input(&a.path, a.lang, &a.facts))
             .collect(),
         &layout,
     );

@@ -148,7 +148,10 @@ pub struct Index {
 }
 
 pub fn scope_of<'w>(world: &'w World, f: FileIdx) -> Option<&'w Scope> {
-    match world.file(f).scope {
+    if world.file(f).lang.family() != Family::Rust {
+        return None;
+    }
+    match world.scope(f) {
         LangScope::Rust(s) => Some(s),
         _ => None,
     }
@@ -231,7 +234,7 @@ pub fn build(world: &World) -> Index {
         };
         let g: Vec<u32> = scope.names.iter().map(|n| ix.intern(n)).collect();
         ix.gnames.push(g);
-        for d in wf.defs {
+        for d in world.defs(f) {
             ix.intern(&d.name);
         }
         let id = ix.mods.len() as u32;
@@ -395,7 +398,7 @@ pub fn build(world: &World) -> Index {
         };
         let base = ix.file_mod[f.0 as usize];
         let g = ix.gnames[f.0 as usize].clone();
-        let defs = world.file(f).defs;
+        let defs = world.defs(f);
         for item in &scope.items {
             let sym = SymId {
                 file: f,
@@ -455,7 +458,7 @@ pub fn build(world: &World) -> Index {
             continue;
         };
         let base = ix.file_mod[f.0 as usize];
-        let defs = world.file(f).defs;
+        let defs = world.defs(f);
         let mut in_impl = HashSet::default();
         for sig in &scope.sigs {
             ix.sigs.insert(

@@ -407,7 +407,7 @@ pub fn resolve(world: &World, ix: &Index, file: FileIdx, refs: &Refs) -> FileRes
     if fm == NONE {
         return FileResolution::default();
     }
-    let defs = world.file(file).defs;
+    let defs = world.defs(file);
     let mut cx = Cx {
         world,
         ix,
@@ -516,7 +516,7 @@ impl Cx<'_, '_> {
     }
 
     fn in_repo(&self, name: &str) -> bool {
-        self.world.named(name, Family::Rust).next().is_some()
+        !self.world.named(name, Family::Rust).is_empty()
     }
 
     fn edge(
