@@ -451,7 +451,7 @@ impl Store {
                 Ok(FileRow {
                     id: r.get(0)?,
                     path: r.get(1)?,
-                    lang: Lang::parse(&r.get::<_, String>(2)?).unwrap_or(Lang::Python),
+                    lang: Lang::parse(r.get_ref(2)?.as_str()?).unwrap_or(Lang::Python),
                     hash: r.get(3)?,
                     size: r.get::<_, i64>(4)? as u64,
                     mtime_ns: r.get(5)?,
@@ -463,7 +463,10 @@ impl Store {
         let mut rows: Vec<FileRow> = rows
             .collect::<rusqlite::Result<_>>()
             .map_err(|e| self.err(e))?;
-        rows.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        // (A bulk load inserts in path order: then this is one pass.)
+        if !rows.is_sorted_by(|a, b| a.path <= b.path) {
+            rows.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        }
         Ok(rows)
     }
 

@@ -165,10 +165,16 @@ fn leading(path: &str, n: usize) -> &str {
     if n == 0 {
         return "";
     }
-    match path.match_indices('/').nth(n - 1) {
-        Some((i, _)) => &path[..i],
-        None => path,
+    let mut seen = 0;
+    for (i, b) in path.bytes().enumerate() {
+        if b == b'/' {
+            seen += 1;
+            if seen == n {
+                return &path[..i];
+            }
+        }
     }
+    path
 }
 
 /// Attributes every object or class has (`self.__dict__.items()` is a
@@ -502,6 +508,7 @@ pub fn prepare<'w>(world: &World<'w>) -> Index<'w> {
     };
     ix.node("");
     let mut roots = std::collections::BTreeSet::new();
+    let mut last_root = None;
     for (i, wf) in world.files.iter().enumerate() {
         let f = FileIdx(i as u32);
         if wf.lang.family() != Family::Python {
@@ -510,17 +517,24 @@ pub fn prepare<'w>(world: &World<'w>) -> Index<'w> {
         let st = stem(wf.path);
         let m = ix.node(st);
         ix.mods[m as usize].files.push(f);
-        // The package root the module key was computed from.
-        let segs = wf.module_key.split('.').count();
+        // The package root the module key was computed from (counted in
+        // bytes: this runs for every file of the tree on every update).
+        let count = |s: &str, c: u8| s.bytes().filter(|b| *b == c).count();
+        let segs = count(&wf.module_key, b'.') + 1;
         let comps = if st.is_empty() {
             0
         } else {
-            st.matches('/').count() + 1
+            count(st, b'/') + 1
         };
         if comps >= segs {
-            roots.insert(leading(st, comps - segs));
+            // (Files come in path order: a root repeats in runs.)
+            let root = leading(st, comps - segs);
+            if last_root != Some(root) {
+                roots.insert(root);
+                last_root = Some(root);
+            }
         }
-        if wf.path.rsplit('/').next() == Some("conftest.py") {
+        if wf.path == "conftest.py" || wf.path.ends_with("/conftest.py") {
             ix.conftests.insert(parent_dir(wf.path), f);
         }
     }
