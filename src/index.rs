@@ -442,8 +442,7 @@ pub fn update(
 
     let stored_rows = store.files()?;
     // Borrowed: a large tree has tens of thousands of rows.
-    let stored: HashMap<&str, &crate::store::FileRow> =
-        stored_rows.iter().map(|f| (f.path.as_str(), f)).collect();
+    let stored: Stored = stored_rows.iter().map(|f| (f.path.as_str(), f)).collect();
 
     // Cheap path first: size and mtime; hash only on doubt.
     let candidates: Vec<&walk::WalkedFile> = w
@@ -591,8 +590,9 @@ pub fn update(
     );
 
     report.skipped.sort();
-    let skipped_paths: HashSet<&str> = report.skipped.iter().map(|s| s.path.as_str()).collect();
-    let present: HashSet<&str> = w
+    let skipped_paths: foldhash::HashSet<&str> =
+        report.skipped.iter().map(|s| s.path.as_str()).collect();
+    let present: foldhash::HashSet<&str> = w
         .files
         .iter()
         .map(|f| f.path.as_str())
@@ -633,7 +633,7 @@ pub fn update(
     // crate): only possible when the manifests or the set of files changed.
     // A layout change can move any resolution, so then resolve all.
     let wrote = report.extracted > 0 || !deleted.is_empty();
-    let deleted_ids: HashSet<i64> = deleted.iter().map(|s| s.id).collect();
+    let deleted_ids: foldhash::HashSet<i64> = deleted.iter().map(|s| s.id).collect();
     // Rows whose facts the preload may have read before this update
     // re-extracted them.
     let candidate_ids: Vec<i64> = candidates
@@ -744,6 +744,10 @@ pub fn update(
     Ok(report)
 }
 
+/// The stored rows by path, as an update found them (foldhash: a large tree
+/// has tens of thousands, hashed several times per update).
+type Stored<'a> = foldhash::HashMap<&'a str, &'a crate::store::FileRow>;
+
 /// What an update wrote into an existing file row.
 struct RowUpdate {
     path: String,
@@ -760,9 +764,9 @@ struct RowUpdate {
 /// pending flags as stored.
 fn patch_rows(
     rows: &mut Vec<crate::store::FileRow>,
-    deleted: &HashSet<i64>,
+    deleted: &foldhash::HashSet<i64>,
     updates: &[RowUpdate],
-    pending: &HashSet<i64>,
+    pending: &foldhash::HashSet<i64>,
 ) {
     rows.retain(|r| !deleted.contains(&r.id));
     for u in updates {
@@ -795,7 +799,7 @@ fn now_ns() -> i64 {
 /// into rows that existed is added to `updates` (nothing on a first index).
 fn write_changed(
     store: &mut Store,
-    stored: &HashMap<&str, &crate::store::FileRow>,
+    stored: &Stored,
     layout: &Layout,
     touched: &[&walk::WalkedFile],
     changed: &[Changed],
@@ -972,7 +976,7 @@ fn write_changed(
 /// the files of `batch`.
 fn chase_aliases(
     store: &Store,
-    stored: &HashMap<&str, &crate::store::FileRow>,
+    stored: &Stored,
     batch: &[Changed],
     names: &mut BTreeSet<String>,
 ) -> Result<(), IndexError> {

@@ -343,7 +343,7 @@ impl Store {
     }
 
     /// The files waiting for their edges to be recomputed.
-    pub fn pending_ids(&self) -> Result<std::collections::HashSet<i64>> {
+    pub fn pending_ids(&self) -> Result<foldhash::HashSet<i64>> {
         let mut stmt = self
             .conn
             .prepare_cached("SELECT id FROM files WHERE resolved = 0")
