@@ -252,8 +252,9 @@ pub struct IndexConfig {
     pub one_shot: bool,
     /// Read the world's facts when a resolver asks for them (`Some(true)`)
     /// or all up front (`Some(false)`); `None`: on demand when the update
-    /// resolves at most an eighth of the files. Both give the same graph
-    /// (tests force each).
+    /// resolves at most an eighth of the files and some are Python (only
+    /// Python's resolver reads other files as it goes). Both give the same
+    /// graph (tests force each).
     pub on_demand: Option<bool>,
 }
 

@@ -896,6 +896,22 @@ CREATE TRIGGER IF NOT EXISTS nodes_au AFTER UPDATE OF name, key ON nodes BEGIN
 END;
 ";
 
+/// Stored rows by their values, with the ids of the rows holding each.
+type OwnedRows<K> = std::collections::HashMap<K, Vec<i64>>;
+
+/// The `wanted` rows that `have` does not hold; each match is taken out of
+/// `have`, which is left with the rows no longer wanted.
+fn unmatched<'w, T, K: Eq + std::hash::Hash>(
+    have: &mut OwnedRows<K>,
+    wanted: &'w [T],
+    values: impl Fn(&T) -> K,
+) -> Vec<&'w T> {
+    wanted
+        .iter()
+        .filter(|w| have.get_mut(&values(w)).and_then(Vec::pop).is_none())
+        .collect()
+}
+
 /// Writes inside one transaction (see [`Store::transaction`]).
 pub struct Writer<'a> {
     conn: &'a Connection,
@@ -1399,41 +1415,25 @@ impl Writer<'_> {
             Option<u32>,
             Option<u32>,
         );
-        let mut have: std::collections::HashMap<EdgeRow, Vec<i64>> =
-            std::collections::HashMap::new();
-        {
-            let mut stmt = self
-                .conn
-                .prepare_cached(
-                    "SELECT id, src, dst, kind, confidence, status, source, line, col
-                     FROM edges WHERE owner = ?1",
-                )
-                .map_err(|e| self.err(e))?;
-            let rows = stmt
-                .query_map([file_id], |r| {
-                    Ok((
-                        r.get::<_, i64>(0)?,
-                        (
-                            r.get(1)?,
-                            r.get(2)?,
-                            r.get(3)?,
-                            r.get::<_, f64>(4)?.to_bits(),
-                            r.get(5)?,
-                            r.get(6)?,
-                            r.get(7)?,
-                            r.get(8)?,
-                        ),
-                    ))
-                })
-                .map_err(|e| self.err(e))?;
-            for row in rows {
-                let (id, e) = row.map_err(|e| self.err(e))?;
-                have.entry(e).or_default().push(id);
-            }
-        }
-        let mut fresh = Vec::new();
-        for e in edges {
-            let key: EdgeRow = (
+        let mut have: OwnedRows<EdgeRow> = self.owned_rows(
+            "SELECT id, src, dst, kind, confidence, status, source, line, col
+             FROM edges WHERE owner = ?1",
+            file_id,
+            |r| {
+                Ok((
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get::<_, f64>(4)?.to_bits(),
+                    r.get(5)?,
+                    r.get(6)?,
+                    r.get(7)?,
+                    r.get(8)?,
+                ))
+            },
+        )?;
+        let fresh = unmatched(&mut have, edges, |e| {
+            (
                 e.src,
                 e.dst,
                 e.kind.as_str().to_string(),
@@ -1442,19 +1442,9 @@ impl Writer<'_> {
                 e.source.to_string(),
                 e.site.map(|s| s.0),
                 e.site.map(|s| s.1),
-            );
-            match have.get_mut(&key).and_then(Vec::pop) {
-                Some(_) => {}
-                None => fresh.push(e),
-            }
-        }
-        let mut drop = self
-            .conn
-            .prepare_cached("DELETE FROM edges WHERE id = ?1")
-            .map_err(|e| self.err(e))?;
-        for id in have.into_values().flatten() {
-            drop.execute([id]).map_err(|e| self.err(e))?;
-        }
+            )
+        });
+        self.delete_rows("DELETE FROM edges WHERE id = ?1", have)?;
         let mut stmt = self
             .conn
             .prepare_cached(
@@ -1477,56 +1467,31 @@ impl Writer<'_> {
             .map_err(|e| self.err(e))?;
         }
         type SiteRow = (i64, String, String, u32, u32, String);
-        let mut have: std::collections::HashMap<SiteRow, Vec<i64>> =
-            std::collections::HashMap::new();
-        {
-            let mut stmt = self
-                .conn
-                .prepare_cached(
-                    "SELECT rowid, src, name, kind, line, col, reason FROM unresolved WHERE owner = ?1",
-                )
-                .map_err(|e| self.err(e))?;
-            let rows = stmt
-                .query_map([file_id], |r| {
-                    Ok((
-                        r.get::<_, i64>(0)?,
-                        (
-                            r.get(1)?,
-                            r.get(2)?,
-                            r.get(3)?,
-                            r.get(4)?,
-                            r.get(5)?,
-                            r.get(6)?,
-                        ),
-                    ))
-                })
-                .map_err(|e| self.err(e))?;
-            for row in rows {
-                let (id, u) = row.map_err(|e| self.err(e))?;
-                have.entry(u).or_default().push(id);
-            }
-        }
-        let mut fresh = Vec::new();
-        for u in unresolved {
-            let key: SiteRow = (
+        let mut have: OwnedRows<SiteRow> = self.owned_rows(
+            "SELECT rowid, src, name, kind, line, col, reason FROM unresolved WHERE owner = ?1",
+            file_id,
+            |r| {
+                Ok((
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                ))
+            },
+        )?;
+        let fresh = unmatched(&mut have, unresolved, |u| {
+            (
                 u.src,
                 u.name.to_string(),
                 u.kind.as_str().to_string(),
                 u.line,
                 u.column,
                 u.reason.to_string(),
-            );
-            if have.get_mut(&key).and_then(Vec::pop).is_none() {
-                fresh.push(u);
-            }
-        }
-        let mut drop = self
-            .conn
-            .prepare_cached("DELETE FROM unresolved WHERE rowid = ?1")
-            .map_err(|e| self.err(e))?;
-        for id in have.into_values().flatten() {
-            drop.execute([id]).map_err(|e| self.err(e))?;
-        }
+            )
+        });
+        self.delete_rows("DELETE FROM unresolved WHERE rowid = ?1", have)?;
         let mut stmt = self
             .conn
             .prepare_cached(
@@ -1552,6 +1517,35 @@ impl Writer<'_> {
             .execute([file_id])
             .map(|_| ())
             .map_err(|e| self.err(e))
+    }
+
+    /// The rows of a table that `file_id` owns, by their values (`sql`
+    /// selects the row id first, then what `values` reads).
+    fn owned_rows<K: Eq + std::hash::Hash>(
+        &self,
+        sql: &str,
+        file_id: i64,
+        values: impl Fn(&rusqlite::Row) -> rusqlite::Result<K>,
+    ) -> Result<OwnedRows<K>> {
+        let mut stmt = self.conn.prepare_cached(sql).map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([file_id], |r| Ok((r.get::<_, i64>(0)?, values(r)?)))
+            .map_err(|e| self.err(e))?;
+        let mut have = OwnedRows::default();
+        for row in rows {
+            let (id, k) = row.map_err(|e| self.err(e))?;
+            have.entry(k).or_default().push(id);
+        }
+        Ok(have)
+    }
+
+    /// Delete the rows left in `have` (by id, with `sql`).
+    fn delete_rows<K>(&self, sql: &str, have: OwnedRows<K>) -> Result<()> {
+        let mut stmt = self.conn.prepare_cached(sql).map_err(|e| self.err(e))?;
+        for id in have.into_values().flatten() {
+            stmt.execute([id]).map_err(|e| self.err(e))?;
+        }
+        Ok(())
     }
 
     pub fn set_skipped(&self, skipped: &[(String, String, String)]) -> Result<()> {
