@@ -595,28 +595,22 @@ impl Store {
 
     /// The ids of the nodes named `name`, in id order.
     pub fn named_nodes(&self, name: &str) -> Result<Vec<i64>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT id FROM nodes WHERE name = ?1 ORDER BY id")
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map([name], |r| r.get(0))
-            .map_err(|e| self.err(e))?;
-        rows.collect::<rusqlite::Result<_>>()
-            .map_err(|e| self.err(e))
+        column(
+            &self.conn,
+            &self.path,
+            "SELECT id FROM nodes WHERE name = ?1 ORDER BY id",
+            [name],
+        )
     }
 
     /// The ids of the method nodes named `name`, in id order.
     pub fn method_nodes(&self, name: &str) -> Result<Vec<i64>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT id FROM nodes WHERE name = ?1 AND kind = 'method' ORDER BY id")
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map([name], |r| r.get(0))
-            .map_err(|e| self.err(e))?;
-        rows.collect::<rusqlite::Result<_>>()
-            .map_err(|e| self.err(e))
+        column(
+            &self.conn,
+            &self.path,
+            "SELECT id FROM nodes WHERE name = ?1 AND kind = 'method' ORDER BY id",
+            [name],
+        )
     }
 
     /// How many classes have a data attribute named `name` (Python).
@@ -648,15 +642,7 @@ impl Store {
 
     /// The names a file's resolution depends on.
     pub fn ref_names_of(&self, file_id: i64) -> Result<Vec<String>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT name FROM ref_names WHERE file_id = ?1")
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map([file_id], |r| r.get(0))
-            .map_err(|e| self.err(e))?;
-        rows.collect::<rusqlite::Result<_>>()
-            .map_err(|e| self.err(e))
+        column(&self.conn, &self.path, REF_NAMES_OF, [file_id])
     }
 
     /// Names of the definitions of a file (for the affected-set computation).
@@ -896,6 +882,23 @@ CREATE TRIGGER IF NOT EXISTS nodes_au AFTER UPDATE OF name, key ON nodes BEGIN
 END;
 ";
 
+const REF_NAMES_OF: &str = "SELECT name FROM ref_names WHERE file_id = ?1";
+
+/// The first column of every row `query` selects.
+fn column<T: rusqlite::types::FromSql>(
+    conn: &Connection,
+    path: &str,
+    query: &str,
+    params: impl rusqlite::Params,
+) -> Result<Vec<T>> {
+    let mut stmt = conn.prepare_cached(query).map_err(|e| sql(path, e))?;
+    let rows = stmt
+        .query_map(params, |r| r.get(0))
+        .map_err(|e| sql(path, e))?;
+    rows.collect::<rusqlite::Result<_>>()
+        .map_err(|e| sql(path, e))
+}
+
 /// Stored rows by their values, with the ids of the rows holding each.
 type OwnedRows<K> = std::collections::HashMap<K, Vec<i64>>;
 
@@ -1044,14 +1047,7 @@ impl Writer<'_> {
                     .conn
                     .prepare_cached("DELETE FROM ref_names WHERE name = ?1 AND file_id = ?2")
                     .map_err(|e| self.err(e))?;
-                let old: Vec<String> = self
-                    .conn
-                    .prepare_cached("SELECT name FROM ref_names WHERE file_id = ?1")
-                    .map_err(|e| self.err(e))?
-                    .query_map([id], |r| r.get(0))
-                    .map_err(|e| self.err(e))?
-                    .collect::<rusqlite::Result<_>>()
-                    .map_err(|e| self.err(e))?;
+                let old: Vec<String> = column(self.conn, self.path, REF_NAMES_OF, [id])?;
                 for n in old {
                     if wanted.contains(n.as_str()) {
                         kept.insert(n);
