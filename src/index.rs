@@ -504,6 +504,8 @@ pub fn update(
     }
     // Workers extract the next chunk while this thread writes the last one.
     let mut files_added = false;
+    let will_read_on_demand =
+        on_demand(candidates.len(), stored.len()) && stored_rows.iter().any(is_python);
     // What this update writes into existing rows, to patch the rows read
     // above when no file was added (instead of reading every row again).
     let mut updates: Vec<RowUpdate> = Vec::new();
@@ -558,7 +560,7 @@ pub fn update(
             if preload.is_none()
                 && !changed.is_empty()
                 && !stored.is_empty()
-                && !on_demand(candidates.len(), stored.len())
+                && !will_read_on_demand
             {
                 preload = store.reader().map(|reader| {
                     std::thread::spawn(move || {
@@ -1122,6 +1124,10 @@ fn on_demand(pending: usize, total: usize) -> bool {
     pending * ON_DEMAND_SHARE <= total
 }
 
+fn is_python(row: &crate::store::FileRow) -> bool {
+    row.lang.family() == crate::extract::Family::Python
+}
+
 /// World facts read from the store when a resolver first asks for them,
 /// and the repository-wide lookups answered by its indexes.
 struct StoreFacts<'a> {
@@ -1334,9 +1340,8 @@ fn resolve_pending(
     // come from the store, for the names the pending files use.
     // (Only Python's resolver reads other files as it goes: TypeScript's
     // and Rust's indexes are built from all their files.)
-    let python = |r: &crate::store::FileRow| r.lang.family() == crate::extract::Family::Python;
     let wanted = cfg.on_demand.unwrap_or_else(|| {
-        preloaded.is_none() && on_demand(pending.len(), rows.len()) && rows.iter().any(python)
+        preloaded.is_none() && on_demand(pending.len(), rows.len()) && rows.iter().any(is_python)
     });
     let demand = if !bulk && wanted {
         store.reader().transpose()?
@@ -1351,7 +1356,7 @@ fn resolve_pending(
         // decoded on all cores.
         let others: Vec<crate::store::ScopeBlobs> = rows
             .iter()
-            .filter(|r| !python(r))
+            .filter(|r| !is_python(r))
             .map(|r| {
                 let (d, s) = store.facts_blobs(r.id)?;
                 Ok((r.id, d, s))
