@@ -284,13 +284,14 @@ impl Snapshot {
             parts.extend(whole);
         }
         let dropped_ref = &dropped;
-        let listed_ref = &listed;
-        // A record the new listings and walks replace.
+        let listed_set: foldhash::HashSet<&str> = listed.iter().copied().collect();
+        let listed_ref = &listed_set;
+        // A record the new listings and walks replace (asked for every
+        // record of the tree: set lookups, not a scan of the listings).
         let replaced = move |path: &str, is_dir: bool| {
-            dropped_ref.iter().any(|d| is_under(path, d))
-                || listed_ref
-                    .iter()
-                    .any(|c| (is_dir && path == *c) || parent_dir(path) == Some(*c))
+            (is_dir && listed_ref.contains(path))
+                || parent_dir(path).is_some_and(|p| listed_ref.contains(p))
+                || dropped_ref.iter().any(|d| is_under(path, d))
         };
         let mut walk = Walk {
             manifests: self.manifests.clone(),
