@@ -856,8 +856,9 @@ fn write_changed(
                 remaps.push(None);
                 continue;
             };
-            let old_defs: Vec<Def> = decode(s.id, &store.defs_blob(s.id)?)?;
-            let old_scope: LangScope = decode(s.id, &store.scope_blob(s.id)?)?;
+            let (defs, scope) = store.facts_blobs(s.id)?;
+            let old_defs: Vec<Def> = decode(s.id, &defs)?;
+            let old_scope: LangScope = decode(s.id, &scope)?;
             let remap = remap_defs(&old_defs, &c.facts.defs);
             // Definitions that appeared, disappeared or changed visibility:
             // references to those names may resolve differently now. Edges
@@ -1004,8 +1005,9 @@ fn chase_aliases(
             let (defs, scope) = match read.entry(id) {
                 std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
                 std::collections::hash_map::Entry::Vacant(e) => {
-                    let defs: Vec<Def> = decode(id, &store.defs_blob(id)?)?;
-                    let scope: LangScope = decode(id, &store.scope_blob(id)?)?;
+                    let (defs, scope) = store.facts_blobs(id)?;
+                    let defs: Vec<Def> = decode(id, &defs)?;
+                    let scope: LangScope = decode(id, &scope)?;
                     e.insert((defs, scope))
                 }
             };
@@ -1306,6 +1308,20 @@ fn decode_world_files(blobs: Vec<crate::store::ScopeBlobs>) -> Result<WorldFiles
 
 /// Every row's definitions and scope: from `preloaded` where it has the
 /// file, from the store otherwise.
+/// Some rows' definitions and scopes: read one by one, decoded on all cores.
+fn read_world_files<'r>(
+    store: &Store,
+    rows: impl Iterator<Item = &'r crate::store::FileRow>,
+) -> Result<WorldFiles, StoreError> {
+    let blobs: Vec<crate::store::ScopeBlobs> = rows
+        .map(|r| {
+            let (d, s) = store.facts_blobs(r.id)?;
+            Ok((r.id, d, s))
+        })
+        .collect::<Result<_, StoreError>>()?;
+    decode_world_files(blobs)
+}
+
 fn load_world_files(
     store: &Store,
     rows: &[crate::store::FileRow],
@@ -1313,12 +1329,9 @@ fn load_world_files(
 ) -> Result<WorldFiles, IndexError> {
     Ok(match preloaded {
         Some(mut have) => {
-            let missing: Vec<crate::store::ScopeBlobs> = rows
-                .iter()
-                .filter(|r| !have.contains_key(&r.id))
-                .map(|r| Ok((r.id, store.defs_blob(r.id)?, store.scope_blob(r.id)?)))
-                .collect::<Result<_, StoreError>>()?;
-            have.extend(decode_world_files(missing)?);
+            let missing =
+                read_world_files(store, rows.iter().filter(|r| !have.contains_key(&r.id)))?;
+            have.extend(missing);
             have
         }
         None => decode_world_files(store.scopes()?)?,
@@ -1354,15 +1367,7 @@ fn resolve_pending(
     if source.is_some() {
         // The files TypeScript's and Rust's indexes read anyway: up front,
         // decoded on all cores.
-        let others: Vec<crate::store::ScopeBlobs> = rows
-            .iter()
-            .filter(|r| !is_python(r))
-            .map(|r| {
-                let (d, s) = store.facts_blobs(r.id)?;
-                Ok((r.id, d, s))
-            })
-            .collect::<Result<_, StoreError>>()?;
-        let mut decoded = decode_world_files(others)?;
+        let mut decoded = read_world_files(store, rows.iter().filter(|r| !is_python(r)))?;
         for (cell, r) in cells.iter().zip(rows) {
             if let Some(f) = decoded.remove(&r.id) {
                 let _ = cell.set(f);

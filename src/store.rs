@@ -631,15 +631,6 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
-    /// A file's encoded scope.
-    pub fn scope_blob(&self, file_id: i64) -> Result<Vec<u8>> {
-        self.conn
-            .prepare_cached("SELECT scope FROM facts WHERE file_id = ?1")
-            .map_err(|e| self.err(e))?
-            .query_row([file_id], |r| r.get(0))
-            .map_err(|e| self.err(e))
-    }
-
     /// The names a file's resolution depends on.
     pub fn ref_names_of(&self, file_id: i64) -> Result<Vec<String>> {
         column(&self.conn, &self.path, REF_NAMES_OF, [file_id])
@@ -882,6 +873,10 @@ CREATE TRIGGER IF NOT EXISTS nodes_au AFTER UPDATE OF name, key ON nodes BEGIN
 END;
 ";
 
+const INSERT_NODE: &str =
+    "INSERT INTO nodes (id, file_id, key, name, kind, line, col, start_line, end_line, parent, exported)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
+
 const REF_NAMES_OF: &str = "SELECT name FROM ref_names WHERE file_id = ?1";
 
 /// The first column of every row `query` selects.
@@ -1091,28 +1086,38 @@ impl Writer<'_> {
     fn put_nodes(&self, file_id: i64, defs: &[Def], keys: &[String]) -> Result<()> {
         let mut stmt = self
             .conn
-            .prepare_cached(
-                "INSERT INTO nodes (id, file_id, key, name, kind, line, col, start_line, end_line, parent, exported)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-            )
+            .prepare_cached(INSERT_NODE)
             .map_err(|e| self.err(e))?;
         for (i, (d, key)) in defs.iter().zip(keys).enumerate() {
-            stmt.execute(params![
-                node_id(file_id, i as u32),
-                file_id,
-                key,
-                d.name,
-                d.kind.as_str(),
-                d.pos.line,
-                d.pos.column,
-                d.start_line,
-                d.end_line,
-                d.parent.map(|p| node_id(file_id, p)),
-                d.exported as i64
-            ])
-            .map_err(|e| self.err(e))?;
+            self.insert_node(&mut stmt, file_id, i, d, key)?;
         }
         Ok(())
+    }
+
+    /// Insert definition `i` of file `file_id` with [`INSERT_NODE`].
+    fn insert_node(
+        &self,
+        stmt: &mut rusqlite::CachedStatement<'_>,
+        file_id: i64,
+        i: usize,
+        d: &Def,
+        key: &str,
+    ) -> Result<()> {
+        stmt.execute(params![
+            node_id(file_id, i as u32),
+            file_id,
+            key,
+            d.name,
+            d.kind.as_str(),
+            d.pos.line,
+            d.pos.column,
+            d.start_line,
+            d.end_line,
+            d.parent.map(|p| node_id(file_id, p)),
+            d.exported as i64
+        ])
+        .map(|_| ())
+        .map_err(|e| self.err(e))
     }
 
     /// Make a file's stored nodes those of `defs`: rows that are already
@@ -1171,10 +1176,7 @@ impl Writer<'_> {
             .map_err(|e| self.err(e))?;
         let mut insert = self
             .conn
-            .prepare_cached(
-                "INSERT INTO nodes (id, file_id, key, name, kind, line, col, start_line, end_line, parent, exported)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-            )
+            .prepare_cached(INSERT_NODE)
             .map_err(|e| self.err(e))?;
         for (i, (d, key)) in defs.iter().zip(keys).enumerate() {
             let id = node_id(file_id, i as u32);
@@ -1216,21 +1218,7 @@ impl Writer<'_> {
                     .execute([id])
                     .map_err(|e| self.err(e))?;
             }
-            insert
-                .execute(params![
-                    id,
-                    file_id,
-                    key,
-                    d.name,
-                    d.kind.as_str(),
-                    d.pos.line,
-                    d.pos.column,
-                    d.start_line,
-                    d.end_line,
-                    parent,
-                    d.exported as i64
-                ])
-                .map_err(|e| self.err(e))?;
+            self.insert_node(&mut insert, file_id, i, d, key)?;
         }
         Ok(())
     }

@@ -159,7 +159,7 @@ fn an_unreadable_fact_fails_the_update_on_demand() {
         .transaction(|tx| tx.mark_all_pending())
         .expect("mark pending");
     let err = index::update(root, &mut store, &config(true)).expect_err("a broken blob");
-    assert!(err.to_string().contains("file"), "{err}");
+    assert!(err.to_string().contains("corrupt fact blob"), "{err}");
     // Nothing was resolved on placeholders: every file is still pending,
     // with its old edges.
     assert!(store.has_pending().unwrap());
