@@ -11,6 +11,7 @@
 
 pub mod python;
 pub mod rust;
+pub mod syntax;
 pub mod typescript;
 
 use serde::{Deserialize, Serialize};

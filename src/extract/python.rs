@@ -18,6 +18,8 @@ use foldhash::{HashMap, HashMapExt};
 use serde::{Deserialize, Serialize};
 use tree_sitter::{Node, Parser};
 
+use super::syntax::{self, Syntax};
+
 use super::{module_def, syntax_diagnostics, Def, FileFacts, LangRefs, LangScope};
 use crate::graph::{NodeKind, Pos};
 
@@ -329,6 +331,7 @@ pub fn is_test_path(path: &str) -> bool {
 }
 
 pub fn extract(path: &str, src: &[u8]) -> FileFacts {
+    syntax::walking(crate::extract::Lang::Python);
     let module = module_def(path, src);
     let Some(tree) = parse(src) else {
         return FileFacts {
@@ -543,12 +546,11 @@ impl<'s> Extractor<'s> {
                 self.dead = true;
             }
             // `if not isinstance(x, C): return` narrows x below.
-            if c.kind() == "if_statement"
-                && c.child_by_field_name("alternative").is_none()
-                && c.child_by_field_name("consequence")
-                    .is_some_and(|b| self.exits(b))
+            if c.kind_name() == "if_statement"
+                && c.field("alternative").is_none()
+                && c.field("consequence").is_some_and(|b| self.exits(b))
             {
-                if let Some(cond) = c.child_by_field_name("condition") {
+                if let Some(cond) = c.field("condition") {
                     self.narrow(cond, true, sid);
                 }
             }
@@ -560,24 +562,24 @@ impl<'s> Extractor<'s> {
     /// Record the `isinstance(name, Class)` facts a condition implies
     /// (`negated`: the condition is known false).
     fn narrow(&mut self, cond: Node, negated: bool, sid: usize) {
-        match cond.kind() {
+        match cond.kind_name() {
             "parenthesized_expression" => {
                 if let Some(c) = cond.named_child(0) {
                     self.narrow(c, negated, sid);
                 }
             }
             "not_operator" => {
-                if let Some(c) = cond.child_by_field_name("argument") {
+                if let Some(c) = cond.field("argument") {
                     self.narrow(c, !negated, sid);
                 }
             }
             "boolean_operator" if !negated => {
                 let is_and = cond
-                    .child_by_field_name("operator")
-                    .is_some_and(|o| o.kind() == "and");
+                    .field("operator")
+                    .is_some_and(|o| o.kind_name() == "and");
                 if is_and {
                     for f in ["left", "right"] {
-                        if let Some(c) = cond.child_by_field_name(f) {
+                        if let Some(c) = cond.field(f) {
                             self.narrow(c, false, sid);
                         }
                     }
@@ -585,9 +587,9 @@ impl<'s> Extractor<'s> {
             }
             "call" if !negated => {
                 let is_isinstance = cond
-                    .child_by_field_name("function")
+                    .field("function")
                     .is_some_and(|f| self.text(f) == "isinstance");
-                let Some(args) = cond.child_by_field_name("arguments") else {
+                let Some(args) = cond.field("arguments") else {
                     return;
                 };
                 if !is_isinstance || args.named_child_count() != 2 {
@@ -596,7 +598,9 @@ impl<'s> Extractor<'s> {
                 let (Some(x), Some(class)) = (args.named_child(0), args.named_child(1)) else {
                     return;
                 };
-                if x.kind() != "identifier" || !matches!(class.kind(), "identifier" | "attribute") {
+                if x.kind_name() != "identifier"
+                    || !matches!(class.kind_name(), "identifier" | "attribute")
+                {
                     return;
                 }
                 let Some(&c) = self.chain_at.get(&(class.start_byte(), class.end_byte())) else {
@@ -611,7 +615,7 @@ impl<'s> Extractor<'s> {
 
     /// Does control never get past this statement?
     fn exits(&self, n: Node) -> bool {
-        match n.kind() {
+        match n.kind_name() {
             "raise_statement" | "return_statement" | "continue_statement" | "break_statement" => {
                 true
             }
@@ -621,25 +625,23 @@ impl<'s> Extractor<'s> {
                 let children: Vec<Node> = n.named_children(&mut cur).collect();
                 children.into_iter().any(|c| self.exits(c))
             }
-            "else_clause" => n.child_by_field_name("body").is_some_and(|b| self.exits(b)),
+            "else_clause" => n.field("body").is_some_and(|b| self.exits(b)),
             "assert_statement" => n
                 .named_child(0)
                 .is_some_and(|c| self.static_cond(c) == Some(false)),
             "if_statement" => {
-                let cons = n.child_by_field_name("consequence");
+                let cons = n.field("consequence");
                 let cons_exits = cons.is_some_and(|b| self.exits(b));
                 let mut cur = n.walk();
                 let alts: Vec<Node> = n.children_by_field_name("alternative", &mut cur).collect();
-                let cond = n
-                    .child_by_field_name("condition")
-                    .and_then(|c| self.static_cond(c));
+                let cond = n.field("condition").and_then(|c| self.static_cond(c));
                 match cond {
                     Some(true) => cons_exits,
                     Some(false) => alts.len() == 1 && self.exits(alts[0]),
                     None => {
                         cons_exits
                             && alts.len() == 1
-                            && alts[0].kind() == "else_clause"
+                            && alts[0].kind_name() == "else_clause"
                             && self.exits(alts[0])
                     }
                 }
@@ -651,15 +653,13 @@ impl<'s> Extractor<'s> {
     /// The value of a condition pyright evaluates statically (on Linux,
     /// a recent Python): platform, version and `TYPE_CHECKING` checks.
     fn static_cond(&self, n: Node) -> Option<bool> {
-        match n.kind() {
+        match n.kind_name() {
             "parenthesized_expression" => self.static_cond(n.named_child(0)?),
-            "not_operator" => self
-                .static_cond(n.child_by_field_name("argument")?)
-                .map(|b| !b),
+            "not_operator" => self.static_cond(n.field("argument")?).map(|b| !b),
             "boolean_operator" => {
-                let l = self.static_cond(n.child_by_field_name("left")?);
-                let r = self.static_cond(n.child_by_field_name("right")?);
-                let op = n.child_by_field_name("operator")?.kind();
+                let l = self.static_cond(n.field("left")?);
+                let r = self.static_cond(n.field("right")?);
+                let op = n.field("operator")?.kind_name();
                 match (op, l, r) {
                     ("and", Some(false), _) | ("and", _, Some(false)) => Some(false),
                     ("and", Some(true), Some(true)) => Some(true),
@@ -674,11 +674,11 @@ impl<'s> Extractor<'s> {
             }
             "call" => {
                 // sys.platform.startswith("win")
-                let f = self.text(n.child_by_field_name("function")?);
+                let f = self.text(n.field("function")?);
                 if f != "sys.platform.startswith" {
                     return None;
                 }
-                let arg = n.child_by_field_name("arguments")?.named_child(0)?;
+                let arg = n.field("arguments")?.named_child(0)?;
                 let lit = self.text(arg).trim_matches(|c| c == '"' || c == '\'');
                 Some("linux".starts_with(lit))
             }
@@ -688,7 +688,7 @@ impl<'s> Extractor<'s> {
                 if n.named_child_count() != 2 {
                     return None;
                 }
-                let op = n.child(1)?.kind();
+                let op = n.child(1)?.kind_name();
                 let lt = self.text(l);
                 let rt = self.text(r).trim_matches(|c| c == '"' || c == '\'');
                 match lt {
@@ -736,17 +736,17 @@ impl<'s> Extractor<'s> {
     }
 
     fn visit_node(&mut self, node: Node, sid: usize, src: u32) {
-        match node.kind() {
+        match node.kind_name() {
             "function_definition" => self.function(node, &[], node, sid, src),
             "class_definition" => self.class(node, &[], node, sid, src),
             "decorated_definition" => {
                 let mut cur = node.walk();
                 let decorators: Vec<Node> = node
                     .named_children(&mut cur)
-                    .filter(|c| c.kind() == "decorator")
+                    .filter(|c| c.kind_name() == "decorator")
                     .collect();
-                if let Some(def) = node.child_by_field_name("definition") {
-                    if def.kind() == "class_definition" {
+                if let Some(def) = node.field("definition") {
+                    if def.kind_name() == "class_definition" {
                         self.class(def, &decorators, node, sid, src);
                     } else {
                         self.function(def, &decorators, node, sid, src);
@@ -757,11 +757,11 @@ impl<'s> Extractor<'s> {
             "import_from_statement" => self.import_from(node, sid, src),
             "future_import_statement" | "comment" | "pass_statement" => {}
             "global_statement" | "nonlocal_statement" => {
-                let global = node.kind() == "global_statement";
+                let global = node.kind_name() == "global_statement";
                 let mut cur = node.walk();
                 let ids: Vec<String> = node
                     .named_children(&mut cur)
-                    .filter(|c| c.kind() == "identifier")
+                    .filter(|c| c.kind_name() == "identifier")
                     .map(|c| self.text(c).to_string())
                     .collect();
                 let s = &mut self.scopes[sid];
@@ -773,19 +773,17 @@ impl<'s> Extractor<'s> {
             }
             "assignment" => self.assignment(node, sid, src),
             "augmented_assignment" => {
-                if let Some(l) = node.child_by_field_name("left") {
-                    self.all_extend(l, node.child_by_field_name("right"), sid);
+                if let Some(l) = node.field("left") {
+                    self.all_extend(l, node.field("right"), sid);
                     self.expr(l, sid, src);
                 }
-                if let Some(r) = node.child_by_field_name("right") {
+                if let Some(r) = node.field("right") {
                     self.expr(r, sid, src);
                 }
             }
             "for_statement" => {
-                let iter = node
-                    .child_by_field_name("right")
-                    .and_then(|r| self.expr(r, sid, src));
-                if let Some(l) = node.child_by_field_name("left") {
+                let iter = node.field("right").and_then(|r| self.expr(r, sid, src));
+                if let Some(l) = node.field("left") {
                     self.target(
                         l,
                         Some(iter.map(Src::Iter).unwrap_or(Src::Unknown)),
@@ -794,20 +792,20 @@ impl<'s> Extractor<'s> {
                     );
                 }
                 for f in ["body", "alternative"] {
-                    if let Some(b) = node.child_by_field_name(f) {
+                    if let Some(b) = node.field(f) {
                         self.block(b, sid, src);
                     }
                 }
             }
             "except_clause" => {
-                let value = node.child_by_field_name("value");
+                let value = node.field("value");
                 let mut cur = node.walk();
                 let children: Vec<Node> = node.named_children(&mut cur).collect();
                 let mut value_chain = None;
                 for c in children {
                     if Some(c) == value {
                         value_chain = self.expr(c, sid, src);
-                    } else if Some(c) == node.child_by_field_name("alias") {
+                    } else if Some(c) == node.field("alias") {
                         let s = value_chain
                             .map(|c| Src::Annot(c, Cont::One))
                             .unwrap_or(Src::Unknown);
@@ -818,7 +816,7 @@ impl<'s> Extractor<'s> {
                 }
             }
             "as_pattern" => {
-                let alias = node.child_by_field_name("alias");
+                let alias = node.field("alias");
                 let mut cur = node.walk();
                 let children: Vec<Node> = node.named_children(&mut cur).collect();
                 let mut value = None;
@@ -833,26 +831,24 @@ impl<'s> Extractor<'s> {
                 }
             }
             "named_expression" => {
-                let chain = node
-                    .child_by_field_name("value")
-                    .and_then(|v| self.expr(v, sid, src));
-                if let Some(n) = node.child_by_field_name("name") {
+                let chain = node.field("value").and_then(|v| self.expr(v, sid, src));
+                if let Some(n) = node.field("name") {
                     let s = chain.map(Src::Value).unwrap_or(Src::Unknown);
                     self.target(n, Some(s), sid, src);
                 }
             }
             "keyword_argument" => {
-                if let Some(v) = node.child_by_field_name("value") {
+                if let Some(v) = node.field("value") {
                     self.expr(v, sid, src);
                 }
             }
             "lambda" => {
                 let inner = self.push_scope(sid, ScopeKind::Inner, src, None);
-                if let Some(p) = node.child_by_field_name("parameters") {
+                if let Some(p) = node.field("parameters") {
                     let mut cur = p.walk();
                     let params: Vec<Node> = p.named_children(&mut cur).collect();
                     for prm in params {
-                        if let Some(v) = prm.child_by_field_name("value") {
+                        if let Some(v) = prm.field("value") {
                             self.expr(v, sid, src);
                         }
                         if let Some(id) = param_name(prm) {
@@ -861,7 +857,7 @@ impl<'s> Extractor<'s> {
                         }
                     }
                 }
-                if let Some(b) = node.child_by_field_name("body") {
+                if let Some(b) = node.field("body") {
                     self.expr(b, inner, src);
                 }
             }
@@ -875,7 +871,7 @@ impl<'s> Extractor<'s> {
                 // Names are bound to scopes at the end of the walk, so the
                 // body may be visited before the clauses that bind it.
                 for c in children {
-                    if c.kind() == "for_in_clause" {
+                    if c.kind_name() == "for_in_clause" {
                         let mut cur = c.walk();
                         let rights: Vec<Node> =
                             c.children_by_field_name("right", &mut cur).collect();
@@ -883,7 +879,7 @@ impl<'s> Extractor<'s> {
                         for r in rights {
                             iter = self.expr(r, inner, src);
                         }
-                        if let Some(l) = c.child_by_field_name("left") {
+                        if let Some(l) = c.field("left") {
                             let s = iter.map(Src::Iter).unwrap_or(Src::Unknown);
                             self.target(l, Some(s), inner, src);
                         }
@@ -896,25 +892,25 @@ impl<'s> Extractor<'s> {
             "try_statement" => {
                 // `else:` runs only when the body did not raise: pyright
                 // does not analyse it when the body always raises.
-                let body = node.child_by_field_name("body");
+                let body = node.field("body");
                 let skip_else = body.is_some_and(|b| self.exits(b));
                 let mut cur = node.walk();
                 let children: Vec<Node> = node.named_children(&mut cur).collect();
                 let dead = self.dead;
                 for c in children {
-                    self.dead = dead || (skip_else && c.kind() == "else_clause");
+                    self.dead = dead || (skip_else && c.kind_name() == "else_clause");
                     self.visit(c, sid, src);
                 }
                 self.dead = dead;
             }
             "if_statement" | "elif_clause" => {
-                let cond = node.child_by_field_name("condition");
+                let cond = node.field("condition");
                 if let Some(c) = cond {
                     self.expr(c, sid, src);
                 }
                 let value = cond.and_then(|c| self.static_cond(c));
                 let dead = self.dead;
-                if let Some(b) = node.child_by_field_name("consequence") {
+                if let Some(b) = node.field("consequence") {
                     self.dead = dead || value == Some(false);
                     let before = self.narrowing.len();
                     if let Some(c) = cond {
@@ -936,7 +932,7 @@ impl<'s> Extractor<'s> {
             "return_statement" => {
                 let value = node.named_child(0);
                 let chain = match value {
-                    Some(v) if v.kind() != "none" => Some(self.expr(v, sid, src)),
+                    Some(v) if v.kind_name() != "none" => Some(self.expr(v, sid, src)),
                     _ => None,
                 };
                 if let (Some(f), Some(c)) = (self.enclosing_function(sid), chain) {
@@ -1072,7 +1068,7 @@ impl<'s> Extractor<'s> {
     }
 
     fn function(&mut self, node: Node, decorators: &[Node], outer: Node, sid: usize, src: u32) {
-        let Some(name_node) = node.child_by_field_name("name") else {
+        let Some(name_node) = node.field("name") else {
             self.block(node, sid, src);
             return;
         };
@@ -1117,26 +1113,31 @@ impl<'s> Extractor<'s> {
         }
         let fsid = self.push_scope(sid, ScopeKind::Function, idx, method_of);
         let wants_fixtures = kind == NodeKind::Test || flags & FIXTURE != 0;
-        if let Some(params) = node.child_by_field_name("parameters") {
+        if let Some(params) = node.field("parameters") {
             let mut cur = params.walk();
             let list: Vec<Node> = params.named_children(&mut cur).collect();
             let mut first = true;
             for p in list {
-                if matches!(p.kind(), "keyword_separator" | "positional_separator") {
+                if matches!(p.kind_name(), "keyword_separator" | "positional_separator") {
                     continue;
                 }
                 let mut annot = None;
-                if let Some(t) = p.child_by_field_name("type") {
+                if let Some(t) = p.field("type") {
                     annot = self.annotation(t, sid, idx);
                 }
-                let default = p.child_by_field_name("value");
+                let default = p.field("value");
                 if let Some(v) = default {
                     self.expr(v, sid, idx);
                 }
-                let splat = matches!(p.kind(), "list_splat_pattern" | "dictionary_splat_pattern")
-                    || p.named_child(0).is_some_and(|c| {
-                        matches!(c.kind(), "list_splat_pattern" | "dictionary_splat_pattern")
-                    });
+                let splat = matches!(
+                    p.kind_name(),
+                    "list_splat_pattern" | "dictionary_splat_pattern"
+                ) || p.named_child(0).is_some_and(|c| {
+                    matches!(
+                        c.kind_name(),
+                        "list_splat_pattern" | "dictionary_splat_pattern"
+                    )
+                });
                 let Some(id) = param_name(p) else {
                     first = false;
                     continue;
@@ -1171,12 +1172,12 @@ impl<'s> Extractor<'s> {
                 self.bind_local(fsid, pname, s);
             }
         }
-        let ret_type = node.child_by_field_name("return_type");
+        let ret_type = node.field("return_type");
         if ret_type.is_some() {
             self.no_inference.insert(idx);
         }
         let ret = ret_type.and_then(|t| self.annotation(t, sid, idx));
-        if let Some(body) = node.child_by_field_name("body") {
+        if let Some(body) = node.field("body") {
             self.block(body, fsid, idx);
         }
         if ret.is_some() || flags != 0 {
@@ -1211,7 +1212,7 @@ impl<'s> Extractor<'s> {
     }
 
     fn class(&mut self, node: Node, decorators: &[Node], outer: Node, sid: usize, src: u32) {
-        let Some(name_node) = node.child_by_field_name("name") else {
+        let Some(name_node) = node.field("name") else {
             self.block(node, sid, src);
             return;
         };
@@ -1223,20 +1224,20 @@ impl<'s> Extractor<'s> {
             self.block(*d, sid, idx);
         }
         let mut bases = Vec::new();
-        if let Some(args) = node.child_by_field_name("superclasses") {
+        if let Some(args) = node.field("superclasses") {
             let mut cur = args.walk();
             let list: Vec<Node> = args.named_children(&mut cur).collect();
             for a in list {
-                if a.kind() == "keyword_argument" {
+                if a.kind_name() == "keyword_argument" {
                     self.visit(a, sid, idx);
                     continue;
                 }
-                let base = if a.kind() == "subscript" {
-                    a.child_by_field_name("value").unwrap_or(a)
+                let base = if a.kind_name() == "subscript" {
+                    a.field("value").unwrap_or(a)
                 } else {
                     a
                 };
-                bases.push(if matches!(base.kind(), "identifier" | "attribute") {
+                bases.push(if matches!(base.kind_name(), "identifier" | "attribute") {
                     self.text(base).split_whitespace().collect::<String>()
                 } else {
                     String::new()
@@ -1253,7 +1254,7 @@ impl<'s> Extractor<'s> {
             attrs: Vec::new(),
         });
         let csid = self.push_scope(sid, ScopeKind::Class, idx, None);
-        if let Some(body) = node.child_by_field_name("body") {
+        if let Some(body) = node.field("body") {
             self.block(body, csid, idx);
         }
     }
@@ -1264,11 +1265,10 @@ impl<'s> Extractor<'s> {
         let mut cur = node.walk();
         let names: Vec<Node> = node.children_by_field_name("name", &mut cur).collect();
         for n in names {
-            let (dotted, alias) = if n.kind() == "aliased_import" {
+            let (dotted, alias) = if n.kind_name() == "aliased_import" {
                 (
-                    n.child_by_field_name("name"),
-                    n.child_by_field_name("alias")
-                        .map(|a| self.text(a).to_string()),
+                    n.field("name"),
+                    n.field("alias").map(|a| self.text(a).to_string()),
                 )
             } else {
                 (Some(n), None)
@@ -1295,19 +1295,19 @@ impl<'s> Extractor<'s> {
     }
 
     fn import_from(&mut self, node: Node, sid: usize, src: u32) {
-        let Some(m) = node.child_by_field_name("module_name") else {
+        let Some(m) = node.field("module_name") else {
             return;
         };
-        let (level, module, module_pos) = if m.kind() == "relative_import" {
+        let (level, module, module_pos) = if m.kind_name() == "relative_import" {
             let mut level = 0;
             let mut module = String::new();
             let mut mpos = pos(m);
             let mut cur = m.walk();
             let children: Vec<Node> = m.named_children(&mut cur).collect();
             for c in children {
-                if c.kind() == "import_prefix" {
+                if c.kind_name() == "import_prefix" {
                     level = self.text(c).chars().filter(|&ch| ch == '.').count() as u32;
-                } else if c.kind() == "dotted_name" {
+                } else if c.kind_name() == "dotted_name" {
                     module = self.dotted(c);
                     mpos = last_ident_pos(c);
                 }
@@ -1323,7 +1323,7 @@ impl<'s> Extractor<'s> {
             if c == m {
                 continue;
             }
-            let kind = match c.kind() {
+            let kind = match c.kind_name() {
                 "wildcard_import" => ImportKind::Star,
                 "dotted_name" => ImportKind::From {
                     name: self.text(c).to_string(),
@@ -1332,10 +1332,10 @@ impl<'s> Extractor<'s> {
                     same_alias: None,
                 },
                 "aliased_import" => {
-                    let Some(n) = c.child_by_field_name("name") else {
+                    let Some(n) = c.field("name") else {
                         continue;
                     };
-                    let alias = c.child_by_field_name("alias");
+                    let alias = c.field("alias");
                     ImportKind::From {
                         name: self.text(n).to_string(),
                         alias: alias.map(|a| self.text(a).to_string()),
@@ -1408,10 +1408,10 @@ impl<'s> Extractor<'s> {
     // ---- assignments ------------------------------------------------------
 
     fn assignment(&mut self, node: Node, sid: usize, src: u32) {
-        let left = node.child_by_field_name("left");
-        let right = node.child_by_field_name("right");
+        let left = node.field("left");
+        let right = node.field("right");
         let annot = node
-            .child_by_field_name("type")
+            .field("type")
             .and_then(|t| self.annotation(t, sid, src));
         if let (Some(l), Some(r)) = (left, right) {
             if sid == 0 && self.text(l) == "__all__" {
@@ -1419,7 +1419,7 @@ impl<'s> Extractor<'s> {
             }
         }
         let value = match right {
-            Some(r) if r.kind() == "assignment" => {
+            Some(r) if r.kind_name() == "assignment" => {
                 // a = b = value
                 self.assignment(r, sid, src);
                 None
@@ -1430,7 +1430,7 @@ impl<'s> Extractor<'s> {
                     // `x = cast(T, v)`: the annotation's type.
                     Some(_) if let Some((t, k)) = self.cast_type(r) => Some(Src::Annot(t, k)),
                     Some(c) => Some(Src::Value(c)),
-                    None if is_literal(r.kind()) => Some(Src::External),
+                    None if is_literal(r.kind_name()) => Some(Src::External),
                     None => Some(Src::Unknown),
                 }
             }
@@ -1447,13 +1447,13 @@ impl<'s> Extractor<'s> {
 
     /// `__all__ = [...]`, `__all__ += [...]`, `__all__.extend([...])`.
     fn all_literal(&mut self, r: Node, extend: bool) {
-        if !matches!(r.kind(), "list" | "tuple") {
+        if !matches!(r.kind_name(), "list" | "tuple") {
             return;
         }
         let mut names = Vec::new();
         let mut cur = r.walk();
         for c in r.named_children(&mut cur) {
-            if c.kind() == "string" {
+            if c.kind_name() == "string" {
                 let t = self.text(c);
                 let t = t.trim_matches(|ch| ch == '"' || ch == '\'');
                 names.push(t.to_string());
@@ -1461,7 +1461,7 @@ impl<'s> Extractor<'s> {
                 let mut cur = c.walk();
                 let content = c
                     .named_children(&mut cur)
-                    .find(|x| x.kind() == "string_content");
+                    .find(|x| x.kind_name() == "string_content");
                 if let Some(content) = content {
                     self.refs.all_sites.push((t.to_string(), pos(content)));
                 }
@@ -1485,7 +1485,7 @@ impl<'s> Extractor<'s> {
     /// An assignment target: bind names, record `self.x` attributes and
     /// module variables, visit anything else as an expression.
     fn target(&mut self, t: Node, s: Option<Src>, sid: usize, src: u32) {
-        match t.kind() {
+        match t.kind_name() {
             "identifier" => {
                 let name = self.text(t).to_string();
                 let s = s.unwrap_or(Src::Unknown);
@@ -1520,11 +1520,8 @@ impl<'s> Extractor<'s> {
             }
             "attribute" => {
                 // `self.x = …` in a method: an attribute of the class.
-                if let (Some(obj), Some(attr)) = (
-                    t.child_by_field_name("object"),
-                    t.child_by_field_name("attribute"),
-                ) {
-                    if obj.kind() == "identifier" {
+                if let (Some(obj), Some(attr)) = (t.field("object"), t.field("attribute")) {
+                    if obj.kind_name() == "identifier" {
                         let o = self.text(obj);
                         if let Some(class) = self.self_class(sid, o) {
                             if let Some(&ci) = self.class_of_def.get(&class) {
@@ -1603,7 +1600,7 @@ impl<'s> Extractor<'s> {
         let mut cur = node.walk();
         let children: Vec<Node> = node.named_children(&mut cur).collect();
         for c in children {
-            if c.kind() == "case_pattern" {
+            if c.kind_name() == "case_pattern" {
                 self.pattern(c, sid, src);
             } else {
                 self.visit(c, sid, src);
@@ -1612,12 +1609,12 @@ impl<'s> Extractor<'s> {
     }
 
     fn pattern(&mut self, node: Node, sid: usize, src: u32) {
-        match node.kind() {
+        match node.kind_name() {
             "class_pattern" => {
                 let mut cur = node.walk();
                 let children: Vec<Node> = node.named_children(&mut cur).collect();
                 for c in children {
-                    if c.kind() == "dotted_name" {
+                    if c.kind_name() == "dotted_name" {
                         self.dotted_chain(c, sid, src);
                     } else {
                         self.pattern(c, sid, src);
@@ -1646,7 +1643,7 @@ impl<'s> Extractor<'s> {
                 self.bind_local(sid, name, Src::Unknown);
             }
             "as_pattern" => {
-                let alias = node.child_by_field_name("alias");
+                let alias = node.field("alias");
                 let mut cur = node.walk();
                 let children: Vec<Node> = node.named_children(&mut cur).collect();
                 for c in children {
@@ -1673,7 +1670,7 @@ impl<'s> Extractor<'s> {
         let mut cur = node.walk();
         let ids: Vec<Node> = node
             .named_children(&mut cur)
-            .filter(|c| c.kind() == "identifier")
+            .filter(|c| c.kind_name() == "identifier")
             .collect();
         let Some(first) = ids.first() else { return };
         let name = self.text(*first).to_string();
@@ -1706,7 +1703,7 @@ impl<'s> Extractor<'s> {
     }
 
     fn annot_visit(&mut self, node: Node, sid: usize, src: u32) {
-        match node.kind() {
+        match node.kind_name() {
             "string" => self.string_annotation(node, sid, src),
             "identifier" | "attribute" => {
                 self.expr(node, sid, src);
@@ -1745,15 +1742,15 @@ impl<'s> Extractor<'s> {
     /// The type an annotation declares: the node naming it and whether it
     /// is a container of it (`cont` is the container already entered).
     fn principal<'t>(&self, node: Node<'t>, cont: Cont) -> Option<(Node<'t>, Cont)> {
-        match node.kind() {
+        match node.kind_name() {
             "type" | "parenthesized_expression" => self.principal(node.named_child(0)?, cont),
             "identifier" | "attribute" | "string" | "member_type" => Some((node, cont)),
             "subscript" | "generic_type" => {
-                let generic = node.kind() == "generic_type";
+                let generic = node.kind_name() == "generic_type";
                 let value = if generic {
                     node.named_child(0)?
                 } else {
-                    node.child_by_field_name("value")?
+                    node.field("value")?
                 };
                 let head = self.text(value).rsplit('.').next().unwrap_or("");
                 let mut cur = node.walk();
@@ -1784,7 +1781,7 @@ impl<'s> Extractor<'s> {
                 if head == "Union" {
                     let non_none: Vec<Node> = args
                         .into_iter()
-                        .filter(|a| a.kind() != "none" && self.text(*a) != "None")
+                        .filter(|a| a.kind_name() != "none" && self.text(*a) != "None")
                         .collect();
                     return if non_none.len() == 1 {
                         self.principal(non_none[0], cont)
@@ -1798,7 +1795,7 @@ impl<'s> Extractor<'s> {
                 let mut cur = node.walk();
                 let parts: Vec<Node> = node
                     .named_children(&mut cur)
-                    .filter(|a| a.kind() != "none" && self.text(*a) != "None")
+                    .filter(|a| a.kind_name() != "none" && self.text(*a) != "None")
                     .collect();
                 if parts.len() == 1 {
                     self.principal(parts[0], cont)
@@ -1815,7 +1812,7 @@ impl<'s> Extractor<'s> {
         let mut cur = node.walk();
         let contents: Vec<Node> = node
             .named_children(&mut cur)
-            .filter(|c| c.kind() == "string_content")
+            .filter(|c| c.kind_name() == "string_content")
             .collect();
         if contents.len() != 1 || node.named_child_count() != 3 {
             return;
@@ -1986,7 +1983,7 @@ impl<'s> Extractor<'s> {
 
     /// Visit an expression; returns its chain when it is one.
     fn expr(&mut self, node: Node, sid: usize, src: u32) -> Option<u32> {
-        match node.kind() {
+        match node.kind_name() {
             "identifier" | "attribute" | "call" | "subscript" | "await" => {
                 self.chain_expr(node, sid, src, false)
             }
@@ -2040,24 +2037,24 @@ impl<'s> Extractor<'s> {
         annot: bool,
         ops: &mut Vec<Op>,
     ) -> (Option<String>, Root, Pos) {
-        match node.kind() {
+        match node.kind_name() {
             "identifier" => (Some(self.text(node).to_string()), Root::Unknown, pos(node)),
             "attribute" => {
-                let r = match node.child_by_field_name("object") {
+                let r = match node.field("object") {
                     Some(o) => self.chain_parts(o, sid, src, annot, ops),
                     None => (None, Root::Unknown, pos(node)),
                 };
-                if let Some(a) = node.child_by_field_name("attribute") {
+                if let Some(a) = node.field("attribute") {
                     ops.push(Op::Attr(self.text(a).to_string(), pos(a)));
                 }
                 r
             }
             "call" => {
-                let func = node.child_by_field_name("function");
-                let args = node.child_by_field_name("arguments");
+                let func = node.field("function");
+                let args = node.field("arguments");
                 // super() / super(C, self) in a method.
                 if let Some(f) = func {
-                    if f.kind() == "identifier" && self.text(f) == "super" {
+                    if f.kind_name() == "identifier" && self.text(f) == "super" {
                         if let Some(class) = self.enclosing_method_class(sid) {
                             if let Some(a) = args {
                                 self.visit(a, sid, src);
@@ -2072,7 +2069,7 @@ impl<'s> Extractor<'s> {
                 };
                 if let Some(a) = args {
                     let callee = func
-                        .filter(|f| matches!(f.kind(), "identifier" | "attribute"))
+                        .filter(|f| matches!(f.kind_name(), "identifier" | "attribute"))
                         .map(|f| self.text(f).rsplit('.').next().unwrap_or(""))
                         .unwrap_or("");
                     self.arguments(a, callee, sid, src);
@@ -2081,9 +2078,9 @@ impl<'s> Extractor<'s> {
                 r
             }
             "subscript" => {
-                let value = node.child_by_field_name("value");
+                let value = node.field("value");
                 let head = value
-                    .filter(|v| matches!(v.kind(), "identifier" | "attribute"))
+                    .filter(|v| matches!(v.kind_name(), "identifier" | "attribute"))
                     .map(|v| self.text(v).rsplit('.').next().unwrap_or(""))
                     .unwrap_or("");
                 // `Literal["a"]` holds values, never names.
@@ -2129,16 +2126,16 @@ impl<'s> Extractor<'s> {
     /// `cast(T, v)` (`typing.cast`, `t.cast`): the chain of the type `T`
     /// declares, once the call has been visited.
     fn cast_type(&self, call: Node) -> Option<(u32, Cont)> {
-        if call.kind() != "call" {
+        if call.kind_name() != "call" {
             return None;
         }
-        let f = call.child_by_field_name("function")?;
-        if !matches!(f.kind(), "identifier" | "attribute")
+        let f = call.field("function")?;
+        if !matches!(f.kind_name(), "identifier" | "attribute")
             || self.text(f).rsplit('.').next() != Some("cast")
         {
             return None;
         }
-        let first = call.child_by_field_name("arguments")?.named_child(0)?;
+        let first = call.field("arguments")?.named_child(0)?;
         let (p, cont) = self.principal(first, Cont::One)?;
         let c = self
             .chain_at
@@ -2156,16 +2153,16 @@ impl<'s> Extractor<'s> {
             "TypeVar" => kw.map_or(i > 0, |k| k == "bound"),
             _ => false,
         };
-        if !matches!(callee, "cast" | "TypeVar") || args.kind() != "argument_list" {
+        if !matches!(callee, "cast" | "TypeVar") || args.kind_name() != "argument_list" {
             return self.visit(args, sid, src);
         }
         let mut cur = args.walk();
         let children: Vec<Node> = args.named_children(&mut cur).collect();
         let mut positional = 0;
         for c in children {
-            if c.kind() == "keyword_argument" {
-                let kw = c.child_by_field_name("name").map(|n| self.text(n));
-                match c.child_by_field_name("value") {
+            if c.kind_name() == "keyword_argument" {
+                let kw = c.field("name").map(|n| self.text(n));
+                match c.field("value") {
                     Some(v) if type_arg(0, kw) => self.annot_visit(v, sid, src),
                     _ => self.visit(c, sid, src),
                 }
@@ -2461,21 +2458,21 @@ fn is_literal(kind: &str) -> bool {
 
 /// The identifier a parameter binds.
 fn param_name(p: Node) -> Option<Node> {
-    match p.kind() {
+    match p.kind_name() {
         "identifier" => Some(p),
-        "default_parameter" | "typed_default_parameter" => p
-            .child_by_field_name("name")
-            .filter(|n| n.kind() == "identifier"),
+        "default_parameter" | "typed_default_parameter" => {
+            p.field("name").filter(|n| n.kind_name() == "identifier")
+        }
         "typed_parameter" => {
             let c = p.named_child(0)?;
-            match c.kind() {
+            match c.kind_name() {
                 "identifier" => Some(c),
                 "list_splat_pattern" | "dictionary_splat_pattern" => c.named_child(0),
                 _ => None,
             }
         }
         "list_splat_pattern" | "dictionary_splat_pattern" => {
-            p.named_child(0).filter(|n| n.kind() == "identifier")
+            p.named_child(0).filter(|n| n.kind_name() == "identifier")
         }
         _ => None,
     }
@@ -2483,17 +2480,14 @@ fn param_name(p: Node) -> Option<Node> {
 
 /// The identifiers of `a.b.C` parsed as a `member_type`.
 fn flatten_member<'t>(n: Node<'t>, out: &mut Vec<Node<'t>>) -> bool {
-    match n.kind() {
+    match n.kind_name() {
         "identifier" => {
             out.push(n);
             true
         }
         "type" => n.named_child(0).is_some_and(|c| flatten_member(c, out)),
         "attribute" => {
-            let (Some(o), Some(a)) = (
-                n.child_by_field_name("object"),
-                n.child_by_field_name("attribute"),
-            ) else {
+            let (Some(o), Some(a)) = (n.field("object"), n.field("attribute")) else {
                 return false;
             };
             flatten_member(o, out) && {
@@ -2518,7 +2512,7 @@ fn last_ident_pos(dotted: Node) -> Pos {
     let mut cur = dotted.walk();
     let last = dotted
         .named_children(&mut cur)
-        .filter(|c| c.kind() == "identifier")
+        .filter(|c| c.kind_name() == "identifier")
         .last();
     pos(last.unwrap_or(dotted))
 }

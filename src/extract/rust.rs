@@ -300,6 +300,7 @@ fn parse(src: &[u8], range: Option<tree_sitter::Range>) -> Option<tree_sitter::T
 }
 
 pub fn extract(path: &str, src: &[u8]) -> FileFacts {
+    super::syntax::walking(super::Lang::Rust);
     let module = module_def(path, src);
     let tree = parse(src, None);
     let Some(tree) = tree else {

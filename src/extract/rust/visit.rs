@@ -2,6 +2,8 @@
 
 use tree_sitter::Node;
 
+use crate::extract::syntax::Syntax;
+
 use super::{
     Alias, CfgFeature, Field, Impl, InlineMod, Item, Recv, Refs, Ret, Role, Scope, Sig, Site,
     SiteKind, Super, Ty, Use, NONE, UNKNOWN_ARGS,
@@ -304,7 +306,7 @@ impl<'s> V<'s> {
     fn seq(&mut self, kids: Vec<Node>) {
         let mut pending: Option<Pending> = None;
         for c in kids {
-            match c.kind() {
+            match c.kind_name() {
                 "attribute_item" => {
                     let (test, export, off, feature) = self.attr_flags(c);
                     let feature = feature.map(|(f, on)| (self.name(&f), on));
@@ -336,13 +338,13 @@ impl<'s> V<'s> {
         let Some(path) = attr.and_then(|a| a.named_child(0)) else {
             return (false, false, false, None);
         };
-        let last = match path.kind() {
-            "scoped_identifier" => path.child_by_field_name("name"),
+        let last = match path.kind_name() {
+            "scoped_identifier" => path.field("name"),
             _ => Some(path),
         };
         let last = last.map(|l| self.text(l)).unwrap_or("");
         let args = attr
-            .and_then(|a| a.child_by_field_name("arguments"))
+            .and_then(|a| a.field("arguments"))
             .filter(|_| last == "cfg")
             .map(|a| self.text(a));
         let off = args.is_some_and(items::cfg_likely_off);
@@ -364,7 +366,7 @@ impl<'s> V<'s> {
         // Only the item right after attributes may read them.
         let attrs = self.attrs.take();
         if matches!(
-            n.kind(),
+            n.kind_name(),
             "function_item"
                 | "function_signature_item"
                 | "struct_item"
@@ -385,7 +387,7 @@ impl<'s> V<'s> {
     }
 
     fn node_inner(&mut self, n: Node) -> u32 {
-        match n.kind() {
+        match n.kind_name() {
             "function_item" | "function_signature_item" => {
                 self.function(n);
                 0
@@ -416,7 +418,7 @@ impl<'s> V<'s> {
             }
             "use_declaration" => {
                 let public = has_child(n, "visibility_modifier");
-                if let Some(arg) = n.child_by_field_name("argument") {
+                if let Some(arg) = n.field("argument") {
                     self.use_tree(arg, &[], public);
                 }
                 0
@@ -430,16 +432,16 @@ impl<'s> V<'s> {
                 0
             }
             "const_item" | "static_item" => {
-                if let Some(t) = n.child_by_field_name("type") {
+                if let Some(t) = n.field("type") {
                     self.ty(t);
                 }
-                if let Some(v) = n.child_by_field_name("value") {
+                if let Some(v) = n.field("value") {
                     self.node(v);
                 }
                 0
             }
             "associated_type" => {
-                if let Some(b) = n.child_by_field_name("bounds") {
+                if let Some(b) = n.field("bounds") {
                     self.ty(b);
                 }
                 0
@@ -469,11 +471,11 @@ impl<'s> V<'s> {
             }
             "call_expression" => self.call(n),
             "field_expression" => {
-                let r = match n.child_by_field_name("value") {
+                let r = match n.field("value") {
                     Some(v) => self.node(v),
                     None => 0,
                 };
-                match n.child_by_field_name("field") {
+                match n.field("field") {
                     Some(f) => {
                         let name = self.node_name(f);
                         self.recv(Recv::Field(r, name))
@@ -502,7 +504,7 @@ impl<'s> V<'s> {
                 r
             }
             "unary_expression" => {
-                let deref = n.child(0).is_some_and(|c| c.kind() == "*");
+                let deref = n.child(0).is_some_and(|c| c.kind_name() == "*");
                 let mut r = 0;
                 let mut cursor = n.walk();
                 let kids: Vec<Node> = n.named_children(&mut cursor).collect();
@@ -540,48 +542,48 @@ impl<'s> V<'s> {
                 0
             }
             "type_cast_expression" => {
-                if let Some(v) = n.child_by_field_name("value") {
+                if let Some(v) = n.field("value") {
                     self.node(v);
                 }
-                if let Some(t) = n.child_by_field_name("type") {
+                if let Some(t) = n.field("type") {
                     self.ty(t);
                 }
                 0
             }
             "for_expression" => {
-                let r = match n.child_by_field_name("value") {
+                let r = match n.field("value") {
                     Some(v) => self.node(v),
                     None => 0,
                 };
                 let elem = self.recv(Recv::Elem(r));
-                if let Some(p) = n.child_by_field_name("pattern") {
+                if let Some(p) = n.field("pattern") {
                     self.pattern(p, elem);
                 }
-                if let Some(b) = n.child_by_field_name("body") {
+                if let Some(b) = n.field("body") {
                     self.node(b);
                 }
                 0
             }
             "let_condition" => {
-                let r = match n.child_by_field_name("value") {
+                let r = match n.field("value") {
                     Some(v) => self.node(v),
                     None => 0,
                 };
-                if let Some(p) = n.child_by_field_name("pattern") {
+                if let Some(p) = n.field("pattern") {
                     self.pattern(p, r);
                 }
                 0
             }
             "match_expression" => {
-                let r = match n.child_by_field_name("value") {
+                let r = match n.field("value") {
                     Some(v) => self.node(v),
                     None => 0,
                 };
-                if let Some(body) = n.child_by_field_name("body") {
+                if let Some(body) = n.field("body") {
                     let mut cursor = body.walk();
                     let arms: Vec<Node> = body.named_children(&mut cursor).collect();
                     for arm in arms {
-                        if arm.kind() == "match_arm" {
+                        if arm.kind_name() == "match_arm" {
                             self.match_arm(arm, r);
                         } else {
                             self.node(arm);
@@ -619,6 +621,6 @@ fn has_child(n: Node, kind: &str) -> bool {
 
 fn child_of_kind<'t>(n: Node<'t>, kind: &str) -> Option<Node<'t>> {
     let mut cursor = n.walk();
-    let found = n.children(&mut cursor).find(|c| c.kind() == kind);
+    let found = n.children(&mut cursor).find(|c| c.kind_name() == kind);
     found
 }

@@ -3,9 +3,8 @@
 //! `let`/`const`/`var` names, imports) so that uses before the declaration
 //! line bind like the language binds them.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::sync::LazyLock;
 
 use tree_sitter::{Node, Parser};
 
@@ -14,44 +13,12 @@ use super::{
     is_test_path, ClassInfo, Export, Expr, Field, Import, Imported, Name, ObjectLit, Refs, Scope,
     Site, SiteKind, Spec, CJS_PROPERTY, DEFAULT, EXPORT_EQUALS, NS_ANY, NS_TYPE, NS_VALUE,
 };
+use crate::extract::syntax::{self, Syntax};
 use crate::extract::{module_def, syntax_diagnostics, Def, Diagnostic, Lang};
 use crate::graph::{NodeKind, Pos};
 
 thread_local! {
     static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
-    /// Field name → id of the grammar being walked on this thread.
-    static FIELDS: Cell<Option<&'static FieldIds>> = const { Cell::new(None) };
-}
-
-type FieldIds = HashMap<Box<str>, u16>;
-
-/// Field ids per grammar: `child_by_field_name` compares the name with
-/// every field name of the grammar, which showed in profiles.
-fn field_ids(language: &tree_sitter::Language) -> FieldIds {
-    (1..=language.field_count() as u16)
-        .filter_map(|id| language.field_name_for_id(id).map(|n| (n.into(), id)))
-        .collect()
-}
-
-static TS_FIELDS: LazyLock<FieldIds> =
-    LazyLock::new(|| field_ids(&crate::extract::grammar(Lang::TypeScript)));
-static TSX_FIELDS: LazyLock<FieldIds> =
-    LazyLock::new(|| field_ids(&crate::extract::grammar(Lang::Tsx)));
-static JS_FIELDS: LazyLock<FieldIds> =
-    LazyLock::new(|| field_ids(&crate::extract::grammar(Lang::JavaScript)));
-
-/// `child_by_field_name` through the current grammar's field-id table.
-trait Fld<'t> {
-    fn fld(&self, name: &str) -> Option<Node<'t>>;
-}
-
-impl<'t> Fld<'t> for Node<'t> {
-    fn fld(&self, name: &str) -> Option<Node<'t>> {
-        match FIELDS.with(Cell::get) {
-            Some(ids) => ids.get(name).and_then(|id| self.child_by_field_id(*id)),
-            None => self.child_by_field_name(name),
-        }
-    }
 }
 
 /// Call names that declare tests (with `.only`, `.skip`, `.each` …).
@@ -95,16 +62,12 @@ const TRANSPARENT_GENERICS: &[&str] = &[
 type Facts = (Vec<Def>, Vec<Diagnostic>, Vec<String>, Scope, Refs);
 
 pub(super) fn run(lang: Lang, path: &str, src: &[u8]) -> Facts {
-    let fields: &'static FieldIds = match lang {
-        Lang::Tsx => &TSX_FIELDS,
-        Lang::JavaScript => &JS_FIELDS,
-        _ => &TS_FIELDS,
-    };
-    let language = crate::extract::grammar(match lang {
+    let grammar = match lang {
         Lang::Tsx | Lang::JavaScript => lang,
         _ => Lang::TypeScript,
-    });
-    FIELDS.with(|f| f.set(Some(fields)));
+    };
+    let language = crate::extract::grammar(grammar);
+    syntax::walking(grammar);
     let mut patched = None;
     let tree = PARSER.with(|p| {
         let mut p = p.borrow_mut();
@@ -528,12 +491,12 @@ impl<'s> Walker<'s> {
 
     /// The text and position of a string literal's content.
     fn string_value(&self, n: Node<'s>) -> Option<(&'s str, Pos)> {
-        match n.kind() {
+        match n.kind_name() {
             "string" => {
                 let mut c = n.walk();
                 let frag = n
                     .named_children(&mut c)
-                    .find(|c| c.kind() == "string_fragment");
+                    .find(|c| c.kind_name() == "string_fragment");
                 match frag {
                     Some(f) => Some((self.text(f), Pos::from_ts(f.start_position()))),
                     None => {
@@ -551,7 +514,7 @@ impl<'s> Walker<'s> {
             "template_string" => {
                 let mut c = n.walk();
                 let mut kids = n.named_children(&mut c);
-                if kids.any(|k| k.kind() == "template_substitution") {
+                if kids.any(|k| k.kind_name() == "template_substitution") {
                     return None;
                 }
                 let t = self.text(n);
@@ -653,7 +616,7 @@ impl<'s> Walker<'s> {
     fn outer(n: Node) -> Node {
         let mut o = n;
         while let Some(p) = o.parent() {
-            if matches!(p.kind(), "export_statement" | "ambient_declaration") {
+            if matches!(p.kind_name(), "export_statement" | "ambient_declaration") {
                 o = p;
             } else {
                 break;
@@ -665,7 +628,7 @@ impl<'s> Walker<'s> {
     fn is_exported(n: Node) -> bool {
         let mut o = n;
         while let Some(p) = o.parent() {
-            match p.kind() {
+            match p.kind_name() {
                 "export_statement" => return true,
                 "ambient_declaration" => o = p,
                 _ => return false,
@@ -708,17 +671,17 @@ impl<'s> Walker<'s> {
         for s in &stmts {
             let d = unwrap_decl(*s);
             if matches!(
-                d.kind(),
+                d.kind_name(),
                 "function_declaration" | "generator_function_declaration"
             ) {
-                if let Some(n) = d.fld("name") {
+                if let Some(n) = d.field("name") {
                     impls.insert(self.text(n));
                 }
             }
         }
         self.first_sig.clear();
         for s in stmts {
-            if s.kind() == "import_statement" {
+            if s.kind_name() == "import_statement" {
                 self.import_statement(s);
                 continue;
             }
@@ -728,10 +691,10 @@ impl<'s> Walker<'s> {
     }
 
     fn hoist_decl(&mut self, d: Node<'s>, impls: &HashSet<&str>) {
-        let name_node = d.fld("name");
+        let name_node = d.field("name");
         let name = name_node.map(|n| self.text(n)).unwrap_or("");
         let exported = Self::is_exported(d);
-        match d.kind() {
+        match d.kind_name() {
             "function_declaration" | "generator_function_declaration" => {
                 let Some(nn) = name_node else { return };
                 let def = self.add_def(name, nn, Self::outer(d), NodeKind::Function, exported);
@@ -788,7 +751,7 @@ impl<'s> Walker<'s> {
                 let existing = self.frames.last().and_then(|f| f.types.get(name).copied());
                 let def = match existing {
                     // Interface merging: one node for all declarations.
-                    Some(Binding::Def(def)) if d.kind() == "interface_declaration" => def,
+                    Some(Binding::Def(def)) if d.kind_name() == "interface_declaration" => def,
                     _ => {
                         let def = self.add_def(name, nn, Self::outer(d), NodeKind::Class, exported);
                         self.bind(name, NS_TYPE, Binding::Def(def));
@@ -798,7 +761,7 @@ impl<'s> Walker<'s> {
                 self.node_defs.insert(d.id(), def);
             }
             "internal_module" | "module" => {
-                let Some(nn) = name_node.filter(|n| n.kind() == "identifier") else {
+                let Some(nn) = name_node.filter(|n| n.kind_name() == "identifier") else {
                     return;
                 };
                 // Declaration merging: a namespace adds members to the class,
@@ -838,7 +801,7 @@ impl<'s> Walker<'s> {
                 let mut c = d.walk();
                 let decls: Vec<Node> = d
                     .named_children(&mut c)
-                    .filter(|n| n.kind() == "variable_declarator")
+                    .filter(|n| n.kind_name() == "variable_declarator")
                     .collect();
                 for v in decls {
                     self.hoist_declarator(v, exported);
@@ -849,10 +812,10 @@ impl<'s> Walker<'s> {
     }
 
     fn hoist_declarator(&mut self, v: Node<'s>, exported: bool) {
-        let Some(nn) = v.fld("name") else {
+        let Some(nn) = v.field("name") else {
             return;
         };
-        let value = v.fld("value").map(skip_parens);
+        let value = v.field("value").map(skip_parens);
         if let Some(val) = value {
             if let Some(spec_node) = require_arg(val, self.src) {
                 self.require_declarator(nn, spec_node);
@@ -860,11 +823,11 @@ impl<'s> Walker<'s> {
                 return;
             }
         }
-        if nn.kind() != "identifier" {
+        if nn.kind_name() != "identifier" {
             return;
         }
         let name = self.text(nn);
-        match value.map(|n| n.kind()) {
+        match value.map(|n| n.kind_name()) {
             Some("arrow_function" | "function_expression" | "function" | "generator_function") => {
                 let def = self.add_def(name, nn, Self::outer(v), NodeKind::Function, exported);
                 self.node_defs.insert(v.id(), def);
@@ -888,7 +851,7 @@ impl<'s> Walker<'s> {
         let Some(spec) = self.module_site(spec_node) else {
             return;
         };
-        match name.kind() {
+        match name.kind_name() {
             "identifier" => {
                 let local = self.text(name);
                 let l = self.intern(local);
@@ -899,13 +862,13 @@ impl<'s> Walker<'s> {
                 let mut c = name.walk();
                 let kids: Vec<Node> = name.named_children(&mut c).collect();
                 for k in kids {
-                    let (key, local) = match k.kind() {
+                    let (key, local) = match k.kind_name() {
                         "shorthand_property_identifier_pattern" => (k, k),
                         "pair_pattern" => {
-                            let (Some(key), Some(val)) = (k.fld("key"), k.fld("value")) else {
+                            let (Some(key), Some(val)) = (k.field("key"), k.field("value")) else {
                                 continue;
                             };
-                            if val.kind() != "identifier" {
+                            if val.kind_name() != "identifier" {
                                 continue;
                             }
                             (key, val)
@@ -941,16 +904,16 @@ impl<'s> Walker<'s> {
     fn import_statement(&mut self, s: Node<'s>) {
         let mut c = s.walk();
         let kids: Vec<Node> = s.named_children(&mut c).collect();
-        let source = s.fld("source");
+        let source = s.field("source");
         let spec = source.and_then(|src| self.module_site(src));
         for k in kids {
-            match k.kind() {
+            match k.kind_name() {
                 "import_clause" => {
                     let Some(spec) = spec else { continue };
                     let mut c2 = k.walk();
                     let parts: Vec<Node> = k.named_children(&mut c2).collect();
                     for p in parts {
-                        match p.kind() {
+                        match p.kind_name() {
                             "identifier" => {
                                 let local = self.text(p);
                                 let l = self.intern(local);
@@ -960,8 +923,9 @@ impl<'s> Walker<'s> {
                             }
                             "namespace_import" => {
                                 let mut c3 = p.walk();
-                                let id =
-                                    p.named_children(&mut c3).find(|n| n.kind() == "identifier");
+                                let id = p
+                                    .named_children(&mut c3)
+                                    .find(|n| n.kind_name() == "identifier");
                                 if let Some(id) = id {
                                     let local = self.text(id);
                                     let l = self.intern(local);
@@ -973,21 +937,21 @@ impl<'s> Walker<'s> {
                                 let mut c3 = p.walk();
                                 let specs: Vec<Node> = p
                                     .named_children(&mut c3)
-                                    .filter(|n| n.kind() == "import_specifier")
+                                    .filter(|n| n.kind_name() == "import_specifier")
                                     .collect();
                                 for sp in specs {
-                                    let Some(name) = sp.fld("name") else {
+                                    let Some(name) = sp.field("name") else {
                                         continue;
                                     };
-                                    let imported = match name.kind() {
+                                    let imported = match name.kind_name() {
                                         "string" => match self.string_value(name) {
                                             Some((t, _)) => t,
                                             None => continue,
                                         },
                                         _ => self.text(name),
                                     };
-                                    let local_node = sp.fld("alias").unwrap_or(name);
-                                    let local = if local_node.kind() == "string" {
+                                    let local_node = sp.field("alias").unwrap_or(name);
+                                    let local = if local_node.kind_name() == "string" {
                                         imported
                                     } else {
                                         self.text(local_node)
@@ -1003,7 +967,7 @@ impl<'s> Walker<'s> {
                                     self.bind(local, NS_ANY, Binding::Import(i));
                                     self.site(name, SiteKind::Ref, NS_ANY, Expr::Import(i));
                                     // tsserver counts the alias too.
-                                    if let Some(alias) = sp.fld("alias") {
+                                    if let Some(alias) = sp.field("alias") {
                                         self.site(alias, SiteKind::Ref, NS_ANY, Expr::Import(i));
                                     }
                                 }
@@ -1013,9 +977,11 @@ impl<'s> Walker<'s> {
                     }
                 }
                 "import_require_clause" => {
-                    let spec = k.fld("source").and_then(|src| self.module_site(src));
+                    let spec = k.field("source").and_then(|src| self.module_site(src));
                     let mut c2 = k.walk();
-                    let id = k.named_children(&mut c2).find(|n| n.kind() == "identifier");
+                    let id = k
+                        .named_children(&mut c2)
+                        .find(|n| n.kind_name() == "identifier");
                     if let (Some(spec), Some(id)) = (spec, id) {
                         let local = self.text(id);
                         let l = self.intern(local);
@@ -1047,7 +1013,7 @@ impl<'s> Walker<'s> {
     }
 
     fn walk_field(&mut self, n: Node<'s>, field: &str) {
-        if let Some(f) = n.fld(field) {
+        if let Some(f) = n.field(field) {
             self.walk(f);
         }
     }
@@ -1075,7 +1041,7 @@ impl<'s> Walker<'s> {
 
     fn walk_node(&mut self, n: Node<'s>) {
         if matches!(
-            n.kind(),
+            n.kind_name(),
             "class_declaration"
                 | "abstract_class_declaration"
                 | "interface_declaration"
@@ -1088,7 +1054,7 @@ impl<'s> Walker<'s> {
             // Not at block level (inside an error, a `case`): declare now.
             self.hoist_decl(n, &HashSet::new());
         }
-        match n.kind() {
+        match n.kind_name() {
             "program" | "statement_block" => {
                 self.push_frame();
                 self.hoist(n);
@@ -1101,7 +1067,7 @@ impl<'s> Walker<'s> {
                     Some(&d) => d,
                     None => {
                         // Not at block level (`case 1: function f() {}`).
-                        let Some(nn) = n.fld("name") else {
+                        let Some(nn) = n.field("name") else {
                             return;
                         };
                         let name = self.text(nn);
@@ -1128,7 +1094,7 @@ impl<'s> Walker<'s> {
                 if def.is_none() {
                     // A named class expression (or a declaration the
                     // parser recovered as one).
-                    if let Some(nn) = n.fld("name") {
+                    if let Some(nn) = n.field("name") {
                         let name = self.text(nn);
                         let d = self.add_def(name, nn, n, NodeKind::Class, false);
                         self.node_defs.insert(n.id(), d);
@@ -1158,7 +1124,7 @@ impl<'s> Walker<'s> {
                 let mut c = n.walk();
                 let kids: Vec<Node> = n.named_children(&mut c).collect();
                 for k in kids {
-                    if k.kind() == "variable_declarator" {
+                    if k.kind_name() == "variable_declarator" {
                         self.declarator(k);
                     } else {
                         self.walk(k);
@@ -1183,11 +1149,11 @@ impl<'s> Walker<'s> {
             }
             "type_identifier" => self.ident_ref(n, NS_TYPE),
             "nested_type_identifier" => {
-                if let Some(name) = n.fld("name") {
+                if let Some(name) = n.field("name") {
                     let e = self.nested_type(n);
                     self.site(name, SiteKind::Ref, NS_TYPE, e);
                 }
-                if let Some(m) = n.fld("module") {
+                if let Some(m) = n.field("module") {
                     self.qualifier_sites(m);
                 }
             }
@@ -1201,7 +1167,7 @@ impl<'s> Walker<'s> {
                 // and the true branch only.
                 self.walk_field(n, "left");
                 self.push_frame();
-                if let Some(r) = n.fld("right") {
+                if let Some(r) = n.field("right") {
                     self.bind_infers(r);
                 }
                 self.walk_field(n, "right");
@@ -1210,7 +1176,7 @@ impl<'s> Walker<'s> {
                 self.walk_field(n, "alternative");
             }
             "type_query" => match n.named_child(0) {
-                Some(q) if matches!(q.kind(), "identifier" | "member_expression") => {
+                Some(q) if matches!(q.kind_name(), "identifier" | "member_expression") => {
                     self.query_chain(q);
                 }
                 _ => self.walk_children(n),
@@ -1219,9 +1185,9 @@ impl<'s> Walker<'s> {
                 // `Observer<T>['next']` names the member.
                 let key = n
                     .named_child(1)
-                    .filter(|i| i.kind() == "literal_type")
+                    .filter(|i| i.kind_name() == "literal_type")
                     .and_then(|i| i.named_child(0))
-                    .filter(|k| k.kind() == "string");
+                    .filter(|k| k.kind_name() == "string");
                 if let (Some(obj), Some((name, pos))) =
                     (n.named_child(0), key.and_then(|k| self.string_value(k)))
                 {
@@ -1243,7 +1209,7 @@ impl<'s> Walker<'s> {
             }
             "catch_clause" => {
                 self.push_frame();
-                if let Some(p) = n.fld("parameter") {
+                if let Some(p) = n.field("parameter") {
                     self.bind_pattern(p, Expr::Unknown);
                 }
                 self.walk_field(n, "type");
@@ -1253,8 +1219,8 @@ impl<'s> Walker<'s> {
             "for_in_statement" => {
                 self.push_frame();
                 self.walk_field(n, "right");
-                if let Some(left) = n.fld("left") {
-                    if n.fld("kind").is_some() {
+                if let Some(left) = n.field("left") {
+                    if n.field("kind").is_some() {
                         self.bind_pattern(left, Expr::Unknown);
                     } else {
                         self.walk(left);
@@ -1277,7 +1243,7 @@ impl<'s> Walker<'s> {
             }
             "as_expression" | "satisfies_expression" => {
                 if let (Some(v), Some(t)) = (n.named_child(0), n.named_child(1)) {
-                    if skip_parens(v).kind() == "object" {
+                    if skip_parens(v).kind_name() == "object" {
                         let ctx = self.type_value(t);
                         self.expect_object(v, ctx);
                     }
@@ -1338,7 +1304,12 @@ impl<'s> Walker<'s> {
         // of it (`{@link concat}` on a sibling method).
         let host = n
             .parent()
-            .filter(|p| matches!(p.kind(), "class_body" | "interface_body" | "object_type"))
+            .filter(|p| {
+                matches!(
+                    p.kind_name(),
+                    "class_body" | "interface_body" | "object_type"
+                )
+            })
             .and(self.this_class);
         for name in jsdoc::names(text) {
             let mut base: Option<Expr> = None;
@@ -1377,7 +1348,7 @@ impl<'s> Walker<'s> {
     /// expressions in a type query give the wrong `property` child past two
     /// segments (the inner one's), so children are taken by position.
     fn query_chain(&mut self, n: Node<'s>) -> Expr {
-        match n.kind() {
+        match n.kind_name() {
             "identifier" => {
                 let name = self.text(n);
                 let e = self.lookup_expr(name, NS_VALUE);
@@ -1433,17 +1404,17 @@ impl<'s> Walker<'s> {
     }
 
     fn member_ref(&mut self, n: Node<'s>) {
-        let (Some(obj), Some(prop)) = (n.fld("object"), n.fld("property")) else {
+        let (Some(obj), Some(prop)) = (n.field("object"), n.field("property")) else {
             self.walk_children(n);
             return;
         };
-        if matches!(obj.kind(), "satisfies_expression" | "as_expression") {
+        if matches!(obj.kind_name(), "satisfies_expression" | "as_expression") {
             // The grammar reads `x satisfies a.B.C` as `(x satisfies a.B).C`.
             let last = obj.named_child(obj.named_child_count().saturating_sub(1) as u32);
-            if let Some(t) =
-                last.filter(|t| matches!(t.kind(), "nested_type_identifier" | "type_identifier"))
+            if let Some(t) = last
+                .filter(|t| matches!(t.kind_name(), "nested_type_identifier" | "type_identifier"))
             {
-                let base = match t.kind() {
+                let base = match t.kind_name() {
                     "type_identifier" => {
                         let name = self.text(t);
                         self.lookup_expr(name, NS_ANY)
@@ -1474,10 +1445,10 @@ impl<'s> Walker<'s> {
     fn jsx(&mut self, n: Node<'s>) {
         let mut c = n.walk();
         let kids: Vec<Node> = n.named_children(&mut c).collect();
-        let name = n.fld("name");
+        let name = n.field("name");
         for k in kids {
             if Some(k) == name {
-                match k.kind() {
+                match k.kind_name() {
                     "identifier" if self.text(k).starts_with(|c: char| c.is_ascii_uppercase()) => {
                         self.ident_ref(k, NS_VALUE);
                     }
@@ -1509,7 +1480,7 @@ impl<'s> Walker<'s> {
         let saved_ret = self.ret_ctx.take();
         // An arrow function keeps the `this` around it; any other function
         // has its own (its `this:` parameter, or its class).
-        let saved_this = if n.kind() == "arrow_function" {
+        let saved_this = if n.kind_name() == "arrow_function" {
             self.this_value.clone()
         } else {
             self.this_value.take()
@@ -1521,8 +1492,8 @@ impl<'s> Walker<'s> {
         self.this_class = this;
         self.push_frame();
         // A named function expression binds its own name inside.
-        if n.kind() == "function_expression" && def.is_none() {
-            if let Some(nn) = n.fld("name") {
+        if n.kind_name() == "function_expression" && def.is_none() {
+            if let Some(nn) = n.field("name") {
                 let name = self.text(nn);
                 self.bind(name, NS_VALUE, Binding::Opaque);
             }
@@ -1537,10 +1508,10 @@ impl<'s> Walker<'s> {
         if let Some(r) = typed_ret.filter(|r| !matches!(r, Expr::Unknown | Expr::Global)) {
             self.ret_ctx = Some(r);
         }
-        if let Some(p) = n.fld("parameters") {
+        if let Some(p) = n.field("parameters") {
             self.params(p, ctor_class, def, cb.as_ref(), typed.as_deref());
         }
-        if let Some(p) = n.fld("parameter") {
+        if let Some(p) = n.field("parameter") {
             // `x => …`
             let val = match (typed.and_then(|t| t.into_iter().next()), cb) {
                 (Some(t), _) => t,
@@ -1549,9 +1520,9 @@ impl<'s> Walker<'s> {
             };
             self.bind_pattern(p, val);
         }
-        if let Some(rt) = n.fld("return_type") {
+        if let Some(rt) = n.field("return_type") {
             self.walk(rt);
-            if rt.kind() == "type_annotation" {
+            if rt.kind_name() == "type_annotation" {
                 let e = self.type_value(rt);
                 if !matches!(e, Expr::Unknown | Expr::Global) {
                     self.ret_ctx = Some(e);
@@ -1560,7 +1531,7 @@ impl<'s> Walker<'s> {
             // Overloads: the first signature's type, the one TypeScript
             // tries first (and `returns` holds one entry per function).
             if let Some(d) = def.filter(|d| !self.returned.contains(d)) {
-                if rt.kind() == "type_annotation" {
+                if rt.kind_name() == "type_annotation" {
                     let e = self.type_value(rt);
                     if !matches!(e, Expr::Unknown) {
                         self.returned.insert(d);
@@ -1569,8 +1540,8 @@ impl<'s> Walker<'s> {
                 }
             }
         }
-        if let Some(body) = n.fld("body") {
-            if body.kind() == "statement_block" {
+        if let Some(body) = n.field("body") {
+            if body.kind_name() == "statement_block" {
                 self.walk(body);
             } else {
                 if let Some(ctx) = self.ret_ctx.clone() {
@@ -1599,9 +1570,12 @@ impl<'s> Walker<'s> {
     fn bind_infers(&mut self, t: Node<'s>) {
         let mut stack = vec![t];
         while let Some(n) = stack.pop() {
-            match n.kind() {
+            match n.kind_name() {
                 "infer_type" => {
-                    if let Some(name) = n.named_child(0).filter(|k| k.kind() == "type_identifier") {
+                    if let Some(name) = n
+                        .named_child(0)
+                        .filter(|k| k.kind_name() == "type_identifier")
+                    {
                         let name = self.text(name);
                         self.bind(name, NS_TYPE, Binding::Opaque);
                     }
@@ -1616,13 +1590,13 @@ impl<'s> Walker<'s> {
     }
 
     fn type_params(&mut self, n: Node<'s>) {
-        let Some(tp) = n.fld("type_parameters") else {
+        let Some(tp) = n.field("type_parameters") else {
             return;
         };
         let mut c = tp.walk();
         let params: Vec<Node> = tp.named_children(&mut c).collect();
         for p in &params {
-            if let Some(name) = p.fld("name") {
+            if let Some(name) = p.field("name") {
                 let t = self.text(name);
                 self.bind(t, NS_TYPE, Binding::Opaque);
             }
@@ -1651,17 +1625,17 @@ impl<'s> Walker<'s> {
         for p in kids {
             let i = index;
             // `this: T` is typed like a parameter but takes no argument.
-            let this_param = p.fld("pattern").is_some_and(|x| x.kind() == "this");
-            if p.kind() != "comment" && !this_param {
+            let this_param = p.field("pattern").is_some_and(|x| x.kind_name() == "this");
+            if p.kind_name() != "comment" && !this_param {
                 index = index.saturating_add(1);
             }
-            match p.kind() {
+            match p.kind_name() {
                 "required_parameter" | "optional_parameter" => {
                     let mut c2 = p.walk();
                     let parts: Vec<Node> = p.named_children(&mut c2).collect();
                     let mut property = false;
                     for part in &parts {
-                        match part.kind() {
+                        match part.kind_name() {
                             "decorator" => self.walk(*part),
                             "accessibility_modifier" | "override_modifier" => property = true,
                             _ => {}
@@ -1669,10 +1643,10 @@ impl<'s> Walker<'s> {
                     }
                     // `readonly` is an anonymous token.
                     let mut c3 = p.walk();
-                    if p.children(&mut c3).any(|k| k.kind() == "readonly") {
+                    if p.children(&mut c3).any(|k| k.kind_name() == "readonly") {
                         property = true;
                     }
-                    let ty = p.fld("type");
+                    let ty = p.field("type");
                     if let Some(t) = ty {
                         self.walk(t);
                         // A constructor's are the class's (`new X(cb)`).
@@ -1690,15 +1664,17 @@ impl<'s> Walker<'s> {
                         }
                         (None, None) => Expr::Unknown,
                     };
-                    let pat = p.fld("pattern").or_else(|| p.fld("name"));
+                    let pat = p.field("pattern").or_else(|| p.field("name"));
                     let Some(pat) = pat else { continue };
-                    if pat.kind() == "this" {
+                    if pat.kind_name() == "this" {
                         if ty.is_some() && !matches!(val, Expr::Unknown) {
                             self.this_value = Some(val);
                         }
                         continue;
                     }
-                    if let (true, Some(class), "identifier") = (property, ctor_class, pat.kind()) {
+                    if let (true, Some(class), "identifier") =
+                        (property, ctor_class, pat.kind_name())
+                    {
                         let name = self.text(pat);
                         let nm = self.intern(name);
                         if !matches!(val, Expr::Unknown) {
@@ -1720,27 +1696,27 @@ impl<'s> Walker<'s> {
     /// Parameter `arg` of function `def` is typed `t`: if that is a
     /// function type, record its parameters' declared types.
     fn callback_types(&mut self, def: u32, arg: u16, t: Node<'s>) {
-        let t = match t.kind() {
+        let t = match t.kind_name() {
             "type_annotation" | "opting_type_annotation" => match t.named_child(0) {
                 Some(x) => x,
                 None => return,
             },
             _ => t,
         };
-        if t.kind() != "function_type" {
+        if t.kind_name() != "function_type" {
             return;
         }
-        let Some(ps) = t.fld("parameters") else {
+        let Some(ps) = t.field("parameters") else {
             return;
         };
         let mut c = ps.walk();
         let kids: Vec<Node> = ps
             .named_children(&mut c)
-            .filter(|k| matches!(k.kind(), "required_parameter" | "optional_parameter"))
-            .filter(|k| k.fld("pattern").is_none_or(|x| x.kind() != "this"))
+            .filter(|k| matches!(k.kind_name(), "required_parameter" | "optional_parameter"))
+            .filter(|k| k.field("pattern").is_none_or(|x| x.kind_name() != "this"))
             .collect();
         for (j, k) in kids.into_iter().enumerate() {
-            let Some(ty) = k.fld("type") else { continue };
+            let Some(ty) = k.field("type") else { continue };
             // `unknown`, `string`, … (Global) are kept: no guess then.
             let e = self.type_value(ty);
             if matches!(e, Expr::Unknown) {
@@ -1771,7 +1747,7 @@ impl<'s> Walker<'s> {
     }
 
     fn bind_pattern(&mut self, p: Node<'s>, val: Expr) {
-        match p.kind() {
+        match p.kind_name() {
             "identifier" => {
                 let name = self.text(p);
                 self.bind_var(name, val);
@@ -1780,29 +1756,31 @@ impl<'s> Walker<'s> {
                 let mut c = p.walk();
                 let kids: Vec<Node> = p.named_children(&mut c).collect();
                 for k in kids {
-                    match k.kind() {
+                    match k.kind_name() {
                         "shorthand_property_identifier_pattern" => {
                             let name = self.text(k);
                             let v = self.member_of(&val, name);
                             self.bind_var(name, v);
                         }
                         "pair_pattern" => {
-                            let key = k.fld("key");
+                            let key = k.field("key");
                             let v = match key {
-                                Some(key) if key.kind() == "property_identifier" => {
+                                Some(key) if key.kind_name() == "property_identifier" => {
                                     let t = self.text(key);
                                     self.member_of(&val, t)
                                 }
                                 _ => Expr::Unknown,
                             };
-                            if let Some(value) = k.fld("value") {
+                            if let Some(value) = k.field("value") {
                                 self.bind_pattern(value, v);
                             }
                         }
                         "object_assignment_pattern" => {
                             self.walk_field(k, "right");
-                            if let Some(left) = k.fld("left") {
-                                let v = if left.kind() == "shorthand_property_identifier_pattern" {
+                            if let Some(left) = k.field("left") {
+                                let v = if left.kind_name()
+                                    == "shorthand_property_identifier_pattern"
+                                {
                                     let t = self.text(left);
                                     let name = self.text(left);
                                     let v = self.member_of(&val, t);
@@ -1828,7 +1806,7 @@ impl<'s> Walker<'s> {
             }
             "assignment_pattern" => {
                 self.walk_field(p, "right");
-                if let Some(left) = p.fld("left") {
+                if let Some(left) = p.field("left") {
                     self.bind_pattern(left, val);
                 }
             }
@@ -1862,20 +1840,20 @@ impl<'s> Walker<'s> {
         if self.node_defs.get(&v.id()) == Some(&u32::MAX) {
             return; // a `require` declarator, done when hoisted
         }
-        let Some(name) = v.fld("name") else {
+        let Some(name) = v.field("name") else {
             return;
         };
-        let value = v.fld("value");
-        let ty = v.fld("type");
+        let value = v.field("value");
+        let ty = v.field("type");
         if let Some(&def) = self.node_defs.get(&v.id()) {
             if let Some(t) = ty {
                 self.walk(t);
             }
             if let Some(val) = value.map(skip_parens) {
-                if val.kind() == "class" {
+                if val.kind_name() == "class" {
                     self.class(val, Some(def));
                 } else {
-                    let this = if val.kind() == "arrow_function" {
+                    let this = if val.kind_name() == "arrow_function" {
                         self.this_class
                     } else {
                         None
@@ -1920,22 +1898,22 @@ impl<'s> Walker<'s> {
     /// used as a receiver has all its arguments).
     fn typed_call_value(&mut self, val: Node<'s>) -> Option<Expr> {
         let val = skip_parens(val);
-        if val.kind() != "call_expression" {
+        if val.kind_name() != "call_expression" {
             return None;
         }
-        let ta = val.fld("type_arguments")?;
+        let ta = val.field("type_arguments")?;
         let mut c = ta.walk();
         let fn_types: Vec<Node> = ta
             .named_children(&mut c)
-            .filter(|t| t.kind() == "function_type")
+            .filter(|t| t.kind_name() == "function_type")
             .collect();
         let ft = fn_types.into_iter().find(|ft| {
-            let r = ft.fld("return_type");
+            let r = ft.field("return_type");
             let r = match r {
-                Some(a) if a.kind() == "type_annotation" => a.named_child(0),
+                Some(a) if a.kind_name() == "type_annotation" => a.named_child(0),
                 r => r,
             };
-            r.is_some_and(|r| r.kind() != "function_type")
+            r.is_some_and(|r| r.kind_name() != "function_type")
         })?;
         self.push_frame();
         self.type_params(ft);
@@ -1955,15 +1933,15 @@ impl<'s> Walker<'s> {
         let mut c = n.walk();
         let kids: Vec<Node> = n.named_children(&mut c).collect();
         for k in &kids {
-            match k.kind() {
+            match k.kind_name() {
                 "decorator" => self.walk(*k),
                 "class_heritage" => {
                     let mut c2 = k.walk();
                     let clauses: Vec<Node> = k.named_children(&mut c2).collect();
                     for cl in clauses {
-                        match cl.kind() {
+                        match cl.kind_name() {
                             "extends_clause" => {
-                                if let Some(v) = cl.fld("value") {
+                                if let Some(v) = cl.field("value") {
                                     if let Some(b) = self.heritage_value(v) {
                                         bases.push(b);
                                     }
@@ -1989,7 +1967,7 @@ impl<'s> Walker<'s> {
                 _ => {}
             }
         }
-        if let Some(body) = n.fld("body") {
+        if let Some(body) = n.field("body") {
             self.members(body, def);
         }
         self.pop_frame();
@@ -2002,7 +1980,7 @@ impl<'s> Walker<'s> {
     /// `extends <value>` of a class: an `extends` site and the base.
     fn heritage_value(&mut self, v: Node<'s>) -> Option<Expr> {
         let v = skip_parens(v);
-        match v.kind() {
+        match v.kind_name() {
             "identifier" => {
                 let name = self.text(v);
                 let e = self.lookup_expr(name, NS_VALUE);
@@ -2011,10 +1989,10 @@ impl<'s> Walker<'s> {
             }
             "member_expression" => {
                 let e = self.expr(v);
-                if let Some(p) = v.fld("property") {
+                if let Some(p) = v.field("property") {
                     self.site(p, SiteKind::Extends, NS_VALUE, e.clone());
                 }
-                if let Some(o) = v.fld("object") {
+                if let Some(o) = v.field("object") {
                     self.walk(o);
                 }
                 Some(e)
@@ -2035,7 +2013,7 @@ impl<'s> Walker<'s> {
 
     /// A type in `implements` / interface `extends`: a site, and the type.
     fn heritage_type(&mut self, t: Node<'s>, kind: SiteKind) -> Option<Expr> {
-        match t.kind() {
+        match t.kind_name() {
             "type_identifier" => {
                 let name = self.text(t);
                 let e = self.lookup_expr(name, NS_TYPE);
@@ -2044,18 +2022,18 @@ impl<'s> Walker<'s> {
             }
             "nested_type_identifier" => {
                 let e = self.nested_type(t);
-                if let Some(name) = t.fld("name") {
+                if let Some(name) = t.field("name") {
                     self.site(name, kind, NS_TYPE, e.clone());
                 }
                 // The qualifier (`JSONRPC2` in `extends JSONRPC2.Request`)
                 // is a use of the namespace, as in any other type.
-                if let Some(m) = t.fld("module") {
+                if let Some(m) = t.field("module") {
                     self.qualifier_sites(m);
                 }
                 Some(e)
             }
             "generic_type" => {
-                let base = t.fld("name").and_then(|nm| self.heritage_type(nm, kind));
+                let base = t.field("name").and_then(|nm| self.heritage_type(nm, kind));
                 self.walk_field(t, "type_arguments");
                 base
             }
@@ -2078,7 +2056,7 @@ impl<'s> Walker<'s> {
         let mut c = n.walk();
         let kids: Vec<Node> = n.named_children(&mut c).collect();
         for k in kids {
-            if k.kind() == "extends_type_clause" {
+            if k.kind_name() == "extends_type_clause" {
                 let mut c2 = k.walk();
                 let types: Vec<Node> = k.named_children(&mut c2).collect();
                 for t in types {
@@ -2088,7 +2066,7 @@ impl<'s> Walker<'s> {
                 }
             }
         }
-        if let Some(body) = n.fld("body") {
+        if let Some(body) = n.field("body") {
             self.members(body, def);
         }
         self.pop_frame();
@@ -2108,8 +2086,8 @@ impl<'s> Walker<'s> {
         }
         self.push_frame();
         self.type_params(n);
-        if let Some(v) = n.fld("value") {
-            if v.kind() == "object_type" {
+        if let Some(v) = n.field("value") {
+            if v.kind_name() == "object_type" {
                 self.members(v, def);
             } else {
                 if let Some(d) = def {
@@ -2131,16 +2109,16 @@ impl<'s> Walker<'s> {
     /// out). A constituent that names no type leaves the union without
     /// members.
     fn alias_bases(&mut self, v: Node<'s>) -> Vec<Expr> {
-        let named = |w: &mut Self, t: Node<'s>| match t.kind() {
+        let named = |w: &mut Self, t: Node<'s>| match t.kind_name() {
             "type_identifier" | "nested_type_identifier" => Some(w.type_name(t)),
-            "generic_type" => t.fld("name").map(|nm| w.type_name(nm)),
-            "parenthesized_type" => t.named_child(0).and_then(|c| match c.kind() {
+            "generic_type" => t.field("name").map(|nm| w.type_name(nm)),
+            "parenthesized_type" => t.named_child(0).and_then(|c| match c.kind_name() {
                 "type_identifier" | "nested_type_identifier" => Some(w.type_name(c)),
                 _ => None,
             }),
             _ => None,
         };
-        match v.kind() {
+        match v.kind_name() {
             "union_type" => {
                 let mut leaves = Vec::new();
                 union_leaves(v, self.src, &mut leaves);
@@ -2162,7 +2140,7 @@ impl<'s> Walker<'s> {
                 let kids: Vec<Node> = v.named_children(&mut c).collect();
                 let mut bases = Vec::new();
                 for k in kids {
-                    if k.kind() == "intersection_type" {
+                    if k.kind_name() == "intersection_type" {
                         bases.extend(self.alias_bases(k));
                     } else {
                         bases.extend(named(self, k));
@@ -2187,13 +2165,13 @@ impl<'s> Walker<'s> {
         let mut c = body.walk();
         let kids: Vec<Node> = body.named_children(&mut c).collect();
         for m in kids {
-            match m.kind() {
+            match m.kind_name() {
                 "method_definition" | "method_signature" | "abstract_method_signature" => {
-                    let Some(nn) = m.fld("name") else {
+                    let Some(nn) = m.field("name") else {
                         continue;
                     };
                     let name = self.text(nn);
-                    if nn.kind() == "computed_property_name" {
+                    if nn.kind_name() == "computed_property_name" {
                         self.walk(nn);
                     }
                     let is_ctor = name == "constructor";
@@ -2206,9 +2184,9 @@ impl<'s> Walker<'s> {
                     self.function_with(m, def, class, ctor);
                 }
                 "public_field_definition" | "field_definition" | "property_signature" => {
-                    let nn = m.fld("name").or_else(|| m.fld("property"));
-                    let value = m.fld("value").map(skip_parens);
-                    let ty = m.fld("type");
+                    let nn = m.field("name").or_else(|| m.field("property"));
+                    let value = m.field("value").map(skip_parens);
+                    let ty = m.field("type");
                     self.walk_decorators(m);
                     let (Some(nn), Some(cl)) = (nn, class) else {
                         if let Some(t) = ty {
@@ -2220,7 +2198,7 @@ impl<'s> Walker<'s> {
                         continue;
                     };
                     let name = self.text(nn);
-                    if nn.kind() == "computed_property_name" {
+                    if nn.kind_name() == "computed_property_name" {
                         self.walk(nn);
                     }
                     if let Some(t) = ty {
@@ -2228,13 +2206,13 @@ impl<'s> Walker<'s> {
                     }
                     let fn_value = value.filter(|v| {
                         matches!(
-                            v.kind(),
+                            v.kind_name(),
                             "arrow_function" | "function_expression" | "function"
                         )
                     });
                     if let Some(f) = fn_value {
                         let def = self.member_def(cl, name, nn, m);
-                        let this = if f.kind() == "arrow_function" {
+                        let this = if f.kind_name() == "arrow_function" {
                             Some(cl)
                         } else {
                             None
@@ -2274,7 +2252,7 @@ impl<'s> Walker<'s> {
         let mut c = m.walk();
         let decs: Vec<Node> = m
             .named_children(&mut c)
-            .filter(|k| k.kind() == "decorator")
+            .filter(|k| k.kind_name() == "decorator")
             .collect();
         for d in decs {
             self.walk(d);
@@ -2297,7 +2275,7 @@ impl<'s> Walker<'s> {
         let mut c = m.walk();
         let private = name.starts_with('#')
             || m.children(&mut c)
-                .any(|k| k.kind() == "accessibility_modifier" && self.text(k) == "private");
+                .any(|k| k.kind_name() == "accessibility_modifier" && self.text(k) == "private");
         self.private[d as usize] = private;
         self.member_defs.insert((class, name), d);
         d
@@ -2309,14 +2287,14 @@ impl<'s> Walker<'s> {
         let module_level = self.at_module_level();
         let mut c = n.walk();
         let tokens: Vec<Node> = n.children(&mut c).collect();
-        let is_default = tokens.iter().any(|t| t.kind() == "default");
-        let is_equals = tokens.iter().any(|t| t.kind() == "=");
+        let is_default = tokens.iter().any(|t| t.kind_name() == "default");
+        let is_equals = tokens.iter().any(|t| t.kind_name() == "=");
         for t in &tokens {
-            if t.kind() == "decorator" {
+            if t.kind_name() == "decorator" {
                 self.walk(*t);
             }
         }
-        if let Some(decl) = n.fld("declaration") {
+        if let Some(decl) = n.field("declaration") {
             self.walk(decl);
             if module_level {
                 for (name, b) in self.declared(decl) {
@@ -2332,27 +2310,27 @@ impl<'s> Walker<'s> {
             }
             return;
         }
-        if let Some(source) = n.fld("source") {
+        if let Some(source) = n.field("source") {
             let Some(spec) = self.module_site(source) else {
                 return;
             };
             let mut any = false;
             for t in tokens {
-                match t.kind() {
+                match t.kind_name() {
                     "export_clause" => {
                         any = true;
                         let mut c2 = t.walk();
                         let specs: Vec<Node> = t
                             .named_children(&mut c2)
-                            .filter(|s| s.kind() == "export_specifier")
+                            .filter(|s| s.kind_name() == "export_specifier")
                             .collect();
                         for s in specs {
-                            let Some(name) = s.fld("name") else {
+                            let Some(name) = s.field("name") else {
                                 continue;
                             };
                             let imported = self.spec_name(name);
                             let alias = s
-                                .fld("alias")
+                                .field("alias")
                                 .map(|a| self.spec_name(a))
                                 .unwrap_or(imported);
                             let nm = self.intern(imported);
@@ -2363,7 +2341,7 @@ impl<'s> Walker<'s> {
                             };
                             let i = self.push_import(nm, spec, what);
                             self.site(name, SiteKind::Ref, NS_ANY, Expr::Import(i));
-                            if let Some(a) = s.fld("alias") {
+                            if let Some(a) = s.field("alias") {
                                 self.site(a, SiteKind::Ref, NS_ANY, Expr::Import(i));
                             }
                             if module_level {
@@ -2403,24 +2381,24 @@ impl<'s> Walker<'s> {
         }
         let mut handled_value = false;
         for t in tokens {
-            match t.kind() {
+            match t.kind_name() {
                 "export_clause" => {
                     let mut c2 = t.walk();
                     let specs: Vec<Node> = t
                         .named_children(&mut c2)
-                        .filter(|s| s.kind() == "export_specifier")
+                        .filter(|s| s.kind_name() == "export_specifier")
                         .collect();
                     for s in specs {
-                        let Some(name) = s.fld("name") else {
+                        let Some(name) = s.field("name") else {
                             continue;
                         };
                         let local = self.spec_name(name);
-                        let alias = s.fld("alias").map(|a| self.spec_name(a)).unwrap_or(local);
+                        let alias = s.field("alias").map(|a| self.spec_name(a)).unwrap_or(local);
                         let b = self.lookup(local, NS_ANY);
                         let Some(b) = b else { continue };
                         if let Binding::Def(_) | Binding::Import(_) = b {
                             self.site(name, SiteKind::Ref, NS_ANY, b.expr());
-                            if let Some(a) = s.fld("alias") {
+                            if let Some(a) = s.field("alias") {
                                 self.site(a, SiteKind::Ref, NS_ANY, b.expr());
                             }
                         }
@@ -2452,7 +2430,7 @@ impl<'s> Walker<'s> {
     fn export_value(&mut self, v: Node<'s>, as_name: &str) {
         let v = skip_parens(v);
         self.walk(v);
-        let e = if v.kind() == "identifier" {
+        let e = if v.kind_name() == "identifier" {
             let t = self.text(v);
             self.lookup_expr(t, NS_ANY)
         } else {
@@ -2476,7 +2454,7 @@ impl<'s> Walker<'s> {
     }
 
     fn spec_name(&self, n: Node<'s>) -> &'s str {
-        if n.kind() == "string" {
+        if n.kind_name() == "string" {
             self.string_value(n).map(|(t, _)| t).unwrap_or("")
         } else {
             self.text(n)
@@ -2513,15 +2491,15 @@ impl<'s> Walker<'s> {
     /// Names a declaration statement binds, with their bindings.
     fn declared(&mut self, decl: Node<'s>) -> Vec<(&'s str, Binding)> {
         let mut out = Vec::new();
-        match decl.kind() {
+        match decl.kind_name() {
             "lexical_declaration" | "variable_declaration" => {
                 let mut c = decl.walk();
                 let decls: Vec<Node> = decl.named_children(&mut c).collect();
                 for d in decls {
-                    if d.kind() != "variable_declarator" {
+                    if d.kind_name() != "variable_declarator" {
                         continue;
                     }
-                    let Some(nn) = d.fld("name") else {
+                    let Some(nn) = d.field("name") else {
                         continue;
                     };
                     let mut names = Vec::new();
@@ -2545,7 +2523,7 @@ impl<'s> Walker<'s> {
                 }
             }
             _ => {
-                if let (Some(nn), Some(&d)) = (decl.fld("name"), self.node_defs.get(&decl.id())) {
+                if let (Some(nn), Some(&d)) = (decl.field("name"), self.node_defs.get(&decl.id())) {
                     out.push((self.text(nn), Binding::Def(d)));
                 }
             }
@@ -2554,19 +2532,19 @@ impl<'s> Walker<'s> {
     }
 
     fn assignment(&mut self, n: Node<'s>) {
-        let (Some(left), Some(right)) = (n.fld("left"), n.fld("right")) else {
+        let (Some(left), Some(right)) = (n.field("left"), n.field("right")) else {
             self.walk_children(n);
             return;
         };
         let right = skip_parens(right);
-        if left.kind() == "member_expression" {
-            if let (Some(obj), Some(prop)) = (left.fld("object"), left.fld("property")) {
+        if left.kind_name() == "member_expression" {
+            if let (Some(obj), Some(prop)) = (left.field("object"), left.field("property")) {
                 let prop_name = self.text(prop);
                 if self.is_free(obj, "module") && prop_name == "exports" {
                     // `module.exports = class X {}` / `= function f() {}`:
                     // the definition is the export.
-                    let named = right.fld("name");
-                    let def = match (right.kind(), named) {
+                    let named = right.field("name");
+                    let def = match (right.kind_name(), named) {
                         ("class", Some(_)) => {
                             self.walk(right);
                             self.node_defs.get(&right.id()).copied()
@@ -2597,17 +2575,19 @@ impl<'s> Walker<'s> {
                     return;
                 }
                 let on_exports = self.is_free(obj, "exports")
-                    || (obj.kind() == "member_expression"
-                        && obj.fld("object").is_some_and(|o| self.is_free(o, "module"))
+                    || (obj.kind_name() == "member_expression"
                         && obj
-                            .fld("property")
+                            .field("object")
+                            .is_some_and(|o| self.is_free(o, "module"))
+                        && obj
+                            .field("property")
                             .is_some_and(|p| self.text(p) == "exports"));
                 if on_exports {
-                    let e = match right.kind() {
+                    let e = match right.kind_name() {
                         "function_expression" | "arrow_function" | "function" => {
                             // `exports.f = function f() {}`: tsserver names it
                             // at the function's own name.
-                            let at = right.fld("name").unwrap_or(prop);
+                            let at = right.field("name").unwrap_or(prop);
                             let d = self.add_def(prop_name, at, n, NodeKind::Function, true);
                             self.function(right, Some(d), None);
                             Expr::Def(d)
@@ -2619,7 +2599,7 @@ impl<'s> Walker<'s> {
                         }
                         _ => {
                             self.walk(right);
-                            let e = if right.kind() == "identifier" {
+                            let e = if right.kind_name() == "identifier" {
                                 let t = self.text(right);
                                 self.lookup_expr(t, NS_ANY)
                             } else {
@@ -2641,15 +2621,15 @@ impl<'s> Walker<'s> {
                 }
             }
         }
-        match (left.kind(), left.fld("object")) {
+        match (left.kind_name(), left.field("object")) {
             // `this.x = …` declares `x` in JavaScript (for tsserver too),
             // and says what `this.x` holds. In TypeScript `x` is declared in
             // the class: the write is a reference to it.
-            ("member_expression", Some(o)) if o.kind() == "this" => {
+            ("member_expression", Some(o)) if o.kind_name() == "this" => {
                 if self.typed {
                     self.member_ref(left);
                 }
-                if let (Some(class), Some(prop)) = (self.this_class, left.fld("property")) {
+                if let (Some(class), Some(prop)) = (self.this_class, left.field("property")) {
                     let e = self.expr(right);
                     if matches!(e, Expr::Instance(_) | Expr::Def(_) | Expr::Import(_)) {
                         let name = self.text(prop);
@@ -2665,7 +2645,7 @@ impl<'s> Walker<'s> {
             _ => self.walk(left),
         }
         self.walk(right);
-        if left.kind() == "identifier" {
+        if left.kind_name() == "identifier" {
             // `x = new Foo()` refines a local variable declared without a value.
             let name = self.text(left);
             if let Some(Binding::Var(v)) = self.lookup(name, NS_VALUE) {
@@ -2678,24 +2658,24 @@ impl<'s> Walker<'s> {
 
     /// `module.exports = X` / `module.exports = { a, b: c }`.
     fn module_exports(&mut self, right: Node<'s>) {
-        if right.kind() == "object" {
+        if right.kind_name() == "object" {
             let mut c = right.walk();
             let kids: Vec<Node> = right.named_children(&mut c).collect();
             for k in kids {
-                let (name, e) = match k.kind() {
+                let (name, e) = match k.kind_name() {
                     "shorthand_property_identifier" => {
                         let t = self.text(k);
                         (t, self.lookup_expr(t, NS_ANY))
                     }
                     "pair" => {
-                        let (Some(key), Some(v)) = (k.fld("key"), k.fld("value")) else {
+                        let (Some(key), Some(v)) = (k.field("key"), k.field("value")) else {
                             continue;
                         };
-                        if key.kind() != "property_identifier" {
+                        if key.kind_name() != "property_identifier" {
                             continue;
                         }
                         let v = skip_parens(v);
-                        let e = if v.kind() == "identifier" {
+                        let e = if v.kind_name() == "identifier" {
                             let t = self.text(v);
                             self.lookup_expr(t, NS_ANY)
                         } else {
@@ -2720,7 +2700,7 @@ impl<'s> Walker<'s> {
             }
             return;
         }
-        let e = if right.kind() == "identifier" {
+        let e = if right.kind_name() == "identifier" {
             let t = self.text(right);
             self.lookup_expr(t, NS_ANY)
         } else {
@@ -2739,7 +2719,7 @@ impl<'s> Walker<'s> {
 
     /// Is `n` the identifier `name`, not declared in the file?
     fn is_free(&mut self, n: Node<'s>, name: &str) -> bool {
-        n.kind() == "identifier"
+        n.kind_name() == "identifier"
             && self.text(n) == name
             && self.lookup(self.text(n), NS_VALUE).is_none()
     }
@@ -2747,11 +2727,11 @@ impl<'s> Walker<'s> {
     // ----- calls -------------------------------------------------------------
 
     fn call(&mut self, n: Node<'s>) {
-        let Some(f) = n.fld("function") else {
+        let Some(f) = n.field("function") else {
             self.walk_children(n);
             return;
         };
-        let args = n.fld("arguments");
+        let args = n.field("arguments");
         if self.test_file {
             if let Some((name, at)) = self.test_call(n) {
                 let saved = self.cur;
@@ -2768,7 +2748,7 @@ impl<'s> Walker<'s> {
                 return;
             }
         }
-        match f.kind() {
+        match f.kind_name() {
             "identifier" => {
                 let name = self.text(f);
                 if name == "require" && self.lookup(name, NS_VALUE).is_none() {
@@ -2790,7 +2770,7 @@ impl<'s> Walker<'s> {
                 }
             }
             "member_expression" => {
-                if let (Some(obj), Some(prop)) = (f.fld("object"), f.fld("property")) {
+                if let (Some(obj), Some(prop)) = (f.field("object"), f.field("property")) {
                     let recv = self.expr(obj);
                     let name = self.text(prop);
                     let p = self.intern(name);
@@ -2815,7 +2795,7 @@ impl<'s> Walker<'s> {
         self.walk_field(n, "type_arguments");
         if let Some(a) = args {
             self.callback_args(f, a);
-            if let Some(ta) = n.fld("type_arguments") {
+            if let Some(ta) = n.field("type_arguments") {
                 self.typed_callbacks(ta, a);
             }
             self.walk(a);
@@ -2833,7 +2813,7 @@ impl<'s> Walker<'s> {
         let mut c = type_args.walk();
         let fn_types: Vec<(Node, Vec<Node>)> = type_args
             .named_children(&mut c)
-            .filter(|t| t.kind() == "function_type")
+            .filter(|t| t.kind_name() == "function_type")
             .filter_map(|t| Some((t, signature_params(t)?)))
             .collect();
         let Some(most) = fn_types.iter().map(|(_, ps)| ps.len()).max() else {
@@ -2842,7 +2822,7 @@ impl<'s> Walker<'s> {
         let mut c = args.walk();
         let callbacks: Vec<Node> = args
             .named_children(&mut c)
-            .filter(|k| matches!(k.kind(), "arrow_function" | "function_expression"))
+            .filter(|k| matches!(k.kind_name(), "arrow_function" | "function_expression"))
             .collect();
         for cb in callbacks {
             let Some(n) = untyped_arity(cb) else { continue };
@@ -2858,12 +2838,12 @@ impl<'s> Walker<'s> {
             self.type_params(*ft);
             let types: Vec<Expr> = ps
                 .iter()
-                .map(|p| match p.fld("type") {
+                .map(|p| match p.field("type") {
                     Some(t) => self.type_value(t),
                     None => Expr::Unknown,
                 })
                 .collect();
-            let ret = match ft.fld("return_type") {
+            let ret = match ft.field("return_type") {
                 Some(r) => self.type_value(r),
                 None => Expr::Unknown,
             };
@@ -2879,9 +2859,9 @@ impl<'s> Walker<'s> {
         let kids: Vec<Node> = args.named_children(&mut c).collect();
         let callbacks: Vec<(u16, Node)> = kids
             .into_iter()
-            .filter(|k| k.kind() != "comment")
+            .filter(|k| k.kind_name() != "comment")
             .enumerate()
-            .filter(|(_, k)| matches!(k.kind(), "arrow_function" | "function_expression"))
+            .filter(|(_, k)| matches!(k.kind_name(), "arrow_function" | "function_expression"))
             .map(|(i, k)| (i as u16, k))
             .collect();
         if callbacks.is_empty() {
@@ -2899,44 +2879,44 @@ impl<'s> Walker<'s> {
     /// `describe('…', …)`, `it.only('…', …)`, `test.each(t)('…', …)`:
     /// the test's name and the node it starts at.
     fn test_call(&self, n: Node<'s>) -> Option<(&'s str, Node<'s>)> {
-        let f = n.fld("function")?;
-        let base = match f.kind() {
+        let f = n.field("function")?;
+        let base = match f.kind_name() {
             "identifier" => f,
             "member_expression" => {
-                let prop = f.fld("property")?;
+                let prop = f.field("property")?;
                 if !TEST_MODIFIERS.contains(&self.text(prop)) {
                     return None;
                 }
-                let obj = f.fld("object")?;
-                if obj.kind() == "member_expression" {
+                let obj = f.field("object")?;
+                if obj.kind_name() == "member_expression" {
                     // `describe.skip.each`-style chains: look at the root.
-                    obj.fld("object")?
+                    obj.field("object")?
                 } else {
                     obj
                 }
             }
             "call_expression" => {
-                let inner = f.fld("function")?;
-                if inner.kind() != "member_expression" {
+                let inner = f.field("function")?;
+                if inner.kind_name() != "member_expression" {
                     return None;
                 }
-                let prop = inner.fld("property")?;
+                let prop = inner.field("property")?;
                 if self.text(prop) != "each" {
                     return None;
                 }
-                let obj = inner.fld("object")?;
-                if obj.kind() == "member_expression" {
-                    obj.fld("object")?
+                let obj = inner.field("object")?;
+                if obj.kind_name() == "member_expression" {
+                    obj.field("object")?
                 } else {
                     obj
                 }
             }
             _ => return None,
         };
-        if base.kind() != "identifier" || !TEST_FNS.contains(&self.text(base)) {
+        if base.kind_name() != "identifier" || !TEST_FNS.contains(&self.text(base)) {
             return None;
         }
-        let args = n.fld("arguments")?;
+        let args = n.field("arguments")?;
         let first = args.named_child(0)?;
         let (name, _) = self.string_value(first)?;
         if name.is_empty() {
@@ -2946,8 +2926,8 @@ impl<'s> Walker<'s> {
     }
 
     fn new_expr(&mut self, n: Node<'s>) {
-        if let Some(ctor) = n.fld("constructor") {
-            match ctor.kind() {
+        if let Some(ctor) = n.field("constructor") {
+            match ctor.kind_name() {
                 "identifier" => {
                     let name = self.text(ctor);
                     if let Some(b @ (Binding::Def(_) | Binding::Import(_))) =
@@ -2958,10 +2938,10 @@ impl<'s> Walker<'s> {
                 }
                 "member_expression" => {
                     let e = self.expr(ctor);
-                    if let Some(p) = ctor.fld("property") {
+                    if let Some(p) = ctor.field("property") {
                         self.site(p, SiteKind::Call, NS_VALUE, e);
                     }
-                    if let Some(o) = ctor.fld("object") {
+                    if let Some(o) = ctor.field("object") {
                         self.walk(o);
                     }
                 }
@@ -2969,7 +2949,7 @@ impl<'s> Walker<'s> {
             }
         }
         self.walk_field(n, "type_arguments");
-        if let (Some(ctor), Some(a)) = (n.fld("constructor"), n.fld("arguments")) {
+        if let (Some(ctor), Some(a)) = (n.field("constructor"), n.field("arguments")) {
             // `new Observable((subscriber) => …)`: a callback's untyped
             // parameters take the types the constructor declares.
             self.callback_args(ctor, a);
@@ -2991,7 +2971,7 @@ impl<'s> Walker<'s> {
     }
 
     fn expr_node(&mut self, n: Node<'s>) -> Expr {
-        match n.kind() {
+        match n.kind_name() {
             "identifier" => {
                 let t = self.text(n);
                 if t == "undefined" {
@@ -3009,7 +2989,7 @@ impl<'s> Walker<'s> {
                 None => Expr::Unknown,
             },
             "member_expression" => {
-                let (Some(obj), Some(prop)) = (n.fld("object"), n.fld("property")) else {
+                let (Some(obj), Some(prop)) = (n.field("object"), n.field("property")) else {
                     return Expr::Unknown;
                 };
                 let o = self.expr(obj);
@@ -3017,12 +2997,12 @@ impl<'s> Walker<'s> {
                 self.member_of(&o, name)
             }
             "call_expression" => {
-                let Some(f) = n.fld("function") else {
+                let Some(f) = n.field("function") else {
                     return Expr::Unknown;
                 };
-                if f.kind() == "identifier" && self.text(f) == "require" {
+                if f.kind_name() == "identifier" && self.text(f) == "require" {
                     if let Some(spec) = n
-                        .fld("arguments")
+                        .field("arguments")
                         .and_then(|a| first_string_arg(a))
                         .and_then(|s| self.string_value(s))
                     {
@@ -3037,7 +3017,7 @@ impl<'s> Walker<'s> {
                 }
             }
             "new_expression" => {
-                let Some(c) = n.fld("constructor") else {
+                let Some(c) = n.field("constructor") else {
                     return Expr::Unknown;
                 };
                 let e = self.expr(c);
@@ -3055,7 +3035,7 @@ impl<'s> Walker<'s> {
                 (None, Some(t)) => self.type_value(t),
                 (None, None) => Expr::Unknown,
             },
-            "instantiation_expression" => match n.fld("function") {
+            "instantiation_expression" => match n.field("function") {
                 Some(f) => self.expr(f),
                 None => Expr::Unknown,
             },
@@ -3064,10 +3044,10 @@ impl<'s> Walker<'s> {
             // without null), else `b`, usually of the same type: the first
             // operand whose value is known.
             "binary_expression"
-                if n.fld("operator")
+                if n.field("operator")
                     .is_some_and(|o| matches!(self.text(o), "??" | "||")) =>
             {
-                let (Some(l), Some(r)) = (n.fld("left"), n.fld("right")) else {
+                let (Some(l), Some(r)) = (n.field("left"), n.field("right")) else {
                     return Expr::Unknown;
                 };
                 match self.expr(l) {
@@ -3092,7 +3072,7 @@ impl<'s> Walker<'s> {
         while let Some(inner) = const_assertion(v) {
             v = skip_parens(inner);
         }
-        if v.kind() == "object" && !matches!(ctx, Expr::Unknown | Expr::Global) {
+        if v.kind_name() == "object" && !matches!(ctx, Expr::Unknown | Expr::Global) {
             self.obj_ctx.insert(v.id(), ctx);
         }
     }
@@ -3105,18 +3085,18 @@ impl<'s> Walker<'s> {
         let mut c = n.walk();
         let kids: Vec<Node> = n.named_children(&mut c).collect();
         for k in kids {
-            let key = match k.kind() {
-                "pair" => k.fld("key"),
-                "method_definition" => k.fld("name"),
+            let key = match k.kind_name() {
+                "pair" => k.field("key"),
+                "method_definition" => k.field("name"),
                 _ => None,
             };
-            let Some(key) = key.filter(|k| k.kind() == "property_identifier") else {
+            let Some(key) = key.filter(|k| k.kind_name() == "property_identifier") else {
                 continue;
             };
             let name = self.text(key);
             let member = self.member_of(&ctx, name);
             self.site(key, SiteKind::Ref, NS_VALUE, member.clone());
-            if let Some(v) = k.fld("value") {
+            if let Some(v) = k.field("value") {
                 self.expect_object(v, member);
             }
         }
@@ -3131,16 +3111,16 @@ impl<'s> Walker<'s> {
         let mut c = n.walk();
         let kids: Vec<Node> = n.named_children(&mut c).collect();
         for k in kids {
-            let (key, value) = match k.kind() {
+            let (key, value) = match k.kind_name() {
                 "pair" => {
-                    let (Some(key), Some(v)) = (k.fld("key"), k.fld("value")) else {
+                    let (Some(key), Some(v)) = (k.field("key"), k.field("value")) else {
                         continue;
                     };
                     let e = self.expr(v);
                     (key, e)
                 }
                 "method_definition" => {
-                    let Some(key) = k.fld("name") else { continue };
+                    let Some(key) = k.field("name") else { continue };
                     (key, Expr::Unknown)
                 }
                 "shorthand_property_identifier" => {
@@ -3154,7 +3134,7 @@ impl<'s> Walker<'s> {
                     continue;
                 }
             };
-            let name = match key.kind() {
+            let name = match key.kind_name() {
                 "property_identifier" | "shorthand_property_identifier" | "number" => {
                     self.text(key)
                 }
@@ -3178,7 +3158,7 @@ impl<'s> Walker<'s> {
 
     /// The class a type names (for `extends`/`implements` and instances).
     fn type_name(&mut self, t: Node<'s>) -> Expr {
-        match t.kind() {
+        match t.kind_name() {
             "type_identifier" | "identifier" => {
                 let name = self.text(t);
                 self.lookup_expr(name, NS_TYPE)
@@ -3190,8 +3170,8 @@ impl<'s> Walker<'s> {
 
     /// `a.b.C` in a type: `Member(Member(a, b), C)`.
     fn nested_type(&mut self, t: Node<'s>) -> Expr {
-        let module = t.fld("module");
-        let name = t.fld("name");
+        let module = t.field("module");
+        let name = t.field("name");
         let (Some(m), Some(nm)) = (module, name) else {
             return Expr::Unknown;
         };
@@ -3204,16 +3184,16 @@ impl<'s> Walker<'s> {
     /// namespaces they name.
     fn qualifier_sites(&mut self, m: Node<'s>) {
         let e = self.nested_module(m);
-        match m.kind() {
+        match m.kind_name() {
             "identifier" => {
                 if matches!(e, Expr::Def(_) | Expr::Import(_)) {
                     self.site(m, SiteKind::Ref, NS_TYPE, e);
                 }
             }
             "nested_identifier" | "member_expression" => {
-                let o = m.fld("object").or_else(|| m.named_child(0));
+                let o = m.field("object").or_else(|| m.named_child(0));
                 let p = m
-                    .fld("property")
+                    .field("property")
                     .or_else(|| m.named_child(m.named_child_count().saturating_sub(1) as u32));
                 if let (Some(o), Some(p)) = (o, p) {
                     if matches!(e, Expr::Member(..)) {
@@ -3227,7 +3207,7 @@ impl<'s> Walker<'s> {
     }
 
     fn nested_module(&mut self, m: Node<'s>) -> Expr {
-        match m.kind() {
+        match m.kind_name() {
             "identifier" => {
                 let t = self.text(m);
                 if let Some(Binding::Def(d)) = self.lookup(t, NS_TYPE) {
@@ -3239,8 +3219,8 @@ impl<'s> Walker<'s> {
             }
             "nested_identifier" | "member_expression" => {
                 let (Some(o), Some(p)) = (
-                    m.fld("object").or_else(|| m.named_child(0)),
-                    m.fld("property")
+                    m.field("object").or_else(|| m.named_child(0)),
+                    m.field("property")
                         .or_else(|| m.named_child(m.named_child_count().saturating_sub(1) as u32)),
                 ) else {
                     return Expr::Unknown;
@@ -3265,7 +3245,7 @@ impl<'s> Walker<'s> {
     }
 
     fn type_value_node(&mut self, t: Node<'s>) -> Expr {
-        match t.kind() {
+        match t.kind_name() {
             "type_annotation" | "parenthesized_type" | "opting_type_annotation" => {
                 match t.named_child(0) {
                     Some(c) => self.type_value(c),
@@ -3277,15 +3257,15 @@ impl<'s> Walker<'s> {
                 instance(e)
             }
             "generic_type" => {
-                let Some(name) = t.fld("name") else {
+                let Some(name) = t.field("name") else {
                     return Expr::Unknown;
                 };
                 let text = self.text(name);
-                if name.kind() == "type_identifier"
+                if name.kind_name() == "type_identifier"
                     && TRANSPARENT_GENERICS.contains(&text)
                     && self.lookup(text, NS_TYPE).is_none()
                 {
-                    let arg = t.fld("type_arguments").and_then(|a| a.named_child(0));
+                    let arg = t.field("type_arguments").and_then(|a| a.named_child(0));
                     return match arg {
                         Some(a) => self.type_value(a),
                         None => Expr::Unknown,
@@ -3320,8 +3300,8 @@ impl<'s> Walker<'s> {
                 let (Some(obj), Some(idx)) = (t.named_child(0), t.named_child(1)) else {
                     return Expr::Unknown;
                 };
-                let key = match idx.kind() {
-                    "literal_type" => idx.named_child(0).filter(|s| s.kind() == "string"),
+                let key = match idx.kind_name() {
+                    "literal_type" => idx.named_child(0).filter(|s| s.kind_name() == "string"),
                     _ => None,
                 };
                 let Some((name, _)) = key.and_then(|k| self.string_value(k)) else {
@@ -3342,7 +3322,7 @@ impl<'s> Walker<'s> {
                 None => Expr::Unknown,
             },
             // A function: what a call of it gives, when that is known.
-            "function_type" => match t.fld("return_type") {
+            "function_type" => match t.field("return_type") {
                 Some(r) => returns(self.type_value(r)),
                 None => Expr::Global,
             },
@@ -3353,16 +3333,16 @@ impl<'s> Walker<'s> {
                 let mut c = t.walk();
                 let sigs: Vec<Node> = t
                     .named_children(&mut c)
-                    .filter(|m| m.kind() == "call_signature")
+                    .filter(|m| m.kind_name() == "call_signature")
                     .collect();
                 let ret = sigs.iter().find_map(|sig| {
-                    let r = sig.fld("return_type")?;
-                    let ty = if r.kind() == "type_annotation" {
+                    let r = sig.field("return_type")?;
+                    let ty = if r.kind_name() == "type_annotation" {
                         r.named_child(0)?
                     } else {
                         r
                     };
-                    (ty.kind() != "function_type").then_some(ty)
+                    (ty.kind_name() != "function_type").then_some(ty)
                 });
                 match ret {
                     Some(r) => returns(self.type_value(r)),
@@ -3409,7 +3389,7 @@ fn is_dead(e: &Expr) -> bool {
 
 fn skip_parens(n: Node) -> Node {
     let mut n = n;
-    while n.kind() == "parenthesized_expression" {
+    while n.kind_name() == "parenthesized_expression" {
         match n.named_child(0) {
             Some(c) => n = c,
             None => break,
@@ -3422,22 +3402,22 @@ fn skip_parens(n: Node) -> Node {
 fn unwrap_decl(s: Node) -> Node {
     let mut s = s;
     loop {
-        match s.kind() {
-            "export_statement" => match s.fld("declaration") {
+        match s.kind_name() {
+            "export_statement" => match s.field("declaration") {
                 Some(d) => s = d,
                 None => return s,
             },
             // `namespace N {}` at statement level parses as an expression.
             "expression_statement" => match s.named_child(0) {
-                Some(d) if matches!(d.kind(), "internal_module" | "module") => s = d,
+                Some(d) if matches!(d.kind_name(), "internal_module" | "module") => s = d,
                 _ => return s,
             },
             "ambient_declaration" => {
                 let mut c = s.walk();
                 let inner = s.named_children(&mut c).find(|k| {
-                    k.kind().ends_with("declaration")
+                    k.kind_name().ends_with("declaration")
                         || matches!(
-                            k.kind(),
+                            k.kind_name(),
                             "function_signature" | "internal_module" | "module"
                         )
                 });
@@ -3453,48 +3433,48 @@ fn unwrap_decl(s: Node) -> Node {
 
 /// `require('x')`: the string node.
 fn require_arg<'t>(n: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
-    if n.kind() != "call_expression" {
+    if n.kind_name() != "call_expression" {
         return None;
     }
-    let f = n.fld("function")?;
-    if f.kind() != "identifier" || f.utf8_text(src).ok()? != "require" {
+    let f = n.field("function")?;
+    if f.kind_name() != "identifier" || f.utf8_text(src).ok()? != "require" {
         return None;
     }
-    first_string_arg(n.fld("arguments")?)
+    first_string_arg(n.field("arguments")?)
 }
 
 fn first_string_arg(args: Node) -> Option<Node> {
     let first = args.named_child(0)?;
-    (first.kind() == "string").then_some(first)
+    (first.kind_name() == "string").then_some(first)
 }
 
 /// `e as const`: `e`.
 fn const_assertion(n: Node) -> Option<Node> {
-    if n.kind() != "as_expression" {
+    if n.kind_name() != "as_expression" {
         return None;
     }
     let mut c = n.walk();
     let is_const = n
         .children(&mut c)
         .last()
-        .is_some_and(|k| k.kind() == "const");
+        .is_some_and(|k| k.kind_name() == "const");
     is_const.then(|| n.named_child(0)).flatten()
 }
 
 /// The parameters of a function type, without a `this` parameter; `None`
 /// with a rest parameter (its arity is open).
 fn signature_params(t: Node) -> Option<Vec<Node>> {
-    let ps = t.fld("parameters")?;
+    let ps = t.field("parameters")?;
     let mut c = ps.walk();
     let mut out = Vec::new();
     for k in ps.named_children(&mut c) {
-        match k.kind() {
+        match k.kind_name() {
             "required_parameter" | "optional_parameter" => {
-                let pat = k.fld("pattern");
-                if pat.is_some_and(|x| x.kind() == "this") {
+                let pat = k.field("pattern");
+                if pat.is_some_and(|x| x.kind_name() == "this") {
                     continue;
                 }
-                if pat.is_some_and(|x| x.kind() == "rest_pattern") {
+                if pat.is_some_and(|x| x.kind_name() == "rest_pattern") {
                     return None;
                 }
                 out.push(k);
@@ -3509,17 +3489,18 @@ fn signature_params(t: Node) -> Option<Vec<Node>> {
 /// The number of parameters of a function argument when none is typed
 /// (else `None`: its own types apply).
 fn untyped_arity(f: Node) -> Option<usize> {
-    if f.fld("parameter").is_some() {
+    if f.field("parameter").is_some() {
         return Some(1);
     }
-    let ps = f.fld("parameters")?;
+    let ps = f.field("parameters")?;
     let mut c = ps.walk();
     let mut n = 0;
     for k in ps.named_children(&mut c) {
-        match k.kind() {
+        match k.kind_name() {
             "required_parameter" | "optional_parameter" => {
-                if k.fld("type").is_some()
-                    || k.fld("pattern").is_some_and(|x| x.kind() == "rest_pattern")
+                if k.field("type").is_some()
+                    || k.field("pattern")
+                        .is_some_and(|x| x.kind_name() == "rest_pattern")
                 {
                     return None;
                 }
@@ -3535,7 +3516,7 @@ fn untyped_arity(f: Node) -> Option<usize> {
 fn union_leaves<'t>(t: Node<'t>, src: &[u8], out: &mut Vec<Node<'t>>) {
     let mut c = t.walk();
     for k in t.named_children(&mut c) {
-        match k.kind() {
+        match k.kind_name() {
             "union_type" => union_leaves(k, src, out),
             "literal_type" => {
                 let txt = k.utf8_text(src).unwrap_or("");
@@ -3555,19 +3536,19 @@ fn union_leaves<'t>(t: Node<'t>, src: &[u8], out: &mut Vec<Node<'t>>) {
 }
 
 fn pattern_names<'t>(p: Node, src: &'t [u8], out: &mut Vec<&'t str>) {
-    match p.kind() {
+    match p.kind_name() {
         "identifier" | "shorthand_property_identifier_pattern" => {
             if let Ok(t) = p.utf8_text(src) {
                 out.push(t);
             }
         }
         "pair_pattern" => {
-            if let Some(v) = p.fld("value") {
+            if let Some(v) = p.field("value") {
                 pattern_names(v, src, out);
             }
         }
         "assignment_pattern" | "object_assignment_pattern" => {
-            if let Some(v) = p.fld("left") {
+            if let Some(v) = p.field("left") {
                 pattern_names(v, src, out);
             }
         }

@@ -17,15 +17,15 @@ impl<'s> V<'s> {
 
     /// A path used as a value or callee. Returns its names when it is one.
     pub(super) fn value_path(&mut self, n: Node, role: Role) -> Option<Vec<u32>> {
-        let n = if n.kind() == "generic_function" {
-            if let Some(ta) = n.child_by_field_name("type_arguments") {
+        let n = if n.kind_name() == "generic_function" {
+            if let Some(ta) = n.field("type_arguments") {
                 self.ty(ta);
             }
-            n.child_by_field_name("function")?
+            n.field("function")?
         } else {
             n
         };
-        if n.kind() == "identifier" {
+        if n.kind_name() == "identifier" {
             let name = self.node_name(n);
             if self.local(name).is_some() || self.generic(name).is_some() {
                 return None;
@@ -45,37 +45,37 @@ impl<'s> V<'s> {
     pub(super) fn call(&mut self, n: Node) -> u32 {
         let mut r = 0;
         let mut elem_hint = None;
-        if let Some(f) = n.child_by_field_name("function") {
-            let target = if f.kind() == "generic_function" {
-                if let Some(ta) = f.child_by_field_name("type_arguments") {
+        if let Some(f) = n.field("function") {
+            let target = if f.kind_name() == "generic_function" {
+                if let Some(ta) = f.field("type_arguments") {
                     self.ty(ta);
                 }
-                f.child_by_field_name("function")
+                f.field("function")
             } else {
                 Some(f)
             };
             if let Some(t) = target {
-                r = match t.kind() {
+                r = match t.kind_name() {
                     "identifier" | "scoped_identifier" => match self.value_path(t, Role::Call) {
                         Some(names) => self.recv(Recv::Call(names)),
                         None => 0,
                     },
                     "field_expression" => {
-                        let recv = match t.child_by_field_name("value") {
+                        let recv = match t.field("value") {
                             Some(v) => self.node(v),
                             None => 0,
                         };
-                        match t.child_by_field_name("field") {
-                            Some(field) if field.kind() == "field_identifier" => {
+                        match t.field("field") {
+                            Some(field) if field.kind_name() == "field_identifier" => {
                                 let name = self.node_name(field);
-                                let args = match n.child_by_field_name("arguments") {
+                                let args = match n.field("arguments") {
                                     Some(a) => {
                                         let mut cursor = a.walk();
                                         let count = a
                                             .named_children(&mut cursor)
                                             .filter(|c| {
                                                 !matches!(
-                                                    c.kind(),
+                                                    c.kind_name(),
                                                     "line_comment"
                                                         | "block_comment"
                                                         | "attribute_item"
@@ -107,12 +107,12 @@ impl<'s> V<'s> {
                 };
             }
         }
-        if let Some(args) = n.child_by_field_name("arguments") {
+        if let Some(args) = n.field("arguments") {
             let mut cursor = args.walk();
             let kids: Vec<Node> = args.named_children(&mut cursor).collect();
             for k in kids {
                 match elem_hint {
-                    Some(e) if k.kind() == "closure_expression" => self.closure(k, e),
+                    Some(e) if k.kind_name() == "closure_expression" => self.closure(k, e),
                     _ => {
                         self.node(k);
                     }
@@ -124,7 +124,7 @@ impl<'s> V<'s> {
 
     pub(super) fn struct_expr(&mut self, n: Node) -> u32 {
         let mut r = 0;
-        if let Some(name) = n.child_by_field_name("name") {
+        if let Some(name) = n.field("name") {
             let mut segs = Vec::new();
             if self.path(name, &mut segs) {
                 if let Some((segs, hidden)) = self.subst(segs) {
@@ -134,19 +134,19 @@ impl<'s> V<'s> {
                 }
             }
         }
-        if let Some(body) = n.child_by_field_name("body") {
+        if let Some(body) = n.field("body") {
             self.children(body);
         }
         r
     }
 
     pub(super) fn let_decl(&mut self, n: Node) {
-        let ty = n.child_by_field_name("type").map(|t| self.ty(t));
-        let value = match n.child_by_field_name("value") {
+        let ty = n.field("type").map(|t| self.ty(t));
+        let value = match n.field("value") {
             Some(v) => self.node(v),
             None => 0,
         };
-        if let Some(alt) = n.child_by_field_name("alternative") {
+        if let Some(alt) = n.field("alternative") {
             self.node(alt);
         }
         let r = match ty {
@@ -154,7 +154,7 @@ impl<'s> V<'s> {
             Some(ty) => self.recv(Recv::Ty(ty)),
             None => value,
         };
-        if let Some(p) = n.child_by_field_name("pattern") {
+        if let Some(p) = n.field("pattern") {
             self.pattern(p, r);
         }
     }
@@ -166,20 +166,20 @@ impl<'s> V<'s> {
         if own {
             self.locals.push(HashMap::default());
         }
-        if let Some(params) = n.child_by_field_name("parameters") {
+        if let Some(params) = n.field("parameters") {
             let mut cursor = params.walk();
             let kids: Vec<Node> = params.named_children(&mut cursor).collect();
             for (i, p) in kids.into_iter().enumerate() {
                 let hint = if i == 0 { first } else { 0 };
-                if p.kind() == "parameter" {
-                    let r = match p.child_by_field_name("type") {
+                if p.kind_name() == "parameter" {
+                    let r = match p.field("type") {
                         Some(t) => {
                             let ty = self.ty(t);
                             self.recv(Recv::Ty(ty))
                         }
                         None => hint,
                     };
-                    if let Some(pat) = p.child_by_field_name("pattern") {
+                    if let Some(pat) = p.field("pattern") {
                         self.pattern(pat, r);
                     }
                 } else {
@@ -187,10 +187,10 @@ impl<'s> V<'s> {
                 }
             }
         }
-        if let Some(rt) = n.child_by_field_name("return_type") {
+        if let Some(rt) = n.field("return_type") {
             self.ty(rt);
         }
-        if let Some(body) = n.child_by_field_name("body") {
+        if let Some(body) = n.field("body") {
             self.node(body);
         }
         if own {
@@ -209,7 +209,7 @@ impl<'s> V<'s> {
     }
 
     fn pattern_inner(&mut self, p: Node, r: u32) {
-        match p.kind() {
+        match p.kind_name() {
             "identifier" => {
                 let text = self.text(p);
                 let name = self.name(text);
@@ -230,7 +230,7 @@ impl<'s> V<'s> {
                 let mut unwrap = false;
                 // `Enum::Variant(a, b)`: the path, for the fields' types.
                 let mut variant = None;
-                if let Some(t) = p.child_by_field_name("type") {
+                if let Some(t) = p.field("type") {
                     let mut segs = Vec::new();
                     if self.path(t, &mut segs) {
                         let last = segs.last().map(|s| self.str_of(s.0)).unwrap_or("");
@@ -247,13 +247,13 @@ impl<'s> V<'s> {
                 let mut cursor = p.walk();
                 let kids: Vec<Node> = p
                     .named_children(&mut cursor)
-                    .filter(|k| Some(*k) != p.child_by_field_name("type"))
+                    .filter(|k| Some(*k) != p.field("type"))
                     .collect();
                 let inner = if kids.len() == 1 { inner } else { 0 };
                 // After `..` the positions are not known.
                 let rest = kids
                     .iter()
-                    .position(|k| k.kind() == "remaining_field_pattern")
+                    .position(|k| k.kind_name() == "remaining_field_pattern")
                     .unwrap_or(kids.len());
                 for (i, k) in kids.into_iter().enumerate() {
                     let r = match &variant {
@@ -268,7 +268,7 @@ impl<'s> V<'s> {
                 }
             }
             "struct_pattern" => {
-                if let Some(t) = p.child_by_field_name("type") {
+                if let Some(t) = p.field("type") {
                     let mut segs = Vec::new();
                     if self.path(t, &mut segs) {
                         if let Some((segs, hidden)) = self.subst(segs) {
@@ -279,12 +279,12 @@ impl<'s> V<'s> {
                 let mut cursor = p.walk();
                 let kids: Vec<Node> = p.named_children(&mut cursor).collect();
                 for k in kids {
-                    if k.kind() != "field_pattern" {
+                    if k.kind_name() != "field_pattern" {
                         continue;
                     }
-                    if let Some(sub) = k.child_by_field_name("pattern") {
+                    if let Some(sub) = k.field("pattern") {
                         self.pattern(sub, 0);
-                    } else if let Some(name) = k.child_by_field_name("name") {
+                    } else if let Some(name) = k.field("name") {
                         let name = self.node_name(name);
                         self.bind(name, 0);
                     }
@@ -300,10 +300,10 @@ impl<'s> V<'s> {
             }
             "tuple_pattern" | "slice_pattern" | "or_pattern" | "match_pattern"
             | "range_pattern" => {
-                if let Some(c) = p.child_by_field_name("condition") {
+                if let Some(c) = p.field("condition") {
                     self.node(c);
                 }
-                let cond = p.child_by_field_name("condition");
+                let cond = p.field("condition");
                 let mut cursor = p.walk();
                 let kids: Vec<Node> = p.named_children(&mut cursor).collect();
                 for k in kids {
@@ -318,7 +318,7 @@ impl<'s> V<'s> {
     }
 
     pub(super) fn macro_call(&mut self, n: Node) {
-        if let Some(m) = n.child_by_field_name("macro") {
+        if let Some(m) = n.field("macro") {
             let mut segs = Vec::new();
             if self.path(m, &mut segs) {
                 self.path_site(segs, 0, Role::Macro);
@@ -327,7 +327,7 @@ impl<'s> V<'s> {
         let mut cursor = n.walk();
         let kids: Vec<Node> = n.named_children(&mut cursor).collect();
         for k in kids {
-            if k.kind() == "token_tree" && !self.macro_items(n, k) {
+            if k.kind_name() == "token_tree" && !self.macro_items(n, k) {
                 self.tokens(k);
             }
         }
@@ -339,7 +339,7 @@ impl<'s> V<'s> {
     pub(super) fn macro_items(&mut self, mac: Node, tt: Node) -> bool {
         let in_items = mac
             .parent()
-            .is_some_and(|p| matches!(p.kind(), "source_file" | "declaration_list"));
+            .is_some_and(|p| matches!(p.kind_name(), "source_file" | "declaration_list"));
         if !in_items || self.depth >= MAX_NESTING / 2 {
             return false;
         }
@@ -347,7 +347,10 @@ impl<'s> V<'s> {
         else {
             return false;
         };
-        if open.kind() != "{" || close.kind() != "}" || open.end_byte() >= close.start_byte() {
+        if open.kind_name() != "{"
+            || close.kind_name() != "}"
+            || open.end_byte() >= close.start_byte()
+        {
             return false;
         }
         let range = tree_sitter::Range {
@@ -367,7 +370,7 @@ impl<'s> V<'s> {
         let errors = kids.iter().filter(|c| c.is_error()).count();
         let items = kids
             .iter()
-            .filter(|c| items::is_item_kind(c.kind()))
+            .filter(|c| items::is_item_kind(c.kind_name()))
             .count();
         let other = kids.len() - errors - items;
         if items == 0 || errors >= items || other > 0 {
@@ -396,7 +399,7 @@ impl<'s> V<'s> {
         let mut i = 0;
         while i < kids.len() {
             let k = kids[i];
-            match k.kind() {
+            match k.kind_name() {
                 "token_tree" => {
                     self.tokens(k);
                     i += 1;
@@ -406,23 +409,24 @@ impl<'s> V<'s> {
                     let mut segs = vec![(name, pos(k))];
                     let mut j = i + 1;
                     while j + 1 < kids.len()
-                        && kids[j].kind() == "::"
-                        && kids[j + 1].kind() == "identifier"
+                        && kids[j].kind_name() == "::"
+                        && kids[j + 1].kind_name() == "identifier"
                     {
                         let s = self.node_name(kids[j + 1]);
                         segs.push((s, pos(kids[j + 1])));
                         j += 2;
                     }
-                    let prev = if i > 0 { kids[i - 1].kind() } else { "" };
+                    let prev = if i > 0 { kids[i - 1].kind_name() } else { "" };
                     let next = kids.get(j).copied();
                     let opens = |c: &str| {
                         next.is_some_and(|n| {
-                            n.kind() == "token_tree" && n.child(0).is_some_and(|o| o.kind() == c)
+                            n.kind_name() == "token_tree"
+                                && n.child(0).is_some_and(|o| o.kind_name() == c)
                         })
                     };
                     let call = opens("(");
                     let brace = opens("{");
-                    let bang = next.is_some_and(|n| n.kind() == "!");
+                    let bang = next.is_some_and(|n| n.kind_name() == "!");
                     if prev == "." {
                         if call && segs.len() == 1 {
                             let recv = self.token_recv(&kids, i - 1);
@@ -474,20 +478,22 @@ impl<'s> V<'s> {
                 return 0;
             }
             let k = kids[d - 1];
-            match k.kind() {
-                "token_tree" if d >= 2 && k.child(0).is_some_and(|o| o.kind() == "(") => {
+            match k.kind_name() {
+                "token_tree" if d >= 2 && k.child(0).is_some_and(|o| o.kind_name() == "(") => {
                     // `f(…).m(`, `a::f(…).m(`, `x.f(…).m(`
                     let mut j = d - 2;
-                    if kids[j].kind() != "identifier" {
+                    if kids[j].kind_name() != "identifier" {
                         return 0;
                     }
                     let mut path = vec![(self.node_name(kids[j]), pos(kids[j]))];
-                    while j >= 2 && kids[j - 1].kind() == "::" && kids[j - 2].kind() == "identifier"
+                    while j >= 2
+                        && kids[j - 1].kind_name() == "::"
+                        && kids[j - 2].kind_name() == "identifier"
                     {
                         path.insert(0, (self.node_name(kids[j - 2]), pos(kids[j - 2])));
                         j -= 2;
                     }
-                    let mut r = if j >= 1 && kids[j - 1].kind() == "." && path.len() == 1 {
+                    let mut r = if j >= 1 && kids[j - 1].kind_name() == "." && path.len() == 1 {
                         let base = self.token_recv_depth(kids, j - 1, depth + 1);
                         self.recv(Recv::Method(base, path[0].0))
                     } else if path.len() == 1 && self.local(path[0].0).is_some() {
@@ -515,7 +521,7 @@ impl<'s> V<'s> {
                 }
                 "identifier" => {
                     let name = self.node_name(k);
-                    if d >= 2 && kids[d - 2].kind() == "." {
+                    if d >= 2 && kids[d - 2].kind_name() == "." {
                         chain.push(name);
                         d -= 2;
                         continue;
@@ -542,7 +548,7 @@ pub(super) fn token_args(tt: Node) -> u8 {
     let mut tokens = 0usize;
     let mut last_comma = false;
     for c in tt.children(&mut cursor) {
-        match c.kind() {
+        match c.kind_name() {
             "(" | ")" => {}
             "|" | "||" => return UNKNOWN_ARGS,
             "," => {

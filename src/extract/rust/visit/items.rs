@@ -67,7 +67,7 @@ impl<'s> V<'s> {
     }
 
     pub(super) fn function(&mut self, n: Node) {
-        let Some(name_node) = n.child_by_field_name("name") else {
+        let Some(name_node) = n.field("name") else {
             return;
         };
         let name = self.text(name_node).to_string();
@@ -112,28 +112,28 @@ impl<'s> V<'s> {
         let saved_cur = self.cur;
         let generics_len = self.generics.len();
         self.cur = def;
-        if let Some(tp) = n.child_by_field_name("type_parameters") {
+        if let Some(tp) = n.field("type_parameters") {
             self.type_params(tp);
         }
         if let Some(wc) = child_of_kind(n, "where_clause") {
             self.where_clause(wc);
         }
         self.locals.push(HashMap::default());
-        if let Some(params) = n.child_by_field_name("parameters") {
+        if let Some(params) = n.field("parameters") {
             let mut cursor = params.walk();
             let kids: Vec<Node> = params.named_children(&mut cursor).collect();
             if assoc.is_some() {
                 let is_self = |p: &Node| {
-                    p.kind() == "self_parameter"
-                        || (p.kind() == "parameter"
-                            && p.child_by_field_name("pattern")
-                                .is_some_and(|pat| pat.kind() == "self"))
+                    p.kind_name() == "self_parameter"
+                        || (p.kind_name() == "parameter"
+                            && p.field("pattern")
+                                .is_some_and(|pat| pat.kind_name() == "self"))
                 };
                 let has_self = kids.iter().any(is_self);
                 let params = kids
                     .iter()
                     .filter(|p| {
-                        matches!(p.kind(), "parameter" | "variadic_parameter") && !is_self(p)
+                        matches!(p.kind_name(), "parameter" | "variadic_parameter") && !is_self(p)
                     })
                     .count();
                 self.scope.sigs.push(Sig {
@@ -143,20 +143,20 @@ impl<'s> V<'s> {
                 });
             }
             for p in kids {
-                if p.kind() != "parameter" {
+                if p.kind_name() != "parameter" {
                     continue;
                 }
-                let ty = match p.child_by_field_name("type") {
+                let ty = match p.field("type") {
                     Some(t) => self.ty(t),
                     None => Ty::Unknown,
                 };
                 let r = self.recv(Recv::Ty(ty));
-                if let Some(pat) = p.child_by_field_name("pattern") {
+                if let Some(pat) = p.field("pattern") {
                     self.pattern(pat, r);
                 }
             }
         }
-        if let Some(rt) = n.child_by_field_name("return_type") {
+        if let Some(rt) = n.field("return_type") {
             let ty = self.ty(rt);
             if ty != Ty::Unknown {
                 self.scope.rets.push(Ret {
@@ -166,7 +166,7 @@ impl<'s> V<'s> {
                 });
             }
         }
-        if let Some(body) = n.child_by_field_name("body") {
+        if let Some(body) = n.field("body") {
             let saved_assoc = self.assoc.take();
             let saved_fn = self.cur_fn;
             let saved_self = self.self_path.clone();
@@ -182,7 +182,7 @@ impl<'s> V<'s> {
     }
 
     pub(super) fn adt(&mut self, n: Node) {
-        let Some(name_node) = n.child_by_field_name("name") else {
+        let Some(name_node) = n.field("name") else {
             return;
         };
         let (start, _, _) = self.attrs(n);
@@ -204,13 +204,13 @@ impl<'s> V<'s> {
         let saved_cur = self.cur;
         let generics_len = self.generics.len();
         self.cur = def;
-        if let Some(tp) = n.child_by_field_name("type_parameters") {
+        if let Some(tp) = n.field("type_parameters") {
             self.type_params(tp);
         }
         if let Some(wc) = child_of_kind(n, "where_clause") {
             self.where_clause(wc);
         }
-        if let Some(body) = n.child_by_field_name("body") {
+        if let Some(body) = n.field("body") {
             self.fields(def, body, true);
         }
         self.generics.truncate(generics_len);
@@ -223,20 +223,20 @@ impl<'s> V<'s> {
         let kids: Vec<Node> = body.named_children(&mut cursor).collect();
         let mut ordinal = 0;
         for k in kids {
-            match k.kind() {
+            match k.kind_name() {
                 "field_declaration" => {
-                    let ty = match k.child_by_field_name("type") {
+                    let ty = match k.field("type") {
                         Some(t) => self.ty(t),
                         None => Ty::Unknown,
                     };
-                    if let (true, Some(f)) = (record, k.child_by_field_name("name")) {
+                    if let (true, Some(f)) = (record, k.field("name")) {
                         let name = self.node_name(f);
                         self.scope.fields.push(Field { owner, name, ty });
                     }
                 }
                 "enum_variant" => {
-                    if let Some(b) = k.child_by_field_name("body") {
-                        match k.child_by_field_name("name") {
+                    if let Some(b) = k.field("body") {
+                        match k.field("name") {
                             Some(v) if record => {
                                 let v = self.text(v).to_string();
                                 self.variant_fields(owner, &v, b);
@@ -244,7 +244,7 @@ impl<'s> V<'s> {
                             _ => self.fields(owner, b, false),
                         }
                     }
-                    if let Some(v) = k.child_by_field_name("value") {
+                    if let Some(v) = k.field("value") {
                         self.node(v);
                     }
                 }
@@ -269,13 +269,13 @@ impl<'s> V<'s> {
         let kids: Vec<Node> = body.named_children(&mut cursor).collect();
         let mut ordinal = 0;
         for k in kids {
-            match k.kind() {
+            match k.kind_name() {
                 "field_declaration" => {
-                    let ty = match k.child_by_field_name("type") {
+                    let ty = match k.field("type") {
                         Some(t) => self.ty(t),
                         None => Ty::Unknown,
                     };
-                    if let Some(f) = k.child_by_field_name("name") {
+                    if let Some(f) = k.field("name") {
                         let name = format!("{variant}::{}", self.text(f));
                         let name = self.name(&name);
                         self.scope.fields.push(Field { owner, name, ty });
@@ -294,7 +294,7 @@ impl<'s> V<'s> {
     }
 
     pub(super) fn trait_item(&mut self, n: Node) {
-        let Some(name_node) = n.child_by_field_name("name") else {
+        let Some(name_node) = n.field("name") else {
             return;
         };
         let (start, _, _) = self.attrs(n);
@@ -317,10 +317,10 @@ impl<'s> V<'s> {
         let saved_cur = self.cur;
         let generics_len = self.generics.len();
         self.cur = def;
-        if let Some(tp) = n.child_by_field_name("type_parameters") {
+        if let Some(tp) = n.field("type_parameters") {
             self.type_params(tp);
         }
-        if let Some(bounds) = n.child_by_field_name("bounds") {
+        if let Some(bounds) = n.field("bounds") {
             let mut cursor = bounds.walk();
             let kids: Vec<Node> = bounds.named_children(&mut cursor).collect();
             for b in kids {
@@ -336,7 +336,7 @@ impl<'s> V<'s> {
         if let Some(wc) = child_of_kind(n, "where_clause") {
             self.where_clause(wc);
         }
-        if let Some(body) = n.child_by_field_name("body") {
+        if let Some(body) = n.field("body") {
             let saved_assoc = self.assoc.replace(Assoc::Trait(def, tname.clone()));
             let self_name = self.name(&tname);
             let saved_self = self.self_path.replace(vec![self_name]);
@@ -365,17 +365,17 @@ impl<'s> V<'s> {
 
     pub(super) fn impl_inner(&mut self, n: Node) {
         let generics_len = self.generics.len();
-        if let Some(tp) = n.child_by_field_name("type_parameters") {
+        if let Some(tp) = n.field("type_parameters") {
             self.type_params(tp);
         }
         if let Some(wc) = child_of_kind(n, "where_clause") {
             self.where_clause(wc);
         }
         let idx = self.scope.impls.len() as u32;
-        let ty_node = n.child_by_field_name("type");
+        let ty_node = n.field("type");
         // `impl<T: Tr> X for T` is a blanket impl: no self type to name.
         let blanket = ty_node.is_some_and(|t| {
-            t.kind() == "type_identifier" && {
+            t.kind_name() == "type_identifier" && {
                 let name = self.node_name(t);
                 self.generic(name).is_some()
             }
@@ -390,12 +390,9 @@ impl<'s> V<'s> {
             (false, ty) => (ty, Vec::new()),
         };
         let mut tr = Vec::new();
-        if let Some(t) = n.child_by_field_name("trait") {
-            let (base, args) = match t.kind() {
-                "generic_type" => (
-                    t.child_by_field_name("type"),
-                    t.child_by_field_name("type_arguments"),
-                ),
+        if let Some(t) = n.field("trait") {
+            let (base, args) = match t.kind_name() {
+                "generic_type" => (t.field("type"), t.field("type_arguments")),
                 _ => (Some(t), None),
             };
             if let Some(base) = base {
@@ -429,7 +426,7 @@ impl<'s> V<'s> {
             blanket,
             bound,
         });
-        if let Some(body) = n.child_by_field_name("body") {
+        if let Some(body) = n.field("body") {
             let saved_assoc = self.assoc.replace(Assoc::Impl(idx, ty_name, is_trait));
             let saved_self = std::mem::replace(&mut self.self_path, self_path);
             let saved_is_trait = std::mem::replace(&mut self.self_is_trait, false);
@@ -443,12 +440,12 @@ impl<'s> V<'s> {
 
     pub(super) fn type_item(&mut self, n: Node) {
         if self.assoc.is_some() {
-            if let Some(t) = n.child_by_field_name("type") {
+            if let Some(t) = n.field("type") {
                 self.ty(t);
             }
             return;
         }
-        let Some(name_node) = n.child_by_field_name("name") else {
+        let Some(name_node) = n.field("name") else {
             return;
         };
         let (start, _, _) = self.attrs(n);
@@ -469,10 +466,10 @@ impl<'s> V<'s> {
         let saved_cur = self.cur;
         let generics_len = self.generics.len();
         self.cur = def;
-        if let Some(tp) = n.child_by_field_name("type_parameters") {
+        if let Some(tp) = n.field("type_parameters") {
             self.type_params(tp);
         }
-        if let Some(t) = n.child_by_field_name("type") {
+        if let Some(t) = n.field("type") {
             let ty = self.ty(t);
             if !matches!(ty, Ty::Unknown | Ty::External) {
                 self.scope.aliases.push(Alias { def, ty });
@@ -485,8 +482,8 @@ impl<'s> V<'s> {
     /// A match arm; its bindings take the scrutinee `r` (`Some(x)` unwraps).
     /// The guard sees the pattern's bindings (`Item::Table(t) if t.is_dotted()`).
     pub(super) fn match_arm(&mut self, arm: Node, r: u32) {
-        if let Some(p) = arm.child_by_field_name("pattern") {
-            let cond = p.child_by_field_name("condition");
+        if let Some(p) = arm.field("pattern") {
+            let cond = p.field("condition");
             let mut cursor = p.walk();
             let kids: Vec<Node> = p.named_children(&mut cursor).collect();
             for k in kids {
@@ -498,20 +495,20 @@ impl<'s> V<'s> {
                 self.node(c);
             }
         }
-        if let Some(v) = arm.child_by_field_name("value") {
+        if let Some(v) = arm.field("value") {
             self.node(v);
         }
     }
 
     pub(super) fn mod_item(&mut self, n: Node) {
-        let Some(name_node) = n.child_by_field_name("name") else {
+        let Some(name_node) = n.field("name") else {
             return;
         };
         let name = self.node_name(name_node);
         self.attrs(n);
         let cfg_off = std::mem::take(&mut self.cfg_off);
         let feature = self.cfg_feature.take();
-        let Some(body) = n.child_by_field_name("body") else {
+        let Some(body) = n.field("body") else {
             if self.module == 0 && self.cur_fn == 0 {
                 self.scope.mod_decls.push(name);
             }
@@ -543,7 +540,7 @@ impl<'s> V<'s> {
     }
 
     pub(super) fn macro_def(&mut self, n: Node) {
-        let Some(name_node) = n.child_by_field_name("name") else {
+        let Some(name_node) = n.field("name") else {
             return;
         };
         let (start, _, export) = self.attrs(n);
@@ -562,16 +559,16 @@ impl<'s> V<'s> {
     }
 
     pub(super) fn use_tree(&mut self, n: Node, prefix: &[(u32, Pos)], public: bool) {
-        match n.kind() {
+        match n.kind_name() {
             "use_as_clause" => {
                 let mut segs = prefix.to_vec();
-                let Some(p) = n.child_by_field_name("path") else {
+                let Some(p) = n.field("path") else {
                     return;
                 };
                 if !self.path(p, &mut segs) {
                     return;
                 }
-                let alias = match n.child_by_field_name("alias") {
+                let alias = match n.field("alias") {
                     Some(a) => self.node_name(a),
                     None => NONE,
                 };
@@ -595,12 +592,12 @@ impl<'s> V<'s> {
             }
             "scoped_use_list" => {
                 let mut segs = prefix.to_vec();
-                if let Some(p) = n.child_by_field_name("path") {
+                if let Some(p) = n.field("path") {
                     if !self.path(p, &mut segs) {
                         return;
                     }
                 }
-                if let Some(list) = n.child_by_field_name("list") {
+                if let Some(list) = n.field("list") {
                     self.use_tree(list, &segs, public);
                 }
             }
@@ -634,11 +631,11 @@ impl<'s> V<'s> {
     }
 
     pub(super) fn extern_crate(&mut self, n: Node) {
-        let Some(name_node) = n.child_by_field_name("name") else {
+        let Some(name_node) = n.field("name") else {
             return;
         };
         let name = self.node_name(name_node);
-        let alias = match n.child_by_field_name("alias") {
+        let alias = match n.field("alias") {
             Some(a) => self.node_name(a),
             None => NONE,
         };

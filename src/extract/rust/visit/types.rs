@@ -8,8 +8,8 @@ impl<'s> V<'s> {
         let kids: Vec<Node> = tp.named_children(&mut cursor).collect();
         let first = self.generics.len();
         for k in &kids {
-            if matches!(k.kind(), "type_parameter" | "const_parameter") {
-                if let Some(name) = k.child_by_field_name("name") {
+            if matches!(k.kind_name(), "type_parameter" | "const_parameter") {
+                if let Some(name) = k.field("name") {
                     let name = self.node_name(name);
                     self.generics.push((name, None));
                 }
@@ -17,21 +17,21 @@ impl<'s> V<'s> {
         }
         let mut slot = first;
         for k in kids {
-            match k.kind() {
+            match k.kind_name() {
                 "type_parameter" => {
-                    if let Some(b) = k.child_by_field_name("bounds") {
+                    if let Some(b) = k.field("bounds") {
                         let bound = self.bounds(b);
                         if let Some(g) = self.generics.get_mut(slot) {
                             g.1 = bound;
                         }
                     }
-                    if let Some(d) = k.child_by_field_name("default_type") {
+                    if let Some(d) = k.field("default_type") {
                         self.ty(d);
                     }
                     slot += 1;
                 }
                 "const_parameter" => {
-                    if let Some(t) = k.child_by_field_name("type") {
+                    if let Some(t) = k.field("type") {
                         self.ty(t);
                     }
                     slot += 1;
@@ -49,7 +49,7 @@ impl<'s> V<'s> {
         let mut cursor = b.walk();
         let kids: Vec<Node> = b.named_children(&mut cursor).collect();
         for k in kids {
-            if k.kind() == "lifetime" {
+            if k.kind_name() == "lifetime" {
                 continue;
             }
             if let Ty::Path(p) | Ty::Generic(p, _) = self.ty(k) {
@@ -71,14 +71,14 @@ impl<'s> V<'s> {
         let mut cursor = wc.walk();
         let preds: Vec<Node> = wc.named_children(&mut cursor).collect();
         for p in preds {
-            let bound = match p.child_by_field_name("bounds") {
+            let bound = match p.field("bounds") {
                 Some(b) => self.bounds(b),
                 None => None,
             };
-            let Some(left) = p.child_by_field_name("left") else {
+            let Some(left) = p.field("left") else {
                 continue;
             };
-            if left.kind() == "type_identifier" {
+            if left.kind_name() == "type_identifier" {
                 let name = self.node_name(left);
                 let std_bound =
                     |s: &Self, b: &Option<Vec<u32>>| b.as_ref().is_none_or(|p| s.is_std_trait(p));
@@ -102,12 +102,12 @@ impl<'s> V<'s> {
 
     /// Record the sites of a type; `role` applies to its outermost path.
     pub(super) fn ty_role(&mut self, n: Node, role: Role) -> Ty {
-        match n.kind() {
+        match n.kind_name() {
             "type_identifier" | "scoped_type_identifier" => self.type_path(n, role),
             "generic_type" => {
-                let base = n.child_by_field_name("type");
+                let base = n.field("type");
                 let mut args = Vec::new();
-                if let Some(ta) = n.child_by_field_name("type_arguments") {
+                if let Some(ta) = n.field("type_arguments") {
                     let mut cursor = ta.walk();
                     let kids: Vec<Node> = ta.named_children(&mut cursor).collect();
                     for k in kids {
@@ -124,15 +124,15 @@ impl<'s> V<'s> {
                     other => other,
                 }
             }
-            "reference_type" | "pointer_type" => match n.child_by_field_name("type") {
+            "reference_type" | "pointer_type" => match n.field("type") {
                 Some(t) => self.ty_role(t, role),
                 None => Ty::Unknown,
             },
-            "dynamic_type" | "abstract_type" => match n.child_by_field_name("trait") {
+            "dynamic_type" | "abstract_type" => match n.field("trait") {
                 Some(t) => self.ty_role(t, role),
                 None => Ty::Unknown,
             },
-            "higher_ranked_trait_bound" => match n.child_by_field_name("type") {
+            "higher_ranked_trait_bound" => match n.field("type") {
                 Some(t) => self.ty_role(t, role),
                 None => Ty::Unknown,
             },
@@ -141,7 +141,7 @@ impl<'s> V<'s> {
                 let mut cursor = n.walk();
                 let kids: Vec<Node> = n.named_children(&mut cursor).collect();
                 for k in kids {
-                    if k.kind() == "lifetime" {
+                    if k.kind_name() == "lifetime" {
                         continue;
                     }
                     let t = self.ty_role(k, role);
@@ -175,7 +175,7 @@ impl<'s> V<'s> {
                     let t = self.type_arg(k);
                     first.get_or_insert(t);
                 }
-                match n.kind() {
+                match n.kind_name() {
                     "array_type" => Ty::Slice(Box::new(first.unwrap_or(Ty::Unknown))),
                     "tuple_type" => Ty::External,
                     _ => Ty::Unknown,
@@ -190,9 +190,9 @@ impl<'s> V<'s> {
 
     /// A type argument, a parameter of a function type, an array length…
     pub(super) fn type_arg(&mut self, k: Node) -> Ty {
-        match k.kind() {
+        match k.kind_name() {
             "type_binding" => {
-                if let Some(t) = k.child_by_field_name("type") {
+                if let Some(t) = k.field("type") {
                     self.ty(t);
                 }
                 Ty::Unknown
@@ -201,9 +201,9 @@ impl<'s> V<'s> {
                 let mut cursor = k.walk();
                 let kids: Vec<Node> = k.named_children(&mut cursor).collect();
                 for p in kids {
-                    match p.kind() {
+                    match p.kind_name() {
                         "parameter" => {
-                            if let Some(t) = p.child_by_field_name("type") {
+                            if let Some(t) = p.field("type") {
                                 self.ty(t);
                             }
                         }
@@ -278,7 +278,7 @@ impl<'s> V<'s> {
     }
 
     pub(super) fn path_rec(&mut self, n: Node, out: &mut Vec<(u32, Pos)>) -> bool {
-        match n.kind() {
+        match n.kind_name() {
             "identifier" | "type_identifier" | "crate" | "self" | "super" => {
                 let name = self.node_name(n);
                 out.push((name, pos(n)));
@@ -290,21 +290,21 @@ impl<'s> V<'s> {
                 true
             }
             "scoped_identifier" | "scoped_type_identifier" => {
-                if let Some(p) = n.child_by_field_name("path") {
+                if let Some(p) = n.field("path") {
                     if !self.path_rec(p, out) {
                         return false;
                     }
                 }
-                match n.child_by_field_name("name") {
+                match n.field("name") {
                     Some(name) => self.path_rec(name, out),
                     None => false,
                 }
             }
             "generic_type" | "generic_type_with_turbofish" => {
-                if let Some(ta) = n.child_by_field_name("type_arguments") {
+                if let Some(ta) = n.field("type_arguments") {
                     self.ty(ta);
                 }
-                match n.child_by_field_name("type") {
+                match n.field("type") {
                     Some(t) => self.path_rec(t, out),
                     None => false,
                 }
@@ -313,9 +313,9 @@ impl<'s> V<'s> {
                 let Some(inner) = n.named_child(0) else {
                     return false;
                 };
-                if inner.kind() == "qualified_type" {
-                    let ty = inner.child_by_field_name("type");
-                    let concrete = ty.filter(|t| match t.kind() {
+                if inner.kind_name() == "qualified_type" {
+                    let ty = inner.field("type");
+                    let concrete = ty.filter(|t| match t.kind_name() {
                         "type_identifier" => {
                             let name = self.node_name(*t);
                             self.generic(name).is_none()
@@ -329,7 +329,7 @@ impl<'s> V<'s> {
                     if let Some(t) = concrete {
                         // `<Stripe as Gateway>::charge` is `Stripe`'s charge
                         // (what rust-analyzer answers); the trait is a reference.
-                        if let Some(a) = inner.child_by_field_name("alias") {
+                        if let Some(a) = inner.field("alias") {
                             self.ty(a);
                         }
                         let before = out.len();
@@ -338,13 +338,10 @@ impl<'s> V<'s> {
                         return ok;
                     }
                     // `<T as Trait>::f` of a generic `T`: the trait's item.
-                    match inner.child_by_field_name("alias") {
+                    match inner.field("alias") {
                         Some(a) => {
-                            let (base, args) = match a.kind() {
-                                "generic_type" => (
-                                    a.child_by_field_name("type"),
-                                    a.child_by_field_name("type_arguments"),
-                                ),
+                            let (base, args) = match a.kind_name() {
+                                "generic_type" => (a.field("type"), a.field("type_arguments")),
                                 _ => (Some(a), None),
                             };
                             if let Some(args) = args {
@@ -354,7 +351,10 @@ impl<'s> V<'s> {
                         }
                         None => false,
                     }
-                } else if matches!(inner.kind(), "type_identifier" | "scoped_type_identifier") {
+                } else if matches!(
+                    inner.kind_name(),
+                    "type_identifier" | "scoped_type_identifier"
+                ) {
                     self.path_rec(inner, out)
                 } else {
                     self.ty(inner);
