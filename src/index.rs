@@ -461,10 +461,12 @@ pub fn update(
     // The facts of the files this update does not re-extract are the same
     // before and after it: once a file's content is found changed (so edges
     // will be recomputed), they are read and decoded for the resolvers'
-    // world on another thread while the changed files are written. Not for
-    // a first index, which reads them as it resolves, nor for files only
-    // touched (same content), which need no resolution.
-    let mut preload: Option<std::thread::JoinHandle<Option<WorldFiles>>> = None;
+    // world on another thread while the changed files are written (only
+    // the files of other languages than Python when the world will likely
+    // be read on demand: TypeScript's and Rust's indexes read all of theirs
+    // anyway). Not for a first index, which reads them as it resolves, nor
+    // for files only touched (same content), which need no resolution.
+    let mut preload: Option<std::thread::JoinHandle<Option<Preloaded>>> = None;
     // The layout (which files exist, the manifests) is known from the walk.
     let mut layout = Layout {
         files: w.files.iter().map(|f| f.path.clone()).collect(),
@@ -555,17 +557,18 @@ pub fn update(
             files_added |= changed
                 .iter()
                 .any(|c| !stored.contains_key(c.walked.path.as_str()));
-            // (Nor when so few files changed that the world will likely be
-            // read on demand.)
-            if preload.is_none()
-                && !changed.is_empty()
-                && !stored.is_empty()
-                && !will_read_on_demand
-            {
+            if preload.is_none() && !changed.is_empty() && !stored.is_empty() {
+                let python = !will_read_on_demand;
                 preload = store.reader().map(|reader| {
                     std::thread::spawn(move || {
-                        let blobs = reader.ok()?.scopes().ok()?;
-                        decode_world_files(blobs).ok()
+                        let reader = reader.ok()?;
+                        let blobs = if python {
+                            reader.scopes()
+                        } else {
+                            reader.scopes_except(Lang::Python)
+                        };
+                        let files = decode_world_files(blobs.ok()?).ok()?;
+                        Some(Preloaded { files, python })
                     })
                 });
             }
@@ -701,11 +704,11 @@ pub fn update(
     tracing::debug!(pending = pending.len(), elapsed = ?start.elapsed(), "stored facts");
     if !pending.is_empty() {
         // Files re-extracted now are read again: the preload may predate them.
-        let preloaded = preload.and_then(|h| h.join().ok().flatten()).map(|mut m| {
+        let preloaded = preload.and_then(|h| h.join().ok().flatten()).map(|mut p| {
             for id in &candidate_ids {
-                m.remove(id);
+                p.files.remove(id);
             }
-            m
+            p
         });
         resolve_pending(store, rows, &pending, &layout, cfg, bulk, preloaded)?;
     }
@@ -1116,6 +1119,14 @@ fn read_and_extract(
 /// Decoded files by row id.
 type WorldFiles = foldhash::HashMap<i64, resolve::Facts>;
 
+/// Files' facts read ahead of resolution, while the changed files were
+/// written: every file's, or (`python: false`) those of the files that are
+/// not Python, when the world was expected to be read on demand.
+struct Preloaded {
+    files: WorldFiles,
+    python: bool,
+}
+
 /// An update resolving at most this share of the files (1/n) reads the
 /// others' facts only when a resolver asks for them ([`StoreFacts`]);
 /// beyond it, every file is read and decoded up front, on all cores.
@@ -1306,8 +1317,6 @@ fn decode_world_files(blobs: Vec<crate::store::ScopeBlobs>) -> Result<WorldFiles
     })
 }
 
-/// Every row's definitions and scope: from `preloaded` where it has the
-/// file, from the store otherwise.
 /// Some rows' definitions and scopes: read one by one, decoded on all cores.
 fn read_world_files<'r>(
     store: &Store,
@@ -1322,16 +1331,31 @@ fn read_world_files<'r>(
     decode_world_files(blobs)
 }
 
+/// Every row's definitions and scope: from `preloaded` where it has the
+/// file, from the store otherwise (one query for all when a preload of
+/// Python files is missing, or nothing was preloaded).
 fn load_world_files(
     store: &Store,
     rows: &[crate::store::FileRow],
-    preloaded: Option<WorldFiles>,
+    preloaded: Option<Preloaded>,
 ) -> Result<WorldFiles, IndexError> {
     Ok(match preloaded {
-        Some(mut have) => {
+        Some(Preloaded {
+            files: mut have,
+            python: true,
+        }) => {
             let missing =
                 read_world_files(store, rows.iter().filter(|r| !have.contains_key(&r.id)))?;
             have.extend(missing);
+            have
+        }
+        Some(Preloaded {
+            files: mut have,
+            python: false,
+        }) => {
+            let mut blobs = store.scopes()?;
+            blobs.retain(|(id, _, _)| !have.contains_key(id));
+            have.extend(decode_world_files(blobs)?);
             have
         }
         None => decode_world_files(store.scopes()?)?,
@@ -1345,7 +1369,7 @@ fn resolve_pending(
     layout: &Layout,
     cfg: &IndexConfig,
     bulk: bool,
-    preloaded: Option<WorldFiles>,
+    preloaded: Option<Preloaded>,
 ) -> Result<(), IndexError> {
     let t = Instant::now();
     // A few files to resolve in a large tree: the world's facts are read
@@ -1354,7 +1378,9 @@ fn resolve_pending(
     // (Only Python's resolver reads other files as it goes: TypeScript's
     // and Rust's indexes are built from all their files.)
     let wanted = cfg.on_demand.unwrap_or_else(|| {
-        preloaded.is_none() && on_demand(pending.len(), rows.len()) && rows.iter().any(is_python)
+        !preloaded.as_ref().is_some_and(|p| p.python)
+            && on_demand(pending.len(), rows.len())
+            && rows.iter().any(is_python)
     });
     let demand = if !bulk && wanted {
         store.reader().transpose()?
@@ -1365,9 +1391,16 @@ fn resolve_pending(
         rows.iter().map(|_| std::sync::OnceLock::new()).collect();
     let source = demand.map(|reader| StoreFacts::new(reader, rows));
     if source.is_some() {
-        // The files TypeScript's and Rust's indexes read anyway: up front,
-        // decoded on all cores.
-        let mut decoded = read_world_files(store, rows.iter().filter(|r| !is_python(r)))?;
+        // The files TypeScript's and Rust's indexes read anyway, up front:
+        // preloaded while the changed files were written, the rest read
+        // now, decoded on all cores.
+        let mut decoded = preloaded.map(|p| p.files).unwrap_or_default();
+        let missing = read_world_files(
+            store,
+            rows.iter()
+                .filter(|r| !is_python(r) && !decoded.contains_key(&r.id)),
+        )?;
+        decoded.extend(missing);
         for (cell, r) in cells.iter().zip(rows) {
             if let Some(f) = decoded.remove(&r.id) {
                 let _ = cell.set(f);

@@ -492,6 +492,23 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
+    /// The definitions and scope of every file whose language is not
+    /// `lang` (what the other languages' indexes read up front).
+    pub fn scopes_except(&self, lang: Lang) -> Result<Vec<ScopeBlobs>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT facts.file_id, facts.defs, facts.scope FROM facts
+                 JOIN files ON files.id = facts.file_id WHERE files.lang <> ?1",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([lang.as_str()], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
     /// One file's reference blob.
     pub fn refs_blob(&self, file_id: i64) -> Result<Vec<u8>> {
         self.conn

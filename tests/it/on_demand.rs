@@ -176,3 +176,54 @@ fn an_unreadable_fact_fails_the_update_on_demand() {
         .unwrap();
     assert!(edges as usize >= before.iter().filter(|l| l.starts_with("E ")).count());
 }
+
+/// A Rust tree with a few Python files, one Rust file edited: the update
+/// reads the world on demand (the tree has Python files), with the Rust
+/// files' facts read ahead while the edit is written, and stores what a
+/// fresh index of the edited tree stores.
+#[test]
+fn a_mixed_tree_updates_as_a_fresh_index() {
+    let make = || {
+        let dir = copy_fixture("rust");
+        for i in 0..8 {
+            write(
+                dir.path(),
+                &format!("scripts/tool{i}.py"),
+                &format!("def run{i}():\n    return {i}\n"),
+            );
+        }
+        dir
+    };
+    let edit = |root: &Path| {
+        let path = root.join("src/services/checkout.rs");
+        let mut text = std::fs::read_to_string(&path).expect("read");
+        text.push_str("\npub fn reissue(user: &str) -> bool {\n    crate::auth::tokens::issue(user).is_valid() && validate(&Cart::default())\n}\n");
+        std::fs::write(&path, text).expect("write");
+    };
+    let auto = IndexConfig::default();
+    let (updated, fresh) = (make(), make());
+    let (mut store, _) = index::open(updated.path()).expect("open");
+    let first = index::update(updated.path(), &mut store, &auto).expect("index");
+    assert!(
+        first.files >= 18,
+        "enough files for an update on demand: {first:?}"
+    );
+    edit(updated.path());
+    let r = index::update(updated.path(), &mut store, &auto).expect("update");
+    assert_eq!((r.extracted, r.resolved), (1, 1), "{r:?}");
+    drop(store);
+
+    edit(fresh.path());
+    let (mut store, _) = index::open(fresh.path()).expect("open");
+    index::update(fresh.path(), &mut store, &auto).expect("index");
+    drop(store);
+
+    let (gu, gf) = (graph(updated.path()), graph(fresh.path()));
+    assert_eq!(gu, gf);
+    assert!(
+        gu.iter().any(|l| l.starts_with("E calls ")
+            && l.contains("reissue -> ")
+            && l.contains("issue @")),
+        "{gu:#?}"
+    );
+}
