@@ -3,6 +3,7 @@
 //! The pure middle of the pipeline ([`analyze`]) is also what the fixture
 //! tests snapshot ([`render`]).
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -1553,7 +1554,7 @@ fn resolve_pending(
                                 kind: e.kind,
                                 confidence,
                                 status,
-                                source: static_source(status).to_string(),
+                                source: Cow::Borrowed(static_source(status)),
                                 site: e.site,
                             }
                         })
@@ -1644,7 +1645,8 @@ struct Checked {
     kind: EdgeKind,
     confidence: f64,
     status: crate::graph::Status,
-    source: String,
+    /// Borrowed for the static sources: most edges of a first index.
+    source: Cow<'static, str>,
     site: Option<crate::graph::Pos>,
 }
 
@@ -1769,7 +1771,7 @@ fn apply_verdicts(
                 e.status = Status::Refuted;
                 e.confidence = 0.0;
             }
-            e.source = server.clone();
+            e.source = Cow::Owned(server.clone());
         }
         let template = template.or_else(|| {
             let u = unresolved.iter().find(|u| u.site == site)?;
@@ -1790,7 +1792,7 @@ fn apply_verdicts(
                     kind,
                     confidence: 1.0,
                     status: Status::Verified,
-                    source: server.clone(),
+                    source: Cow::Owned(server.clone()),
                     site: Some(site),
                 });
             }
@@ -1831,7 +1833,7 @@ fn apply_verdicts(
             kind: d.kind,
             confidence: 1.0,
             status: Status::Verified,
-            source: format!("lsp:{}", d.server),
+            source: Cow::Owned(format!("lsp:{}", d.server)),
             site: Some(site),
         });
     }

@@ -912,7 +912,7 @@ fn column<T: rusqlite::types::FromSql>(
 }
 
 /// Stored rows by their values, with the ids of the rows holding each.
-type OwnedRows<K> = std::collections::HashMap<K, Vec<i64>>;
+type OwnedRows<K> = foldhash::HashMap<K, Vec<i64>>;
 
 /// The `wanted` rows that `have` does not hold; each match is taken out of
 /// `have`, which is left with the rows no longer wanted.
@@ -921,6 +921,11 @@ fn unmatched<'w, T, K: Eq + std::hash::Hash>(
     wanted: &'w [T],
     values: impl Fn(&T) -> K,
 ) -> Vec<&'w T> {
+    // A file resolved for the first time (every file of a first index)
+    // owns nothing: no row's values need computing.
+    if have.is_empty() {
+        return wanted.iter().collect();
+    }
     wanted
         .iter()
         .filter(|w| have.get_mut(&values(w)).and_then(Vec::pop).is_none())
