@@ -145,32 +145,34 @@ fn variance_modifiers(buf: &mut [u8]) -> bool {
         i
     };
     let mut changed = false;
-    let mut i = 0;
-    while i < buf.len() {
-        let starts_word = (i == 0 || !ident(buf[i - 1])) && ident(buf[i]);
-        if !starts_word {
-            i += 1;
-            continue;
-        }
-        let len = word_at(buf, i);
-        let word = &buf[i..i + len];
-        if word == b"in" || word == b"out" {
-            let before = buf[..i].iter().rev().find(|b| !b.is_ascii_whitespace());
+    // Only a word right after a `<` or `,` (whitespace between) can be a
+    // modifier: each is looked at from there, again after a blanked one
+    // (`in out T`).
+    let mut at = 0;
+    while let Some(off) = memchr::memchr2(b'<', b',', &buf[at..]) {
+        let p = at + off;
+        at = p + 1;
+        loop {
+            let i = skip_ws(buf, p + 1);
+            let len = word_at(buf, i);
+            let word = &buf[i..i + len];
+            if word != b"in" && word != b"out" {
+                break;
+            }
             let after = skip_ws(buf, i + len);
             let name = word_at(buf, after);
             let next = skip_ws(buf, after + name);
-            let fits = matches!(before, Some(b'<' | b','))
-                && after > i + len
+            let fits = after > i + len
                 && name > 0
                 && (&buf[after..after + name] == b"out"
                     || matches!(buf.get(next), Some(b',' | b'>' | b'='))
                     || buf[next..].starts_with(b"extends"));
-            if fits {
-                buf[i..i + len].fill(b' ');
-                changed = true;
+            if !fits {
+                break;
             }
+            buf[i..i + len].fill(b' ');
+            changed = true;
         }
-        i += len;
     }
     changed
 }
@@ -180,17 +182,15 @@ fn variance_modifiers(buf: &mut [u8]) -> bool {
 /// in a string, a template, a regex or a comment, never a name.
 fn escaped_backticks(buf: &mut [u8]) -> bool {
     let mut changed = false;
-    let mut run = 0;
-    for i in 0..buf.len() {
-        match buf[i] {
-            b'\\' => run += 1,
-            b'`' if run % 2 == 1 => {
-                buf[i - 1] = b' ';
-                buf[i] = b' ';
-                changed = true;
-                run = 0;
-            }
-            _ => run = 0,
+    let mut at = 0;
+    while let Some(off) = memchr::memchr(b'`', &buf[at..]) {
+        let i = at + off;
+        at = i + 1;
+        let run = buf[..i].iter().rev().take_while(|&&b| b == b'\\').count();
+        if run % 2 == 1 {
+            buf[i - 1] = b' ';
+            buf[i] = b' ';
+            changed = true;
         }
     }
     changed
@@ -212,10 +212,7 @@ fn call_signature_semicolons(buf: &mut [u8]) -> bool {
     let mut prev: (u8, u8) = (b';', b';');
     let mut start = 0;
     while start < buf.len() {
-        let end = buf[start..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(buf.len(), |i| start + i);
+        let end = memchr::memchr(b'\n', &buf[start..]).map_or(buf.len(), |i| start + i);
         let line = &buf[start..end];
         let indent = line
             .iter()
@@ -272,7 +269,7 @@ pub(super) fn walk_fix_for_tests(src: &[u8]) -> Option<Vec<u8>> {
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
+    memchr::memmem::find(hay, needle)
 }
 
 /// Bytes covered by error nodes, plus one per missing node.
@@ -685,19 +682,23 @@ impl<'s> Walker<'s> {
                 self.import_statement(s);
                 continue;
             }
-            let d = unwrap_decl(s);
-            self.hoist_decl(d, &impls);
+            let (d, placed) = unwrap_placed(s);
+            debug_assert!(
+                placed.exported == Self::is_exported(d) && placed.outer == Self::outer(d),
+                "placement of {d:?} from {s:?}"
+            );
+            self.hoist_decl(d, placed, &impls);
         }
     }
 
-    fn hoist_decl(&mut self, d: Node<'s>, impls: &HashSet<&str>) {
+    fn hoist_decl(&mut self, d: Node<'s>, placed: Placed<'s>, impls: &HashSet<&str>) {
         let name_node = d.field("name");
         let name = name_node.map(|n| self.text(n)).unwrap_or("");
-        let exported = Self::is_exported(d);
+        let Placed { exported, outer } = placed;
         match d.kind_name() {
             "function_declaration" | "generator_function_declaration" => {
                 let Some(nn) = name_node else { return };
-                let def = self.add_def(name, nn, Self::outer(d), NodeKind::Function, exported);
+                let def = self.add_def(name, nn, outer, NodeKind::Function, exported);
                 // Overloads: tsserver's definition of a call is a signature,
                 // most often the first, so the node starts there.
                 if let Some((sig_name, sig)) = self.first_sig.remove(name) {
@@ -724,7 +725,7 @@ impl<'s> Walker<'s> {
                         // (`declare function f(a: A): A;` twice, as in a
                         // `.d.ts`): the set is one symbol, its node spans
                         // every signature.
-                        let end = Self::outer(d).end_position().row as u32 + 1;
+                        let end = outer.end_position().row as u32 + 1;
                         let node = &mut self.defs[def as usize];
                         if node.kind == NodeKind::Function {
                             node.end_line = node.end_line.max(end);
@@ -732,8 +733,7 @@ impl<'s> Walker<'s> {
                         def
                     }
                     _ => {
-                        let def =
-                            self.add_def(name, nn, Self::outer(d), NodeKind::Function, exported);
+                        let def = self.add_def(name, nn, outer, NodeKind::Function, exported);
                         self.bind(name, NS_VALUE, Binding::Def(def));
                         def
                     }
@@ -742,7 +742,7 @@ impl<'s> Walker<'s> {
             }
             "class_declaration" | "abstract_class_declaration" | "enum_declaration" => {
                 let Some(nn) = name_node else { return };
-                let def = self.add_def(name, nn, Self::outer(d), NodeKind::Class, exported);
+                let def = self.add_def(name, nn, outer, NodeKind::Class, exported);
                 self.node_defs.insert(d.id(), def);
                 self.bind(name, NS_ANY, Binding::Def(def));
             }
@@ -753,7 +753,7 @@ impl<'s> Walker<'s> {
                     // Interface merging: one node for all declarations.
                     Some(Binding::Def(def)) if d.kind_name() == "interface_declaration" => def,
                     _ => {
-                        let def = self.add_def(name, nn, Self::outer(d), NodeKind::Class, exported);
+                        let def = self.add_def(name, nn, outer, NodeKind::Class, exported);
                         self.bind(name, NS_TYPE, Binding::Def(def));
                         def
                     }
@@ -789,7 +789,7 @@ impl<'s> Walker<'s> {
                         def
                     }
                     _ => {
-                        let def = self.add_def(name, nn, Self::outer(d), NodeKind::Class, exported);
+                        let def = self.add_def(name, nn, outer, NodeKind::Class, exported);
                         self.bind(name, NS_ANY, Binding::Def(def));
                         def
                     }
@@ -1052,7 +1052,11 @@ impl<'s> Walker<'s> {
         ) && !self.node_defs.contains_key(&n.id())
         {
             // Not at block level (inside an error, a `case`): declare now.
-            self.hoist_decl(n, &HashSet::new());
+            let placed = Placed {
+                exported: Self::is_exported(n),
+                outer: Self::outer(n),
+            };
+            self.hoist_decl(n, placed, &HashSet::new());
         }
         match n.kind_name() {
             "program" | "statement_block" => {
@@ -3401,34 +3405,77 @@ fn skip_parens(n: Node) -> Node {
 /// The declaration inside `export …` / `declare …`.
 fn unwrap_decl(s: Node) -> Node {
     let mut s = s;
-    loop {
-        match s.kind_name() {
-            "export_statement" => match s.field("declaration") {
-                Some(d) => s = d,
-                None => return s,
-            },
-            // `namespace N {}` at statement level parses as an expression.
-            "expression_statement" => match s.named_child(0) {
-                Some(d) if matches!(d.kind_name(), "internal_module" | "module") => s = d,
-                _ => return s,
-            },
-            "ambient_declaration" => {
-                let mut c = s.walk();
-                let inner = s.named_children(&mut c).find(|k| {
-                    k.kind_name().ends_with("declaration")
-                        || matches!(
-                            k.kind_name(),
-                            "function_signature" | "internal_module" | "module"
-                        )
-                });
-                match inner {
-                    Some(d) => s = d,
-                    None => return s,
-                }
+    while let Some(d) = unwrap_step(s) {
+        s = d;
+    }
+    s
+}
+
+/// One wrapper of [`unwrap_decl`] taken off, if `s` is one.
+fn unwrap_step(s: Node) -> Option<Node> {
+    match s.kind_name() {
+        "export_statement" => s.field("declaration"),
+        // `namespace N {}` at statement level parses as an expression.
+        "expression_statement" => s
+            .named_child(0)
+            .filter(|d| matches!(d.kind_name(), "internal_module" | "module")),
+        "ambient_declaration" => {
+            let mut c = s.walk();
+            let inner = s.named_children(&mut c).find(|k| {
+                k.kind_name().ends_with("declaration")
+                    || matches!(
+                        k.kind_name(),
+                        "function_signature" | "internal_module" | "module"
+                    )
+            });
+            inner
+        }
+        _ => None,
+    }
+}
+
+/// Where a declaration stands: whether it is exported, and the node whose
+/// lines it spans (its `export` wrapper), as [`Walker::is_exported`] and
+/// [`Walker::outer`] find them by walking up from it.
+#[derive(Clone, Copy)]
+struct Placed<'t> {
+    exported: bool,
+    outer: Node<'t>,
+}
+
+/// [`unwrap_decl`] of a block's statement, placed from the wrappers it went
+/// through rather than by asking for parents (tree-sitter finds a parent by
+/// descending from the root past every earlier sibling: `is_exported` was
+/// 2% of effect's cold index). Above the statement is its block, neither an
+/// export nor an ambient declaration, where walking up stops.
+fn unwrap_placed(s: Node) -> (Node, Placed) {
+    let mut chain = vec![s];
+    let mut d = s;
+    while let Some(inner) = unwrap_step(d) {
+        chain.push(inner);
+        d = inner;
+    }
+    let above = &chain[..chain.len() - 1];
+    let mut exported = false;
+    for p in above.iter().rev() {
+        match p.kind_name() {
+            "export_statement" => {
+                exported = true;
+                break;
             }
-            _ => return s,
+            "ambient_declaration" => {}
+            _ => break,
         }
     }
+    let mut outer = d;
+    for p in above.iter().rev() {
+        if matches!(p.kind_name(), "export_statement" | "ambient_declaration") {
+            outer = *p;
+        } else {
+            break;
+        }
+    }
+    (d, Placed { exported, outer })
 }
 
 /// `require('x')`: the string node.
