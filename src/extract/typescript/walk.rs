@@ -4,7 +4,9 @@
 //! line bind like the language binds them.
 
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
+
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use tree_sitter::{Node, Parser};
 
