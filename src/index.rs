@@ -1332,35 +1332,38 @@ fn read_world_files<'r>(
     decode_world_files(blobs)
 }
 
-/// Every row's definitions and scope: from `preloaded` where it has the
-/// file, from the store otherwise (one query for all when a preload of
-/// Python files is missing, or nothing was preloaded).
+/// The facts resolution reads up front: every row's definitions and scope,
+/// or (`python: false`, the world read on demand) those of the rows that
+/// are not Python. What `preloaded` has is taken from it, a language it
+/// left out is read in one query, and the rest (files re-extracted since,
+/// new files) one by one.
 fn load_world_files(
     store: &Store,
     rows: &[crate::store::FileRow],
     preloaded: Option<Preloaded>,
-) -> Result<WorldFiles, IndexError> {
-    Ok(match preloaded {
-        Some(Preloaded {
-            files: mut have,
-            python: true,
-        }) => {
-            let missing =
-                read_world_files(store, rows.iter().filter(|r| !have.contains_key(&r.id)))?;
-            have.extend(missing);
-            have
-        }
-        Some(Preloaded {
-            files: mut have,
-            python: false,
-        }) => {
-            let mut blobs = store.scopes()?;
-            blobs.retain(|(id, _, _)| !have.contains_key(id));
-            have.extend(decode_world_files(blobs)?);
-            have
-        }
-        None => decode_world_files(store.scopes()?)?,
-    })
+    python: bool,
+) -> Result<WorldFiles, StoreError> {
+    let Some(Preloaded {
+        files: mut have,
+        python: had_python,
+    }) = preloaded
+    else {
+        return decode_world_files(if python {
+            store.scopes()?
+        } else {
+            store.scopes_except(Lang::Python)?
+        });
+    };
+    if python && !had_python {
+        have.extend(decode_world_files(store.scopes_of(Lang::Python)?)?);
+    }
+    let missing = read_world_files(
+        store,
+        rows.iter()
+            .filter(|r| (python || !is_python(r)) && !have.contains_key(&r.id)),
+    )?;
+    have.extend(missing);
+    Ok(have)
 }
 
 fn resolve_pending(
@@ -1391,29 +1394,16 @@ fn resolve_pending(
     let cells: Vec<std::sync::OnceLock<resolve::Facts>> =
         rows.iter().map(|_| std::sync::OnceLock::new()).collect();
     let source = demand.map(|reader| StoreFacts::new(reader, rows));
-    if source.is_some() {
-        // The files TypeScript's and Rust's indexes read anyway, up front:
-        // preloaded while the changed files were written, the rest read
-        // now, decoded on all cores.
-        let mut decoded = preloaded.map(|p| p.files).unwrap_or_default();
-        let missing = read_world_files(
-            store,
-            rows.iter()
-                .filter(|r| !is_python(r) && !decoded.contains_key(&r.id)),
-        )?;
-        decoded.extend(missing);
-        for (cell, r) in cells.iter().zip(rows) {
-            if let Some(f) = decoded.remove(&r.id) {
+    // On demand, the files TypeScript's and Rust's indexes read anyway
+    // are still read up front; the Python files' cells fill as asked.
+    let mut world_files = load_world_files(store, rows, preloaded, source.is_none())?;
+    for (cell, r) in cells.iter().zip(rows) {
+        match world_files.remove(&r.id) {
+            Some(f) => {
                 let _ = cell.set(f);
             }
-        }
-    } else {
-        let mut world_files = load_world_files(store, rows, preloaded)?;
-        for (cell, r) in cells.iter().zip(rows) {
-            let f = world_files
-                .remove(&r.id)
-                .ok_or_else(|| StoreError::Blob(r.id, "missing".into()))?;
-            let _ = cell.set(f);
+            None if source.is_none() => return Err(StoreError::Blob(r.id, "missing".into()).into()),
+            None => {}
         }
     }
     tracing::debug!(elapsed = ?t.elapsed(), on_demand = source.is_some(), "loaded world");

@@ -481,29 +481,31 @@ impl Store {
 
     /// Every file's definitions and scope blobs (for building the world).
     pub fn scopes(&self) -> Result<Vec<ScopeBlobs>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT file_id, defs, scope FROM facts")
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .map_err(|e| self.err(e))?;
-        rows.collect::<rusqlite::Result<_>>()
-            .map_err(|e| self.err(e))
+        self.scope_rows("SELECT file_id, defs, scope FROM facts", [])
     }
 
-    /// The definitions and scope of every file whose language is not
-    /// `lang` (what the other languages' indexes read up front).
+    /// The definitions and scope blobs of the files in `lang`.
+    pub fn scopes_of(&self, lang: Lang) -> Result<Vec<ScopeBlobs>> {
+        self.scope_rows(
+            "SELECT facts.file_id, facts.defs, facts.scope FROM facts
+             JOIN files ON files.id = facts.file_id WHERE files.lang = ?1",
+            [lang.as_str()],
+        )
+    }
+
+    /// The definitions and scope blobs of the files not in `lang`.
     pub fn scopes_except(&self, lang: Lang) -> Result<Vec<ScopeBlobs>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT facts.file_id, facts.defs, facts.scope FROM facts
-                 JOIN files ON files.id = facts.file_id WHERE files.lang <> ?1",
-            )
-            .map_err(|e| self.err(e))?;
+        self.scope_rows(
+            "SELECT facts.file_id, facts.defs, facts.scope FROM facts
+             JOIN files ON files.id = facts.file_id WHERE files.lang <> ?1",
+            [lang.as_str()],
+        )
+    }
+
+    fn scope_rows(&self, sql: &str, params: impl rusqlite::Params) -> Result<Vec<ScopeBlobs>> {
+        let mut stmt = self.conn.prepare_cached(sql).map_err(|e| self.err(e))?;
         let rows = stmt
-            .query_map([lang.as_str()], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .query_map(params, |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
             .map_err(|e| self.err(e))?;
         rows.collect::<rusqlite::Result<_>>()
             .map_err(|e| self.err(e))
@@ -917,17 +919,20 @@ fn column<T: rusqlite::types::FromSql>(
 /// writer thread, which the resolving workers then wait for.
 const EDGE_ROWS: usize = 32;
 
-static INSERT_EDGES: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-    let rows: Vec<String> = (0..EDGE_ROWS)
-        .map(|i| {
-            let params: Vec<String> = (1..=9).map(|n| format!("?{}", i * 9 + n)).collect();
-            format!("({})", params.join(", "))
-        })
-        .collect();
-    format!(
-        "INSERT INTO edges (owner, src, dst, kind, confidence, status, source, line, col) VALUES {}",
-        rows.join(", ")
-    )
+/// The `INSERT`s of one edge row and of [`EDGE_ROWS`] rows.
+static INSERT_EDGES: std::sync::LazyLock<[String; 2]> = std::sync::LazyLock::new(|| {
+    [1, EDGE_ROWS].map(|n| {
+        let rows: Vec<String> = (0..n)
+            .map(|i| {
+                let params: Vec<String> = (1..=9).map(|k| format!("?{}", i * 9 + k)).collect();
+                format!("({})", params.join(", "))
+            })
+            .collect();
+        format!(
+            "INSERT INTO edges (owner, src, dst, kind, confidence, status, source, line, col) VALUES {}",
+            rows.join(", ")
+        )
+    })
 });
 
 /// Bind one edge row's nine values after the first `at` parameters.
@@ -1488,33 +1493,11 @@ impl Writer<'_> {
             )
         });
         self.delete_rows("DELETE FROM edges WHERE id = ?1", have)?;
-        // Most rows go in by the statement of EDGE_ROWS rows, in order (so
+        // EDGE_ROWS rows to a statement, the rest one by one, in order (so
         // with the ids one statement a row would give).
-        let mut rows = fresh.chunks_exact(EDGE_ROWS);
-        if rows.len() > 0 {
-            let mut many = self
-                .conn
-                .prepare_cached(&INSERT_EDGES)
-                .map_err(|e| self.err(e))?;
-            for chunk in &mut rows {
-                for (i, e) in chunk.iter().enumerate() {
-                    bind_edge(&mut many, i * 9, file_id, e).map_err(|e| self.err(e))?;
-                }
-                many.raw_execute().map_err(|e| self.err(e))?;
-            }
-        }
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "INSERT INTO edges (owner, src, dst, kind, confidence, status, source, line, col)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            )
-            .map_err(|e| self.err(e))?;
-        for e in rows.remainder() {
-            bind_edge(&mut stmt, 0, file_id, e)
-                .and_then(|_| stmt.raw_execute())
-                .map_err(|e| self.err(e))?;
-        }
+        let (many, rest) = fresh.split_at(fresh.len() / EDGE_ROWS * EDGE_ROWS);
+        self.insert_edges(&INSERT_EDGES[1], file_id, many.chunks(EDGE_ROWS))?;
+        self.insert_edges(&INSERT_EDGES[0], file_id, rest.chunks(1))?;
         type SiteRow = (i64, String, String, u32, u32, String);
         let mut have: OwnedRows<SiteRow> = self.owned_rows(
             "SELECT rowid, src, name, kind, line, col, reason FROM unresolved WHERE owner = ?1",
@@ -1570,6 +1553,27 @@ impl Writer<'_> {
 
     /// The rows of a table that `file_id` owns, by their values (`sql`
     /// selects the row id first, then what `values` reads).
+    /// Insert edges owned by `owner`, one statement of `sql` per chunk
+    /// (whose rows all fill its parameters).
+    fn insert_edges<'e>(
+        &self,
+        sql: &str,
+        owner: i64,
+        mut chunks: impl Iterator<Item = &'e [&'e NewEdge<'e>]>,
+    ) -> Result<()> {
+        let Some(first) = chunks.next() else {
+            return Ok(());
+        };
+        let mut stmt = self.conn.prepare_cached(sql).map_err(|e| self.err(e))?;
+        for chunk in std::iter::once(first).chain(chunks) {
+            for (i, e) in chunk.iter().enumerate() {
+                bind_edge(&mut stmt, i * 9, owner, e).map_err(|e| self.err(e))?;
+            }
+            stmt.raw_execute().map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
     fn owned_rows<K: Eq + std::hash::Hash>(
         &self,
         sql: &str,

@@ -3451,31 +3451,20 @@ struct Placed<'t> {
 /// 2% of effect's cold index). Above the statement is its block, neither an
 /// export nor an ambient declaration, where walking up stops.
 fn unwrap_placed(s: Node) -> (Node, Placed) {
-    let mut chain = vec![s];
-    let mut d = s;
+    let (mut d, mut outer, mut exported) = (s, s, false);
     while let Some(inner) = unwrap_step(d) {
-        chain.push(inner);
-        d = inner;
-    }
-    let above = &chain[..chain.len() - 1];
-    let mut exported = false;
-    for p in above.iter().rev() {
-        match p.kind_name() {
-            "export_statement" => {
-                exported = true;
-                break;
-            }
+        // `d` is a wrapper above the declaration. Walking up, the first
+        // wrapper that is not `declare` decides the export, and `outer`
+        // climbs through the unbroken run of export/declare wrappers.
+        match d.kind_name() {
+            "export_statement" => exported = true,
             "ambient_declaration" => {}
-            _ => break,
+            _ => {
+                exported = false;
+                outer = inner;
+            }
         }
-    }
-    let mut outer = d;
-    for p in above.iter().rev() {
-        if matches!(p.kind_name(), "export_statement" | "ambient_declaration") {
-            outer = *p;
-        } else {
-            break;
-        }
+        d = inner;
     }
     (d, Placed { exported, outer })
 }
