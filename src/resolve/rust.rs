@@ -51,7 +51,7 @@ pub struct CrateFile {
     /// `None` without one).
     pub package_dir: Option<String>,
     /// The package's default features (what rust-analyzer compiles).
-    pub features: Vec<String>,
+    pub features: Rc<[String]>,
 }
 
 /// What a `Cargo.toml` says about names and the library path.
@@ -61,7 +61,7 @@ struct Manifest {
     lib_path: Option<String>,
     bins: Vec<(String, String)>,
     /// Features on by default, `default`'s own list expanded.
-    features: Vec<String>,
+    features: Rc<[String]>,
 }
 
 thread_local! {
@@ -95,7 +95,7 @@ fn parse_manifest(text: &str) -> Manifest {
         lib_name: None,
         lib_path: None,
         bins: Vec::new(),
-        features: Vec::new(),
+        features: Rc::default(),
     };
     let mut features: HashMap<String, Vec<String>> = HashMap::new();
     // A `[features]` array being read: (feature, text so far).
@@ -157,16 +157,18 @@ fn parse_manifest(text: &str) -> Manifest {
         flush_bin(&mut bin, &mut m);
     }
     // `default = ["std"]`, `std = ["alloc", "dep:x", "y/z"]`: local features only.
+    let mut on: Vec<String> = Vec::new();
     let mut todo = vec!["default".to_string()];
     while let Some(f) = todo.pop() {
         for g in features.get(&f).into_iter().flatten() {
-            if !g.contains(['/', ':']) && !m.features.contains(g) {
-                m.features.push(g.clone());
+            if !g.contains(['/', ':']) && !on.contains(g) {
+                on.push(g.clone());
                 todo.push(g.clone());
             }
         }
     }
-    m.features.sort();
+    on.sort();
+    m.features = on.into();
     m
 }
 
@@ -192,36 +194,89 @@ fn mod_path(rest: &str) -> String {
 
 /// The crate key and role of a `.rs` file (see [`CrateFile`]).
 pub fn crate_file(path: &str, layout: &Layout) -> CrateFile {
-    let mut dir = path.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
-    loop {
+    Packages::new(layout).crate_file(path)
+}
+
+/// [`crate_file`] for many files of one layout: the package owning each
+/// directory is looked up once (walking up to the nearest `Cargo.toml`
+/// with a `[package]`), not once per file.
+pub struct Packages<'l> {
+    layout: &'l Layout,
+    /// Directory → its package's directory and manifest.
+    by_dir: RefCell<HashMap<String, Option<Package>>>,
+}
+
+/// A package's directory, its manifest, and whether its library root file
+/// exists.
+type Package = (Rc<str>, Rc<Manifest>, bool);
+
+impl<'l> Packages<'l> {
+    pub fn new(layout: &'l Layout) -> Self {
+        Packages {
+            layout,
+            by_dir: RefCell::new(HashMap::new()),
+        }
+    }
+
+    fn package(&self, dir: &str) -> Option<Package> {
+        if let Some(hit) = self.by_dir.borrow().get(dir) {
+            return hit.clone();
+        }
         let manifest = if dir.is_empty() {
             "Cargo.toml".to_string()
         } else {
             format!("{dir}/Cargo.toml")
         };
-        if let Some(text) = layout.manifests.get(&manifest) {
-            let m = self::manifest(&manifest, text);
-            if let Some(pkg) = &m.package {
-                let rel = if dir.is_empty() {
-                    path
+        let here = self
+            .layout
+            .manifests
+            .get(&manifest)
+            .map(|text| self::manifest(&manifest, text))
+            .filter(|m| m.package.is_some());
+        let found = match here {
+            Some(m) => {
+                let lib_path = m.lib_path.as_deref().unwrap_or("src/lib.rs");
+                let lib_path = lib_path.strip_prefix("./").unwrap_or(lib_path);
+                let lib_full = if dir.is_empty() {
+                    lib_path.to_string()
                 } else {
-                    &path[dir.len() + 1..]
+                    format!("{dir}/{lib_path}")
                 };
-                let mut f = in_package(rel, dir, pkg, &m, layout);
-                f.package_dir = Some(dir.to_string());
-                f.features = m.features.clone();
-                return f;
+                let has_lib = self.layout.files.contains(&lib_full);
+                Some((Rc::from(dir), m, has_lib))
             }
-        }
-        if dir.is_empty() {
-            break;
-        }
-        dir = dir.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+            None if dir.is_empty() => None,
+            None => self.package(dir.rsplit_once('/').map_or("", |(d, _)| d)),
+        };
+        self.by_dir
+            .borrow_mut()
+            .insert(dir.to_string(), found.clone());
+        found
     }
-    fallback(path)
+
+    pub fn crate_file(&self, path: &str) -> CrateFile {
+        let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+        let Some((dir, m, has_lib)) = self.package(dir) else {
+            return fallback(path);
+        };
+        let Some(pkg) = &m.package else {
+            return fallback(path);
+        };
+        let rel = if dir.is_empty() {
+            path
+        } else {
+            &path[dir.len() + 1..]
+        };
+        let mut f = in_package(rel, pkg, &m, has_lib);
+        f.package_dir = Some(dir.to_string());
+        f.features = m.features.clone();
+        f
+    }
 }
 
-fn in_package(rel: &str, dir: &str, pkg: &str, m: &Manifest, layout: &Layout) -> CrateFile {
+/// The role of the file at `rel` in package `pkg` (`has_lib`: the
+/// library's root file exists).
+fn in_package(rel: &str, pkg: &str, m: &Manifest, has_lib: bool) -> CrateFile {
     let lib_path = m.lib_path.as_deref().unwrap_or("src/lib.rs");
     let lib_path = lib_path.strip_prefix("./").unwrap_or(lib_path);
     let lib_name = crate_name(m.lib_name.as_deref().unwrap_or(pkg));
@@ -230,14 +285,14 @@ fn in_package(rel: &str, dir: &str, pkg: &str, m: &Manifest, layout: &Layout) ->
         root: true,
         lib,
         package_dir: None,
-        features: Vec::new(),
+        features: Rc::default(),
     };
     let module = |key: String| CrateFile {
         key,
         root: false,
         lib: false,
         package_dir: None,
-        features: Vec::new(),
+        features: Rc::default(),
     };
     if rel == lib_path {
         return root(lib_name, true);
@@ -263,13 +318,8 @@ fn in_package(rel: &str, dir: &str, pkg: &str, m: &Manifest, layout: &Layout) ->
         };
     }
     if let Some(rest) = rel.strip_prefix("src/") {
-        let lib_full = if dir.is_empty() {
-            lib_path.to_string()
-        } else {
-            format!("{dir}/{lib_path}")
-        };
         let declared = m.lib_name.is_some() || m.lib_path.is_some();
-        let name = if declared || layout.files.contains(&lib_full) {
+        let name = if declared || has_lib {
             lib_name
         } else {
             crate_name(pkg)
@@ -307,6 +357,6 @@ fn fallback(path: &str) -> CrateFile {
         root: is_root || !path.contains('/'),
         lib: is_root && rest == ["lib.rs"],
         package_dir: None,
-        features: Vec::new(),
+        features: Rc::default(),
     }
 }

@@ -3,7 +3,7 @@
 use std::cell::Cell;
 use std::sync::OnceLock;
 
-use super::crate_file;
+use super::Packages;
 use crate::extract::rust::{Scope, Ty, NONE};
 use crate::extract::{Family, LangScope};
 use crate::graph::NodeKind;
@@ -218,6 +218,40 @@ pub fn build(world: &World) -> Index {
         method_module: HashMap::default(),
         macros_by_name: HashMap::default(),
     };
+    // The tables' sizes, to allocate each once.
+    let mut n = [0usize; 7];
+    for (i, wf) in world.files.iter().enumerate() {
+        if wf.lang.family() != Family::Rust {
+            continue;
+        }
+        if let Some(s) = scope_of(world, FileIdx(i as u32)) {
+            for (k, len) in [
+                s.names.len(),
+                s.items.len(),
+                s.uses.len(),
+                s.sigs.len(),
+                s.fields.len(),
+                s.rets.len(),
+                s.impls.len(),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                n[k] += len;
+            }
+        }
+    }
+    let [names, items, uses, sigs, fields, rets, impls] = n;
+    // Most names recur across files.
+    ix.names.reserve(names / 8);
+    ix.def_module.reserve(items);
+    ix.items.reserve(items);
+    ix.uses.reserve(uses);
+    ix.sigs.reserve(sigs);
+    ix.method_module.reserve(sigs);
+    ix.fields.reserve(fields);
+    ix.rets.reserve(rets);
+    ix.impl_self.reserve(impls);
     ix.kw_crate = ix.intern("crate");
     ix.kw_self = ix.intern("self");
     ix.kw_super = ix.intern("super");
@@ -226,17 +260,20 @@ pub fn build(world: &World) -> Index {
     let mut feature_off_defs: Vec<SymId> = Vec::new();
     let mut rust_files = Vec::new();
     let mut roles = Vec::new();
+    let packages = Packages::new(world.layout);
+    // File → the global name id of each def's name.
+    let mut def_names: Vec<Vec<u32>> = Vec::with_capacity(world.files.len());
     for (i, wf) in world.files.iter().enumerate() {
         let f = FileIdx(i as u32);
         let Some(scope) = scope_of(world, f).filter(|_| wf.lang.family() == Family::Rust) else {
             ix.gnames.push(Vec::new());
+            def_names.push(Vec::new());
             continue;
         };
         let g: Vec<u32> = scope.names.iter().map(|n| ix.intern(n)).collect();
         ix.gnames.push(g);
-        for d in world.defs(f) {
-            ix.intern(&d.name);
-        }
+        let dn = world.defs(f).iter().map(|d| ix.intern(&d.name)).collect();
+        def_names.push(dn);
         let id = ix.mods.len() as u32;
         ix.file_mod[i] = id;
         ix.mods.push(Mod {
@@ -245,7 +282,7 @@ pub fn build(world: &World) -> Index {
             parent: NONE,
             root: NONE,
         });
-        let role = crate_file(wf.path, world.layout);
+        let role = packages.crate_file(wf.path);
         // A cfg on a feature is decided by the package's default features.
         let feature_off = |name: u32, on: bool| {
             role.features
@@ -404,10 +441,10 @@ pub fn build(world: &World) -> Index {
                 file: f,
                 def: item.def,
             };
-            let Some(def) = defs.get(item.def as usize) else {
-                continue;
-            };
-            let Some(&name) = ix.names.get(&def.name) else {
+            let (Some(def), Some(&name)) = (
+                defs.get(item.def as usize),
+                def_names[f.0 as usize].get(item.def as usize),
+            ) else {
                 continue;
             };
             let m = base + item.module;
@@ -440,14 +477,12 @@ pub fn build(world: &World) -> Index {
                     .push((f, u as u32));
             }
         }
-        for (d, def) in defs.iter().enumerate() {
+        for ((d, def), &name) in defs.iter().enumerate().zip(&def_names[f.0 as usize]) {
             if def.kind == NodeKind::Method {
-                if let Some(&name) = ix.names.get(&def.name) {
-                    ix.methods_by_name.entry(name).or_default().push(SymId {
-                        file: f,
-                        def: d as u32,
-                    });
-                }
+                ix.methods_by_name.entry(name).or_default().push(SymId {
+                    file: f,
+                    def: d as u32,
+                });
             }
         }
     }
@@ -510,10 +545,7 @@ pub fn build(world: &World) -> Index {
                 ix.type_traits.entry(t).or_default().push(tr);
             }
             for &md in &imp.methods {
-                let Some(def) = defs.get(md as usize) else {
-                    continue;
-                };
-                let Some(&name) = ix.names.get(&def.name) else {
+                let Some(&name) = def_names[f.0 as usize].get(md as usize) else {
                     continue;
                 };
                 let sym = SymId { file: f, def: md };
@@ -543,12 +575,12 @@ pub fn build(world: &World) -> Index {
                     tm,
                 );
             }
-            if let Some(&name) = ix.names.get(&def.name) {
-                ix.trait_methods.entry((tr, name)).or_insert(SymId {
+            ix.trait_methods
+                .entry((tr, def_names[f.0 as usize][d]))
+                .or_insert(SymId {
                     file: f,
                     def: d as u32,
                 });
-            }
         }
         for s in &scope.supers {
             let segs: Vec<u32> = s

@@ -515,7 +515,10 @@ pub fn f() { trace!(); buf(); }
     layout
         .manifests
         .insert("Cargo.toml".into(), manifest.into());
-    assert_eq!(crate_file("src/lib.rs", &layout).features, ["alloc", "std"]);
+    assert_eq!(
+        *crate_file("src/lib.rs", &layout).features,
+        ["alloc", "std"]
+    );
 }
 
 #[test]
