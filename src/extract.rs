@@ -9,6 +9,7 @@
 //! [`crate::resolve`] prefixes the module key, so moving a file re-keys it
 //! without re-parsing.
 
+pub mod names;
 pub mod python;
 pub mod rust;
 pub mod syntax;

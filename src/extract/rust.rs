@@ -20,6 +20,7 @@ use std::cell::RefCell;
 
 use serde::{Deserialize, Serialize};
 
+use super::names::Names;
 use super::{module_def, syntax_diagnostics, Diagnostic, FileFacts, LangRefs, LangScope};
 use crate::graph::Pos;
 
@@ -30,7 +31,7 @@ pub const NONE: u32 = u32::MAX;
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Scope {
     /// The string table of this file's scope and refs.
-    pub names: Vec<String>,
+    pub names: Names,
     /// Inline `mod m { … }` blocks. Module id 0 is the file itself; id `i`
     /// is `mods[i - 1]`.
     pub mods: Vec<InlineMod>,
@@ -318,7 +319,7 @@ pub fn extract(path: &str, src: &[u8]) -> FileFacts {
     let root = tree.root_node();
     let diagnostics = syntax_diagnostics(root, MAX_DIAGNOSTICS);
     let (defs, scope, refs) = visit::run(module, src, root);
-    let mut ref_names: Vec<String> = scope.names.clone();
+    let mut ref_names: Vec<String> = scope.names.iter().map(str::to_string).collect();
     ref_names.sort_unstable();
     ref_names.dedup();
     FileFacts {

@@ -14,7 +14,7 @@ fn facts(src: &str) -> (Vec<crate::extract::Def>, Scope, Refs, Vec<Diagnostic>) 
 /// The sites as `name@line:col role` strings, for compact assertions.
 fn sites(src: &str) -> Vec<String> {
     let (_, scope, refs, _) = facts(src);
-    let n = |i: u32| scope.names[i as usize].clone();
+    let n = |i: u32| scope.names[i as usize].to_string();
     let mut out = Vec::new();
     for s in &refs.sites {
         match &s.kind {
@@ -189,7 +189,7 @@ fn f<T: Gateway, Item>(parse: impl Fn(u8) -> u8, x: T, i: Item) {
 fn uses_are_flattened() {
     let src = "use a::{b, c::d as e, f::*, self};\npub use crate::x::Y;\nextern crate z as w;\n";
     let (_, scope, _, _) = facts(src);
-    let n = |i: u32| scope.names[i as usize].as_str();
+    let n = |i: u32| &scope.names[i as usize];
     let got: Vec<(String, Option<&str>, bool, bool)> = scope
         .uses
         .iter()

@@ -230,7 +230,7 @@ impl<'s> V<'s> {
             return i;
         }
         let i = self.scope.names.len() as u32;
-        self.scope.names.push(s.to_string());
+        self.scope.names.push(s);
         self.intern.insert(s.into(), i);
         i
     }

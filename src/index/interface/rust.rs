@@ -157,7 +157,7 @@ fn module_labels(scope: &Scope) -> Vec<String> {
     for m in &scope.mods {
         // A parent is always an earlier module (else written as unknown).
         let parent = paths.get(m.parent as usize);
-        let name = scope.names.get(m.name as usize).map_or("", String::as_str);
+        let name = scope.names.get(m.name as usize).unwrap_or("");
         let path = match parent {
             Some(p) => format!("{p}::{}:{name}", name.len()),
             None => format!("?::{}:{name}", name.len()),
@@ -177,7 +177,7 @@ struct Writer<'s> {
 
 impl Writer<'_> {
     fn name(&self, n: u32) -> &str {
-        self.scope.names.get(n as usize).map_or("", String::as_str)
+        self.scope.names.get(n as usize).unwrap_or("")
     }
 
     fn module(&self, t: &mut Text, m: u32) {

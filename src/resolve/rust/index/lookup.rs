@@ -408,7 +408,7 @@ impl Index {
                     TyRes::External => {
                         let last = p
                             .last()
-                            .and_then(|&l| scope_of(world, f).map(|s| s.names[l as usize].as_str()))
+                            .and_then(|&l| scope_of(world, f).map(|s| &s.names[l as usize]))
                             .unwrap_or("");
                         let arg = |i: usize| match args.get(i) {
                             Some(a) => Box::new(self.resolve_ty_with(world, f, m, a, first)),
@@ -472,7 +472,7 @@ impl Index {
         }
         let last = p
             .last()
-            .and_then(|&l| scope_of(world, f).map(|s| s.names[l as usize].as_str()));
+            .and_then(|&l| scope_of(world, f).map(|s| &s.names[l as usize]));
         match self.value_ty(world, &w, segs.len(), last.unwrap_or(""), false) {
             TyRes::Def(d) if world.def(d).kind == NodeKind::Class => TyRes::Def(d),
             _ => TyRes::Unknown,
