@@ -516,6 +516,32 @@ pub fn update(
     let stored_ref = &stored;
     let bar_ref = &bar;
     let candidates_ref = &candidates;
+    let start_preload = |store: &Store| {
+        let python = !will_read_on_demand;
+        store.reader().map(|reader| {
+            std::thread::spawn(move || {
+                let reader = reader.ok()?;
+                let blobs = if python {
+                    reader.scopes()
+                } else {
+                    reader.scopes_except(Lang::Python)
+                };
+                let files = decode_world_files(blobs.ok()?).ok()?;
+                Some(Preloaded { files, python })
+            })
+        })
+    };
+    // A small update knows before extracting whether a content changed
+    // (hashing a few files is cheap next to parsing them): the preload
+    // then overlaps the extraction too.
+    if !stored.is_empty()
+        && candidates.len() <= EARLY_PRELOAD_MAX
+        && candidates
+            .iter()
+            .any(|f| content_changed(root, f, stored.get(f.path.as_str()).copied()))
+    {
+        preload = start_preload(store);
+    }
     std::thread::scope(|scope| -> Result<(), IndexError> {
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         scope.spawn(move || {
@@ -559,19 +585,7 @@ pub fn update(
                 .iter()
                 .any(|c| !stored.contains_key(c.walked.path.as_str()));
             if preload.is_none() && !changed.is_empty() && !stored.is_empty() {
-                let python = !will_read_on_demand;
-                preload = store.reader().map(|reader| {
-                    std::thread::spawn(move || {
-                        let reader = reader.ok()?;
-                        let blobs = if python {
-                            reader.scopes()
-                        } else {
-                            reader.scopes_except(Lang::Python)
-                        };
-                        let files = decode_world_files(blobs.ok()?).ok()?;
-                        Some(Preloaded { files, python })
-                    })
-                });
+                preload = start_preload(store);
             }
             let t = Instant::now();
             write_changed(
@@ -1080,6 +1094,25 @@ fn module_names(module: &str) -> impl Iterator<Item = String> + '_ {
         .split(['.', ':', '/'])
         .filter(|s| !s.is_empty())
         .map(|s| s.split('.').next().unwrap_or(s).to_string())
+}
+
+/// An update of at most this many candidate files checks their contents
+/// before extracting them, to start the preload at once.
+const EARLY_PRELOAD_MAX: usize = 64;
+
+/// Whether the file's content differs from the stored row's (or it has
+/// none): what [`read_and_extract`] will find, without extracting. A file
+/// that cannot be read counts as unchanged here; the extraction reports it.
+fn content_changed(
+    root: &Path,
+    f: &walk::WalkedFile,
+    stored: Option<&crate::store::FileRow>,
+) -> bool {
+    let Some(s) = stored else {
+        return true;
+    };
+    std::fs::read(root.join(&f.path))
+        .is_ok_and(|bytes| s.lang != f.lang || blake3::hash(&bytes).to_hex().as_str() != s.hash)
 }
 
 fn read_and_extract(
