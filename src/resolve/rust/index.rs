@@ -487,14 +487,14 @@ pub fn build(world: &World) -> Index {
         }
     }
 
-    // Types: impls, trait methods, supertraits, fields, return types.
+    // Types, in three passes. First what needs no path resolution: method
+    // signatures and modules, trait methods, fields, return types, aliases.
     for &f in &rust_files {
         let Some(scope) = scope_of(world, f) else {
             continue;
         };
         let base = ix.file_mod[f.0 as usize];
         let defs = world.defs(f);
-        let mut in_impl = HashSet::default();
         for sig in &scope.sigs {
             ix.sigs.insert(
                 SymId {
@@ -504,57 +504,12 @@ pub fn build(world: &World) -> Index {
                 (sig.params, sig.has_self),
             );
         }
-        for (i, imp) in scope.impls.iter().enumerate() {
+        let mut in_impl = HashSet::default();
+        for imp in &scope.impls {
             in_impl.extend(imp.methods.iter().copied());
-            let m = base + imp.module;
             for &md in &imp.methods {
-                ix.method_module.insert(SymId { file: f, def: md }, m);
-            }
-            let self_ty = match ix.resolve_ty(world, f, m, &imp.ty) {
-                TyRes::Def(t) => Some(t),
-                _ => None,
-            };
-            let tr = if imp.tr.is_empty() {
-                None
-            } else {
-                let segs: Vec<u32> = imp
-                    .tr
-                    .iter()
-                    .map(|&n| ix.gnames[f.0 as usize][n as usize])
-                    .collect();
-                ix.walk(world, f, m, &segs, Ns::Any).last_def()
-            };
-            if let Some(t) = tr {
-                ix.impl_trait.insert((f, i as u32), t);
-                let g = &ix.gnames[f.0 as usize];
-                let bound: Vec<u32> = imp.bound.iter().map(|&n| g[n as usize]).collect();
-                let bound = if imp.blanket && !bound.is_empty() {
-                    ix.walk(world, f, m, &bound, Ns::Any).last_def()
-                } else {
-                    None
-                };
-                if let Some(b) = bound {
-                    ix.blanket_traits.insert((t, b));
-                }
-            }
-            let Some(t) = self_ty else {
-                continue;
-            };
-            ix.impl_self.insert((f, i as u32), t);
-            if let Some(tr) = tr {
-                ix.type_traits.entry(t).or_default().push(tr);
-            }
-            for &md in &imp.methods {
-                let Some(&name) = def_names[f.0 as usize].get(md as usize) else {
-                    continue;
-                };
-                let sym = SymId { file: f, def: md };
-                let table = if imp.tr.is_empty() {
-                    &mut ix.inherent
-                } else {
-                    &mut ix.trait_impl_methods
-                };
-                table.entry((t, name)).or_default().push(sym);
+                ix.method_module
+                    .insert(SymId { file: f, def: md }, base + imp.module);
             }
         }
         for (d, def) in defs.iter().enumerate() {
@@ -581,25 +536,6 @@ pub fn build(world: &World) -> Index {
                     file: f,
                     def: d as u32,
                 });
-        }
-        for s in &scope.supers {
-            let segs: Vec<u32> = s
-                .path
-                .iter()
-                .map(|&n| ix.gnames[f.0 as usize][n as usize])
-                .collect();
-            if let Some(sup) = ix
-                .walk(world, f, base + s.module, &segs, Ns::Any)
-                .last_def()
-            {
-                ix.supers
-                    .entry(SymId {
-                        file: f,
-                        def: s.def,
-                    })
-                    .or_default()
-                    .push(sup);
-            }
         }
         for (i, fl) in scope.fields.iter().enumerate() {
             let name = ix.gnames[f.0 as usize][fl.name as usize];
@@ -631,6 +567,56 @@ pub fn build(world: &World) -> Index {
                 },
                 (f, i as u32),
             );
+        }
+    }
+    // Then each impl's self type, trait and blanket bound, and each trait's
+    // supertraits, resolved on all cores against the tables so far (which
+    // the lookups only read; `use` memos are shared).
+    let resolved: Vec<FileTypes> = {
+        use rayon::prelude::*;
+        let ix = &ix;
+        rust_files
+            .par_iter()
+            .map(|&f| file_types(ix, world, f))
+            .collect()
+    };
+    // Last, the tables of impls and supertraits, in file order.
+    for (&f, types) in rust_files.iter().zip(resolved) {
+        let Some(scope) = scope_of(world, f) else {
+            continue;
+        };
+        for (i, (imp, res)) in scope.impls.iter().zip(types.impls).enumerate() {
+            if let Some(t) = res.tr {
+                ix.impl_trait.insert((f, i as u32), t);
+                if let Some(b) = res.bound {
+                    ix.blanket_traits.insert((t, b));
+                }
+            }
+            let Some(t) = res.self_ty else {
+                continue;
+            };
+            ix.impl_self.insert((f, i as u32), t);
+            if let Some(tr) = res.tr {
+                ix.type_traits.entry(t).or_default().push(tr);
+            }
+            for &md in &imp.methods {
+                let Some(&name) = def_names[f.0 as usize].get(md as usize) else {
+                    continue;
+                };
+                let sym = SymId { file: f, def: md };
+                let table = if imp.tr.is_empty() {
+                    &mut ix.inherent
+                } else {
+                    &mut ix.trait_impl_methods
+                };
+                table.entry((t, name)).or_default().push(sym);
+            }
+        }
+        for (def, sup) in types.supers {
+            ix.supers
+                .entry(SymId { file: f, def })
+                .or_default()
+                .push(sup);
         }
     }
     // Same-named items and methods: those likely compiled in come first.
@@ -666,6 +652,70 @@ pub fn build(world: &World) -> Index {
         }
     }
     ix
+}
+
+/// What one impl's header names, resolved.
+struct ImplTypes {
+    self_ty: Option<SymId>,
+    tr: Option<SymId>,
+    /// The bound `B` of a blanket `impl<T: B> Tr for T`.
+    bound: Option<SymId>,
+}
+
+/// One file's impls (in order) and supertraits (trait def, supertrait),
+/// resolved.
+struct FileTypes {
+    impls: Vec<ImplTypes>,
+    supers: Vec<(u32, SymId)>,
+}
+
+fn file_types(ix: &Index, world: &World, f: FileIdx) -> FileTypes {
+    let mut out = FileTypes {
+        impls: Vec::new(),
+        supers: Vec::new(),
+    };
+    let Some(scope) = scope_of(world, f) else {
+        return out;
+    };
+    let base = ix.file_mod[f.0 as usize];
+    let g = &ix.gnames[f.0 as usize];
+    let path = |p: &[u32], m: u32| -> Option<SymId> {
+        let segs: Vec<u32> = p.iter().map(|&n| g[n as usize]).collect();
+        ix.walk(world, f, m, &segs, Ns::Any).last_def()
+    };
+    for imp in &scope.impls {
+        let m = base + imp.module;
+        let self_ty = match ix.resolve_ty(world, f, m, &imp.ty) {
+            TyRes::Def(t) => Some(t),
+            // An alias of an outside type (`type Array = Rc<Vec<Value>>;
+            // impl ToSql for Array`): the alias is what the repository
+            // knows the impl by.
+            _ => match &imp.ty {
+                Ty::Path(p) | Ty::Generic(p, _) => match ix.path_ty(world, f, m, p, None) {
+                    TyRes::Def(d) if ix.aliases.contains_key(&d) => Some(d),
+                    _ => None,
+                },
+                _ => None,
+            },
+        };
+        let tr = if imp.tr.is_empty() {
+            None
+        } else {
+            path(&imp.tr, m)
+        };
+        let bound = if tr.is_some() && imp.blanket && !imp.bound.is_empty() {
+            path(&imp.bound, m)
+        } else {
+            None
+        };
+        out.impls.push(ImplTypes { self_ty, tr, bound });
+    }
+    for s in &scope.supers {
+        if let Some(sup) = path(&s.path, base + s.module) {
+            out.supers.push((s.def, sup));
+        }
+    }
+    out
 }
 
 /// The outcome of walking a path segment by segment.

@@ -679,3 +679,38 @@ fn a_fn_named_like_a_crate_does_not_hide_it_in_paths() {
     );
     assert_has(&g, "calls quick::t -> quick::shop_app @3:10 Local");
 }
+
+#[test]
+fn impls_through_aliases_do_not_depend_on_declaration_order() {
+    // The alias comes after the impl that names it (and in a file after the
+    // caller's): the impl belongs to the aliased type all the same. An
+    // alias of an outside type keeps the impl itself.
+    let dfa = r#"pub struct Dfa;
+impl Owned {
+    pub fn initial() -> Owned { Dfa }
+    pub fn minimize(&mut self) {}
+}
+pub type Owned = Dfa;
+pub trait ToSql { fn to_sql(&self); }
+impl ToSql for Array { fn to_sql(&self) {} }
+pub type Array = std::rc::Rc<Vec<u8>>;
+"#;
+    let run = "use crate::dfa::{Dfa, Owned};\npub fn run(mut d: Dfa) { d.minimize(); Owned::initial(); }\n";
+    let g = graph(&[
+        ("src/lib.rs", "pub mod run;\npub mod dfa;\n"),
+        ("src/run.rs", run),
+        ("src/dfa.rs", dfa),
+    ]);
+    assert_has(
+        &g,
+        "calls shop_app::run::run -> shop_app::dfa::Owned::minimize @2:28 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::run::run -> shop_app::dfa::Owned::initial @2:47 Path",
+    );
+    assert_has(
+        &g,
+        "implements shop_app::dfa::Array -> shop_app::dfa::ToSql @8:6 Local",
+    );
+}
