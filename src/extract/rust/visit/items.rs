@@ -211,14 +211,16 @@ impl<'s> V<'s> {
             self.where_clause(wc);
         }
         if let Some(body) = n.field("body") {
-            self.fields(def, body, true);
+            self.fields(def, body, Record::Own);
         }
         self.generics.truncate(generics_len);
         self.cur = saved_cur;
     }
 
-    /// Field types of a struct (recorded when `record`) or an enum variant.
-    pub(super) fn fields(&mut self, owner: u32, body: Node, record: bool) {
+    /// The fields of a struct, enum or enum variant `body`, recorded as
+    /// `record` says; field types are visited in any case (they hold
+    /// references).
+    pub(super) fn fields(&mut self, owner: u32, body: Node, record: Record) {
         let mut cursor = body.walk();
         let kids: Vec<Node> = body.named_children(&mut cursor).collect();
         let mut ordinal = 0;
@@ -229,19 +231,26 @@ impl<'s> V<'s> {
                         Some(t) => self.ty(t),
                         None => Ty::Unknown,
                     };
-                    if let (true, Some(f)) = (record, k.field("name")) {
-                        let name = self.node_name(f);
+                    let name = match (record, k.field("name")) {
+                        (Record::Own, Some(f)) => Some(self.node_name(f)),
+                        (Record::Variant(v), Some(f)) => {
+                            let name = format!("{v}::{}", self.text(f));
+                            Some(self.name(&name))
+                        }
+                        _ => None,
+                    };
+                    if let Some(name) = name {
                         self.scope.fields.push(Field { owner, name, ty });
                     }
                 }
                 "enum_variant" => {
                     if let Some(b) = k.field("body") {
-                        match k.field("name") {
-                            Some(v) if record => {
+                        match (record, k.field("name")) {
+                            (Record::Own, Some(v)) => {
                                 let v = self.text(v).to_string();
-                                self.variant_fields(owner, &v, b);
+                                self.fields(owner, b, Record::Variant(&v));
                             }
-                            _ => self.fields(owner, b, false),
+                            _ => self.fields(owner, b, Record::Skip),
                         }
                     }
                     if let Some(v) = k.field("value") {
@@ -251,41 +260,14 @@ impl<'s> V<'s> {
                 "attribute_item" | "visibility_modifier" => {}
                 kind if is_type_kind(kind) => {
                     let ty = self.ty(k);
-                    if record {
-                        let name = self.name(&ordinal.to_string());
-                        self.scope.fields.push(Field { owner, name, ty });
-                    }
-                    ordinal += 1;
-                }
-                _ => {}
-            }
-        }
-    }
-
-    /// The fields of enum variant `variant`, recorded as fields of the enum
-    /// named `Variant::0`, `Variant::name` (no field can be named so).
-    fn variant_fields(&mut self, owner: u32, variant: &str, body: Node) {
-        let mut cursor = body.walk();
-        let kids: Vec<Node> = body.named_children(&mut cursor).collect();
-        let mut ordinal = 0;
-        for k in kids {
-            match k.kind_name() {
-                "field_declaration" => {
-                    let ty = match k.field("type") {
-                        Some(t) => self.ty(t),
-                        None => Ty::Unknown,
+                    let name = match record {
+                        Record::Own => Some(self.name(&ordinal.to_string())),
+                        Record::Variant(v) => Some(self.name(&format!("{v}::{ordinal}"))),
+                        Record::Skip => None,
                     };
-                    if let Some(f) = k.field("name") {
-                        let name = format!("{variant}::{}", self.text(f));
-                        let name = self.name(&name);
+                    if let Some(name) = name {
                         self.scope.fields.push(Field { owner, name, ty });
                     }
-                }
-                "attribute_item" | "visibility_modifier" => {}
-                kind if is_type_kind(kind) => {
-                    let ty = self.ty(k);
-                    let name = self.name(&format!("{variant}::{ordinal}"));
-                    self.scope.fields.push(Field { owner, name, ty });
                     ordinal += 1;
                 }
                 _ => {}
@@ -712,4 +694,16 @@ pub(super) fn is_item_kind(kind: &str) -> bool {
             | "foreign_mod_item"
             | "associated_type"
     )
+}
+
+/// How [`V::fields`] records the fields it reads.
+#[derive(Clone, Copy)]
+pub(super) enum Record<'a> {
+    /// Not at all: only their types' references count.
+    Skip,
+    /// As fields of the struct or enum itself (`name`, `0`, `1`, …).
+    Own,
+    /// As fields of the enum, named for variant `V` (`V::name`, `V::0`):
+    /// no field of the enum itself can be named so.
+    Variant(&'a str),
 }
