@@ -1551,8 +1551,6 @@ impl Writer<'_> {
             .map_err(|e| self.err(e))
     }
 
-    /// The rows of a table that `file_id` owns, by their values (`sql`
-    /// selects the row id first, then what `values` reads).
     /// Insert edges owned by `owner`, one statement of `sql` per chunk
     /// (whose rows all fill its parameters).
     fn insert_edges<'e>(
@@ -1574,6 +1572,8 @@ impl Writer<'_> {
         Ok(())
     }
 
+    /// The rows of a table that `file_id` owns, by their values (`sql`
+    /// selects the row id first, then what `values` reads).
     fn owned_rows<K: Eq + std::hash::Hash>(
         &self,
         sql: &str,

@@ -64,6 +64,14 @@ struct Manifest {
     features: Rc<[String]>,
 }
 
+impl Manifest {
+    /// The library's root file, relative to the package.
+    fn lib_path(&self) -> &str {
+        let p = self.lib_path.as_deref().unwrap_or("src/lib.rs");
+        p.strip_prefix("./").unwrap_or(p)
+    }
+}
+
 thread_local! {
     /// Parsed manifests by path, with the text they were parsed from: keys
     /// are computed per file, several times per run.
@@ -206,9 +214,16 @@ pub struct Packages<'l> {
     by_dir: RefCell<HashMap<String, Option<Package>>>,
 }
 
-/// A package's directory, its manifest, and whether its library root file
-/// exists.
-type Package = (Rc<str>, Rc<Manifest>, bool);
+/// A package as [`Packages`] found it.
+#[derive(Clone)]
+struct Package {
+    dir: Rc<str>,
+    /// The `[package]` name.
+    name: Rc<str>,
+    manifest: Rc<Manifest>,
+    /// Whether the library's root file exists.
+    has_lib: bool,
+}
 
 impl<'l> Packages<'l> {
     pub fn new(layout: &'l Layout) -> Self {
@@ -232,18 +247,20 @@ impl<'l> Packages<'l> {
             .manifests
             .get(&manifest)
             .map(|text| self::manifest(&manifest, text))
-            .filter(|m| m.package.is_some());
+            .and_then(|m| Some((Rc::<str>::from(m.package.as_deref()?), m)));
         let found = match here {
-            Some(m) => {
-                let lib_path = m.lib_path.as_deref().unwrap_or("src/lib.rs");
-                let lib_path = lib_path.strip_prefix("./").unwrap_or(lib_path);
+            Some((name, manifest)) => {
                 let lib_full = if dir.is_empty() {
-                    lib_path.to_string()
+                    manifest.lib_path().to_string()
                 } else {
-                    format!("{dir}/{lib_path}")
+                    format!("{dir}/{}", manifest.lib_path())
                 };
-                let has_lib = self.layout.files.contains(&lib_full);
-                Some((Rc::from(dir), m, has_lib))
+                Some(Package {
+                    dir: Rc::from(dir),
+                    name,
+                    has_lib: self.layout.files.contains(&lib_full),
+                    manifest,
+                })
             }
             None if dir.is_empty() => None,
             None => self.package(dir.rsplit_once('/').map_or("", |(d, _)| d)),
@@ -256,20 +273,17 @@ impl<'l> Packages<'l> {
 
     pub fn crate_file(&self, path: &str) -> CrateFile {
         let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
-        let Some((dir, m, has_lib)) = self.package(dir) else {
+        let Some(p) = self.package(dir) else {
             return fallback(path);
         };
-        let Some(pkg) = &m.package else {
-            return fallback(path);
-        };
-        let rel = if dir.is_empty() {
+        let rel = if p.dir.is_empty() {
             path
         } else {
-            &path[dir.len() + 1..]
+            &path[p.dir.len() + 1..]
         };
-        let mut f = in_package(rel, pkg, &m, has_lib);
-        f.package_dir = Some(dir.to_string());
-        f.features = m.features.clone();
+        let mut f = in_package(rel, &p.name, &p.manifest, p.has_lib);
+        f.package_dir = Some(p.dir.to_string());
+        f.features = p.manifest.features.clone();
         f
     }
 }
@@ -277,8 +291,7 @@ impl<'l> Packages<'l> {
 /// The role of the file at `rel` in package `pkg` (`has_lib`: the
 /// library's root file exists).
 fn in_package(rel: &str, pkg: &str, m: &Manifest, has_lib: bool) -> CrateFile {
-    let lib_path = m.lib_path.as_deref().unwrap_or("src/lib.rs");
-    let lib_path = lib_path.strip_prefix("./").unwrap_or(lib_path);
+    let lib_path = m.lib_path();
     let lib_name = crate_name(m.lib_name.as_deref().unwrap_or(pkg));
     let root = |key: String, lib: bool| CrateFile {
         key,

@@ -492,17 +492,10 @@ export function each(this: Chunk<number>, f: (c: Chunk<string>) => void) {}
 /// random text made of the tokens that matter.
 #[test]
 fn fix_ups_blank_what_a_full_scan_blanks() {
+    // The scan's order is what it checks; the lexical helpers are shared.
+    use super::walk::{ident, skip_ws, word_at};
     fn full_scan(src: &[u8]) -> Vec<u8> {
         let mut buf = src.to_vec();
-        let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
-        let word_at =
-            |buf: &[u8], i: usize| -> usize { buf[i..].iter().take_while(|&&b| ident(b)).count() };
-        let skip_ws = |buf: &[u8], mut i: usize| -> usize {
-            while i < buf.len() && buf[i].is_ascii_whitespace() {
-                i += 1;
-            }
-            i
-        };
         let mut i = 0;
         while i < buf.len() {
             if !((i == 0 || !ident(buf[i - 1])) && ident(buf[i])) {

@@ -137,15 +137,6 @@ fn grammar_workarounds(src: &[u8]) -> Option<Vec<u8>> {
 /// nothing. A modifier counts when it follows `<` or `,` and is followed by a
 /// parameter name and then `,`, `>`, `=` or `extends`.
 fn variance_modifiers(buf: &mut [u8]) -> bool {
-    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
-    let word_at =
-        |buf: &[u8], i: usize| -> usize { buf[i..].iter().take_while(|&&b| ident(b)).count() };
-    let skip_ws = |buf: &[u8], mut i: usize| -> usize {
-        while i < buf.len() && buf[i].is_ascii_whitespace() {
-            i += 1;
-        }
-        i
-    };
     let mut changed = false;
     // Only a word right after a `<` or `,` (whitespace between) can be a
     // modifier: each is looked at from there, again after a blanked one
@@ -177,6 +168,24 @@ fn variance_modifiers(buf: &mut [u8]) -> bool {
         }
     }
     changed
+}
+
+/// A byte of an identifier (ASCII letters, digits, `_`, `$`).
+pub(super) fn ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$'
+}
+
+/// The length of the identifier starting at `i` (0: none).
+pub(super) fn word_at(buf: &[u8], i: usize) -> usize {
+    buf[i..].iter().take_while(|&&b| ident(b)).count()
+}
+
+/// The first index from `i` that is not ASCII whitespace.
+pub(super) fn skip_ws(buf: &[u8], mut i: usize) -> usize {
+    while i < buf.len() && buf[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    i
 }
 
 /// An escaped backtick (`` \` ``) inside a template literal *type* ends it

@@ -220,10 +220,7 @@ pub fn build(world: &World) -> Index {
     };
     // The tables' sizes, to allocate each once.
     let mut n = [0usize; 7];
-    for (i, wf) in world.files.iter().enumerate() {
-        if wf.lang.family() != Family::Rust {
-            continue;
-        }
+    for i in 0..world.files.len() {
         if let Some(s) = scope_of(world, FileIdx(i as u32)) {
             for (k, len) in [
                 s.names.len(),
