@@ -19,6 +19,7 @@ mod tests;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::{Arc, LazyLock, Mutex};
 
 use super::{FileIdx, FileResolution, Layout, World};
 use crate::extract::rust::Refs;
@@ -51,7 +52,7 @@ pub struct CrateFile {
     /// `None` without one).
     pub package_dir: Option<String>,
     /// The package's default features (what rust-analyzer compiles).
-    pub features: Rc<[String]>,
+    pub features: Arc<[String]>,
 }
 
 /// What a `Cargo.toml` says about names and the library path.
@@ -61,7 +62,7 @@ struct Manifest {
     lib_path: Option<String>,
     bins: Vec<(String, String)>,
     /// Features on by default, `default`'s own list expanded.
-    features: Rc<[String]>,
+    features: Arc<[String]>,
 }
 
 impl Manifest {
@@ -72,28 +73,27 @@ impl Manifest {
     }
 }
 
-thread_local! {
-    /// Parsed manifests by path, with the text they were parsed from: keys
-    /// are computed per file, several times per run.
-    static MANIFEST_CACHE: RefCell<HashMap<String, (String, Rc<Manifest>)>> =
-        RefCell::new(HashMap::new());
-}
+/// Parsed manifests by path, with the text they were parsed from: module
+/// keys are computed per file, on every thread, and the Rust index asks
+/// again on its own.
+static MANIFEST_CACHE: LazyLock<Mutex<HashMap<String, (String, Arc<Manifest>)>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
 
-fn manifest(path: &str, text: &str) -> Rc<Manifest> {
-    MANIFEST_CACHE.with(|cache| {
-        let mut cache = cache.borrow_mut();
-        if let Some((t, m)) = cache.get(path) {
-            if t == text {
-                return m.clone();
-            }
+fn manifest(path: &str, text: &str) -> Arc<Manifest> {
+    // A panic elsewhere while the lock was held leaves a cache that is
+    // still consistent (entries are inserted whole).
+    let mut cache = MANIFEST_CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((t, m)) = cache.get(path) {
+        if t == text {
+            return m.clone();
         }
-        if cache.len() > 4096 {
-            cache.clear();
-        }
-        let m = Rc::new(parse_manifest(text));
-        cache.insert(path.to_string(), (text.to_string(), m.clone()));
-        m
-    })
+    }
+    if cache.len() > 4096 {
+        cache.clear();
+    }
+    let m = Arc::new(parse_manifest(text));
+    cache.insert(path.to_string(), (text.to_string(), m.clone()));
+    m
 }
 
 /// Read the few keys we need; a full TOML parse per file would be wasted.
@@ -103,7 +103,7 @@ fn parse_manifest(text: &str) -> Manifest {
         lib_name: None,
         lib_path: None,
         bins: Vec::new(),
-        features: Rc::default(),
+        features: Arc::default(),
     };
     let mut features: HashMap<String, Vec<String>> = HashMap::new();
     // A `[features]` array being read: (feature, text so far).
@@ -220,7 +220,7 @@ struct Package {
     dir: Rc<str>,
     /// The `[package]` name.
     name: Rc<str>,
-    manifest: Rc<Manifest>,
+    manifest: Arc<Manifest>,
     /// Whether the library's root file exists.
     has_lib: bool,
 }
@@ -298,14 +298,14 @@ fn in_package(rel: &str, pkg: &str, m: &Manifest, has_lib: bool) -> CrateFile {
         root: true,
         lib,
         package_dir: None,
-        features: Rc::default(),
+        features: Arc::default(),
     };
     let module = |key: String| CrateFile {
         key,
         root: false,
         lib: false,
         package_dir: None,
-        features: Rc::default(),
+        features: Arc::default(),
     };
     if rel == lib_path {
         return root(lib_name, true);
@@ -370,6 +370,6 @@ fn fallback(path: &str) -> CrateFile {
         root: is_root || !path.contains('/'),
         lib: is_root && rest == ["lib.rs"],
         package_dir: None,
-        features: Rc::default(),
+        features: Arc::default(),
     }
 }

@@ -145,6 +145,10 @@ pub struct Index {
     /// Method → the module of its impl or trait (for visibility).
     pub method_module: HashMap<SymId, u32>,
     pub macros_by_name: HashMap<u32, Vec<SymId>>,
+    /// Global name id → whether some Rust definition other than a file's
+    /// module has that name (what [`World::named`] answers for Rust,
+    /// without asking a store).
+    def_named: Vec<bool>,
 }
 
 pub fn scope_of<'w>(world: &'w World, f: FileIdx) -> Option<&'w Scope> {
@@ -217,6 +221,7 @@ pub fn build(world: &World) -> Index {
         sigs: HashMap::default(),
         method_module: HashMap::default(),
         macros_by_name: HashMap::default(),
+        def_named: Vec::new(),
     };
     // The tables' sizes, to allocate each once.
     let mut n = [0usize; 7];
@@ -269,7 +274,14 @@ pub fn build(world: &World) -> Index {
         };
         let g: Vec<u32> = scope.names.iter().map(|n| ix.intern(n)).collect();
         ix.gnames.push(g);
-        let dn = world.defs(f).iter().map(|d| ix.intern(&d.name)).collect();
+        let dn: Vec<u32> = world.defs(f).iter().map(|d| ix.intern(&d.name)).collect();
+        for &n in dn.iter().skip(1) {
+            let n = n as usize;
+            if ix.def_named.len() <= n {
+                ix.def_named.resize(n + 1, false);
+            }
+            ix.def_named[n] = true;
+        }
         def_names.push(dn);
         let id = ix.mods.len() as u32;
         ix.file_mod[i] = id;

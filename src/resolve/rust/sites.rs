@@ -2,7 +2,7 @@
 
 use super::index::{scope_of, HashMap, How, Index, Ns, Res, TyRes};
 use crate::extract::rust::{Recv, Refs, Role, Scope, Site, SiteKind, NONE, UNKNOWN_ARGS};
-use crate::extract::{Def, Family};
+use crate::extract::Def;
 use crate::graph::{EdgeKind, NodeKind, Pos};
 use crate::resolve::{
     FileIdx, FileResolution, ResolvedEdge, Strategy, SymId, Unresolved, World, MAX_CANDIDATES,
@@ -515,8 +515,10 @@ impl Cx<'_, '_> {
         &self.scope.names[local as usize]
     }
 
+    /// The index knows every Rust definition's name: no store is asked,
+    /// even when the world is read on demand.
     fn in_repo(&self, name: &str) -> bool {
-        !self.world.named(name, Family::Rust).is_empty()
+        self.ix.def_named(name)
     }
 
     fn edge(

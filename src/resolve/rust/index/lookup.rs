@@ -16,6 +16,13 @@ impl Index {
         self.names.get(s).copied()
     }
 
+    /// Whether some Rust definition other than a file's module is named
+    /// `s` (as `World::named(s, Family::Rust)` is not empty).
+    pub fn def_named(&self, s: &str) -> bool {
+        self.gname(s)
+            .is_some_and(|i| self.def_named.get(i as usize).copied().unwrap_or(false))
+    }
+
     /// Whether module `m` is `anc` or inside it.
     pub fn within(&self, mut m: u32, anc: u32) -> bool {
         for _ in 0..64 {
