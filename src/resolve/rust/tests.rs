@@ -714,3 +714,22 @@ pub type Array = std::rc::Rc<Vec<u8>>;
         "implements shop_app::dfa::Array -> shop_app::dfa::ToSql @8:6 Local",
     );
 }
+
+#[test]
+fn unresolved_sites_are_kept_only_for_names_some_definition_has() {
+    // Calls to names not in scope: `charge` names a fn of another module
+    // (not imported), so the site is kept for the language server;
+    // `helpers` and `inner` only name modules (a file and an inline one),
+    // and `frobnicate` nothing in the repository: those are dropped.
+    let g = graph(&[
+        (
+            "src/lib.rs",
+            "pub mod helpers;\nmod inner { pub fn run() {} }\npub mod pay { pub fn charge() {} }\npub fn f() { charge(); helpers(); frobnicate(); inner(); }\n",
+        ),
+        ("src/helpers.rs", "pub fn help() {}\n"),
+    ]);
+    assert_has(&g, "U calls charge @4:14 (no definition in scope)");
+    for name in ["helpers", "frobnicate", "inner"] {
+        assert_none(&g, &format!("U calls {name} "));
+    }
+}
