@@ -48,7 +48,8 @@ pub enum Expr {
     /// Not declared in the file (a global such as `console`), a literal, an
     /// array or a builtin type: never an in-repo definition.
     Global,
-    /// A definition of this file.
+    /// A definition of this file. `Def(0)`, the module, is a CommonJS
+    /// file's own `exports` (`exports.f()`): its exports are its members.
     Def(u32),
     /// An import binding ([`Scope::imports`]).
     Import(u32),
@@ -81,6 +82,12 @@ pub enum Expr {
     /// constituent has, the same declaration.
     Union(Vec<Expr>),
 }
+
+/// The argument index under which a function type alias (`type Handler =
+/// (req: Req) => void`) records its own parameters' types, as a function
+/// records those of a function-typed parameter ([`callback_param`]): a
+/// function expression declared a `Handler` takes them.
+pub const SIGNATURE: u16 = u16::MAX;
 
 /// The [`Field`] name under which a function or method records the
 /// declared type of parameter `param` of its function-typed parameter

@@ -20,8 +20,8 @@ use super::{
     MAX_CANDIDATES,
 };
 use crate::extract::typescript::{
-    callback_param, Expr, Imported, Refs, Scope, SiteKind, CJS_PROPERTY, DEFAULT, EXPORT_EQUALS,
-    NS_ANY, NS_TYPE, NS_VALUE,
+    callback_param, Export, Expr, Imported, Refs, Scope, SiteKind, CJS_PROPERTY, DEFAULT,
+    EXPORT_EQUALS, NS_ANY, NS_TYPE, NS_VALUE,
 };
 use crate::extract::{Family, Lang, LangScope};
 use crate::graph::{EdgeKind, NodeKind, Pos};
@@ -318,6 +318,8 @@ impl<'a, 'w> Eval<'a, 'w> {
         match e {
             Expr::Unknown => (Val::Unknown, local),
             Expr::Global => (Val::External, local),
+            // The module's own definition: CommonJS `exports` / `module.exports`.
+            Expr::Def(0) => (Val::Module(f), local),
             Expr::Def(d) => (Val::Sym(SymId { file: f, def: *d }), local),
             Expr::Import(i) => self.import(f, s, *i, ns, depth),
             Expr::Var(v) => match s.vars.get(*v as usize) {
@@ -511,6 +513,22 @@ impl<'a, 'w> Eval<'a, 'w> {
         let pick = qualifier
             .or_else(|| range.iter().find(|e| e.ns & ns != 0))
             .or_else(|| range.first());
+        // A name both a value and a type declare (`const Mode = {…} as
+        // const` beside `type Mode = …`), looked up in both spaces (an
+        // import specifier, `export { Mode }`): tsserver answers every
+        // declaration, so the one that is a definition node stands for it.
+        let pick = match pick {
+            Some(p) if ns == NS_ANY && range.len() > 1 => {
+                let is_def =
+                    |e: &Export| matches!(self.eval(t, &e.target, ns, depth + 1).0, Val::Sym(_));
+                if is_def(p) {
+                    Some(p)
+                } else {
+                    range.iter().find(|e| is_def(e)).or(Some(p))
+                }
+            }
+            p => p,
+        };
         if let Some(e) = pick {
             let (mut v, st) = self.eval(t, &e.target, ns, depth + 1);
             if e.ns & CJS_PROPERTY != 0 {

@@ -1,7 +1,7 @@
 //! The names a JSDoc comment refers to, as TypeScript parses them: the
 //! target of `{@link X}` / `{@linkcode X}` / `{@linkplain X}`, the name of
-//! `@see X`, and the type of `@throws {X}`, `@param {X}`, `@returns {X}`,
-//! `@type {X}`. tsserver resolves these in the scope of the comment and
+//! `@see X`, the class of `@extends X` / `@augments X` / `@implements {X}`,
+//! and the type of `@throws {X}`, `@param {X}`, `@returns {X}`, `@type {X}`. tsserver resolves these in the scope of the comment and
 //! counts them among a definition's references; text is scanned, never
 //! parsed as code.
 
@@ -108,6 +108,16 @@ pub fn names(text: &str) -> Vec<DocName<'_>> {
                     (NS_ANY, s)
                 }
             }
+            // `@extends Base`, `@augments {Base}`, `@implements {I}`: the
+            // class a heritage tag names (a value or a type).
+            "extends" | "augments" | "implements" if !in_brace => {
+                let s = skip_space(b, tag_end);
+                if b.get(s) == Some(&b'{') {
+                    (NS_ANY, skip_space(b, s + 1))
+                } else {
+                    (NS_ANY, s)
+                }
+            }
             t if !in_brace && TYPE_TAGS.contains(&t) => {
                 let s = skip_space(b, tag_end);
                 if b.get(s) != Some(&b'{') {
@@ -125,6 +135,63 @@ pub fn names(text: &str) -> Vec<DocName<'_>> {
             );
             out.push(name);
         }
+    }
+    out
+}
+
+/// The parameter types a `/** … */` comment declares with `@param {T}
+/// name` (or `@param {T} [name]`, `{?T}`, `{!T}`, `{T=}`), where `T` is a
+/// plain or dotted name: `(name, segments of T)`. In a JavaScript file
+/// tsserver takes them as the parameters' declared types; a union, a
+/// generic or a record type is left out (nothing is known then), as is a
+/// property of a parameter (`@param {T} opts.x`).
+pub fn param_types(text: &str) -> Vec<(&str, Vec<&str>)> {
+    let mut out = Vec::new();
+    if !text.starts_with("/**") {
+        return out;
+    }
+    let b = text.as_bytes();
+    let mut i = 0;
+    while let Some(at) = text[i..].find("@param").map(|k| k + i) {
+        i = at + "@param".len();
+        let mut s = skip_space(b, i);
+        if b.get(s) != Some(&b'{') {
+            continue;
+        }
+        s += 1;
+        while matches!(b.get(s), Some(b'?' | b'!' | b' ')) {
+            s += 1;
+        }
+        let mut segments = Vec::new();
+        loop {
+            let n = ident_len(b, s);
+            if n == 0 {
+                break;
+            }
+            segments.push(&text[s..s + n]);
+            s += n;
+            if b.get(s) != Some(&b'.') {
+                break;
+            }
+            s += 1;
+        }
+        if b.get(s) == Some(&b'=') {
+            s += 1;
+        }
+        let s = skip_space(b, s);
+        if segments.is_empty() || b.get(s) != Some(&b'}') {
+            continue;
+        }
+        let mut s = skip_space(b, s + 1);
+        if b.get(s) == Some(&b'[') {
+            s += 1;
+        }
+        let n = ident_len(b, s);
+        if n == 0 || b.get(s + n) == Some(&b'.') {
+            continue;
+        }
+        out.push((&text[s..s + n], segments));
+        i = s + n;
     }
     out
 }
@@ -224,5 +291,27 @@ mod tests {
         assert!(render("/** {@link https://x.io} {@link module:fs} @link A */").is_empty());
         assert!(render("/** user@example.com {@link 1x} */").is_empty());
         assert_eq!(render("/** {@link Mutation#continue} */"), ["Mutation@11"]);
+    }
+
+    #[test]
+    fn param_tags_give_simple_types() {
+        let text = "/**\n * @param {WebSocket} ws The socket\n * @param {?ns.Opts=} [opts]\n \
+                    * @param {(String|Buffer)} data\n * @param {Object} opts.x\n \
+                    * @param {Array<Foo>} list\n * @param cb untyped\n */";
+        assert_eq!(
+            param_types(text),
+            [("ws", vec!["WebSocket"]), ("opts", vec!["ns", "Opts"])]
+        );
+        assert!(param_types("/* @param {A} a */").is_empty());
+    }
+
+    #[test]
+    fn heritage_tags_name_their_class() {
+        assert_eq!(
+            render("/**\n * @extends Event\n * @augments {ns.Base}\n * @implements {I} */"),
+            ["Event@16", "ns@36.Base@39", "I@61"]
+        );
+        // Only as a tag: a word `extends` in the text names nothing.
+        assert!(render("/** A class that extends Event. */").is_empty());
     }
 }
