@@ -1544,11 +1544,14 @@ impl<'s> Walker<'s> {
         if let Some(r) = typed_ret.filter(|r| !matches!(r, Expr::Unknown | Expr::Global)) {
             self.ret_ctx = Some(r);
         }
-        self.doc_params = if self.typed {
+        // Kept until this function's parameters are bound (a default value
+        // may hold a function with its own).
+        let doc = if self.typed {
             Vec::new()
         } else {
             self.jsdoc_params(n)
         };
+        let outer_doc = std::mem::replace(&mut self.doc_params, doc);
         if let Some(p) = n.field("parameters") {
             self.params(p, ctor_class, def, cb.as_ref(), typed.as_deref());
         }
@@ -1563,7 +1566,7 @@ impl<'s> Walker<'s> {
             };
             self.bind_pattern(p, val);
         }
-        self.doc_params.clear();
+        self.doc_params = outer_doc;
         if let Some(rt) = n.field("return_type") {
             self.walk(rt);
             // `(): Handler => (req) => …`: the returned function is a `Handler`.

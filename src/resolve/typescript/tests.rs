@@ -1081,4 +1081,18 @@ fn commonjs_aliases_own_exports_and_jsdoc_types() {
     assert!(r.1.is_empty(), "{:?}", r.1);
     // `@extends X` names the class.
     assert_eq!(targets(&r, "9:13"), ["ws.js:WebSocket"]);
+    // A function in a parameter's default value keeps the outer JSDoc.
+    let r = resolve_all(&[
+        (
+            "ws.js",
+            "class WebSocket { send2() {} }\nmodule.exports = WebSocket;\n",
+        ),
+        (
+            "idx.js",
+            "const WebSocket = require('./ws');\n\
+             /**\n * @param {Function} f\n * @param {WebSocket} w\n */\n\
+             function g(f = function (x) {}, w) { w.send2(); }\n",
+        ),
+    ]);
+    assert_eq!(targets(&r, "6:40"), ["ws.js:WebSocket.send2"]);
 }
