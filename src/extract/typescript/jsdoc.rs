@@ -34,7 +34,9 @@ pub struct DocName<'a> {
 }
 
 /// Tags whose `{…}` is a type expression.
-const TYPE_TAGS: &[&str] = &["throws", "param", "returns", "return", "type"];
+const TYPE_TAGS: &[&str] = &[
+    "throws", "param", "returns", "return", "type", "typedef", "property", "prop", "this",
+];
 
 /// JavaScript's reserved words.
 const RESERVED: &[&str] = &[
@@ -123,7 +125,14 @@ pub fn names(text: &str) -> Vec<DocName<'_>> {
                 if b.get(s) != Some(&b'{') {
                     continue;
                 }
-                (NS_TYPE, skip_space(b, s + 1))
+                // Every name of the type expression (`{(string|Command)}`,
+                // `{Array<Foo>}`): up to the matching brace.
+                let Some(end) = closing_brace(b, s) else {
+                    continue;
+                };
+                type_names(text, s + 1, end, &mut out);
+                i = end;
+                continue;
             }
             _ => continue,
         };
@@ -154,35 +163,10 @@ pub fn param_types(text: &str) -> Vec<(&str, Vec<&str>)> {
     let mut i = 0;
     while let Some(at) = text[i..].find("@param").map(|k| k + i) {
         i = at + "@param".len();
-        let mut s = skip_space(b, i);
-        if b.get(s) != Some(&b'{') {
+        let Some((segments, s)) = simple_type(text, skip_space(b, i)) else {
             continue;
-        }
-        s += 1;
-        while matches!(b.get(s), Some(b'?' | b'!' | b' ')) {
-            s += 1;
-        }
-        let mut segments = Vec::new();
-        loop {
-            let n = ident_len(b, s);
-            if n == 0 {
-                break;
-            }
-            segments.push(&text[s..s + n]);
-            s += n;
-            if b.get(s) != Some(&b'.') {
-                break;
-            }
-            s += 1;
-        }
-        if b.get(s) == Some(&b'=') {
-            s += 1;
-        }
-        let s = skip_space(b, s);
-        if segments.is_empty() || b.get(s) != Some(&b'}') {
-            continue;
-        }
-        let mut s = skip_space(b, s + 1);
+        };
+        let mut s = s;
         if b.get(s) == Some(&b'[') {
             s += 1;
         }
@@ -194,6 +178,190 @@ pub fn param_types(text: &str) -> Vec<(&str, Vec<&str>)> {
         i = s + n;
     }
     out
+}
+
+/// The `}` closing the `{` at `open` (nested braces of record types
+/// counted), if the comment has it.
+fn closing_brace(b: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, &c) in b.iter().enumerate().skip(open) {
+        match c {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The names a type expression between `from` and `to` refers to in scope:
+/// not the text of strings, not reserved words (`function(string)`), not a
+/// member reached from something else (`import("./m").X`: see
+/// [`typedef_imports`]), not a record type's keys (`{{a: A}}`).
+fn type_names<'a>(text: &'a str, from: usize, to: usize, out: &mut Vec<DocName<'a>>) {
+    let b = text.as_bytes();
+    let mut i = from;
+    while i < to {
+        let c = b[i];
+        if matches!(c, b'"' | b'\'' | b'`') {
+            i += 1;
+            while i < to && b[i] != c {
+                i += 1;
+            }
+            i += 1;
+            continue;
+        }
+        let n = ident_len(b, i);
+        if n == 0 {
+            i += 1;
+            continue;
+        }
+        let prev = b[from..i].iter().rev().find(|c| !c.is_ascii_whitespace());
+        if matches!(prev, Some(b'.' | b'#' | b')')) || RESERVED.contains(&&text[i..i + n]) {
+            i += n;
+            continue;
+        }
+        match entity_name(text, i, NS_TYPE) {
+            Some(name) => {
+                let last = name.segments.last().expect("a segment");
+                i = last.offset + last.name.len();
+                if i <= to {
+                    out.push(name);
+                }
+            }
+            None => i += n,
+        }
+    }
+}
+
+/// `@typedef {import("./m").A.B} Local` (JavaScript's way to import a
+/// type): the module specifier, the members after `import(…)` and the
+/// local name the typedef declares.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TypedefImport<'a> {
+    pub spec: &'a str,
+    pub members: Vec<Segment<'a>>,
+    pub local: &'a str,
+}
+
+pub fn typedef_imports(text: &str) -> Vec<TypedefImport<'_>> {
+    let mut out = Vec::new();
+    if !text.starts_with("/**") {
+        return out;
+    }
+    let b = text.as_bytes();
+    let mut i = 0;
+    while let Some(at) = text[i..].find("@typedef").map(|k| k + i) {
+        i = at + "@typedef".len();
+        let mut s = skip_space(b, i);
+        if b.get(s) != Some(&b'{') {
+            continue;
+        }
+        s = skip_space(b, s + 1);
+        if !text[s..].starts_with("import") {
+            continue;
+        }
+        s = skip_space(b, s + "import".len());
+        if b.get(s) != Some(&b'(') {
+            continue;
+        }
+        s = skip_space(b, s + 1);
+        let Some(&q) = b.get(s).filter(|q| matches!(q, b'"' | b'\'')) else {
+            continue;
+        };
+        let Some(len) = text[s + 1..].find(q as char) else {
+            continue;
+        };
+        let spec = &text[s + 1..s + 1 + len];
+        s = skip_space(b, s + 2 + len);
+        if b.get(s) != Some(&b')') {
+            continue;
+        }
+        s += 1;
+        let mut members = Vec::new();
+        while b.get(s) == Some(&b'.') {
+            let n = ident_len(b, s + 1);
+            if n == 0 {
+                break;
+            }
+            members.push(Segment {
+                offset: s + 1,
+                name: &text[s + 1..s + 1 + n],
+                sep: Some(Sep::Dot),
+            });
+            s += 1 + n;
+        }
+        s = skip_space(b, s);
+        if b.get(s) != Some(&b'}') {
+            continue;
+        }
+        s = skip_space(b, s + 1);
+        let n = ident_len(b, s);
+        if n == 0 {
+            continue;
+        }
+        out.push(TypedefImport {
+            spec,
+            members,
+            local: &text[s..s + n],
+        });
+        i = s + n;
+    }
+    out
+}
+
+/// The type `@returns {T}` / `@return {T}` declares, when it is a plain or
+/// dotted name (as for [`param_types`]).
+pub fn return_type(text: &str) -> Option<Vec<&str>> {
+    if !text.starts_with("/**") {
+        return None;
+    }
+    let b = text.as_bytes();
+    let at = text.find("@return")?;
+    let mut s = at + "@return".len();
+    if b.get(s) == Some(&b's') {
+        s += 1;
+    }
+    simple_type(text, skip_space(b, s)).map(|(t, _)| t)
+}
+
+/// `{T}`, `{?T}`, `{!T}`, `{T=}` at `s` with `T` a plain or dotted name:
+/// its segments and the offset after the `}`.
+fn simple_type(text: &str, s: usize) -> Option<(Vec<&str>, usize)> {
+    let b = text.as_bytes();
+    if b.get(s) != Some(&b'{') {
+        return None;
+    }
+    let mut s = s + 1;
+    while matches!(b.get(s), Some(b'?' | b'!' | b' ')) {
+        s += 1;
+    }
+    let mut segments = Vec::new();
+    loop {
+        let n = ident_len(b, s);
+        if n == 0 {
+            break;
+        }
+        segments.push(&text[s..s + n]);
+        s += n;
+        if b.get(s) != Some(&b'.') {
+            break;
+        }
+        s += 1;
+    }
+    if b.get(s) == Some(&b'=') {
+        s += 1;
+    }
+    let s = skip_space(b, s);
+    if segments.is_empty() || b.get(s) != Some(&b'}') || RESERVED.contains(&segments[0]) {
+        return None;
+    }
+    Some((segments, skip_space(b, s + 1)))
 }
 
 fn skip_space(b: &[u8], mut i: usize) -> usize {
@@ -294,6 +462,45 @@ mod tests {
     }
 
     #[test]
+    fn type_expressions_name_every_type_in_them() {
+        assert_eq!(
+            render("/** @returns {(Command | object)} x\n * @param {Array<ns.Foo>} a */"),
+            [
+                "Command@15 (type)",
+                "object@25 (type)",
+                "Array@47 (type)",
+                "ns@53.Foo@56 (type)"
+            ]
+        );
+        // Strings, reserved words, record keys and members of an import
+        // type are no names in scope.
+        assert_eq!(
+            render(
+                "/** @type {function(A): void} @typedef {{k: B}} T @typedef {import('./c').C} C */"
+            ),
+            ["A@20 (type)", "B@44 (type)"]
+        );
+    }
+
+    #[test]
+    fn typedefs_import_types() {
+        let text = "/**\n * @typedef { import(\"./argument.js\").Argument } Argument\n */";
+        let t = typedef_imports(text);
+        assert_eq!(t.len(), 1);
+        assert_eq!(t[0].spec, "./argument.js");
+        assert_eq!(t[0].local, "Argument");
+        assert_eq!(
+            t[0].members,
+            [Segment {
+                offset: 42,
+                name: "Argument",
+                sep: Some(Sep::Dot)
+            }]
+        );
+        assert!(typedef_imports("/** @typedef {Object} Options */").is_empty());
+    }
+
+    #[test]
     fn param_tags_give_simple_types() {
         let text = "/**\n * @param {WebSocket} ws The socket\n * @param {?ns.Opts=} [opts]\n \
                     * @param {(String|Buffer)} data\n * @param {Object} opts.x\n \
@@ -303,6 +510,13 @@ mod tests {
             [("ws", vec!["WebSocket"]), ("opts", vec!["ns", "Opts"])]
         );
         assert!(param_types("/* @param {A} a */").is_empty());
+        assert_eq!(
+            return_type("/** x\n * @return {Command} y */"),
+            Some(vec!["Command"])
+        );
+        assert_eq!(return_type("/** @returns {?a.B} */"), Some(vec!["a", "B"]));
+        assert_eq!(return_type("/** @returns {(A|B)} */"), None);
+        assert_eq!(return_type("/** @returns {this} */"), None);
     }
 
     #[test]

@@ -1093,6 +1093,9 @@ impl<'s> Walker<'s> {
         match n.kind_name() {
             "program" | "statement_block" => {
                 self.push_frame();
+                if n.kind_name() == "program" && !self.typed {
+                    self.typedef_imports(n);
+                }
                 self.hoist(n);
                 self.walk_children(n);
                 self.pop_frame();
@@ -1363,19 +1366,37 @@ impl<'s> Walker<'s> {
                     }
                     (Some(b), _) => Expr::Member(Box::new(b), self.intern(seg.name)),
                 };
-                let before = &text[..seg.offset];
-                let pos = match before.rfind('\n') {
-                    Some(nl) => Pos {
-                        line: start.row as u32 + 1 + before.matches('\n').count() as u32,
-                        column: (seg.offset - nl) as u32,
-                    },
-                    None => Pos {
-                        line: start.row as u32 + 1,
-                        column: (start.column + seg.offset) as u32 + 1,
-                    },
-                };
+                let pos = doc_pos(text, start, seg.offset);
                 self.site_at(pos, SiteKind::Ref, NS_ANY, e.clone());
                 base = Some(e);
+            }
+        }
+    }
+
+    /// `@typedef {import("./m").A} A` in a JavaScript file's top-level
+    /// comments: `A` is a type of the file (from the start, like any
+    /// declaration), the imported definition; `.A` is a reference to it.
+    fn typedef_imports(&mut self, program: Node<'s>) {
+        let mut c = program.walk();
+        let comments: Vec<Node> = program
+            .named_children(&mut c)
+            .filter(|k| k.kind_name() == "comment")
+            .collect();
+        for k in comments {
+            let text = self.text(k);
+            let start = k.start_position();
+            for t in jsdoc::typedef_imports(text) {
+                let spec = self.intern_spec(t.spec);
+                let mut e = Expr::Require(spec);
+                for seg in &t.members {
+                    let n = self.intern(seg.name);
+                    e = Expr::Member(Box::new(e), n);
+                    let pos = doc_pos(text, start, seg.offset);
+                    self.site_at(pos, SiteKind::Ref, NS_TYPE, e.clone());
+                }
+                let v = self.scope.vars.len() as u32;
+                self.scope.vars.push(e);
+                self.bind(t.local, NS_TYPE, Binding::Var(v));
             }
         }
     }
@@ -1549,7 +1570,7 @@ impl<'s> Walker<'s> {
         let doc = if self.typed {
             Vec::new()
         } else {
-            self.jsdoc_params(n)
+            self.jsdoc_types(n, def)
         };
         let outer_doc = std::mem::replace(&mut self.doc_params, doc);
         if let Some(p) = n.field("parameters") {
@@ -1674,21 +1695,35 @@ impl<'s> Walker<'s> {
     /// The types a JavaScript function's JSDoc gives its parameters
     /// (`@param {WebSocket} ws`): an instance of the class the name is
     /// bound to here, or a global (`{Buffer}`, `{Object}`: nothing in the
-    /// repository). tsserver reads them as declared types.
-    fn jsdoc_params(&mut self, f: Node<'s>) -> Vec<(&'s str, Expr)> {
+    /// repository). tsserver reads them as declared types. Its `@returns
+    /// {T}` is what a call of function `def` gives (before any `return`).
+    fn jsdoc_types(&mut self, f: Node<'s>, def: Option<u32>) -> Vec<(&'s str, Expr)> {
         let Some(doc) = doc_comment_of(f) else {
             return Vec::new();
         };
         let text = self.text(doc);
         let mut out = Vec::new();
         for (name, path) in jsdoc::param_types(text) {
-            let mut e = self.lookup_expr(path[0], NS_TYPE);
-            for seg in &path[1..] {
-                e = self.member_of(&e, seg);
+            let e = self.doc_type(&path);
+            out.push((name, e));
+        }
+        if let (Some(d), Some(path)) = (def, jsdoc::return_type(text)) {
+            if !self.returned.contains(&d) {
+                let e = self.doc_type(&path);
+                self.returned.insert(d);
+                self.scope.returns.push((d, e));
             }
-            out.push((name, instance(e)));
         }
         out
+    }
+
+    /// A value of the JSDoc type `a.b.C` written where the walk stands.
+    fn doc_type(&mut self, path: &[&'s str]) -> Expr {
+        let mut e = self.lookup_expr(path[0], NS_TYPE);
+        for seg in &path[1..] {
+            e = self.member_of(&e, seg);
+        }
+        instance(e)
     }
 
     /// The JSDoc type of parameter `p` of the function being entered.
@@ -3667,6 +3702,21 @@ fn is_dead(e: &Expr) -> bool {
         Expr::Global => true,
         Expr::Member(b, _) | Expr::Call(b) | Expr::Instance(b) => is_dead(b),
         _ => false,
+    }
+}
+
+/// The position of byte `offset` of a comment starting at `start`.
+fn doc_pos(text: &str, start: tree_sitter::Point, offset: usize) -> Pos {
+    let before = &text[..offset];
+    match before.rfind('\n') {
+        Some(nl) => Pos {
+            line: start.row as u32 + 1 + before.matches('\n').count() as u32,
+            column: (offset - nl) as u32,
+        },
+        None => Pos {
+            line: start.row as u32 + 1,
+            column: (start.column + offset) as u32 + 1,
+        },
     }
 }
 

@@ -1081,6 +1081,34 @@ fn commonjs_aliases_own_exports_and_jsdoc_types() {
     assert!(r.1.is_empty(), "{:?}", r.1);
     // `@extends X` names the class.
     assert_eq!(targets(&r, "9:13"), ["ws.js:WebSocket"]);
+    // JSDoc typedef imports: the member is a reference, the typedef types
+    // parameters; names inside union types are references.
+    let r = resolve_all(&[
+        (
+            "cmd.js",
+            "class Command { help() {} }\nexports.Command = Command;\n",
+        ),
+        (
+            "help.js",
+            "/**\n * @typedef { import(\"./cmd.js\").Command } Command\n */\n\
+             const { Command: Real } = require('./cmd.js');\n\
+             /**\n * @param {Command} cmd\n * @returns {(string|Real)}\n */\n\
+             function f(cmd) { cmd.help(); }\n",
+        ),
+    ]);
+    assert_eq!(targets(&r, "2:34"), ["cmd.js:Command"]);
+    assert_eq!(targets(&r, "9:23"), ["cmd.js:Command.help"]);
+    assert_eq!(targets(&r, "7:22"), ["cmd.js:Command"]);
+    // `@returns {T}` types a call's result.
+    let r = resolve_all(&[(
+        "c.js",
+        "class Command {\n\
+         /** @return {Command} */\n\
+         find() { return lookup(); }\n\
+         help() { this.find().help(); }\n\
+         }\n",
+    )]);
+    assert_eq!(targets(&r, "4:22"), ["c.js:Command.help"]);
     // A function in a parameter's default value keeps the outer JSDoc.
     let r = resolve_all(&[
         (
