@@ -330,38 +330,57 @@ pub fn return_type(text: &str) -> Option<Vec<&str>> {
     simple_type(text, skip_space(b, s)).map(|(t, _)| t)
 }
 
-/// `{T}`, `{?T}`, `{!T}`, `{T=}` at `s` with `T` a plain or dotted name:
-/// its segments and the offset after the `}`.
+/// `{T}`, `{?T}`, `{!T}`, `{T=}`, `{(T|null)}`, `{T | undefined}` at `s`
+/// with `T` a plain or dotted name (a member of `T | null` is `T`'s): its
+/// segments and the offset after the `}`.
 fn simple_type(text: &str, s: usize) -> Option<(Vec<&str>, usize)> {
     let b = text.as_bytes();
     if b.get(s) != Some(&b'{') {
         return None;
     }
     let mut s = s + 1;
-    while matches!(b.get(s), Some(b'?' | b'!' | b' ')) {
+    while matches!(b.get(s), Some(b'?' | b'!' | b' ' | b'(')) {
         s += 1;
     }
-    let mut segments = Vec::new();
+    let mut found: Option<Vec<&str>> = None;
     loop {
-        let n = ident_len(b, s);
-        if n == 0 {
+        let mut segments = Vec::new();
+        loop {
+            let n = ident_len(b, s);
+            if n == 0 {
+                break;
+            }
+            segments.push(&text[s..s + n]);
+            s += n;
+            if b.get(s) != Some(&b'.') {
+                break;
+            }
+            s += 1;
+        }
+        match segments.as_slice() {
+            [] => return None,
+            ["null" | "undefined"] => {}
+            [first, ..] if RESERVED.contains(first) => return None,
+            _ if found.is_some() => return None,
+            _ => found = Some(segments),
+        }
+        s = skip_space(b, s);
+        if b.get(s) != Some(&b'|') {
             break;
         }
-        segments.push(&text[s..s + n]);
-        s += n;
-        if b.get(s) != Some(&b'.') {
-            break;
-        }
+        s = skip_space(b, s + 1);
+    }
+    if b.get(s) == Some(&b')') {
         s += 1;
     }
     if b.get(s) == Some(&b'=') {
         s += 1;
     }
     let s = skip_space(b, s);
-    if segments.is_empty() || b.get(s) != Some(&b'}') || RESERVED.contains(&segments[0]) {
+    if b.get(s) != Some(&b'}') {
         return None;
     }
-    Some((segments, skip_space(b, s + 1)))
+    Some((found?, skip_space(b, s + 1)))
 }
 
 fn skip_space(b: &[u8], mut i: usize) -> usize {
@@ -516,6 +535,15 @@ mod tests {
         );
         assert_eq!(return_type("/** @returns {?a.B} */"), Some(vec!["a", "B"]));
         assert_eq!(return_type("/** @returns {(A|B)} */"), None);
+        assert_eq!(
+            return_type("/** @return {(Command|null)} */"),
+            Some(vec!["Command"])
+        );
+        assert_eq!(
+            return_type("/** @return {Command | undefined} */"),
+            Some(vec!["Command"])
+        );
+        assert_eq!(return_type("/** @return {undefined} */"), None);
         assert_eq!(return_type("/** @returns {this} */"), None);
     }
 
