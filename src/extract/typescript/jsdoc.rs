@@ -330,6 +330,24 @@ pub fn return_type(text: &str) -> Option<Vec<&str>> {
     simple_type(text, skip_space(b, s)).map(|(t, _)| t)
 }
 
+/// The type `@type {T}` declares, when it is a plain or dotted name (as
+/// for [`param_types`]).
+pub fn type_tag(text: &str) -> Option<Vec<&str>> {
+    if !text.starts_with("/**") {
+        return None;
+    }
+    let b = text.as_bytes();
+    let mut i = 0;
+    while let Some(at) = text[i..].find("@type").map(|k| k + i) {
+        i = at + "@type".len();
+        if b.get(i).is_some_and(|c| c.is_ascii_alphabetic()) {
+            continue; // @typedef
+        }
+        return simple_type(text, skip_space(b, i)).map(|(t, _)| t);
+    }
+    None
+}
+
 /// `{T}`, `{?T}`, `{!T}`, `{T=}`, `{(T|null)}`, `{T | undefined}` at `s`
 /// with `T` a plain or dotted name (a member of `T | null` is `T`'s): its
 /// segments and the offset after the `}`.
@@ -544,6 +562,11 @@ mod tests {
             Some(vec!["Command"])
         );
         assert_eq!(return_type("/** @return {undefined} */"), None);
+        assert_eq!(
+            type_tag("/** @typedef {A} B\n @type {(Option | null)} */"),
+            Some(vec!["Option"])
+        );
+        assert_eq!(type_tag("/** @typedef {A} B */"), None);
         assert_eq!(return_type("/** @returns {this} */"), None);
     }
 

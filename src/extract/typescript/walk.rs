@@ -1698,7 +1698,7 @@ impl<'s> Walker<'s> {
     /// repository). tsserver reads them as declared types. Its `@returns
     /// {T}` is what a call of function `def` gives (before any `return`).
     fn jsdoc_types(&mut self, f: Node<'s>, def: Option<u32>) -> Vec<(&'s str, Expr)> {
-        let Some(doc) = doc_comment_of(f) else {
+        let Some(doc) = doc_comment_of(f, self.src) else {
             return Vec::new();
         };
         let text = self.text(doc);
@@ -1715,6 +1715,17 @@ impl<'s> Walker<'s> {
             }
         }
         out
+    }
+
+    /// The type a JavaScript declaration's or assignment's `/** @type {T} */`
+    /// gives it (`None` in TypeScript, which ignores JSDoc types).
+    fn jsdoc_declared(&mut self, n: Node<'s>) -> Option<Expr> {
+        if self.typed {
+            return None;
+        }
+        let doc = doc_comment_of(n, self.src)?;
+        let path = jsdoc::type_tag(self.text(doc))?;
+        Some(self.doc_type(&path))
     }
 
     /// A value of the JSDoc type `a.b.C` written where the walk stands.
@@ -2097,7 +2108,10 @@ impl<'s> Walker<'s> {
         if let Some(t) = ty {
             self.walk(t);
         }
-        let declared = ty.map(|t| self.type_value(t));
+        let declared = match ty {
+            Some(t) => Some(self.type_value(t)),
+            None => self.jsdoc_declared(v),
+        };
         if let Some(val) = value {
             if let Some(ctx) = &declared {
                 self.expect_object(val, ctx.clone());
@@ -2862,7 +2876,11 @@ impl<'s> Walker<'s> {
                     self.member_ref(left);
                 }
                 if let (Some(class), Some(prop)) = (self.this_class, left.field("property")) {
-                    let e = self.expr(right);
+                    // JavaScript: `/** @type {T} */ this.x = …` declares `x` a `T`.
+                    let e = match self.jsdoc_declared(n) {
+                        Some(t) => t,
+                        None => self.expr(right),
+                    };
                     if matches!(e, Expr::Instance(_) | Expr::Def(_) | Expr::Import(_)) {
                         let name = self.text(prop);
                         let n = self.intern(name);
@@ -3730,15 +3748,25 @@ fn is_object_type(t: Node) -> bool {
             .any(|m| matches!(m.kind_name(), "call_signature" | "construct_signature"))
 }
 
-/// The `/** … */` comment just before a function, or before the
-/// declaration, assignment, property or export whose value it is.
-fn doc_comment_of(f: Node) -> Option<Node> {
+/// The `/** … */` comment just before a function, declaration or
+/// assignment, or before the declaration, assignment, property or export
+/// whose value it is (other comments between are passed over).
+fn doc_comment_of<'t>(f: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
     let mut n = f;
     for _ in 0..5 {
-        if let Some(p) = n.prev_sibling() {
-            if p.kind_name() == "comment" {
-                return Some(p);
+        // The nearest `/** … */` of the comments just before (an
+        // `// eslint-disable-next-line` may stand between).
+        let mut p = n.prev_sibling();
+        let mut comments = false;
+        while let Some(c) = p.filter(|c| c.kind_name() == "comment") {
+            if src[c.start_byte()..].starts_with(b"/**") {
+                return Some(c);
             }
+            comments = true;
+            p = c.prev_sibling();
+        }
+        if comments {
+            return None;
         }
         let parent = n.parent()?;
         if !matches!(

@@ -1109,6 +1109,25 @@ fn commonjs_aliases_own_exports_and_jsdoc_types() {
          }\n",
     )]);
     assert_eq!(targets(&r, "4:22"), ["c.js:Command.help"]);
+    // `@type {T}` declares a field or a variable, past a line comment.
+    let r = resolve_all(&[(
+        "c.js",
+        "class Command {\n\
+         constructor() {\n\
+         /** @type {(Command|null)} */\n\
+         this.parent = null;\n\
+         }\n\
+         help() {\n\
+         this.parent.help();\n\
+         /** @type {Command} */\n\
+         // eslint-disable-next-line\n\
+         let cmd = this.parent;\n\
+         cmd.help();\n\
+         }\n\
+         }\n",
+    )]);
+    assert_eq!(targets(&r, "7:13"), ["c.js:Command.help"]);
+    assert_eq!(targets(&r, "11:5"), ["c.js:Command.help"]);
     // A function in a parameter's default value keeps the outer JSDoc.
     let r = resolve_all(&[
         (
