@@ -81,6 +81,11 @@ pub enum Expr {
     /// Some<A>`, as a base of the alias): a member is the one every
     /// constituent has, the same declaration.
     Union(Vec<Expr>),
+    /// An array or set whose elements are the inner value (`Option[]`,
+    /// `Array<Option>`, JSDoc `{Option[]}`). An element is written
+    /// `Param(Member(array, "forEach"), 0, 0)`: the first parameter of a
+    /// `forEach` callback (also what `for (const x of array)` binds).
+    Elements(Box<Expr>),
 }
 
 /// The argument index under which a function type alias (`type Handler =

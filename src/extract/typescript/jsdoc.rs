@@ -375,6 +375,11 @@ fn simple_type(text: &str, s: usize) -> Option<(Vec<&str>, usize)> {
             }
             s += 1;
         }
+        // `T[]`: a last segment `[]` says the type is an array of `T`.
+        if !segments.is_empty() && text[s..].starts_with("[]") {
+            segments.push("[]");
+            s += 2;
+        }
         match segments.as_slice() {
             [] => return None,
             ["null" | "undefined"] => {}
@@ -562,6 +567,10 @@ mod tests {
             Some(vec!["Command"])
         );
         assert_eq!(return_type("/** @return {undefined} */"), None);
+        assert_eq!(
+            type_tag("/** @type {Option[]} */"),
+            Some(vec!["Option", "[]"])
+        );
         assert_eq!(
             type_tag("/** @typedef {A} B\n @type {(Option | null)} */"),
             Some(vec!["Option"])

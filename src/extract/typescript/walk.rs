@@ -48,6 +48,9 @@ const TEST_MODIFIERS: &[&str] = &[
     "runIf",
 ];
 /// Wrapper types whose members are those of their argument.
+/// Builtin generic collections whose type argument is their elements' type.
+const COLLECTIONS: &[&str] = &["Array", "ReadonlyArray", "Set", "ReadonlySet"];
+
 const TRANSPARENT_GENERICS: &[&str] = &[
     "Promise",
     "PromiseLike",
@@ -1260,7 +1263,21 @@ impl<'s> Walker<'s> {
                 self.walk_field(n, "right");
                 if let Some(left) = n.field("left") {
                     if n.field("kind").is_some() {
-                        self.bind_pattern(left, Expr::Unknown);
+                        // `for (const x of xs)`: an element of `xs`.
+                        let of = n.field("operator").is_some_and(|o| self.text(o) == "of");
+                        let val = match n.field("right") {
+                            Some(r) if of => {
+                                let xs = self.expr(r);
+                                if matches!(xs, Expr::Unknown | Expr::Global) {
+                                    Expr::Unknown
+                                } else {
+                                    let each = self.intern("forEach");
+                                    Expr::Param(Box::new(Expr::Member(Box::new(xs), each)), 0, 0)
+                                }
+                            }
+                            _ => Expr::Unknown,
+                        };
+                        self.bind_pattern(left, val);
                     } else {
                         self.walk(left);
                     }
@@ -1730,6 +1747,12 @@ impl<'s> Walker<'s> {
 
     /// A value of the JSDoc type `a.b.C` written where the walk stands.
     fn doc_type(&mut self, path: &[&'s str]) -> Expr {
+        if let Some((&"[]", elem)) = path.split_last() {
+            return match self.doc_type(elem) {
+                e @ (Expr::Unknown | Expr::Global) => e,
+                e => elements(e),
+            };
+        }
         let mut e = self.lookup_expr(path[0], NS_TYPE);
         for seg in &path[1..] {
             e = self.member_of(&e, seg);
@@ -1903,8 +1926,14 @@ impl<'s> Walker<'s> {
                         "assignment_pattern" => p.field("left"),
                         _ => Some(p),
                     };
-                    let val = name.and_then(|x| self.doc_param(x));
-                    self.bind_pattern(p, val.unwrap_or(Expr::Unknown));
+                    let val = match (name.and_then(|x| self.doc_param(x)), cb) {
+                        (Some(t), _) => t,
+                        (None, Some((callee, arg))) => {
+                            Expr::Param(Box::new(callee.clone()), *arg, i)
+                        }
+                        (None, None) => Expr::Unknown,
+                    };
+                    self.bind_pattern(p, val);
                 }
             }
         }
@@ -2881,7 +2910,10 @@ impl<'s> Walker<'s> {
                         Some(t) => t,
                         None => self.expr(right),
                     };
-                    if matches!(e, Expr::Instance(_) | Expr::Def(_) | Expr::Import(_)) {
+                    if matches!(
+                        e,
+                        Expr::Instance(_) | Expr::Def(_) | Expr::Import(_) | Expr::Elements(_)
+                    ) {
                         let name = self.text(prop);
                         let n = self.intern(name);
                         self.scope.fields.push(Field {
@@ -3587,6 +3619,16 @@ impl<'s> Walker<'s> {
                 };
                 let text = self.text(name);
                 if name.kind_name() == "type_identifier"
+                    && COLLECTIONS.contains(&text)
+                    && self.lookup(text, NS_TYPE).is_none()
+                {
+                    let arg = t.field("type_arguments").and_then(|a| a.named_child(0));
+                    return match arg.map(|a| self.type_value(a)) {
+                        Some(e) if !matches!(e, Expr::Unknown | Expr::Global) => elements(e),
+                        _ => Expr::Global,
+                    };
+                }
+                if name.kind_name() == "type_identifier"
                     && TRANSPARENT_GENERICS.contains(&text)
                     && self.lookup(text, NS_TYPE).is_none()
                 {
@@ -3685,8 +3727,11 @@ impl<'s> Walker<'s> {
                     None => Expr::Unknown,
                 }
             }
+            "array_type" => match t.named_child(0).map(|e| self.type_value(e)) {
+                Some(e) if !matches!(e, Expr::Unknown | Expr::Global) => elements(e),
+                _ => Expr::Global,
+            },
             "predefined_type"
-            | "array_type"
             | "tuple_type"
             | "literal_type"
             | "template_literal_type"
@@ -3703,6 +3748,11 @@ fn returns(e: Expr) -> Expr {
         Expr::Unknown | Expr::Global => Expr::Global,
         e => Expr::Returns(Box::new(e)),
     }
+}
+
+/// An array of `e`s.
+fn elements(e: Expr) -> Expr {
+    Expr::Elements(Box::new(e))
 }
 
 /// `new e` / `: e` as a value.

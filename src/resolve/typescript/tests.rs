@@ -1040,6 +1040,44 @@ fn names_declared_as_a_value_and_a_type_import_the_type_node() {
 }
 
 #[test]
+fn array_elements_are_typed_in_callbacks_and_for_of() {
+    let r = resolve_all(&[
+        (
+            "o.ts",
+            "export class Opt { is() {} }\nexport class Other { is() {} }\n",
+        ),
+        (
+            "c.ts",
+            "import { Opt } from './o';\n\
+             export class C {\n\
+             opts: Opt[] = [];\n\
+             m(xs: Array<Opt>) {\n\
+             for (const o of this.opts) { o.is(); }\n\
+             xs.filter((x) => x.is()).forEach((y) => y.is());\n\
+             this.opts.map((o, i) => i);\n\
+             }\n\
+             }\n",
+        ),
+        (
+            "d.js",
+            "const { Opt } = require('./o');\n\
+             class D {\n\
+             constructor() {\n\
+             /** @type {Opt[]} */\n\
+             this.opts = [];\n\
+             }\n\
+             m() { this.opts.find((o) => o.is()); }\n\
+             }\n",
+        ),
+    ]);
+    assert_eq!(targets(&r, "5:32"), ["o.ts:Opt.is"]);
+    assert_eq!(targets(&r, "6:20"), ["o.ts:Opt.is"]);
+    assert_eq!(targets(&r, "6:43"), ["o.ts:Opt.is"]);
+    assert_eq!(targets(&r, "7:31"), ["o.ts:Opt.is"]);
+    assert!(r.1.is_empty(), "{:?}", r.1);
+}
+
+#[test]
 fn commonjs_aliases_own_exports_and_jsdoc_types() {
     let r = resolve_all(&[
         (
