@@ -48,7 +48,8 @@ pub enum Expr {
     /// Not declared in the file (a global such as `console`), a literal, an
     /// array or a builtin type: never an in-repo definition.
     Global,
-    /// A definition of this file.
+    /// A definition of this file. `Def(0)`, the module, is a CommonJS
+    /// file's own `exports` (`exports.f()`): its exports are its members.
     Def(u32),
     /// An import binding ([`Scope::imports`]).
     Import(u32),
@@ -80,7 +81,18 @@ pub enum Expr {
     /// Some<A>`, as a base of the alias): a member is the one every
     /// constituent has, the same declaration.
     Union(Vec<Expr>),
+    /// An array or set whose elements are the inner value (`Option[]`,
+    /// `Array<Option>`, JSDoc `{Option[]}`). An element is written
+    /// `Param(Member(array, "forEach"), 0, 0)`: the first parameter of a
+    /// `forEach` callback (also what `for (const x of array)` binds).
+    Elements(Box<Expr>),
 }
+
+/// The argument index under which a function type alias (`type Handler =
+/// (req: Req) => void`) records its own parameters' types, as a function
+/// records those of a function-typed parameter ([`callback_param`]): a
+/// function expression declared a `Handler` takes them.
+pub const SIGNATURE: u16 = u16::MAX;
 
 /// The [`Field`] name under which a function or method records the
 /// declared type of parameter `param` of its function-typed parameter

@@ -20,8 +20,8 @@ use super::{
     MAX_CANDIDATES,
 };
 use crate::extract::typescript::{
-    callback_param, Expr, Imported, Refs, Scope, SiteKind, CJS_PROPERTY, DEFAULT, EXPORT_EQUALS,
-    NS_ANY, NS_TYPE, NS_VALUE,
+    callback_param, Export, Expr, Imported, Refs, Scope, SiteKind, CJS_PROPERTY, DEFAULT,
+    EXPORT_EQUALS, NS_ANY, NS_TYPE, NS_VALUE,
 };
 use crate::extract::{Family, Lang, LangScope};
 use crate::graph::{EdgeKind, NodeKind, Pos};
@@ -115,6 +115,31 @@ const COMMON_METHODS: &[&str] = &[
 ];
 
 const MAX_DEPTH: u32 = 24;
+
+/// Array methods whose callback takes an element first.
+const ELEMENT_CALLBACKS: &[&str] = &[
+    "forEach",
+    "map",
+    "filter",
+    "find",
+    "findIndex",
+    "findLast",
+    "findLastIndex",
+    "some",
+    "every",
+    "flatMap",
+];
+
+/// Array methods whose result has the same elements.
+const KEEP_ELEMENTS: &[&str] = &[
+    "filter",
+    "slice",
+    "concat",
+    "reverse",
+    "sort",
+    "toSorted",
+    "toReversed",
+];
 
 /// Indexes built once per world.
 pub struct Index {
@@ -318,6 +343,8 @@ impl<'a, 'w> Eval<'a, 'w> {
         match e {
             Expr::Unknown => (Val::Unknown, local),
             Expr::Global => (Val::External, local),
+            // The module's own definition: CommonJS `exports` / `module.exports`.
+            Expr::Def(0) => (Val::Module(f), local),
             Expr::Def(d) => (Val::Sym(SymId { file: f, def: *d }), local),
             Expr::Import(i) => self.import(f, s, *i, ns, depth),
             Expr::Var(v) => match s.vars.get(*v as usize) {
@@ -403,9 +430,22 @@ impl<'a, 'w> Eval<'a, 'w> {
             }
             // Only reachable through a variable ([`Val::Obj`], [`Val::Fn`]).
             Expr::Object(_) | Expr::Returns(_) => (Val::External, local),
+            // An array: its own members are the builtin's (its elements are
+            // read by [`Eval::elements_of`]).
+            Expr::Elements(_) => (Val::External, local),
             // Only reachable as a base ([`Eval::member_lookup`]).
             Expr::Union(_) => (Val::Unknown, local),
             Expr::Param(callee, arg, param) => {
+                // The element a callback of an array's `forEach`, `map`, …
+                // (or `for … of`) takes first.
+                if let (Expr::Member(xs, n), 0, 0) = (&**callee, *arg, *param) {
+                    if ELEMENT_CALLBACKS.contains(&s.name(*n)) {
+                        if let Some((ef, e)) = self.elements_of(f, xs, depth + 1) {
+                            let (v, st) = self.eval(ef, e, NS_VALUE, depth + 1);
+                            return (alias(v), combine(st, Strategy::TypedReceiver));
+                        }
+                    }
+                }
                 let (v, st) = self.eval(f, callee, NS_VALUE, depth + 1);
                 let Val::Sym(sym) = v.unalias() else {
                     return (Val::Unknown, st);
@@ -435,6 +475,45 @@ impl<'a, 'w> Eval<'a, 'w> {
                     _ => (Val::Unknown, st),
                 }
             }
+        }
+    }
+
+    /// The element type of the array `x` (written in file `f`) and the
+    /// file it is written in: an `Elements` value reached through
+    /// variables, a field of a known instance, or an array method that
+    /// keeps the elements (`xs.filter(…)`).
+    fn elements_of<'e>(&self, f: FileIdx, x: &'e Expr, depth: u32) -> Option<(FileIdx, &'e Expr)>
+    where
+        'w: 'e,
+    {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let s = self.scope(f)?;
+        match x {
+            Expr::Elements(e) => Some((f, e)),
+            Expr::Var(v) => self.elements_of(f, s.vars.get(*v as usize)?, depth + 1),
+            Expr::Member(recv, n) => {
+                let (rv, _) = self.eval(f, recv, NS_VALUE, depth + 1);
+                let Val::Inst(c) = rv.unalias() else {
+                    return None;
+                };
+                let cs = self.scope(c.file)?;
+                let name = s.name(*n);
+                let lo = cs.fields.partition_point(|fl| fl.class < c.def);
+                let fl = cs.fields[lo..]
+                    .iter()
+                    .take_while(|fl| fl.class == c.def)
+                    .find(|fl| cs.name(fl.name) == name)?;
+                self.elements_of(c.file, &fl.value, depth + 1)
+            }
+            Expr::Call(callee) => match &**callee {
+                Expr::Member(xs, n) if KEEP_ELEMENTS.contains(&s.name(*n)) => {
+                    self.elements_of(f, xs, depth + 1)
+                }
+                _ => None,
+            },
+            _ => None,
         }
     }
 
@@ -511,6 +590,22 @@ impl<'a, 'w> Eval<'a, 'w> {
         let pick = qualifier
             .or_else(|| range.iter().find(|e| e.ns & ns != 0))
             .or_else(|| range.first());
+        // A name both a value and a type declare (`const Mode = {…} as
+        // const` beside `type Mode = …`), looked up in both spaces (an
+        // import specifier, `export { Mode }`): tsserver answers every
+        // declaration, so the one that is a definition node stands for it.
+        let pick = match pick {
+            Some(p) if ns == NS_ANY && range.len() > 1 => {
+                let is_def =
+                    |e: &Export| matches!(self.eval(t, &e.target, ns, depth + 1).0, Val::Sym(_));
+                if is_def(p) {
+                    Some(p)
+                } else {
+                    range.iter().find(|e| is_def(e)).or(Some(p))
+                }
+            }
+            p => p,
+        };
         if let Some(e) = pick {
             let (mut v, st) = self.eval(t, &e.target, ns, depth + 1);
             if e.ns & CJS_PROPERTY != 0 {

@@ -1,7 +1,7 @@
 //! The names a JSDoc comment refers to, as TypeScript parses them: the
 //! target of `{@link X}` / `{@linkcode X}` / `{@linkplain X}`, the name of
-//! `@see X`, and the type of `@throws {X}`, `@param {X}`, `@returns {X}`,
-//! `@type {X}`. tsserver resolves these in the scope of the comment and
+//! `@see X`, the class of `@extends X` / `@augments X` / `@implements {X}`,
+//! and the type of `@throws {X}`, `@param {X}`, `@returns {X}`, `@type {X}`. tsserver resolves these in the scope of the comment and
 //! counts them among a definition's references; text is scanned, never
 //! parsed as code.
 
@@ -34,7 +34,9 @@ pub struct DocName<'a> {
 }
 
 /// Tags whose `{…}` is a type expression.
-const TYPE_TAGS: &[&str] = &["throws", "param", "returns", "return", "type"];
+const TYPE_TAGS: &[&str] = &[
+    "throws", "param", "returns", "return", "type", "typedef", "property", "prop", "this",
+];
 
 /// JavaScript's reserved words.
 const RESERVED: &[&str] = &[
@@ -108,12 +110,29 @@ pub fn names(text: &str) -> Vec<DocName<'_>> {
                     (NS_ANY, s)
                 }
             }
+            // `@extends Base`, `@augments {Base}`, `@implements {I}`: the
+            // class a heritage tag names (a value or a type).
+            "extends" | "augments" | "implements" if !in_brace => {
+                let s = skip_space(b, tag_end);
+                if b.get(s) == Some(&b'{') {
+                    (NS_ANY, skip_space(b, s + 1))
+                } else {
+                    (NS_ANY, s)
+                }
+            }
             t if !in_brace && TYPE_TAGS.contains(&t) => {
                 let s = skip_space(b, tag_end);
                 if b.get(s) != Some(&b'{') {
                     continue;
                 }
-                (NS_TYPE, skip_space(b, s + 1))
+                // Every name of the type expression (`{(string|Command)}`,
+                // `{Array<Foo>}`): up to the matching brace.
+                let Some(end) = closing_brace(b, s) else {
+                    continue;
+                };
+                type_names(text, s + 1, end, &mut out);
+                i = end;
+                continue;
             }
             _ => continue,
         };
@@ -127,6 +146,264 @@ pub fn names(text: &str) -> Vec<DocName<'_>> {
         }
     }
     out
+}
+
+/// The parameter types a `/** … */` comment declares with `@param {T}
+/// name` (or `@param {T} [name]`, `{?T}`, `{!T}`, `{T=}`), where `T` is a
+/// plain or dotted name: `(name, segments of T)`. In a JavaScript file
+/// tsserver takes them as the parameters' declared types; a union, a
+/// generic or a record type is left out (nothing is known then), as is a
+/// property of a parameter (`@param {T} opts.x`).
+pub fn param_types(text: &str) -> Vec<(&str, Vec<&str>)> {
+    let mut out = Vec::new();
+    if !text.starts_with("/**") {
+        return out;
+    }
+    let b = text.as_bytes();
+    let mut i = 0;
+    while let Some(at) = text[i..].find("@param").map(|k| k + i) {
+        i = at + "@param".len();
+        let Some((segments, s)) = simple_type(text, skip_space(b, i)) else {
+            continue;
+        };
+        let mut s = s;
+        if b.get(s) == Some(&b'[') {
+            s += 1;
+        }
+        let n = ident_len(b, s);
+        if n == 0 || b.get(s + n) == Some(&b'.') {
+            continue;
+        }
+        out.push((&text[s..s + n], segments));
+        i = s + n;
+    }
+    out
+}
+
+/// The `}` closing the `{` at `open` (nested braces of record types
+/// counted), if the comment has it.
+fn closing_brace(b: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, &c) in b.iter().enumerate().skip(open) {
+        match c {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The names a type expression between `from` and `to` refers to in scope:
+/// not the text of strings, not reserved words (`function(string)`), not a
+/// member reached from something else (`import("./m").X`: see
+/// [`typedef_imports`]), not a record type's keys (`{{a: A}}`).
+fn type_names<'a>(text: &'a str, from: usize, to: usize, out: &mut Vec<DocName<'a>>) {
+    let b = text.as_bytes();
+    let mut i = from;
+    while i < to {
+        let c = b[i];
+        if matches!(c, b'"' | b'\'' | b'`') {
+            i += 1;
+            while i < to && b[i] != c {
+                i += 1;
+            }
+            i += 1;
+            continue;
+        }
+        let n = ident_len(b, i);
+        if n == 0 {
+            i += 1;
+            continue;
+        }
+        let prev = b[from..i].iter().rev().find(|c| !c.is_ascii_whitespace());
+        if matches!(prev, Some(b'.' | b'#' | b')')) || RESERVED.contains(&&text[i..i + n]) {
+            i += n;
+            continue;
+        }
+        match entity_name(text, i, NS_TYPE) {
+            Some(name) => {
+                let last = name.segments.last().expect("a segment");
+                i = last.offset + last.name.len();
+                if i <= to {
+                    out.push(name);
+                }
+            }
+            None => i += n,
+        }
+    }
+}
+
+/// `@typedef {import("./m").A.B} Local` (JavaScript's way to import a
+/// type): the module specifier, the members after `import(…)` and the
+/// local name the typedef declares.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TypedefImport<'a> {
+    pub spec: &'a str,
+    pub members: Vec<Segment<'a>>,
+    pub local: &'a str,
+}
+
+pub fn typedef_imports(text: &str) -> Vec<TypedefImport<'_>> {
+    let mut out = Vec::new();
+    if !text.starts_with("/**") {
+        return out;
+    }
+    let b = text.as_bytes();
+    let mut i = 0;
+    while let Some(at) = text[i..].find("@typedef").map(|k| k + i) {
+        i = at + "@typedef".len();
+        let mut s = skip_space(b, i);
+        if b.get(s) != Some(&b'{') {
+            continue;
+        }
+        s = skip_space(b, s + 1);
+        if !text[s..].starts_with("import") {
+            continue;
+        }
+        s = skip_space(b, s + "import".len());
+        if b.get(s) != Some(&b'(') {
+            continue;
+        }
+        s = skip_space(b, s + 1);
+        let Some(&q) = b.get(s).filter(|q| matches!(q, b'"' | b'\'')) else {
+            continue;
+        };
+        let Some(len) = text[s + 1..].find(q as char) else {
+            continue;
+        };
+        let spec = &text[s + 1..s + 1 + len];
+        s = skip_space(b, s + 2 + len);
+        if b.get(s) != Some(&b')') {
+            continue;
+        }
+        s += 1;
+        let mut members = Vec::new();
+        while b.get(s) == Some(&b'.') {
+            let n = ident_len(b, s + 1);
+            if n == 0 {
+                break;
+            }
+            members.push(Segment {
+                offset: s + 1,
+                name: &text[s + 1..s + 1 + n],
+                sep: Some(Sep::Dot),
+            });
+            s += 1 + n;
+        }
+        s = skip_space(b, s);
+        if b.get(s) != Some(&b'}') {
+            continue;
+        }
+        s = skip_space(b, s + 1);
+        let n = ident_len(b, s);
+        if n == 0 {
+            continue;
+        }
+        out.push(TypedefImport {
+            spec,
+            members,
+            local: &text[s..s + n],
+        });
+        i = s + n;
+    }
+    out
+}
+
+/// The type `@returns {T}` / `@return {T}` declares, when it is a plain or
+/// dotted name (as for [`param_types`]).
+pub fn return_type(text: &str) -> Option<Vec<&str>> {
+    if !text.starts_with("/**") {
+        return None;
+    }
+    let b = text.as_bytes();
+    let at = text.find("@return")?;
+    let mut s = at + "@return".len();
+    if b.get(s) == Some(&b's') {
+        s += 1;
+    }
+    simple_type(text, skip_space(b, s)).map(|(t, _)| t)
+}
+
+/// The type `@type {T}` declares, when it is a plain or dotted name (as
+/// for [`param_types`]).
+pub fn type_tag(text: &str) -> Option<Vec<&str>> {
+    if !text.starts_with("/**") {
+        return None;
+    }
+    let b = text.as_bytes();
+    let mut i = 0;
+    while let Some(at) = text[i..].find("@type").map(|k| k + i) {
+        i = at + "@type".len();
+        if b.get(i).is_some_and(|c| c.is_ascii_alphabetic()) {
+            continue; // @typedef
+        }
+        return simple_type(text, skip_space(b, i)).map(|(t, _)| t);
+    }
+    None
+}
+
+/// `{T}`, `{?T}`, `{!T}`, `{T=}`, `{(T|null)}`, `{T | undefined}` at `s`
+/// with `T` a plain or dotted name (a member of `T | null` is `T`'s): its
+/// segments and the offset after the `}`.
+fn simple_type(text: &str, s: usize) -> Option<(Vec<&str>, usize)> {
+    let b = text.as_bytes();
+    if b.get(s) != Some(&b'{') {
+        return None;
+    }
+    let mut s = s + 1;
+    while matches!(b.get(s), Some(b'?' | b'!' | b' ' | b'(')) {
+        s += 1;
+    }
+    let mut found: Option<Vec<&str>> = None;
+    loop {
+        let mut segments = Vec::new();
+        loop {
+            let n = ident_len(b, s);
+            if n == 0 {
+                break;
+            }
+            segments.push(&text[s..s + n]);
+            s += n;
+            if b.get(s) != Some(&b'.') {
+                break;
+            }
+            s += 1;
+        }
+        // `T[]`: a last segment `[]` says the type is an array of `T`.
+        if !segments.is_empty() && text[s..].starts_with("[]") {
+            segments.push("[]");
+            s += 2;
+        }
+        match segments.as_slice() {
+            [] => return None,
+            ["null" | "undefined"] => {}
+            [first, ..] if RESERVED.contains(first) => return None,
+            _ if found.is_some() => return None,
+            _ => found = Some(segments),
+        }
+        s = skip_space(b, s);
+        if b.get(s) != Some(&b'|') {
+            break;
+        }
+        s = skip_space(b, s + 1);
+    }
+    if b.get(s) == Some(&b')') {
+        s += 1;
+    }
+    if b.get(s) == Some(&b'=') {
+        s += 1;
+    }
+    let s = skip_space(b, s);
+    if b.get(s) != Some(&b'}') {
+        return None;
+    }
+    Some((found?, skip_space(b, s + 1)))
 }
 
 fn skip_space(b: &[u8], mut i: usize) -> usize {
@@ -224,5 +501,91 @@ mod tests {
         assert!(render("/** {@link https://x.io} {@link module:fs} @link A */").is_empty());
         assert!(render("/** user@example.com {@link 1x} */").is_empty());
         assert_eq!(render("/** {@link Mutation#continue} */"), ["Mutation@11"]);
+    }
+
+    #[test]
+    fn type_expressions_name_every_type_in_them() {
+        assert_eq!(
+            render("/** @returns {(Command | object)} x\n * @param {Array<ns.Foo>} a */"),
+            [
+                "Command@15 (type)",
+                "object@25 (type)",
+                "Array@47 (type)",
+                "ns@53.Foo@56 (type)"
+            ]
+        );
+        // Strings, reserved words, record keys and members of an import
+        // type are no names in scope.
+        assert_eq!(
+            render(
+                "/** @type {function(A): void} @typedef {{k: B}} T @typedef {import('./c').C} C */"
+            ),
+            ["A@20 (type)", "B@44 (type)"]
+        );
+    }
+
+    #[test]
+    fn typedefs_import_types() {
+        let text = "/**\n * @typedef { import(\"./argument.js\").Argument } Argument\n */";
+        let t = typedef_imports(text);
+        assert_eq!(t.len(), 1);
+        assert_eq!(t[0].spec, "./argument.js");
+        assert_eq!(t[0].local, "Argument");
+        assert_eq!(
+            t[0].members,
+            [Segment {
+                offset: 42,
+                name: "Argument",
+                sep: Some(Sep::Dot)
+            }]
+        );
+        assert!(typedef_imports("/** @typedef {Object} Options */").is_empty());
+    }
+
+    #[test]
+    fn param_tags_give_simple_types() {
+        let text = "/**\n * @param {WebSocket} ws The socket\n * @param {?ns.Opts=} [opts]\n \
+                    * @param {(String|Buffer)} data\n * @param {Object} opts.x\n \
+                    * @param {Array<Foo>} list\n * @param cb untyped\n */";
+        assert_eq!(
+            param_types(text),
+            [("ws", vec!["WebSocket"]), ("opts", vec!["ns", "Opts"])]
+        );
+        assert!(param_types("/* @param {A} a */").is_empty());
+        assert_eq!(
+            return_type("/** x\n * @return {Command} y */"),
+            Some(vec!["Command"])
+        );
+        assert_eq!(return_type("/** @returns {?a.B} */"), Some(vec!["a", "B"]));
+        assert_eq!(return_type("/** @returns {(A|B)} */"), None);
+        assert_eq!(
+            return_type("/** @return {(Command|null)} */"),
+            Some(vec!["Command"])
+        );
+        assert_eq!(
+            return_type("/** @return {Command | undefined} */"),
+            Some(vec!["Command"])
+        );
+        assert_eq!(return_type("/** @return {undefined} */"), None);
+        assert_eq!(
+            type_tag("/** @type {Option[]} */"),
+            Some(vec!["Option", "[]"])
+        );
+        assert_eq!(
+            type_tag("/** @typedef {A} B\n @type {(Option | null)} */"),
+            Some(vec!["Option"])
+        );
+        assert_eq!(type_tag("/** @typedef {A} B */"), None);
+        assert_eq!(return_type("/** @returns {this} */"), None);
+    }
+
+    #[test]
+    fn heritage_tags_name_their_class() {
+        assert_eq!(
+            render("/**\n * @extends Event\n * @augments {ns.Base}\n * @implements {I} */"),
+            ["Event@16", "ns@36.Base@39", "I@61"]
+        );
+        // Only as a tag: a word `extends` in the text names nothing.
+        assert!(render("/** A class that extends Event. */").is_empty());
     }
 }

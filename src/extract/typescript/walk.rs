@@ -14,6 +14,7 @@ use super::jsdoc::{self, Sep};
 use super::{
     is_test_path, ClassInfo, Export, Expr, Field, Import, Imported, Name, ObjectLit, Refs, Scope,
     Site, SiteKind, Spec, CJS_PROPERTY, DEFAULT, EXPORT_EQUALS, NS_ANY, NS_TYPE, NS_VALUE,
+    SIGNATURE,
 };
 use crate::extract::syntax::{self, Syntax};
 use crate::extract::{module_def, syntax_diagnostics, Def, Diagnostic, Lang};
@@ -47,6 +48,9 @@ const TEST_MODIFIERS: &[&str] = &[
     "runIf",
 ];
 /// Wrapper types whose members are those of their argument.
+/// Builtin generic collections whose type argument is their elements' type.
+const COLLECTIONS: &[&str] = &["Array", "ReadonlyArray", "Set", "ReadonlySet"];
+
 const TRANSPARENT_GENERICS: &[&str] = &[
     "Promise",
     "PromiseLike",
@@ -307,6 +311,9 @@ enum Binding {
     Var(u32),
     /// Declared, but nothing is known about its value.
     Opaque,
+    /// A type parameter with a constraint: a value of it is a value of
+    /// the constraint ([`Walker::constraints`]).
+    TypeParam(u32),
 }
 
 impl Binding {
@@ -315,7 +322,7 @@ impl Binding {
             Binding::Def(d) => Expr::Def(d),
             Binding::Import(i) => Expr::Import(i),
             Binding::Var(v) => Expr::Var(v),
-            Binding::Opaque => Expr::Unknown,
+            Binding::Opaque | Binding::TypeParam(_) => Expr::Unknown,
         }
     }
 }
@@ -373,6 +380,12 @@ struct Walker<'s> {
     /// Overload signatures seen before an implementation in the block being
     /// hoisted: name → (signature name node, signature statement).
     first_sig: HashMap<&'s str, (Node<'s>, Node<'s>)>,
+    /// The parameter types the JSDoc comment of the JavaScript function
+    /// being entered declares (`@param {T} name`), for [`Walker::params`].
+    doc_params: Vec<(&'s str, Expr)>,
+    /// What a value of each constrained type parameter is
+    /// ([`Binding::TypeParam`]): its constraint's value.
+    constraints: Vec<Expr>,
     /// Recursion depth of the walk (deeply nested generated code must not
     /// overflow the stack).
     depth: u32,
@@ -421,6 +434,8 @@ impl<'s> Walker<'s> {
             member_defs: HashMap::new(),
             namespaces: HashSet::new(),
             first_sig: HashMap::new(),
+            constraints: Vec::new(),
+            doc_params: Vec::new(),
             depth: 0,
             stack_base: stack_here(),
             too_deep: false,
@@ -868,6 +883,13 @@ impl<'s> Walker<'s> {
                 let l = self.intern(local);
                 let i = self.push_import(l, spec, Imported::Module);
                 self.bind(local, NS_ANY, Binding::Import(i));
+                // In JavaScript the variable is an alias of what the module
+                // exports: tsserver counts its name among the references
+                // of a `module.exports = X` definition and answers X there.
+                // (In TypeScript it is a plain variable.)
+                if !self.typed {
+                    self.site(name, SiteKind::Ref, NS_ANY, Expr::Import(i));
+                }
             }
             "object_pattern" => {
                 let mut c = name.walk();
@@ -998,6 +1020,8 @@ impl<'s> Walker<'s> {
                         let l = self.intern(local);
                         let i = self.push_import(l, spec, Imported::Module);
                         self.bind(local, NS_ANY, Binding::Import(i));
+                        // An alias, like a default import's name.
+                        self.site(id, SiteKind::Ref, NS_ANY, Expr::Import(i));
                     }
                 }
                 _ => {}
@@ -1072,6 +1096,9 @@ impl<'s> Walker<'s> {
         match n.kind_name() {
             "program" | "statement_block" => {
                 self.push_frame();
+                if n.kind_name() == "program" && !self.typed {
+                    self.typedef_imports(n);
+                }
                 self.hoist(n);
                 self.walk_children(n);
                 self.pop_frame();
@@ -1236,7 +1263,21 @@ impl<'s> Walker<'s> {
                 self.walk_field(n, "right");
                 if let Some(left) = n.field("left") {
                     if n.field("kind").is_some() {
-                        self.bind_pattern(left, Expr::Unknown);
+                        // `for (const x of xs)`: an element of `xs`.
+                        let of = n.field("operator").is_some_and(|o| self.text(o) == "of");
+                        let val = match n.field("right") {
+                            Some(r) if of => {
+                                let xs = self.expr(r);
+                                if matches!(xs, Expr::Unknown | Expr::Global) {
+                                    Expr::Unknown
+                                } else {
+                                    let each = self.intern("forEach");
+                                    Expr::Param(Box::new(Expr::Member(Box::new(xs), each)), 0, 0)
+                                }
+                            }
+                            _ => Expr::Unknown,
+                        };
+                        self.bind_pattern(left, val);
                     } else {
                         self.walk(left);
                     }
@@ -1342,19 +1383,37 @@ impl<'s> Walker<'s> {
                     }
                     (Some(b), _) => Expr::Member(Box::new(b), self.intern(seg.name)),
                 };
-                let before = &text[..seg.offset];
-                let pos = match before.rfind('\n') {
-                    Some(nl) => Pos {
-                        line: start.row as u32 + 1 + before.matches('\n').count() as u32,
-                        column: (seg.offset - nl) as u32,
-                    },
-                    None => Pos {
-                        line: start.row as u32 + 1,
-                        column: (start.column + seg.offset) as u32 + 1,
-                    },
-                };
+                let pos = doc_pos(text, start, seg.offset);
                 self.site_at(pos, SiteKind::Ref, NS_ANY, e.clone());
                 base = Some(e);
+            }
+        }
+    }
+
+    /// `@typedef {import("./m").A} A` in a JavaScript file's top-level
+    /// comments: `A` is a type of the file (from the start, like any
+    /// declaration), the imported definition; `.A` is a reference to it.
+    fn typedef_imports(&mut self, program: Node<'s>) {
+        let mut c = program.walk();
+        let comments: Vec<Node> = program
+            .named_children(&mut c)
+            .filter(|k| k.kind_name() == "comment")
+            .collect();
+        for k in comments {
+            let text = self.text(k);
+            let start = k.start_position();
+            for t in jsdoc::typedef_imports(text) {
+                let spec = self.intern_spec(t.spec);
+                let mut e = Expr::Require(spec);
+                for seg in &t.members {
+                    let n = self.intern(seg.name);
+                    e = Expr::Member(Box::new(e), n);
+                    let pos = doc_pos(text, start, seg.offset);
+                    self.site_at(pos, SiteKind::Ref, NS_TYPE, e.clone());
+                }
+                let v = self.scope.vars.len() as u32;
+                self.scope.vars.push(e);
+                self.bind(t.local, NS_TYPE, Binding::Var(v));
             }
         }
     }
@@ -1523,20 +1582,35 @@ impl<'s> Walker<'s> {
         if let Some(r) = typed_ret.filter(|r| !matches!(r, Expr::Unknown | Expr::Global)) {
             self.ret_ctx = Some(r);
         }
+        // Kept until this function's parameters are bound (a default value
+        // may hold a function with its own).
+        let doc = if self.typed {
+            Vec::new()
+        } else {
+            self.jsdoc_types(n, def)
+        };
+        let outer_doc = std::mem::replace(&mut self.doc_params, doc);
         if let Some(p) = n.field("parameters") {
             self.params(p, ctor_class, def, cb.as_ref(), typed.as_deref());
         }
         if let Some(p) = n.field("parameter") {
             // `x => …`
+            let doc = self.doc_param(p);
             let val = match (typed.and_then(|t| t.into_iter().next()), cb) {
                 (Some(t), _) => t,
+                (None, _) if doc.is_some() => doc.expect("checked"),
                 (None, Some((callee, arg))) => Expr::Param(Box::new(callee), arg, 0),
                 (None, None) => Expr::Unknown,
             };
             self.bind_pattern(p, val);
         }
+        self.doc_params = outer_doc;
         if let Some(rt) = n.field("return_type") {
             self.walk(rt);
+            // `(): Handler => (req) => …`: the returned function is a `Handler`.
+            if let Some(body) = n.field("body") {
+                self.contextual_fn(body, rt);
+            }
             if rt.kind_name() == "type_annotation" {
                 let e = self.type_value(rt);
                 if !matches!(e, Expr::Unknown | Expr::Global) {
@@ -1580,6 +1654,124 @@ impl<'s> Walker<'s> {
         self.this_value = saved_this;
     }
 
+    /// A function expression of a declared type (`const f: Handler =
+    /// (req) => …`, or the result of a function declared to return one):
+    /// its untyped parameters take the parameter types the function type
+    /// declares, written out (`(req: Req) => void`) or through a type
+    /// alias of one (its [`SIGNATURE`] fields, read by the resolver).
+    fn contextual_fn(&mut self, f: Node<'s>, t: Node<'s>) {
+        let f = skip_parens(f);
+        if !matches!(
+            f.kind_name(),
+            "arrow_function" | "function_expression" | "function"
+        ) {
+            return;
+        }
+        let mut t = t;
+        while matches!(t.kind_name(), "type_annotation" | "parenthesized_type") {
+            let Some(c) = t.named_child(0) else { return };
+            t = c;
+        }
+        match t.kind_name() {
+            "function_type" => {
+                let Some(ps) = signature_params(t) else {
+                    return;
+                };
+                // The function type's own type parameters are no outer names.
+                self.push_frame();
+                self.type_params(t);
+                let types: Vec<Expr> = ps
+                    .iter()
+                    .map(|p| match p.field("type") {
+                        Some(ty) => self.type_value(ty),
+                        None => Expr::Unknown,
+                    })
+                    .collect();
+                let ret = match t.field("return_type") {
+                    Some(r) => self.type_value(r),
+                    None => Expr::Unknown,
+                };
+                self.pop_frame();
+                self.cb_types.insert(f.id(), (types, ret));
+            }
+            "type_identifier" | "nested_type_identifier" | "generic_type" => {
+                let name = match t.kind_name() {
+                    "generic_type" => t.field("name"),
+                    _ => Some(t),
+                };
+                let Some(name) = name else { return };
+                let e = self.type_name(name);
+                if matches!(e, Expr::Def(_) | Expr::Import(_) | Expr::Member(..)) && !is_dead(&e) {
+                    self.cb_ctx.insert(f.id(), (e, SIGNATURE));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The types a JavaScript function's JSDoc gives its parameters
+    /// (`@param {WebSocket} ws`): an instance of the class the name is
+    /// bound to here, or a global (`{Buffer}`, `{Object}`: nothing in the
+    /// repository). tsserver reads them as declared types. Its `@returns
+    /// {T}` is what a call of function `def` gives (before any `return`).
+    fn jsdoc_types(&mut self, f: Node<'s>, def: Option<u32>) -> Vec<(&'s str, Expr)> {
+        let Some(doc) = doc_comment_of(f, self.src) else {
+            return Vec::new();
+        };
+        let text = self.text(doc);
+        let mut out = Vec::new();
+        for (name, path) in jsdoc::param_types(text) {
+            let e = self.doc_type(&path);
+            out.push((name, e));
+        }
+        if let (Some(d), Some(path)) = (def, jsdoc::return_type(text)) {
+            if !self.returned.contains(&d) {
+                let e = self.doc_type(&path);
+                self.returned.insert(d);
+                self.scope.returns.push((d, e));
+            }
+        }
+        out
+    }
+
+    /// The type a JavaScript declaration's or assignment's `/** @type {T} */`
+    /// gives it (`None` in TypeScript, which ignores JSDoc types).
+    fn jsdoc_declared(&mut self, n: Node<'s>) -> Option<Expr> {
+        if self.typed {
+            return None;
+        }
+        let doc = doc_comment_of(n, self.src)?;
+        let path = jsdoc::type_tag(self.text(doc))?;
+        Some(self.doc_type(&path))
+    }
+
+    /// A value of the JSDoc type `a.b.C` written where the walk stands.
+    fn doc_type(&mut self, path: &[&'s str]) -> Expr {
+        if let Some((&"[]", elem)) = path.split_last() {
+            return match self.doc_type(elem) {
+                e @ (Expr::Unknown | Expr::Global) => e,
+                e => elements(e),
+            };
+        }
+        let mut e = self.lookup_expr(path[0], NS_TYPE);
+        for seg in &path[1..] {
+            e = self.member_of(&e, seg);
+        }
+        instance(e)
+    }
+
+    /// The JSDoc type of parameter `p` of the function being entered.
+    fn doc_param(&self, p: Node<'s>) -> Option<Expr> {
+        if self.doc_params.is_empty() || p.kind_name() != "identifier" {
+            return None;
+        }
+        let name = self.text(p);
+        self.doc_params
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, e)| e.clone())
+    }
+
     /// Bind the names `infer` declares in a conditional type's extends
     /// clause (a nested conditional type declares its own).
     fn bind_infers(&mut self, t: Node<'s>) {
@@ -1616,9 +1808,29 @@ impl<'s> Walker<'s> {
                 self.bind(t, NS_TYPE, Binding::Opaque);
             }
         }
+        let mut constrained = Vec::new();
         for p in params {
             self.walk_field(p, "constraint");
             self.walk_field(p, "value");
+            // `T extends C`: TypeScript looks a member of a `T` up in `C`
+            // (`x: T` then `x.m()` is `C`'s `m`). Bound after every
+            // constraint is read: `<T extends U, U extends C>` leaves `T`
+            // opaque rather than chasing `U`.
+            let (Some(name), Some(c)) = (
+                p.field("name"),
+                p.field("constraint").and_then(|c| c.named_child(0)),
+            ) else {
+                continue;
+            };
+            let v = self.type_value(c);
+            if !matches!(v, Expr::Unknown) {
+                constrained.push((self.text(name), v));
+            }
+        }
+        for (name, v) in constrained {
+            let i = self.constraints.len() as u32;
+            self.constraints.push(v);
+            self.bind(name, NS_TYPE, Binding::TypeParam(i));
         }
     }
 
@@ -1671,9 +1883,14 @@ impl<'s> Walker<'s> {
                     }
                     self.walk_field(p, "value");
                     let from_type_arg = typed.and_then(|t| t.get(i as usize)).cloned();
+                    let doc = p.field("pattern").and_then(|x| self.doc_param(x));
                     let val = match (ty, cb) {
-                        (Some(t), _) => self.type_value(t),
+                        (Some(t), _) => match self.type_literal(t) {
+                            Some(lit) => lit,
+                            None => self.type_value(t),
+                        },
                         (None, _) if from_type_arg.is_some() => from_type_arg.expect("checked"),
+                        (None, _) if doc.is_some() => doc.expect("checked"),
                         (None, Some((callee, arg))) => {
                             Expr::Param(Box::new(callee.clone()), *arg, i)
                         }
@@ -1703,7 +1920,21 @@ impl<'s> Walker<'s> {
                     self.bind_pattern(pat, val);
                 }
                 "comment" => {}
-                _ => self.bind_pattern(p, Expr::Unknown),
+                // JavaScript: a bare pattern, typed only by JSDoc.
+                _ => {
+                    let name = match p.kind_name() {
+                        "assignment_pattern" => p.field("left"),
+                        _ => Some(p),
+                    };
+                    let val = match (name.and_then(|x| self.doc_param(x)), cb) {
+                        (Some(t), _) => t,
+                        (None, Some((callee, arg))) => {
+                            Expr::Param(Box::new(callee.clone()), *arg, i)
+                        }
+                        (None, None) => Expr::Unknown,
+                    };
+                    self.bind_pattern(p, val);
+                }
             }
         }
     }
@@ -1844,6 +2075,21 @@ impl<'s> Walker<'s> {
         match val {
             Expr::Unknown => Expr::Unknown,
             Expr::Global => Expr::Global,
+            // An object literal or object type: the property's value; a
+            // name it does not list is outside the repository unless a
+            // spread or an index signature may hold it.
+            Expr::Object(lit) => {
+                let found = lit
+                    .props
+                    .iter()
+                    .rev()
+                    .find(|(n, _)| self.scope.name(*n) == name);
+                match found {
+                    Some((_, e)) => e.clone(),
+                    None if lit.open => Expr::Unknown,
+                    None => Expr::Global,
+                }
+            }
             v => {
                 let n = self.intern(name);
                 Expr::Member(Box::new(v.clone()), n)
@@ -1863,6 +2109,9 @@ impl<'s> Walker<'s> {
         if let Some(&def) = self.node_defs.get(&v.id()) {
             if let Some(t) = ty {
                 self.walk(t);
+                if let Some(val) = value {
+                    self.contextual_fn(val, t);
+                }
             }
             if let Some(val) = value.map(skip_parens) {
                 if val.kind_name() == "class" {
@@ -1888,10 +2137,16 @@ impl<'s> Walker<'s> {
         if let Some(t) = ty {
             self.walk(t);
         }
-        let declared = ty.map(|t| self.type_value(t));
+        let declared = match ty {
+            Some(t) => Some(self.type_value(t)),
+            None => self.jsdoc_declared(v),
+        };
         if let Some(val) = value {
             if let Some(ctx) = &declared {
                 self.expect_object(val, ctx.clone());
+            }
+            if let Some(t) = ty {
+                self.contextual_fn(val, t);
             }
             self.walk(val);
         }
@@ -2102,6 +2357,10 @@ impl<'s> Walker<'s> {
         self.push_frame();
         self.type_params(n);
         if let Some(v) = n.field("value") {
+            if let Some(d) = def {
+                // What a function declared of this type takes.
+                self.callback_types(d, SIGNATURE, v);
+            }
             if v.kind_name() == "object_type" {
                 self.members(v, def);
             } else {
@@ -2499,6 +2758,7 @@ impl<'s> Walker<'s> {
                 }
             }
             Binding::Var(_) | Binding::Opaque => NS_VALUE,
+            Binding::TypeParam(_) => NS_TYPE,
             Binding::Import(_) => NS_ANY,
         }
     }
@@ -2645,8 +2905,15 @@ impl<'s> Walker<'s> {
                     self.member_ref(left);
                 }
                 if let (Some(class), Some(prop)) = (self.this_class, left.field("property")) {
-                    let e = self.expr(right);
-                    if matches!(e, Expr::Instance(_) | Expr::Def(_) | Expr::Import(_)) {
+                    // JavaScript: `/** @type {T} */ this.x = …` declares `x` a `T`.
+                    let e = match self.jsdoc_declared(n) {
+                        Some(t) => t,
+                        None => self.expr(right),
+                    };
+                    if matches!(
+                        e,
+                        Expr::Instance(_) | Expr::Def(_) | Expr::Import(_) | Expr::Elements(_)
+                    ) {
                         let name = self.text(prop);
                         let n = self.intern(name);
                         self.scope.fields.push(Field {
@@ -2992,6 +3259,10 @@ impl<'s> Walker<'s> {
                 if t == "undefined" {
                     return Expr::Global;
                 }
+                // CommonJS: a free `exports` is this module's exports.
+                if t == "exports" && !self.typed && self.is_free(n, "exports") {
+                    return Expr::Def(0);
+                }
                 self.lookup_expr(t, NS_VALUE)
             }
             "this" => match (&self.this_value, self.this_class) {
@@ -3007,8 +3278,13 @@ impl<'s> Walker<'s> {
                 let (Some(obj), Some(prop)) = (n.field("object"), n.field("property")) else {
                     return Expr::Unknown;
                 };
-                let o = self.expr(obj);
                 let name = self.text(prop);
+                // CommonJS: `module.exports` (free `module`) is this
+                // module's exports.
+                if name == "exports" && !self.typed && self.is_free(obj, "module") {
+                    return Expr::Def(0);
+                }
+                let o = self.expr(obj);
                 self.member_of(&o, name)
             }
             "call_expression" => {
@@ -3171,6 +3447,66 @@ impl<'s> Walker<'s> {
         Expr::Object(Box::new(lit))
     }
 
+    /// A parameter's object type literal (`{ router }: { router: Router }`)
+    /// as an object whose properties have the declared types: tsserver
+    /// defines a member of it at the property signature (no node), and a
+    /// property's value is a receiver. `None` for any other type, and for
+    /// a literal with call or construct signatures (a function type).
+    fn type_literal(&mut self, t: Node<'s>) -> Option<Expr> {
+        let mut t = t;
+        while matches!(
+            t.kind_name(),
+            "type_annotation" | "opting_type_annotation" | "parenthesized_type"
+        ) {
+            t = t.named_child(0)?;
+        }
+        if t.kind_name() != "object_type" {
+            return None;
+        }
+        let mut lit = ObjectLit {
+            props: Vec::new(),
+            open: false,
+        };
+        let mut c = t.walk();
+        let kids: Vec<Node> = t.named_children(&mut c).collect();
+        for k in kids {
+            let value = match k.kind_name() {
+                "property_signature" => match k.field("type") {
+                    Some(ty) => self.type_value(ty),
+                    None => Expr::Unknown,
+                },
+                "method_signature" => Expr::Unknown,
+                "call_signature" | "construct_signature" => return None,
+                "comment" => continue,
+                _ => {
+                    lit.open = true;
+                    continue;
+                }
+            };
+            let Some(key) = k.field("name") else {
+                lit.open = true;
+                continue;
+            };
+            let name = match key.kind_name() {
+                "property_identifier" | "number" => self.text(key),
+                "string" => match self.string_value(key) {
+                    Some((t, _)) => t,
+                    None => {
+                        lit.open = true;
+                        continue;
+                    }
+                },
+                _ => {
+                    lit.open = true;
+                    continue;
+                }
+            };
+            let nm = self.intern(name);
+            lit.props.push((nm, value));
+        }
+        Some(Expr::Object(Box::new(lit)))
+    }
+
     /// The class a type names (for `extends`/`implements` and instances).
     fn type_name(&mut self, t: Node<'s>) -> Expr {
         match t.kind_name() {
@@ -3268,6 +3604,12 @@ impl<'s> Walker<'s> {
                 }
             }
             "type_identifier" | "nested_type_identifier" => {
+                if t.kind_name() == "type_identifier" {
+                    let name = self.text(t);
+                    if let Some(Binding::TypeParam(i)) = self.lookup(name, NS_TYPE) {
+                        return self.constraints[i as usize].clone();
+                    }
+                }
                 let e = self.type_name(t);
                 instance(e)
             }
@@ -3276,6 +3618,16 @@ impl<'s> Walker<'s> {
                     return Expr::Unknown;
                 };
                 let text = self.text(name);
+                if name.kind_name() == "type_identifier"
+                    && COLLECTIONS.contains(&text)
+                    && self.lookup(text, NS_TYPE).is_none()
+                {
+                    let arg = t.field("type_arguments").and_then(|a| a.named_child(0));
+                    return match arg.map(|a| self.type_value(a)) {
+                        Some(e) if !matches!(e, Expr::Unknown | Expr::Global) => elements(e),
+                        _ => Expr::Global,
+                    };
+                }
                 if name.kind_name() == "type_identifier"
                     && TRANSPARENT_GENERICS.contains(&text)
                     && self.lookup(text, NS_TYPE).is_none()
@@ -3301,14 +3653,25 @@ impl<'s> Walker<'s> {
             // `A & B`: a value of `A` as far as `A` goes (a member only `B`
             // has is not found, never misplaced: what both have is the
             // same declaration, or both are where tsserver defines it).
+            // With no part of a known type, but one outside the repository
+            // or an object type literal (`Extract<A, B> & { init(): void }`),
+            // no member is an in-repo definition: `Global`, not a guess.
             "intersection_type" => {
                 let mut c = t.walk();
                 let parts: Vec<Node> = t.named_children(&mut c).collect();
-                parts
-                    .into_iter()
-                    .map(|p| self.type_value(p))
-                    .find(|e| !matches!(e, Expr::Unknown | Expr::Global))
-                    .unwrap_or(Expr::Unknown)
+                let mut outside = false;
+                for p in parts {
+                    match self.type_value(p) {
+                        Expr::Global => outside = true,
+                        Expr::Unknown => outside |= is_object_type(p),
+                        e => return e,
+                    }
+                }
+                if outside {
+                    Expr::Global
+                } else {
+                    Expr::Unknown
+                }
             }
             // `T["k"]`: the property `k` of a `T`.
             "lookup_type" => {
@@ -3364,8 +3727,11 @@ impl<'s> Walker<'s> {
                     None => Expr::Unknown,
                 }
             }
+            "array_type" => match t.named_child(0).map(|e| self.type_value(e)) {
+                Some(e) if !matches!(e, Expr::Unknown | Expr::Global) => elements(e),
+                _ => Expr::Global,
+            },
             "predefined_type"
-            | "array_type"
             | "tuple_type"
             | "literal_type"
             | "template_literal_type"
@@ -3384,6 +3750,11 @@ fn returns(e: Expr) -> Expr {
     }
 }
 
+/// An array of `e`s.
+fn elements(e: Expr) -> Expr {
+    Expr::Elements(Box::new(e))
+}
+
 /// `new e` / `: e` as a value.
 fn instance(e: Expr) -> Expr {
     match e {
@@ -3400,6 +3771,70 @@ fn is_dead(e: &Expr) -> bool {
         Expr::Member(b, _) | Expr::Call(b) | Expr::Instance(b) => is_dead(b),
         _ => false,
     }
+}
+
+/// The position of byte `offset` of a comment starting at `start`.
+fn doc_pos(text: &str, start: tree_sitter::Point, offset: usize) -> Pos {
+    let before = &text[..offset];
+    match before.rfind('\n') {
+        Some(nl) => Pos {
+            line: start.row as u32 + 1 + before.matches('\n').count() as u32,
+            column: (offset - nl) as u32,
+        },
+        None => Pos {
+            line: start.row as u32 + 1,
+            column: (start.column + offset) as u32 + 1,
+        },
+    }
+}
+
+/// An object type literal with properties only (no call or construct
+/// signature: that would be a function type).
+fn is_object_type(t: Node) -> bool {
+    let mut c = t.walk();
+    t.kind_name() == "object_type"
+        && !t
+            .named_children(&mut c)
+            .any(|m| matches!(m.kind_name(), "call_signature" | "construct_signature"))
+}
+
+/// The `/** … */` comment just before a function, declaration or
+/// assignment, or before the declaration, assignment, property or export
+/// whose value it is (other comments between are passed over).
+fn doc_comment_of<'t>(f: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
+    let mut n = f;
+    for _ in 0..5 {
+        // The nearest `/** … */` of the comments just before (an
+        // `// eslint-disable-next-line` may stand between).
+        let mut p = n.prev_sibling();
+        let mut comments = false;
+        while let Some(c) = p.filter(|c| c.kind_name() == "comment") {
+            if src[c.start_byte()..].starts_with(b"/**") {
+                return Some(c);
+            }
+            comments = true;
+            p = c.prev_sibling();
+        }
+        if comments {
+            return None;
+        }
+        let parent = n.parent()?;
+        if !matches!(
+            parent.kind_name(),
+            "variable_declarator"
+                | "lexical_declaration"
+                | "variable_declaration"
+                | "assignment_expression"
+                | "expression_statement"
+                | "export_statement"
+                | "pair"
+                | "parenthesized_expression"
+        ) {
+            return None;
+        }
+        n = parent;
+    }
+    None
 }
 
 fn skip_parens(n: Node) -> Node {

@@ -173,6 +173,11 @@ impl Writer<'_> {
                 self.expr(f, t, c, vars);
                 t.raw(")");
             }
+            Expr::Elements(e) => {
+                t.raw("E(");
+                self.expr(f, t, e, vars);
+                t.raw(")");
+            }
             Expr::Instance(c) => {
                 t.raw("N(");
                 self.expr(f, t, c, vars);

@@ -935,3 +935,249 @@ fn prototypes_indexed_member_types_and_merged_jsdoc_names() {
     assert_eq!(at("3:36"), ["t.ts:TestScheduler.createTime"]);
     assert_eq!(at("6:20"), ["t.ts:TimeoutError"]);
 }
+
+#[test]
+fn type_parameters_take_their_constraints_members() {
+    let r = resolve_all(&[
+        (
+            "r.ts",
+            "export class R { go() {} }\nexport class Other { other() {} }\n",
+        ),
+        (
+            "b.ts",
+            "import { R } from './r';\n\
+             export function h<T extends R>(x: T) { x.go() }\n\
+             export class Box<T extends R> { m(x: T) { x.go() } }\n\
+             export function s<T extends string>(x: T) { x.other() }\n\
+             export function u<T>(x: T) { x.other() }\n",
+        ),
+    ]);
+    assert_eq!(targets(&r, "2:42"), ["r.ts:R.go"]);
+    assert_eq!(targets(&r, "3:45"), ["r.ts:R.go"]);
+    let go: Vec<_> = r.0.iter().filter(|e| e.1 == "r.ts:R.go").collect();
+    assert!(go.iter().all(|e| e.3 == Strategy::TypedReceiver), "{go:?}");
+    // A string's members are not in the repository: no guess.
+    assert!(targets(&r, "4:48").is_empty(), "{:?}", r.0);
+    // An unconstrained parameter is still unknown: the unique name is guessed.
+    assert_eq!(targets(&r, "5:32"), ["r.ts:Other.other"]);
+    // A constraint of an outside type and a type literal has no in-repo
+    // member: `other` is the literal's property.
+    let r = resolve_all(&[
+        ("r.ts", "export class Other { other() {} }\n"),
+        (
+            "b.ts",
+            "export function f<T extends Extract<string, { a: 1 }> & { other: () => void }>(x: T) {\n\
+             x.other() }\n",
+        ),
+    ]);
+    assert!(r.0.iter().all(|e| e.1 != "r.ts:Other.other"), "{:?}", r.0);
+    assert!(r.1.is_empty(), "{:?}", r.1);
+}
+
+#[test]
+fn object_type_parameters_type_their_properties() {
+    let r = resolve_all(&[
+        (
+            "r.ts",
+            "export class R { go() {} }\nexport class Other { cleanup() {} }\n",
+        ),
+        (
+            "b.ts",
+            "import { R } from './r';\n\
+             export function f({ r }: { r: R }) { r.go() }\n\
+             export function g(o: { r: R; cleanup: () => void }) { o.r.go(); o.cleanup() }\n",
+        ),
+    ]);
+    assert_eq!(targets(&r, "2:40"), ["r.ts:R.go"]);
+    assert_eq!(targets(&r, "3:59"), ["r.ts:R.go"]);
+    // `cleanup` is the type literal's property, not `Other.cleanup`.
+    assert!(r.0.iter().all(|e| e.1 != "r.ts:Other.cleanup"), "{:?}", r.0);
+    assert!(r.1.is_empty(), "{:?}", r.1);
+}
+
+#[test]
+fn functions_of_a_declared_function_type_take_its_parameter_types() {
+    let r = resolve_all(&[
+        (
+            "types.ts",
+            "export class Props { go() {} }\nexport class Other { go() {} }\n\
+             export type Logic = (props: Props) => void;\n",
+        ),
+        (
+            "b.ts",
+            "import { Props, Logic } from './types';\n\
+             export const a: Logic = (props) => { props.go() };\n\
+             export const b = (): Logic => (props) => { props.go() };\n\
+             export const c: (p: Props) => void = (p) => p.go();\n\
+             function inner() { const d: Logic = function (q) { q.go() }; }\n",
+        ),
+    ]);
+    assert_eq!(targets(&r, "2:44"), ["types.ts:Props.go"]);
+    assert_eq!(targets(&r, "3:50"), ["types.ts:Props.go"]);
+    assert_eq!(targets(&r, "4:47"), ["types.ts:Props.go"]);
+    assert_eq!(targets(&r, "5:54"), ["types.ts:Props.go"]);
+    assert!(r.1.is_empty(), "{:?}", r.1);
+}
+
+#[test]
+fn names_declared_as_a_value_and_a_type_import_the_type_node() {
+    let r = resolve_all(&[
+        (
+            "m.ts",
+            "export const Mode = { A: 'a' } as const;\n\
+             export type Mode = (typeof Mode)[keyof typeof Mode];\n",
+        ),
+        (
+            "b.ts",
+            "import { Mode } from './m';\nexport const x: Mode = Mode.A;\n",
+        ),
+    ]);
+    // The import names both declarations; the type alias is the node.
+    assert_eq!(targets(&r, "1:10"), ["m.ts:Mode"]);
+    // The value use is the constant, no node.
+    assert!(targets(&r, "2:24").is_empty(), "{:?}", r.0);
+    assert_eq!(targets(&r, "2:17"), ["m.ts:Mode"]);
+}
+
+#[test]
+fn array_elements_are_typed_in_callbacks_and_for_of() {
+    let r = resolve_all(&[
+        (
+            "o.ts",
+            "export class Opt { is() {} }\nexport class Other { is() {} }\n",
+        ),
+        (
+            "c.ts",
+            "import { Opt } from './o';\n\
+             export class C {\n\
+             opts: Opt[] = [];\n\
+             m(xs: Array<Opt>) {\n\
+             for (const o of this.opts) { o.is(); }\n\
+             xs.filter((x) => x.is()).forEach((y) => y.is());\n\
+             this.opts.map((o, i) => i);\n\
+             }\n\
+             }\n",
+        ),
+        (
+            "d.js",
+            "const { Opt } = require('./o');\n\
+             class D {\n\
+             constructor() {\n\
+             /** @type {Opt[]} */\n\
+             this.opts = [];\n\
+             }\n\
+             m() { this.opts.find((o) => o.is()); }\n\
+             }\n",
+        ),
+    ]);
+    assert_eq!(targets(&r, "5:32"), ["o.ts:Opt.is"]);
+    assert_eq!(targets(&r, "6:20"), ["o.ts:Opt.is"]);
+    assert_eq!(targets(&r, "6:43"), ["o.ts:Opt.is"]);
+    assert_eq!(targets(&r, "7:31"), ["o.ts:Opt.is"]);
+    assert!(r.1.is_empty(), "{:?}", r.1);
+}
+
+#[test]
+fn commonjs_aliases_own_exports_and_jsdoc_types() {
+    let r = resolve_all(&[
+        (
+            "ws.js",
+            "class WebSocket { send2() {} }\nmodule.exports = WebSocket;\n",
+        ),
+        ("util.js", "exports.a = function () {};\nexports.b = function () { exports.a(); module.exports.a(); };\n"),
+        ("obj.js", "module.exports = { x: 1 };\n"),
+        (
+            "idx.js",
+            "const WebSocket = require('./ws');\nvar obj = require('./obj');\n\
+             /**\n * @param {WebSocket} w\n * @param {Buffer} b\n */\n\
+             function f(w, b) { w.send2(); b.send2(); }\n\
+             /**\n * @extends WebSocket\n */\nclass Sub extends WebSocket {}\n",
+        ),
+        ("e.ts", "import W = require('./ws');\nexport {};\n"),
+    ]);
+    // The variable a JavaScript require() makes is an alias of the export.
+    assert_eq!(targets(&r, "1:7"), ["ws.js:WebSocket"]);
+    // No module or object literal is a definition the alias could name.
+    assert!(targets(&r, "2:5").is_empty(), "{:?}", r.0);
+    // So is the name of TypeScript's `import x = require()`.
+    let e: Vec<_> =
+        r.0.iter()
+            .filter(|e| e.0 == "e.ts")
+            .map(|e| (e.1.as_str(), e.4.as_str()))
+            .collect();
+    assert!(e.contains(&("ws.js:WebSocket", "1:8")), "{e:?}");
+    // `exports.a()` and `module.exports.a()` in the module itself.
+    let util: Vec<_> =
+        r.0.iter()
+            .filter(|e| e.0 == "util.js:b")
+            .map(|e| (e.1.as_str(), e.4.as_str()))
+            .collect();
+    assert_eq!(util, [("util.js:a", "2:35"), ("util.js:a", "2:55")]);
+    // A JSDoc @param type types the parameter; a global type is no guess.
+    assert_eq!(targets(&r, "7:22"), ["ws.js:WebSocket.send2"]);
+    assert!(targets(&r, "7:33").is_empty(), "{:?}", r.0);
+    assert!(r.1.is_empty(), "{:?}", r.1);
+    // `@extends X` names the class.
+    assert_eq!(targets(&r, "9:13"), ["ws.js:WebSocket"]);
+    // JSDoc typedef imports: the member is a reference, the typedef types
+    // parameters; names inside union types are references.
+    let r = resolve_all(&[
+        (
+            "cmd.js",
+            "class Command { help() {} }\nexports.Command = Command;\n",
+        ),
+        (
+            "help.js",
+            "/**\n * @typedef { import(\"./cmd.js\").Command } Command\n */\n\
+             const { Command: Real } = require('./cmd.js');\n\
+             /**\n * @param {Command} cmd\n * @returns {(string|Real)}\n */\n\
+             function f(cmd) { cmd.help(); }\n",
+        ),
+    ]);
+    assert_eq!(targets(&r, "2:34"), ["cmd.js:Command"]);
+    assert_eq!(targets(&r, "9:23"), ["cmd.js:Command.help"]);
+    assert_eq!(targets(&r, "7:22"), ["cmd.js:Command"]);
+    // `@returns {T}` types a call's result.
+    let r = resolve_all(&[(
+        "c.js",
+        "class Command {\n\
+         /** @return {Command} */\n\
+         find() { return lookup(); }\n\
+         help() { this.find().help(); }\n\
+         }\n",
+    )]);
+    assert_eq!(targets(&r, "4:22"), ["c.js:Command.help"]);
+    // `@type {T}` declares a field or a variable, past a line comment.
+    let r = resolve_all(&[(
+        "c.js",
+        "class Command {\n\
+         constructor() {\n\
+         /** @type {(Command|null)} */\n\
+         this.parent = null;\n\
+         }\n\
+         help() {\n\
+         this.parent.help();\n\
+         /** @type {Command} */\n\
+         // eslint-disable-next-line\n\
+         let cmd = this.parent;\n\
+         cmd.help();\n\
+         }\n\
+         }\n",
+    )]);
+    assert_eq!(targets(&r, "7:13"), ["c.js:Command.help"]);
+    assert_eq!(targets(&r, "11:5"), ["c.js:Command.help"]);
+    // A function in a parameter's default value keeps the outer JSDoc.
+    let r = resolve_all(&[
+        (
+            "ws.js",
+            "class WebSocket { send2() {} }\nmodule.exports = WebSocket;\n",
+        ),
+        (
+            "idx.js",
+            "const WebSocket = require('./ws');\n\
+             /**\n * @param {Function} f\n * @param {WebSocket} w\n */\n\
+             function g(f = function (x) {}, w) { w.send2(); }\n",
+        ),
+    ]);
+    assert_eq!(targets(&r, "6:40"), ["ws.js:WebSocket.send2"]);
+}
