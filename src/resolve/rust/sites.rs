@@ -555,7 +555,7 @@ impl Cx<'_, '_> {
         while d != 0 {
             let def = &self.defs[d as usize];
             if is_fn(def.kind) {
-                if ns == Ns::Any {
+                if ns != Ns::Macro {
                     if let Some(&x) = self.local_items.get(&(d, name)) {
                         return Some((Res::Def(self.sym(x)), How::Local));
                     }
@@ -591,10 +591,10 @@ impl Cx<'_, '_> {
 
     fn path_site(&mut self, site: &Site, segs: &[(u32, Pos)], role: Role, hidden: u8) {
         let names: Vec<u32> = segs.iter().map(|s| self.g[s.0 as usize]).collect();
-        let ns = if role == Role::Macro {
-            Ns::Macro
-        } else {
-            Ns::Any
+        let ns = match role {
+            Role::Macro => Ns::Macro,
+            Role::Call => Ns::Value,
+            _ => Ns::Any,
         };
         let m = self.fm + site.module;
         let src = site.src;
@@ -859,19 +859,13 @@ impl Cx<'_, '_> {
         &self,
         m: u32,
         path: &[u32],
+        ns: Ns,
         first: super::index::FirstLookup,
     ) -> (super::index::PathWalk, &str) {
         let names: Vec<u32> = path.iter().map(|&n| self.g[n as usize]).collect();
-        let w = self.ix.walk_from(
-            self.world,
-            self.file,
-            m,
-            &names,
-            Ns::Any,
-            0,
-            None,
-            Some(first),
-        );
+        let w = self
+            .ix
+            .walk_from(self.world, self.file, m, &names, ns, 0, None, Some(first));
         let last = path.last().map(|&l| self.gstr(l)).unwrap_or("");
         (w, last)
     }
@@ -902,7 +896,7 @@ impl Cx<'_, '_> {
                 _ => TyRes::Unknown,
             },
             Recv::Call(path) => {
-                let (w, last) = self.walk_recv_path(m, path, &first);
+                let (w, last) = self.walk_recv_path(m, path, Ns::Value, &first);
                 if w.external {
                     return TyRes::External;
                 }
@@ -941,6 +935,13 @@ impl Cx<'_, '_> {
                         let name = self.g[*name as usize];
                         match self.ix.assoc(self.world, t, name).first() {
                             Some(&d) => self.ix.ret_ty(self.world, d),
+                            // `self.enumerate()` in `trait Itertools: Iterator`:
+                            // the outside supertrait's method, returning its type.
+                            None if self.ix.blanket_method(t, name).is_none()
+                                && self.ix.has_ext_super(t, 0) =>
+                            {
+                                TyRes::External
+                            }
                             None => TyRes::Unknown,
                         }
                     }
@@ -963,7 +964,7 @@ impl Cx<'_, '_> {
                 _ => TyRes::Unknown,
             },
             Recv::Variant(path, field) => {
-                let (w, last) = self.walk_recv_path(m, path, &first);
+                let (w, last) = self.walk_recv_path(m, path, Ns::Any, &first);
                 // A dependency's enum (`Option::Some(x)`) may hold anything.
                 if w.external {
                     return TyRes::Unknown;

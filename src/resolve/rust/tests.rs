@@ -714,3 +714,71 @@ pub type Array = std::rc::Rc<Vec<u8>>;
         "implements shop_app::dfa::Array -> shop_app::dfa::ToSql @8:6 Local",
     );
 }
+
+#[test]
+fn impls_for_references_to_a_generic_are_blanket() {
+    // `impl<I: Peek> Peek for &mut I` is no impl of the trait `Peek` itself:
+    // `self.peek()` in the trait reaches the trait's method, and
+    // `(*self).peek()` in the impl is not a call of the impl's own method
+    // (itertools' `PeekingNext`; rust-analyzer: the trait's method).
+    let src = r#"
+pub trait Peek { fn peek(&mut self); fn twice(&mut self) { self.peek() } }
+impl<I: Peek> Peek for &mut I {
+    fn peek(&mut self) { (*self).peek() }
+}
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::Peek::twice -> shop_app::Peek::peek @2:65 SelfMember",
+    );
+    assert_has(
+        &g,
+        "implements shop_app::&mutI::peek -> shop_app::Peek::peek Path",
+    );
+    assert_none(&g, "calls shop_app::&mutI::peek -> shop_app::&mutI::peek");
+}
+
+#[test]
+fn called_names_are_looked_up_as_values() {
+    // A module and the fn it re-exports share a name (itertools'
+    // `peek_nth`): a call names the fn, and its return type types `p`.
+    // A struct with named fields is no value: `Values(1)` is the variant
+    // a glob brings (http's `HeaderMap` cursor), not the struct.
+    let lib = r#"mod peek;
+pub use peek::peek;
+pub struct Values { pub i: usize }
+enum Cursor { Head, Values(usize) }
+use self::Cursor::*;
+fn cursor() -> Cursor { Values(1) }
+pub fn user() { let mut p = crate::peek(); p.next(); }
+"#;
+    let peek = "pub struct Peek;\nimpl Peek { pub fn next(&mut self) {} }\npub fn peek() -> Peek { Peek }\n";
+    let g = graph(&[("src/lib.rs", lib), ("src/peek.rs", peek)]);
+    assert_has(
+        &g,
+        "calls shop_app::user -> shop_app::peek::peek @7:36 ReExport",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::user -> shop_app::peek::Peek::next @7:46 TypedReceiver",
+    );
+    assert_none(&g, "calls shop_app::cursor -> shop_app::Values");
+}
+
+#[test]
+fn methods_missing_on_a_trait_with_an_outside_supertrait_are_outside() {
+    // `self.enumerate()` in `trait Itertools: Iterator` is `Iterator`'s and
+    // returns a std type: its `max_by` is no in-repo method of that name
+    // (rust-analyzer refuted 6 such guesses on itertools).
+    let src = r#"
+pub trait Ext: Iterator { fn pos_max(self) { self.enumerate().max_by(1); } }
+pub struct Group;
+impl Group { pub fn max_by(&self, x: u8) {} }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_none(
+        &g,
+        "calls shop_app::Ext::pos_max -> shop_app::Group::max_by",
+    );
+}
