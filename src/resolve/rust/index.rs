@@ -133,6 +133,11 @@ pub struct Index {
     pub blanket_traits: HashSet<(SymId, SymId)>,
     /// Method name → (method of a trait with a blanket impl, its bound `B`).
     pub blanket_methods: HashMap<u32, Vec<(SymId, SymId)>>,
+    /// Method name → (method, trait) of extension traits: traits with a
+    /// blanket impl for types bound by an outside trait, or by none
+    /// (`impl<T: Iterator + ?Sized> Itertools for T`), callable on outside
+    /// types. The method is the blanket impl's own, else the trait's.
+    pub ext_methods: HashMap<u32, Vec<(SymId, SymId)>>,
     /// (struct, field name) → (file, index in `Scope::fields`).
     pub fields: HashMap<(SymId, u32), (FileIdx, u32)>,
     /// Structs with named fields: types only, never values.
@@ -217,6 +222,7 @@ pub fn build(world: &World) -> Index {
         traits: HashSet::default(),
         blanket_traits: HashSet::default(),
         blanket_methods: HashMap::default(),
+        ext_methods: HashMap::default(),
         fields: HashMap::default(),
         braced: HashSet::default(),
         rets: HashMap::default(),
@@ -589,6 +595,8 @@ pub fn build(world: &World) -> Index {
             .collect()
     };
     // Last, the tables of impls and supertraits, in file order.
+    let mut ext_traits: HashSet<SymId> = HashSet::default();
+    let mut ext_impl_methods: HashMap<(SymId, u32), SymId> = HashMap::default();
     for (&f, types) in rust_files.iter().zip(resolved) {
         let Some(scope) = scope_of(world, f) else {
             continue;
@@ -598,6 +606,18 @@ pub fn build(world: &World) -> Index {
                 ix.impl_trait.insert((f, i as u32), t);
                 if let Some(b) = res.bound {
                     ix.blanket_traits.insert((t, b));
+                }
+                if res.ext_bound {
+                    ext_traits.insert(t);
+                    // What the blanket impl itself defines is what such a
+                    // call reaches.
+                    for &md in &imp.methods {
+                        if let Some(&name) = def_names[f.0 as usize].get(md as usize) {
+                            ext_impl_methods
+                                .entry((t, name))
+                                .or_insert(SymId { file: f, def: md });
+                        }
+                    }
                 }
             }
             let Some(t) = res.self_ty else {
@@ -651,10 +671,20 @@ pub fn build(world: &World) -> Index {
         }
     }
     ix.off = off;
-    if !ix.blanket_traits.is_empty() {
+    if !ix.blanket_traits.is_empty() || !ext_traits.is_empty() {
         let mut by_trait: HashMap<SymId, Vec<(u32, SymId)>> = HashMap::default();
         for (&(tr, name), &m) in &ix.trait_methods {
             by_trait.entry(tr).or_default().push((name, m));
+        }
+        for &tr in &ext_traits {
+            for &(name, m) in by_trait.get(&tr).into_iter().flatten() {
+                let m = ext_impl_methods.get(&(tr, name)).copied().unwrap_or(m);
+                ix.ext_methods.entry(name).or_default().push((m, tr));
+            }
+        }
+        // Deterministic order whatever the hash tables' order.
+        for v in ix.ext_methods.values_mut() {
+            v.sort();
         }
         for &(tr, bound) in &ix.blanket_traits {
             for &(name, m) in by_trait.get(&tr).into_iter().flatten() {
@@ -671,6 +701,8 @@ struct ImplTypes {
     tr: Option<SymId>,
     /// The bound `B` of a blanket `impl<T: B> Tr for T`.
     bound: Option<SymId>,
+    /// A blanket impl whose bound is an outside trait, or that has none.
+    ext_bound: bool,
 }
 
 /// One file's impls (in order) and supertraits (trait def, supertrait),
@@ -717,12 +749,21 @@ fn file_types(ix: &Index, world: &World, f: FileIdx) -> FileTypes {
         } else {
             path(&imp.tr, m)
         };
-        let bound = if tr.is_some() && imp.blanket && !imp.bound.is_empty() {
-            path(&imp.bound, m)
-        } else {
-            None
+        let blanket = tr.is_some() && imp.blanket;
+        let (bound, ext_bound) = match blanket {
+            true if imp.bound.is_empty() => (None, true),
+            true => {
+                let w = walk(&imp.bound, m);
+                (w.last_def(), w.external)
+            }
+            false => (None, false),
         };
-        out.impls.push(ImplTypes { self_ty, tr, bound });
+        out.impls.push(ImplTypes {
+            self_ty,
+            tr,
+            bound,
+            ext_bound,
+        });
     }
     for s in &scope.supers {
         let w = walk(&s.path, base + s.module);

@@ -758,7 +758,26 @@ impl Cx<'_, '_> {
                     }
                 }
             }
-            TyRes::Wrap(_) | TyRes::External | TyRes::Container(_) | TyRes::Map(..) => {}
+            // A collection itself has inherent methods an extension trait
+            // may share (`Vec::concat`, `Itertools::concat`); an iterator
+            // over it (`v.iter()`) has not.
+            TyRes::Container(_) | TyRes::Map(..) if !self.is_iterator(recv) => {}
+            TyRes::External | TyRes::Container(_) | TyRes::Map(..) => match self
+                .ext_method(site, name, &text, args)
+            {
+                Ok(d) => self.edge(
+                    self.sym(src),
+                    d,
+                    EdgeKind::Calls,
+                    Strategy::Member { k: 1 },
+                    Some(pos),
+                ),
+                Err(0) => {}
+                Err(k) => {
+                    self.unresolved(src, &text, EdgeKind::Calls, pos, &format!("{k} candidates"))
+                }
+            },
+            TyRes::Wrap(_) => {}
             TyRes::Unknown => {
                 let all = self.ix.methods_by_name.get(&name).map_or(0, Vec::len);
                 if all > MAX_MEMBER_SCAN {
@@ -816,6 +835,81 @@ impl Cx<'_, '_> {
                     }
                 }
             }
+        }
+    }
+
+    /// Whether receiver `r` is a collection's iterator (`v.iter()`,
+    /// `m.values().rev()`), not the collection.
+    fn is_iterator(&self, r: u32) -> bool {
+        let Some(Recv::Method(_, name)) = self.refs.recvs.get(r as usize) else {
+            return false;
+        };
+        matches!(
+            self.gstr(*name),
+            "iter"
+                | "iter_mut"
+                | "into_iter"
+                | "drain"
+                | "filter"
+                | "rev"
+                | "skip"
+                | "take"
+                | "chain"
+                | "cloned"
+                | "copied"
+                | "peekable"
+                | "skip_while"
+                | "take_while"
+                | "inspect"
+                | "by_ref"
+                | "step_by"
+                | "keys"
+                | "values"
+                | "values_mut"
+                | "into_keys"
+                | "into_values"
+        )
+    }
+
+    /// The one method of an extension trait in scope at `site` (see
+    /// `Index::ext_methods`) that `x.name(…)` with `args` arguments on an
+    /// outside type `x` can reach; else how many there are. A name std
+    /// types have themselves is theirs, not an extension's.
+    fn ext_method(&self, site: &Site, name: u32, text: &str, args: u8) -> Result<SymId, usize> {
+        let Some(all) = self.ix.ext_methods.get(&name) else {
+            return Err(0);
+        };
+        if COMMON_METHODS.binary_search(&text).is_ok() {
+            return Err(0);
+        }
+        let m = self.fm + site.module;
+        let cands: Vec<SymId> = all
+            .iter()
+            .filter(|(c, _)| match self.ix.sigs.get(c) {
+                Some(&(params, has_self)) => has_self && (args == UNKNOWN_ARGS || params == args),
+                None => true,
+            })
+            .filter(|&&(_, tr)| {
+                // The trait is in scope: defined or imported in the module
+                // or the enclosing fns.
+                let Some(tn) = self.ix.gname(&self.world.def(tr).name) else {
+                    return false;
+                };
+                let found = self
+                    .local_lookup(site.src, tn, Ns::Any)
+                    .map(|(r, _)| r)
+                    .or_else(|| {
+                        self.ix
+                            .lookup(self.world, m, tn, Ns::Any, 0, None)
+                            .map(|(r, _)| r)
+                    });
+                found == Some(Res::Def(tr))
+            })
+            .map(|&(c, _)| c)
+            .collect();
+        match cands.as_slice() {
+            [d] => Ok(*d),
+            _ => Err(cands.len()),
         }
     }
 
@@ -945,9 +1039,20 @@ impl Cx<'_, '_> {
                             None => TyRes::Unknown,
                         }
                     }
-                    // Methods of std/dependency types return their own
+                    // An extension trait's method returns its declared
+                    // type (`Self` there is the outside receiver's type);
+                    // methods of std/dependency types return their own
                     // types, except accessors of what a container holds.
-                    (TyRes::External, m) if !ELEMENT_ACCESSORS.contains(&m) => TyRes::External,
+                    (TyRes::External, m) => {
+                        match self.ext_method(site, self.g[*name as usize], m, UNKNOWN_ARGS) {
+                            Ok(d) => match self.ix.ret_ty(self.world, d) {
+                                TyRes::Def(t) if self.ix.traits.contains(&t) => TyRes::External,
+                                other => other,
+                            },
+                            Err(_) if !ELEMENT_ACCESSORS.contains(&m) => TyRes::External,
+                            Err(_) => TyRes::Unknown,
+                        }
+                    }
                     _ => TyRes::Unknown,
                 }
             }

@@ -782,3 +782,57 @@ impl Group { pub fn max_by(&self, x: u8) {} }
         "calls shop_app::Ext::pos_max -> shop_app::Group::max_by",
     );
 }
+
+#[test]
+fn extension_trait_methods_reach_outside_receivers() {
+    // `impl<T: Iterator + ?Sized> Ext for T`: where `Ext` is in scope, its
+    // methods are called on std iterators (itertools' `collect_vec`), on
+    // ranges and `vec![…]`, and their return types type what follows; a
+    // method the blanket impl defines is the impl's. Out of scope, no edge.
+    let ext = r#"pub trait Ext: Iterator {
+    fn pairs(self) -> Pairs<Self> where Self: Sized { Pairs(self) }
+    fn odd(self) -> u8;
+}
+impl<T: Iterator + ?Sized> Ext for T { fn odd(self) -> u8 { 1 } }
+pub struct Pairs<I>(I);
+impl<I> Pairs<I> { pub fn total(&self) -> usize { 0 } }
+"#;
+    let user = r#"use crate::ext::Ext;
+pub fn u(s: &str, xs: &[u8]) { s.chars().pairs().total(); xs.iter().pairs(); }
+pub fn v() { (0..3).odd(); vec![1].into_iter().pairs(); }
+pub fn w(v: Vec<u8>) { v.pairs(); }
+"#;
+    let other = "pub fn o(s: &str) { s.chars().pairs(); }\n";
+    let g = graph(&[
+        (
+            "src/lib.rs",
+            "pub mod ext;\npub mod user;\npub mod other;\n",
+        ),
+        ("src/ext.rs", ext),
+        ("src/user.rs", user),
+        ("src/other.rs", other),
+    ]);
+    assert_has(
+        &g,
+        "calls shop_app::user::u -> shop_app::ext::Ext::pairs @2:42 Member { k: 1 }",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::user::u -> shop_app::ext::Pairs::total @2:50 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::user::u -> shop_app::ext::Ext::pairs @2:69 Member { k: 1 }",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::user::v -> shop_app::ext::T::odd @3:21 Member { k: 1 }",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::user::v -> shop_app::ext::Ext::pairs @3:48 Member { k: 1 }",
+    );
+    // A collection is no iterator: its own methods may share the name.
+    assert_none(&g, "calls shop_app::user::w");
+    assert_none(&g, "calls shop_app::other::o");
+}
