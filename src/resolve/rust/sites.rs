@@ -1019,6 +1019,23 @@ impl Cx<'_, '_> {
                         "unwrap" | "expect" | "unwrap_or" | "unwrap_or_default" | "unwrap_or_else"
                         | "borrow" | "borrow_mut" | "get_mut" | "into_inner" | "unwrap_unchecked",
                     ) => *x,
+                    // A conversion of an in-repo type is what its impl
+                    // returns (`impl AsRef<[u8]> for Value`), not the type;
+                    // only `borrow` has std's blanket `Borrow<T> for T`
+                    // (not for a trait's `Self: BorrowMut<[usize]>`).
+                    (
+                        TyRes::Def(t),
+                        m @ ("as_ref" | "as_mut" | "borrow" | "borrow_mut" | "deref"),
+                    ) => {
+                        let t = self.ix.unalias(self.world, t);
+                        match self.ix.assoc(self.world, t, self.g[*name as usize]).first() {
+                            Some(&d) => self.ix.ret_ty(self.world, d),
+                            None if m.starts_with("borrow") && !self.ix.has_ext_super(t, 0) => {
+                                TyRes::Def(t)
+                            }
+                            None => TyRes::Unknown,
+                        }
+                    }
                     (
                         t,
                         "clone" | "to_owned" | "as_ref" | "as_mut" | "borrow" | "borrow_mut"

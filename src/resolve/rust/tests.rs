@@ -836,3 +836,29 @@ pub fn w(v: Vec<u8>) { v.pairs(); }
     assert_none(&g, "calls shop_app::user::w");
     assert_none(&g, "calls shop_app::other::o");
 }
+
+#[test]
+fn conversions_of_in_repo_types_return_what_their_impls_say() {
+    // `self.as_ref().len()` in http's `HeaderValue::len` is the slice's
+    // `len`, and `self.borrow().len()` in itertools' `trait PoolIndex:
+    // BorrowMut<[usize]>` too: neither calls the method it is in.
+    let src = r#"
+pub struct Value;
+impl Value { pub fn len(&self) -> usize { self.as_ref().len() } }
+impl AsRef<[u8]> for Value { fn as_ref(&self) -> &[u8] { &[] } }
+pub trait Pool: std::borrow::BorrowMut<[usize]> {
+    fn len(&self) -> usize { self.borrow().len() }
+}
+pub struct Cell;
+impl Cell { pub fn get(&self) -> u8 { 0 } }
+pub fn f(c: Cell) { c.borrow().get(); }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_none(&g, "calls shop_app::Value::len -> shop_app::Value::len");
+    assert_none(&g, "calls shop_app::Pool::len -> shop_app::Pool::len");
+    // std's `Borrow<T> for T`: the same type.
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Cell::get @10:32 TypedReceiver",
+    );
+}

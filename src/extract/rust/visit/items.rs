@@ -306,7 +306,7 @@ impl<'s> V<'s> {
             let mut cursor = bounds.walk();
             let kids: Vec<Node> = bounds.named_children(&mut cursor).collect();
             for b in kids {
-                if let Ty::Path(path) = self.ty_role(b, Role::Extends(def)) {
+                if let Ty::Path(path) | Ty::Generic(path, _) = self.ty_role(b, Role::Extends(def)) {
                     self.scope.supers.push(Super {
                         def,
                         module: self.module,
