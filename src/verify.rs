@@ -287,7 +287,10 @@ pub async fn verify(
                                         file: &l.path,
                                         text: &ltext,
                                     };
-                                    let next = pool.definition(ldoc, l.pos).await?;
+                                    // `impl IntoIterator for &'a ChunkBy`: the
+                                    // answer is the `&`; the type's name follows.
+                                    let at = past_reference(&ltext, l.pos);
+                                    let next = pool.definition(ldoc, at).await?;
                                     if !next.is_empty() {
                                         locs = next;
                                     }
@@ -779,6 +782,35 @@ impl Twins<'_> {
 }
 
 /// Whether the identifier at `pos` (1-based, columns in UTF-8 bytes) is `Self`.
+/// The position of the type a reference type at `pos` names: past `&`,
+/// `&mut`, a lifetime, `*const`/`*mut` (`pos` itself when none stands there).
+fn past_reference(text: &str, pos: Pos) -> Pos {
+    let Some(line) = text.lines().nth(pos.line.saturating_sub(1) as usize) else {
+        return pos;
+    };
+    let start = pos.column.saturating_sub(1) as usize;
+    let Some(rest) = line.get(start..) else {
+        return pos;
+    };
+    if !rest.starts_with(['&', '*']) {
+        return pos;
+    }
+    let mut r = rest[1..].trim_start_matches(['&', ' ']);
+    if let Some(l) = r.strip_prefix('\'') {
+        r = l.trim_start_matches(|c: char| c.is_alphanumeric() || c == '_');
+        r = r.trim_start();
+    }
+    for word in ["mut ", "const "] {
+        if let Some(w) = r.strip_prefix(word) {
+            r = w.trim_start();
+        }
+    }
+    Pos {
+        line: pos.line,
+        column: pos.column + (rest.len() - r.len()) as u32,
+    }
+}
+
 fn is_self_keyword(text: &str, pos: Pos) -> bool {
     text.lines()
         .nth(pos.line.saturating_sub(1) as usize)
@@ -1175,6 +1207,18 @@ mod discovery_tests {
         let targets = [at(1, 1), at(2, 1), at(4, 5), at(4, 1)];
         let skipped = unmodelled_targets(&store, targets.iter()).unwrap();
         assert_eq!(skipped, vec![at(1, 1), at(2, 1)]);
+    }
+
+    #[test]
+    fn references_are_skipped_to_the_type_they_name() {
+        // itertools' `impl IntoIterator for &'a ChunkBy<K, I, F>`:
+        // rust-analyzer answers `Self` with the `&` (column 36).
+        let text = "impl<'a, K, I, F> IntoIterator for &'a ChunkBy<K, I, F> {}\nimpl X for &mut Y {}\nimpl X for Z {}\n";
+        let at = |line, column| Pos { line, column };
+        assert_eq!(past_reference(text, at(1, 36)), at(1, 40));
+        assert_eq!(past_reference(text, at(2, 12)), at(2, 17));
+        assert_eq!(past_reference(text, at(3, 12)), at(3, 12));
+        assert_eq!(past_reference(text, at(9, 1)), at(9, 1));
     }
 
     #[test]
