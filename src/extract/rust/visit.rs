@@ -527,7 +527,7 @@ impl<'s> V<'s> {
             "identifier" => self.ident_value(n),
             "self" => 1,
             "scoped_identifier" | "generic_function" => {
-                match self.value_path(n, Role::Ref) {
+                match self.value_path(n, Role::Value) {
                     // `Status::Paid`, `Unit`: a value of the type (resolve
                     // tells an enum variant from a const by its case).
                     Some(names) => self.recv(Recv::Ty(Ty::Path(names))),

@@ -593,7 +593,7 @@ impl Cx<'_, '_> {
         let names: Vec<u32> = segs.iter().map(|s| self.g[s.0 as usize]).collect();
         let ns = match role {
             Role::Macro => Ns::Macro,
-            Role::Call => Ns::Value,
+            Role::Call | Role::Value => Ns::Value,
             _ => Ns::Any,
         };
         let m = self.fm + site.module;
@@ -604,7 +604,7 @@ impl Cx<'_, '_> {
             .walk_from(self.world, self.file, m, &names, ns, 0, None, Some(&first));
         let last_kind = match role {
             Role::Call | Role::Macro => EdgeKind::Calls,
-            Role::Ref => EdgeKind::References,
+            Role::Ref | Role::Value => EdgeKind::References,
             Role::ImplTrait(_) => EdgeKind::Implements,
             Role::Extends(_) => EdgeKind::Extends,
         };

@@ -862,3 +862,25 @@ pub fn f(c: Cell) { c.borrow().get(); }
         "calls shop_app::f -> shop_app::Cell::get @10:32 TypedReceiver",
     );
 }
+
+#[test]
+fn value_paths_and_tuple_struct_patterns_are_looked_up_as_values() {
+    // http's `HeaderMap` cursor: `Values(idx) =>` and `x = Values(i)` name
+    // the variant a glob of an enum brings, not the braced `struct Values`;
+    // `let f = peek;` names the fn beside a module of that name.
+    let lib = r#"mod peek;
+pub use peek::peek;
+pub struct Values { pub i: usize }
+enum Cursor { Head, Values(usize) }
+use self::Cursor::*;
+fn step(c: Cursor) -> usize { match c { Values(i) => i, Head => 0 } }
+pub fn user() { let f = peek; }
+"#;
+    let peek = "pub fn peek() {}\n";
+    let g = graph(&[("src/lib.rs", lib), ("src/peek.rs", peek)]);
+    assert_none(&g, "references shop_app::step -> shop_app::Values");
+    assert_has(
+        &g,
+        "references shop_app::user -> shop_app::peek::peek @7:25 Import",
+    );
+}
