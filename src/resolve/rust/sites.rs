@@ -996,10 +996,24 @@ impl Cx<'_, '_> {
                 }
                 self.ix.value_ty(self.world, &w, path.len(), last, true)
             }
-            Recv::Method(base, name) => {
-                let base = self.eval(site, *base, depth + 1);
+            Recv::Method(base_r, name) => {
+                let base = self.eval(site, *base_r, depth + 1);
                 let text = self.gstr(*name);
                 match (base, text) {
+                    // An extension trait's method on an iterator over a
+                    // collection (`v.iter().tuple_windows()`): its return type.
+                    (TyRes::Container(_), m)
+                        if self.is_iterator(*base_r)
+                            && self.ix.ext_methods.contains_key(&self.g[*name as usize]) =>
+                    {
+                        match self.ext_method(site, self.g[*name as usize], m, UNKNOWN_ARGS) {
+                            Ok(d) => match self.ix.ret_ty(self.world, d) {
+                                TyRes::Def(t) if self.ix.traits.contains(&t) => TyRes::External,
+                                other => other,
+                            },
+                            Err(_) => TyRes::Unknown,
+                        }
+                    }
                     (TyRes::Container(x), m) => {
                         collection_method(TyRes::Container(x.clone()), *x, m)
                     }

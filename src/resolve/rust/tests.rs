@@ -801,6 +801,7 @@ impl<I> Pairs<I> { pub fn total(&self) -> usize { 0 } }
 pub fn u(s: &str, xs: &[u8]) { s.chars().pairs().total(); xs.iter().pairs(); }
 pub fn v() { (0..3).odd(); vec![1].into_iter().pairs(); }
 pub fn w(v: Vec<u8>) { v.pairs(); }
+pub fn x(v: Vec<u8>) { let p = v.iter().pairs(); p.total(); }
 "#;
     let other = "pub fn o(s: &str) { s.chars().pairs(); }\n";
     let g = graph(&[
@@ -831,6 +832,10 @@ pub fn w(v: Vec<u8>) { v.pairs(); }
     assert_has(
         &g,
         "calls shop_app::user::v -> shop_app::ext::Ext::pairs @3:48 Member { k: 1 }",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::user::x -> shop_app::ext::Pairs::total @5:52 TypedReceiver",
     );
     // A collection is no iterator: its own methods may share the name.
     assert_none(&g, "calls shop_app::user::w");
