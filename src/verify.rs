@@ -287,7 +287,10 @@ pub async fn verify(
                                         file: &l.path,
                                         text: &ltext,
                                     };
-                                    let next = pool.definition(ldoc, l.pos).await?;
+                                    // `impl IntoIterator for &'a ChunkBy`: the
+                                    // answer is the `&`; the type's name follows.
+                                    let at = past_reference(&ltext, l.pos);
+                                    let next = pool.definition(ldoc, at).await?;
                                     if !next.is_empty() {
                                         locs = next;
                                     }
@@ -459,6 +462,10 @@ pub async fn verify(
             groups.get_mut(&key).unwrap().targets.insert((path, pos));
         }
         let known = session.store.edge_sites()?;
+        // rust-analyzer lists the methods implementing a trait method (their
+        // names) among its references: the graph has them as `implements`
+        // edges, which have no site.
+        let implementations = session.store.implementations()?;
         let mut declarations = DefNames::default();
         let asked: BTreeSet<(String, u32, u32)> = verdicts
             .iter()
@@ -550,6 +557,17 @@ pub async fn verify(
                     };
                     let key = (rel.clone(), l.pos.line, l.pos.column);
                     if known.contains(&key) || asked.contains(&key) {
+                        continue;
+                    }
+                    if lang == Lang::Rust
+                        && implementations.contains(&(
+                            rel.clone(),
+                            l.pos.line,
+                            l.pos.column,
+                            tpath.clone(),
+                            tpos.line,
+                        ))
+                    {
                         continue;
                     }
                     if lang == Lang::Python
@@ -764,6 +782,35 @@ impl Twins<'_> {
 }
 
 /// Whether the identifier at `pos` (1-based, columns in UTF-8 bytes) is `Self`.
+/// The position of the type a reference type at `pos` names: past `&`,
+/// `&mut`, a lifetime, `*const`/`*mut` (`pos` itself when none stands there).
+fn past_reference(text: &str, pos: Pos) -> Pos {
+    let Some(line) = text.lines().nth(pos.line.saturating_sub(1) as usize) else {
+        return pos;
+    };
+    let start = pos.column.saturating_sub(1) as usize;
+    let Some(rest) = line.get(start..) else {
+        return pos;
+    };
+    if !rest.starts_with(['&', '*']) {
+        return pos;
+    }
+    let mut r = rest[1..].trim_start_matches(['&', ' ']);
+    if let Some(l) = r.strip_prefix('\'') {
+        r = l.trim_start_matches(|c: char| c.is_alphanumeric() || c == '_');
+        r = r.trim_start();
+    }
+    for word in ["mut ", "const "] {
+        if let Some(w) = r.strip_prefix(word) {
+            r = w.trim_start();
+        }
+    }
+    Pos {
+        line: pos.line,
+        column: pos.column + (rest.len() - r.len()) as u32,
+    }
+}
+
 fn is_self_keyword(text: &str, pos: Pos) -> bool {
     text.lines()
         .nth(pos.line.saturating_sub(1) as usize)
@@ -1163,6 +1210,18 @@ mod discovery_tests {
     }
 
     #[test]
+    fn references_are_skipped_to_the_type_they_name() {
+        // itertools' `impl IntoIterator for &'a ChunkBy<K, I, F>`:
+        // rust-analyzer answers `Self` with the `&` (column 36).
+        let text = "impl<'a, K, I, F> IntoIterator for &'a ChunkBy<K, I, F> {}\nimpl X for &mut Y {}\nimpl X for Z {}\n";
+        let at = |line, column| Pos { line, column };
+        assert_eq!(past_reference(text, at(1, 36)), at(1, 40));
+        assert_eq!(past_reference(text, at(2, 12)), at(2, 17));
+        assert_eq!(past_reference(text, at(3, 12)), at(3, 12));
+        assert_eq!(past_reference(text, at(9, 1)), at(9, 1));
+    }
+
+    #[test]
     fn self_is_told_from_names_starting_with_it() {
         let text = "impl A {\n    fn new() -> Self { Selfish }\n}\n";
         assert!(is_self_keyword(
@@ -1180,6 +1239,31 @@ mod discovery_tests {
             }
         ));
         assert!(!is_self_keyword(text, Pos { line: 9, column: 1 }));
+    }
+
+    #[test]
+    fn implementing_methods_are_known_to_the_graph() {
+        // rust-analyzer names `fn step` of `impl Walk for Fast` among the
+        // references of `Walk::step` (itertools: 52 such "discovered"
+        // references, http: 25): the graph has it as an `implements` edge.
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"w\"\n").unwrap();
+        std::fs::create_dir(root.join("src")).unwrap();
+        std::fs::write(
+            root.join("src/lib.rs"),
+            "pub trait Walk {\n    fn step(&self);\n}\npub struct Fast;\nimpl Walk for Fast {\n    fn step(&self) {}\n}\n",
+        )
+        .unwrap();
+        let (mut store, _) = crate::index::open(root).unwrap();
+        crate::index::update(root, &mut store, &Default::default()).unwrap();
+        let known = store.implementations().unwrap();
+        let lib = "src/lib.rs".to_string();
+        assert!(
+            known.contains(&(lib.clone(), 6, 8, lib.clone(), 2)),
+            "{known:?}"
+        );
+        assert!(!known.contains(&(lib.clone(), 2, 8, lib.clone(), 2)));
     }
 
     #[test]

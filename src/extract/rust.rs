@@ -242,6 +242,10 @@ pub enum Role {
     ImplTrait(u32),
     /// A supertrait of the def.
     Extends(u32),
+    /// A path used as a value but not called: `x = f;`, `Status::Paid`,
+    /// the path of a tuple-struct pattern (`Values(i) =>`). Its last
+    /// segment is looked up among values, as a call's is.
+    Value,
 }
 
 /// What a receiver expression is, for finding its type at resolve time.

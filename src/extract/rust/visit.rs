@@ -142,6 +142,10 @@ struct V<'s> {
     block_feature: Option<(u32, bool)>,
     /// Methods whose parent is the class named by the string, if in this file.
     pending_parents: Vec<(u32, String)>,
+    /// The receiver ids of a value of an outside type (a literal, a range)
+    /// and of a `Vec` of unknown elements (`vec![…]`, `[a, b]`), once made.
+    outside_recv: Option<u32>,
+    vec_recv: Option<u32>,
 }
 
 pub(super) fn run(module: Def, src: &[u8], root: Node) -> (Vec<Def>, Scope, Refs) {
@@ -172,6 +176,8 @@ pub(super) fn run(module: Def, src: &[u8], root: Node) -> (Vec<Def>, Scope, Refs
         block_off: false,
         block_feature: None,
         pending_parents: Vec::new(),
+        outside_recv: None,
+        vec_recv: None,
     };
     v.children(root);
     for (def, owner) in std::mem::take(&mut v.pending_parents) {
@@ -251,6 +257,28 @@ impl<'s> V<'s> {
             r => {
                 self.refs.recvs.push(r);
                 self.refs.recvs.len() as u32 - 1
+            }
+        }
+    }
+
+    fn outside_recv(&mut self) -> u32 {
+        match self.outside_recv {
+            Some(r) => r,
+            None => {
+                let r = self.recv(Recv::Ty(Ty::External));
+                self.outside_recv = Some(r);
+                r
+            }
+        }
+    }
+
+    fn vec_recv(&mut self) -> u32 {
+        match self.vec_recv {
+            Some(r) => r,
+            None => {
+                let r = self.recv(Recv::Ty(Ty::Slice(Box::new(Ty::Unknown))));
+                self.vec_recv = Some(r);
+                r
             }
         }
     }
@@ -454,16 +482,29 @@ impl<'s> V<'s> {
             | "label"
             | "lifetime"
             | "field_identifier"
-            | "metavariable"
-            | "string_literal"
-            | "raw_string_literal"
-            | "char_literal"
-            | "integer_literal"
-            | "float_literal"
-            | "boolean_literal" => 0,
+            | "metavariable" => 0,
+            // Receivers of outside types: methods called on them are std's
+            // or an extension trait's (`(0..n).collect_vec()`).
+            "string_literal" | "raw_string_literal" | "char_literal" | "integer_literal"
+            | "float_literal" | "boolean_literal" => self.outside_recv(),
+            "range_expression" => {
+                self.children(n);
+                self.outside_recv()
+            }
+            "array_expression" => {
+                self.children(n);
+                self.vec_recv()
+            }
             "macro_invocation" => {
                 self.macro_call(n);
-                0
+                let vec = n
+                    .field("macro")
+                    .is_some_and(|m| m.kind_name() == "identifier" && self.text(m) == "vec");
+                if vec {
+                    self.vec_recv()
+                } else {
+                    0
+                }
             }
             "token_tree" => {
                 self.tokens(n);
@@ -486,7 +527,7 @@ impl<'s> V<'s> {
             "identifier" => self.ident_value(n),
             "self" => 1,
             "scoped_identifier" | "generic_function" => {
-                match self.value_path(n, Role::Ref) {
+                match self.value_path(n, Role::Value) {
                     // `Status::Paid`, `Unit`: a value of the type (resolve
                     // tells an enum variant from a const by its case).
                     Some(names) => self.recv(Recv::Ty(Ty::Path(names))),

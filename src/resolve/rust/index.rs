@@ -40,10 +40,14 @@ pub enum Res {
     Ext,
 }
 
-/// Which namespace a name is looked up in: macros are apart from the rest.
+/// Which namespace a name is looked up in: macros are apart from the rest,
+/// and a called name is a value (a module or a struct with named fields
+/// is none: `mod peek_nth; pub use peek_nth::peek_nth;` binds both, and
+/// `Values(i)` beside `struct Values { … }` is a variant a glob brings).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ns {
     Any,
+    Value,
     Macro,
 }
 
@@ -121,13 +125,23 @@ pub struct Index {
     pub type_traits: HashMap<SymId, Vec<SymId>>,
     pub trait_methods: HashMap<(SymId, u32), SymId>,
     pub supers: HashMap<SymId, Vec<SymId>>,
+    /// Traits with a supertrait from outside the repository (`trait
+    /// Itertools: Iterator`): a method not found on them is that one's.
+    pub ext_supers: HashSet<SymId>,
     pub traits: HashSet<SymId>,
     /// Traits with a blanket impl (`impl<T: B> Tr for T`), with `B`.
     pub blanket_traits: HashSet<(SymId, SymId)>,
     /// Method name → (method of a trait with a blanket impl, its bound `B`).
     pub blanket_methods: HashMap<u32, Vec<(SymId, SymId)>>,
+    /// Method name → (method, trait) of extension traits: traits with a
+    /// blanket impl for types bound by an outside trait, or by none
+    /// (`impl<T: Iterator + ?Sized> Itertools for T`), callable on outside
+    /// types. The method is the blanket impl's own, else the trait's.
+    pub ext_methods: HashMap<u32, Vec<(SymId, SymId)>>,
     /// (struct, field name) → (file, index in `Scope::fields`).
     pub fields: HashMap<(SymId, u32), (FileIdx, u32)>,
+    /// Structs with named fields: types only, never values.
+    pub braced: HashSet<SymId>,
     /// fn → (file, index in `Scope::rets`).
     pub rets: HashMap<SymId, (FileIdx, u32)>,
     /// Defs most likely compiled out (cfg on another OS, a custom flag, a
@@ -208,10 +222,13 @@ pub fn build(world: &World) -> Index {
         type_traits: HashMap::default(),
         trait_methods: HashMap::default(),
         supers: HashMap::default(),
+        ext_supers: HashSet::default(),
         traits: HashSet::default(),
         blanket_traits: HashSet::default(),
         blanket_methods: HashMap::default(),
+        ext_methods: HashMap::default(),
         fields: HashMap::default(),
+        braced: HashSet::default(),
         rets: HashMap::default(),
         aliases: HashMap::default(),
         off: HashSet::default(),
@@ -548,16 +565,16 @@ pub fn build(world: &World) -> Index {
         }
         for (i, fl) in scope.fields.iter().enumerate() {
             let name = ix.gnames[f.0 as usize][fl.name as usize];
-            ix.fields.insert(
-                (
-                    SymId {
-                        file: f,
-                        def: fl.owner,
-                    },
-                    name,
-                ),
-                (f, i as u32),
-            );
+            let owner = SymId {
+                file: f,
+                def: fl.owner,
+            };
+            ix.fields.insert((owner, name), (f, i as u32));
+            // `x`, not `0` (a tuple struct's) or `V::x` (a variant's).
+            let text = &scope.names[fl.name as usize];
+            if !text.starts_with(|c: char| c.is_ascii_digit()) && !text.contains(':') {
+                ix.braced.insert(owner);
+            }
         }
         for (i, r) in scope.rets.iter().enumerate() {
             ix.rets.insert(
@@ -590,6 +607,8 @@ pub fn build(world: &World) -> Index {
             .collect()
     };
     // Last, the tables of impls and supertraits, in file order.
+    let mut ext_traits: HashSet<SymId> = HashSet::default();
+    let mut ext_impl_methods: HashMap<(SymId, u32), SymId> = HashMap::default();
     for (&f, types) in rust_files.iter().zip(resolved) {
         let Some(scope) = scope_of(world, f) else {
             continue;
@@ -599,6 +618,18 @@ pub fn build(world: &World) -> Index {
                 ix.impl_trait.insert((f, i as u32), t);
                 if let Some(b) = res.bound {
                     ix.blanket_traits.insert((t, b));
+                }
+                if res.ext_bound {
+                    ext_traits.insert(t);
+                    // What the blanket impl itself defines is what such a
+                    // call reaches.
+                    for &md in &imp.methods {
+                        if let Some(&name) = def_names[f.0 as usize].get(md as usize) {
+                            ext_impl_methods
+                                .entry((t, name))
+                                .or_insert(SymId { file: f, def: md });
+                        }
+                    }
                 }
             }
             let Some(t) = res.self_ty else {
@@ -627,6 +658,9 @@ pub fn build(world: &World) -> Index {
                 .or_default()
                 .push(sup);
         }
+        for def in types.ext_supers {
+            ix.ext_supers.insert(SymId { file: f, def });
+        }
     }
     // Same-named items and methods: those likely compiled in come first.
     let off: HashSet<SymId> = rust_files
@@ -649,10 +683,20 @@ pub fn build(world: &World) -> Index {
         }
     }
     ix.off = off;
-    if !ix.blanket_traits.is_empty() {
+    if !ix.blanket_traits.is_empty() || !ext_traits.is_empty() {
         let mut by_trait: HashMap<SymId, Vec<(u32, SymId)>> = HashMap::default();
         for (&(tr, name), &m) in &ix.trait_methods {
             by_trait.entry(tr).or_default().push((name, m));
+        }
+        for &tr in &ext_traits {
+            for &(name, m) in by_trait.get(&tr).into_iter().flatten() {
+                let m = ext_impl_methods.get(&(tr, name)).copied().unwrap_or(m);
+                ix.ext_methods.entry(name).or_default().push((m, tr));
+            }
+        }
+        // Deterministic order whatever the hash tables' order.
+        for v in ix.ext_methods.values_mut() {
+            v.sort();
         }
         for &(tr, bound) in &ix.blanket_traits {
             for &(name, m) in by_trait.get(&tr).into_iter().flatten() {
@@ -669,29 +713,34 @@ struct ImplTypes {
     tr: Option<SymId>,
     /// The bound `B` of a blanket `impl<T: B> Tr for T`.
     bound: Option<SymId>,
+    /// A blanket impl whose bound is an outside trait, or that has none.
+    ext_bound: bool,
 }
 
 /// One file's impls (in order) and supertraits (trait def, supertrait),
-/// resolved.
+/// resolved, and the traits with a supertrait from outside the repository.
 struct FileTypes {
     impls: Vec<ImplTypes>,
     supers: Vec<(u32, SymId)>,
+    ext_supers: Vec<u32>,
 }
 
 fn file_types(ix: &Index, world: &World, f: FileIdx) -> FileTypes {
     let mut out = FileTypes {
         impls: Vec::new(),
         supers: Vec::new(),
+        ext_supers: Vec::new(),
     };
     let Some(scope) = scope_of(world, f) else {
         return out;
     };
     let base = ix.file_mod[f.0 as usize];
     let g = &ix.gnames[f.0 as usize];
-    let path = |p: &[u32], m: u32| -> Option<SymId> {
+    let walk = |p: &[u32], m: u32| -> PathWalk {
         let segs: Vec<u32> = p.iter().map(|&n| g[n as usize]).collect();
-        ix.walk(world, f, m, &segs, Ns::Any).last_def()
+        ix.walk(world, f, m, &segs, Ns::Any)
     };
+    let path = |p: &[u32], m: u32| walk(p, m).last_def();
     for imp in &scope.impls {
         let m = base + imp.module;
         let self_ty = match ix.resolve_ty(world, f, m, &imp.ty) {
@@ -712,16 +761,28 @@ fn file_types(ix: &Index, world: &World, f: FileIdx) -> FileTypes {
         } else {
             path(&imp.tr, m)
         };
-        let bound = if tr.is_some() && imp.blanket && !imp.bound.is_empty() {
-            path(&imp.bound, m)
-        } else {
-            None
+        let blanket = tr.is_some() && imp.blanket;
+        let (bound, ext_bound) = match blanket {
+            true if imp.bound.is_empty() => (None, true),
+            true => {
+                let w = walk(&imp.bound, m);
+                (w.last_def(), w.external)
+            }
+            false => (None, false),
         };
-        out.impls.push(ImplTypes { self_ty, tr, bound });
+        out.impls.push(ImplTypes {
+            self_ty,
+            tr,
+            bound,
+            ext_bound,
+        });
     }
     for s in &scope.supers {
-        if let Some(sup) = path(&s.path, base + s.module) {
+        let w = walk(&s.path, base + s.module);
+        if let Some(sup) = w.last_def() {
             out.supers.push((s.def, sup));
+        } else if w.external && out.ext_supers.last() != Some(&s.def) {
+            out.ext_supers.push(s.def);
         }
     }
     out

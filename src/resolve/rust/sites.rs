@@ -557,7 +557,7 @@ impl Cx<'_, '_> {
         while d != 0 {
             let def = &self.defs[d as usize];
             if is_fn(def.kind) {
-                if ns == Ns::Any {
+                if ns != Ns::Macro {
                     if let Some(&x) = self.local_items.get(&(d, name)) {
                         return Some((Res::Def(self.sym(x)), How::Local));
                     }
@@ -593,10 +593,10 @@ impl Cx<'_, '_> {
 
     fn path_site(&mut self, site: &Site, segs: &[(u32, Pos)], role: Role, hidden: u8) {
         let names: Vec<u32> = segs.iter().map(|s| self.g[s.0 as usize]).collect();
-        let ns = if role == Role::Macro {
-            Ns::Macro
-        } else {
-            Ns::Any
+        let ns = match role {
+            Role::Macro => Ns::Macro,
+            Role::Call | Role::Value => Ns::Value,
+            _ => Ns::Any,
         };
         let m = self.fm + site.module;
         let src = site.src;
@@ -606,7 +606,7 @@ impl Cx<'_, '_> {
             .walk_from(self.world, self.file, m, &names, ns, 0, None, Some(&first));
         let last_kind = match role {
             Role::Call | Role::Macro => EdgeKind::Calls,
-            Role::Ref => EdgeKind::References,
+            Role::Ref | Role::Value => EdgeKind::References,
             Role::ImplTrait(_) => EdgeKind::Implements,
             Role::Extends(_) => EdgeKind::Extends,
         };
@@ -760,7 +760,26 @@ impl Cx<'_, '_> {
                     }
                 }
             }
-            TyRes::Wrap(_) | TyRes::External | TyRes::Container(_) | TyRes::Map(..) => {}
+            // A collection itself has inherent methods an extension trait
+            // may share (`Vec::concat`, `Itertools::concat`); an iterator
+            // over it (`v.iter()`) has not.
+            TyRes::Container(_) | TyRes::Map(..) if !self.is_iterator(recv) => {}
+            TyRes::External | TyRes::Container(_) | TyRes::Map(..) => match self
+                .ext_method(site, name, &text, args)
+            {
+                Ok(d) => self.edge(
+                    self.sym(src),
+                    d,
+                    EdgeKind::Calls,
+                    Strategy::Member { k: 1 },
+                    Some(pos),
+                ),
+                Err(0) => {}
+                Err(k) => {
+                    self.unresolved(src, &text, EdgeKind::Calls, pos, &format!("{k} candidates"))
+                }
+            },
+            TyRes::Wrap(_) => {}
             TyRes::Unknown => {
                 let all = self.ix.methods_by_name.get(&name).map_or(0, Vec::len);
                 if all > MAX_MEMBER_SCAN {
@@ -821,6 +840,81 @@ impl Cx<'_, '_> {
         }
     }
 
+    /// Whether receiver `r` is a collection's iterator (`v.iter()`,
+    /// `m.values().rev()`), not the collection.
+    fn is_iterator(&self, r: u32) -> bool {
+        let Some(Recv::Method(_, name)) = self.refs.recvs.get(r as usize) else {
+            return false;
+        };
+        matches!(
+            self.gstr(*name),
+            "iter"
+                | "iter_mut"
+                | "into_iter"
+                | "drain"
+                | "filter"
+                | "rev"
+                | "skip"
+                | "take"
+                | "chain"
+                | "cloned"
+                | "copied"
+                | "peekable"
+                | "skip_while"
+                | "take_while"
+                | "inspect"
+                | "by_ref"
+                | "step_by"
+                | "keys"
+                | "values"
+                | "values_mut"
+                | "into_keys"
+                | "into_values"
+        )
+    }
+
+    /// The one method of an extension trait in scope at `site` (see
+    /// `Index::ext_methods`) that `x.name(…)` with `args` arguments on an
+    /// outside type `x` can reach; else how many there are. A name std
+    /// types have themselves is theirs, not an extension's.
+    fn ext_method(&self, site: &Site, name: u32, text: &str, args: u8) -> Result<SymId, usize> {
+        let Some(all) = self.ix.ext_methods.get(&name) else {
+            return Err(0);
+        };
+        if COMMON_METHODS.binary_search(&text).is_ok() {
+            return Err(0);
+        }
+        let m = self.fm + site.module;
+        let cands: Vec<SymId> = all
+            .iter()
+            .filter(|(c, _)| match self.ix.sigs.get(c) {
+                Some(&(params, has_self)) => has_self && (args == UNKNOWN_ARGS || params == args),
+                None => true,
+            })
+            .filter(|&&(_, tr)| {
+                // The trait is in scope: defined or imported in the module
+                // or the enclosing fns.
+                let Some(tn) = self.ix.gname(&self.world.def(tr).name) else {
+                    return false;
+                };
+                let found = self
+                    .local_lookup(site.src, tn, Ns::Any)
+                    .map(|(r, _)| r)
+                    .or_else(|| {
+                        self.ix
+                            .lookup(self.world, m, tn, Ns::Any, 0, None)
+                            .map(|(r, _)| r)
+                    });
+                found == Some(Res::Def(tr))
+            })
+            .map(|&(c, _)| c)
+            .collect();
+        match cands.as_slice() {
+            [d] => Ok(*d),
+            _ => Err(cands.len()),
+        }
+    }
+
     /// Whether in-repo type `t` implements `Deref` (has a `deref` method).
     fn has_deref(&self, t: SymId) -> bool {
         self.ix
@@ -861,19 +955,13 @@ impl Cx<'_, '_> {
         &self,
         m: u32,
         path: &[u32],
+        ns: Ns,
         first: super::index::FirstLookup,
     ) -> (super::index::PathWalk, &str) {
         let names: Vec<u32> = path.iter().map(|&n| self.g[n as usize]).collect();
-        let w = self.ix.walk_from(
-            self.world,
-            self.file,
-            m,
-            &names,
-            Ns::Any,
-            0,
-            None,
-            Some(first),
-        );
+        let w = self
+            .ix
+            .walk_from(self.world, self.file, m, &names, ns, 0, None, Some(first));
         let last = path.last().map(|&l| self.gstr(l)).unwrap_or("");
         (w, last)
     }
@@ -904,16 +992,30 @@ impl Cx<'_, '_> {
                 _ => TyRes::Unknown,
             },
             Recv::Call(path) => {
-                let (w, last) = self.walk_recv_path(m, path, &first);
+                let (w, last) = self.walk_recv_path(m, path, Ns::Value, &first);
                 if w.external {
                     return TyRes::External;
                 }
                 self.ix.value_ty(self.world, &w, path.len(), last, true)
             }
-            Recv::Method(base, name) => {
-                let base = self.eval(site, *base, depth + 1);
+            Recv::Method(base_r, name) => {
+                let base = self.eval(site, *base_r, depth + 1);
                 let text = self.gstr(*name);
                 match (base, text) {
+                    // An extension trait's method on an iterator over a
+                    // collection (`v.iter().tuple_windows()`): its return type.
+                    (TyRes::Container(_), m)
+                        if self.is_iterator(*base_r)
+                            && self.ix.ext_methods.contains_key(&self.g[*name as usize]) =>
+                    {
+                        match self.ext_method(site, self.g[*name as usize], m, UNKNOWN_ARGS) {
+                            Ok(d) => match self.ix.ret_ty(self.world, d) {
+                                TyRes::Def(t) if self.ix.traits.contains(&t) => TyRes::External,
+                                other => other,
+                            },
+                            Err(_) => TyRes::Unknown,
+                        }
+                    }
                     (TyRes::Container(x), m) => {
                         collection_method(TyRes::Container(x.clone()), *x, m)
                     }
@@ -933,6 +1035,23 @@ impl Cx<'_, '_> {
                         "unwrap" | "expect" | "unwrap_or" | "unwrap_or_default" | "unwrap_or_else"
                         | "borrow" | "borrow_mut" | "get_mut" | "into_inner" | "unwrap_unchecked",
                     ) => *x,
+                    // A conversion of an in-repo type is what its impl
+                    // returns (`impl AsRef<[u8]> for Value`), not the type;
+                    // only `borrow` has std's blanket `Borrow<T> for T`
+                    // (not for a trait's `Self: BorrowMut<[usize]>`).
+                    (
+                        TyRes::Def(t),
+                        m @ ("as_ref" | "as_mut" | "borrow" | "borrow_mut" | "deref"),
+                    ) => {
+                        let t = self.ix.unalias(self.world, t);
+                        match self.ix.assoc(self.world, t, self.g[*name as usize]).first() {
+                            Some(&d) => self.ix.ret_ty(self.world, d),
+                            None if m.starts_with("borrow") && !self.ix.has_ext_super(t, 0) => {
+                                TyRes::Def(t)
+                            }
+                            None => TyRes::Unknown,
+                        }
+                    }
                     (
                         t,
                         "clone" | "to_owned" | "as_ref" | "as_mut" | "borrow" | "borrow_mut"
@@ -943,12 +1062,30 @@ impl Cx<'_, '_> {
                         let name = self.g[*name as usize];
                         match self.ix.assoc(self.world, t, name).first() {
                             Some(&d) => self.ix.ret_ty(self.world, d),
+                            // `self.enumerate()` in `trait Itertools: Iterator`:
+                            // the outside supertrait's method, returning its type.
+                            None if self.ix.blanket_method(t, name).is_none()
+                                && self.ix.has_ext_super(t, 0) =>
+                            {
+                                TyRes::External
+                            }
                             None => TyRes::Unknown,
                         }
                     }
-                    // Methods of std/dependency types return their own
+                    // An extension trait's method returns its declared
+                    // type (`Self` there is the outside receiver's type);
+                    // methods of std/dependency types return their own
                     // types, except accessors of what a container holds.
-                    (TyRes::External, m) if !ELEMENT_ACCESSORS.contains(&m) => TyRes::External,
+                    (TyRes::External, m) => {
+                        match self.ext_method(site, self.g[*name as usize], m, UNKNOWN_ARGS) {
+                            Ok(d) => match self.ix.ret_ty(self.world, d) {
+                                TyRes::Def(t) if self.ix.traits.contains(&t) => TyRes::External,
+                                other => other,
+                            },
+                            Err(_) if !ELEMENT_ACCESSORS.contains(&m) => TyRes::External,
+                            Err(_) => TyRes::Unknown,
+                        }
+                    }
                     _ => TyRes::Unknown,
                 }
             }
@@ -965,7 +1102,7 @@ impl Cx<'_, '_> {
                 _ => TyRes::Unknown,
             },
             Recv::Variant(path, field) => {
-                let (w, last) = self.walk_recv_path(m, path, &first);
+                let (w, last) = self.walk_recv_path(m, path, Ns::Any, &first);
                 // A dependency's enum (`Option::Some(x)`) may hold anything.
                 if w.external {
                     return TyRes::Unknown;

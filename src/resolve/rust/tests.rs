@@ -732,4 +732,177 @@ fn unresolved_sites_are_kept_only_for_names_some_definition_has() {
     for name in ["helpers", "frobnicate", "inner"] {
         assert_none(&g, &format!("U calls {name} "));
     }
+
+fn impls_for_references_to_a_generic_are_blanket() {
+    // `impl<I: Peek> Peek for &mut I` is no impl of the trait `Peek` itself:
+    // `self.peek()` in the trait reaches the trait's method, and
+    // `(*self).peek()` in the impl is not a call of the impl's own method
+    // (itertools' `PeekingNext`; rust-analyzer: the trait's method).
+    let src = r#"
+pub trait Peek { fn peek(&mut self); fn twice(&mut self) { self.peek() } }
+impl<I: Peek> Peek for &mut I {
+    fn peek(&mut self) { (*self).peek() }
+}
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::Peek::twice -> shop_app::Peek::peek @2:65 SelfMember",
+    );
+    assert_has(
+        &g,
+        "implements shop_app::&mutI::peek -> shop_app::Peek::peek Path",
+    );
+    assert_none(&g, "calls shop_app::&mutI::peek -> shop_app::&mutI::peek");
+}
+
+#[test]
+fn called_names_are_looked_up_as_values() {
+    // A module and the fn it re-exports share a name (itertools'
+    // `peek_nth`): a call names the fn, and its return type types `p`.
+    // A struct with named fields is no value: `Values(1)` is the variant
+    // a glob brings (http's `HeaderMap` cursor), not the struct.
+    let lib = r#"mod peek;
+pub use peek::peek;
+pub struct Values { pub i: usize }
+enum Cursor { Head, Values(usize) }
+use self::Cursor::*;
+fn cursor() -> Cursor { Values(1) }
+pub fn user() { let mut p = crate::peek(); p.next(); }
+"#;
+    let peek = "pub struct Peek;\nimpl Peek { pub fn next(&mut self) {} }\npub fn peek() -> Peek { Peek }\n";
+    let g = graph(&[("src/lib.rs", lib), ("src/peek.rs", peek)]);
+    assert_has(
+        &g,
+        "calls shop_app::user -> shop_app::peek::peek @7:36 ReExport",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::user -> shop_app::peek::Peek::next @7:46 TypedReceiver",
+    );
+    assert_none(&g, "calls shop_app::cursor -> shop_app::Values");
+}
+
+#[test]
+fn methods_missing_on_a_trait_with_an_outside_supertrait_are_outside() {
+    // `self.enumerate()` in `trait Itertools: Iterator` is `Iterator`'s and
+    // returns a std type: its `max_by` is no in-repo method of that name
+    // (rust-analyzer refuted 6 such guesses on itertools).
+    let src = r#"
+pub trait Ext: Iterator { fn pos_max(self) { self.enumerate().max_by(1); } }
+pub struct Group;
+impl Group { pub fn max_by(&self, x: u8) {} }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_none(
+        &g,
+        "calls shop_app::Ext::pos_max -> shop_app::Group::max_by",
+    );
+}
+
+#[test]
+fn extension_trait_methods_reach_outside_receivers() {
+    // `impl<T: Iterator + ?Sized> Ext for T`: where `Ext` is in scope, its
+    // methods are called on std iterators (itertools' `collect_vec`), on
+    // ranges and `vec![…]`, and their return types type what follows; a
+    // method the blanket impl defines is the impl's. Out of scope, no edge.
+    let ext = r#"pub trait Ext: Iterator {
+    fn pairs(self) -> Pairs<Self> where Self: Sized { Pairs(self) }
+    fn odd(self) -> u8;
+}
+impl<T: Iterator + ?Sized> Ext for T { fn odd(self) -> u8 { 1 } }
+pub struct Pairs<I>(I);
+impl<I> Pairs<I> { pub fn total(&self) -> usize { 0 } }
+"#;
+    let user = r#"use crate::ext::Ext;
+pub fn u(s: &str, xs: &[u8]) { s.chars().pairs().total(); xs.iter().pairs(); }
+pub fn v() { (0..3).odd(); vec![1].into_iter().pairs(); }
+pub fn w(v: Vec<u8>) { v.pairs(); }
+pub fn x(v: Vec<u8>) { let p = v.iter().pairs(); p.total(); }
+"#;
+    let other = "pub fn o(s: &str) { s.chars().pairs(); }\n";
+    let g = graph(&[
+        (
+            "src/lib.rs",
+            "pub mod ext;\npub mod user;\npub mod other;\n",
+        ),
+        ("src/ext.rs", ext),
+        ("src/user.rs", user),
+        ("src/other.rs", other),
+    ]);
+    assert_has(
+        &g,
+        "calls shop_app::user::u -> shop_app::ext::Ext::pairs @2:42 Member { k: 1 }",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::user::u -> shop_app::ext::Pairs::total @2:50 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::user::u -> shop_app::ext::Ext::pairs @2:69 Member { k: 1 }",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::user::v -> shop_app::ext::T::odd @3:21 Member { k: 1 }",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::user::v -> shop_app::ext::Ext::pairs @3:48 Member { k: 1 }",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::user::x -> shop_app::ext::Pairs::total @5:52 TypedReceiver",
+    );
+    // A collection is no iterator: its own methods may share the name.
+    assert_none(&g, "calls shop_app::user::w");
+    assert_none(&g, "calls shop_app::other::o");
+}
+
+#[test]
+fn conversions_of_in_repo_types_return_what_their_impls_say() {
+    // `self.as_ref().len()` in http's `HeaderValue::len` is the slice's
+    // `len`, and `self.borrow().len()` in itertools' `trait PoolIndex:
+    // BorrowMut<[usize]>` too: neither calls the method it is in.
+    let src = r#"
+pub struct Value;
+impl Value { pub fn len(&self) -> usize { self.as_ref().len() } }
+impl AsRef<[u8]> for Value { fn as_ref(&self) -> &[u8] { &[] } }
+pub trait Pool: std::borrow::BorrowMut<[usize]> {
+    fn len(&self) -> usize { self.borrow().len() }
+}
+pub struct Cell;
+impl Cell { pub fn get(&self) -> u8 { 0 } }
+pub fn f(c: Cell) { c.borrow().get(); }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_none(&g, "calls shop_app::Value::len -> shop_app::Value::len");
+    assert_none(&g, "calls shop_app::Pool::len -> shop_app::Pool::len");
+    // std's `Borrow<T> for T`: the same type.
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Cell::get @10:32 TypedReceiver",
+    );
+}
+
+#[test]
+fn value_paths_and_tuple_struct_patterns_are_looked_up_as_values() {
+    // http's `HeaderMap` cursor: `Values(idx) =>` and `x = Values(i)` name
+    // the variant a glob of an enum brings, not the braced `struct Values`;
+    // `let f = peek;` names the fn beside a module of that name.
+    let lib = r#"mod peek;
+pub use peek::peek;
+pub struct Values { pub i: usize }
+enum Cursor { Head, Values(usize) }
+use self::Cursor::*;
+fn step(c: Cursor) -> usize { match c { Values(i) => i, Head => 0 } }
+pub fn user() { let f = peek; }
+"#;
+    let peek = "pub fn peek() {}\n";
+    let g = graph(&[("src/lib.rs", lib), ("src/peek.rs", peek)]);
+    assert_none(&g, "references shop_app::step -> shop_app::Values");
+    assert_has(
+        &g,
+        "references shop_app::user -> shop_app::peek::peek @7:25 Import",
+    );
 }

@@ -11,7 +11,7 @@ impl<'s> V<'s> {
         if self.generic(name).is_some() {
             return 0;
         }
-        self.path_site(vec![(name, pos(n))], 0, Role::Ref);
+        self.path_site(vec![(name, pos(n))], 0, Role::Value);
         0
     }
 
@@ -214,7 +214,7 @@ impl<'s> V<'s> {
                 let text = self.text(p);
                 let name = self.name(text);
                 if starts_upper(text) && self.local(name).is_none() {
-                    self.path_site(vec![(name, pos(p))], 0, Role::Ref);
+                    self.path_site(vec![(name, pos(p))], 0, Role::Value);
                 } else {
                     self.bind(name, r);
                 }
@@ -239,7 +239,7 @@ impl<'s> V<'s> {
                             if segs.len() >= 2 {
                                 variant = Some(segs.iter().map(|s| s.0).collect::<Vec<u32>>());
                             }
-                            self.path_site(segs, hidden, Role::Ref);
+                            self.path_site(segs, hidden, Role::Value);
                         }
                     }
                 }
@@ -294,7 +294,7 @@ impl<'s> V<'s> {
                 let mut segs = Vec::new();
                 if self.path(p, &mut segs) {
                     if let Some((segs, hidden)) = self.subst(segs) {
-                        self.path_site(segs, hidden, Role::Ref);
+                        self.path_site(segs, hidden, Role::Value);
                     }
                 }
             }

@@ -306,7 +306,7 @@ impl<'s> V<'s> {
             let mut cursor = bounds.walk();
             let kids: Vec<Node> = bounds.named_children(&mut cursor).collect();
             for b in kids {
-                if let Ty::Path(path) = self.ty_role(b, Role::Extends(def)) {
+                if let Ty::Path(path) | Ty::Generic(path, _) = self.ty_role(b, Role::Extends(def)) {
                     self.scope.supers.push(Super {
                         def,
                         module: self.module,
@@ -355,8 +355,16 @@ impl<'s> V<'s> {
         }
         let idx = self.scope.impls.len() as u32;
         let ty_node = n.field("type");
-        // `impl<T: Tr> X for T` is a blanket impl: no self type to name.
-        let blanket = ty_node.is_some_and(|t| {
+        // `impl<T: Tr> X for T` is a blanket impl: no self type to name;
+        // so is `impl<T: Tr> X for &mut T` (the type is a reference, not
+        // `T`'s bound).
+        let mut bare = ty_node;
+        while let Some(t) =
+            bare.filter(|t| matches!(t.kind_name(), "reference_type" | "pointer_type"))
+        {
+            bare = t.field("type");
+        }
+        let blanket = bare.is_some_and(|t| {
             t.kind_name() == "type_identifier" && {
                 let name = self.node_name(t);
                 self.generic(name).is_some()

@@ -149,7 +149,12 @@ impl Index {
         exclude: Option<UseRef>,
     ) -> Option<(Res, Via)> {
         if let Some(items) = self.items.get(&(m, name)) {
-            if let Some((s, _)) = items.iter().find(|(_, mac)| *mac == (ns == Ns::Macro)) {
+            let found = items.iter().find(|(s, mac)| match ns {
+                Ns::Macro => *mac,
+                Ns::Any => !*mac,
+                Ns::Value => !*mac && self.is_value(world, *s),
+            });
+            if let Some((s, _)) = found {
                 return Some((Res::Def(*s), Via::Item));
             }
         }
@@ -169,9 +174,24 @@ impl Index {
         None
     }
 
+    /// Whether def `d` can be named as a value: anything but a module, a
+    /// trait or a struct with named fields.
+    pub fn is_value(&self, world: &World, d: SymId) -> bool {
+        world.def(d).kind != NodeKind::Class
+            || !(self.braced.contains(&d) || self.traits.contains(&d))
+    }
+
     /// What a `use` binds; the flag says it went through another module's
-    /// `use`. Module-level uses are memoized for the type/value namespace.
+    /// `use`. Module-level uses are memoized for the type/value namespace;
+    /// the value namespace is looked up apart only when that finds no value.
     pub fn resolve_use(&self, world: &World, u: UseRef, ns: Ns, depth: u32) -> Option<(Res, bool)> {
+        if ns == Ns::Value {
+            match self.resolve_use(world, u, Ns::Any, depth) {
+                Some((Res::Mod(_), _)) => {}
+                Some((Res::Def(d), _)) if !self.is_value(world, d) => {}
+                other => return other,
+            }
+        }
         let scope = scope_of(world, u.0)?;
         let us = scope.uses.get(u.1 as usize)?;
         let memo = (ns == Ns::Any && us.scope_fn == 0)
@@ -357,6 +377,17 @@ impl Index {
             found = Some(m);
         }
         found
+    }
+
+    /// Whether trait `t` or one of its in-repo supertraits has a
+    /// supertrait from outside the repository.
+    pub fn has_ext_super(&self, t: SymId, depth: u32) -> bool {
+        depth <= 8
+            && (self.ext_supers.contains(&t)
+                || self
+                    .supers
+                    .get(&t)
+                    .is_some_and(|s| s.iter().any(|&s| self.has_ext_super(s, depth + 1))))
     }
 
     /// A method declared by trait `t` or one of its supertraits.
