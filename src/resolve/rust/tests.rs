@@ -732,7 +732,9 @@ fn unresolved_sites_are_kept_only_for_names_some_definition_has() {
     for name in ["helpers", "frobnicate", "inner"] {
         assert_none(&g, &format!("U calls {name} "));
     }
+}
 
+#[test]
 fn impls_for_references_to_a_generic_are_blanket() {
     // `impl<I: Peek> Peek for &mut I` is no impl of the trait `Peek` itself:
     // `self.peek()` in the trait reaches the trait's method, and
@@ -905,4 +907,21 @@ pub fn user() { let f = peek; }
         &g,
         "references shop_app::user -> shop_app::peek::peek @7:25 Import",
     );
+}
+
+#[test]
+fn a_trait_typed_receiver_calls_the_trait_method_not_an_impl_through_a_wrapper() {
+    // `impl<I: Stream + ?Sized> Stream for Box<I>` is registered under the
+    // trait (Box<I> derefs to a Stream). A call on a receiver typed by the
+    // trait itself (`self` in a default method, `&mut dyn Stream`, a
+    // generic bound) is the trait's method: rust-analyzer names the
+    // declaration, not the Box impl's method.
+    let g = graph(&[(
+        "src/lib.rs",
+        "pub trait Stream {\n    fn get(&self) -> u8;\n    fn find(&self) -> u8 { self.get() }\n}\nimpl<I: Stream + ?Sized> Stream for Box<I> {\n    fn get(&self) -> u8 { 0 }\n}\npub fn f(s: &dyn Stream) -> u8 { s.get() }\npub fn g<S: Stream>(s: S) -> u8 { s.get() }\n",
+    )]);
+    assert_has(&g, "calls shop_app::Stream::find -> shop_app::Stream::get @3:33 SelfMember");
+    assert_none(&g, "calls shop_app::Stream::find -> shop_app::Box::get");
+    assert_none(&g, "calls shop_app::f -> shop_app::Box::get");
+    assert_none(&g, "calls shop_app::g -> shop_app::Box::get");
 }

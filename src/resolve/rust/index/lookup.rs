@@ -340,10 +340,18 @@ impl Index {
     }
 
     /// Associated fns/methods named `name` of type or trait `t`: inherent
-    /// impls first, then trait impls, then trait (default) methods.
+    /// impls first, then trait impls, then trait (default) methods. For a
+    /// trait itself (a receiver typed `dyn Tr`, `impl Tr`, `T: Tr`, `self`
+    /// in a default method), its own method comes before impls registered
+    /// under it (`impl<I: Tr> Tr for Box<I>`).
     pub fn assoc(&self, world: &World, t: SymId, name: u32) -> Vec<SymId> {
         if let Some(v) = self.inherent.get(&(t, name)) {
             return v.clone();
+        }
+        if self.traits.contains(&t) {
+            if let Some(m) = self.trait_method(t, name, 0) {
+                return vec![m];
+            }
         }
         if let Some(v) = self.trait_impl_methods.get(&(t, name)) {
             return v.clone();
