@@ -130,6 +130,10 @@ pub enum Cont {
     /// Not an annotation: the object the path names itself (`Alias = Foo`
     /// holds the class, not an instance).
     Value,
+    /// Not an annotation: the object the path names, subscripted
+    /// (`Scope = MutableMapping[str, Any]`, `Alias = Foo[int]`,
+    /// `FIRST = ITEMS[0]`).
+    Subscript,
 }
 
 const SEQ_TYPES: [&str; 20] = [
@@ -285,6 +289,9 @@ pub enum Src {
     Enter(u32),
     /// Anything we cannot follow.
     Unknown,
+    /// The value of one chain or the other (`a if c else b`, `a or b`):
+    /// a type when both agree.
+    Either(u32, u32),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -362,6 +369,7 @@ pub fn extract(path: &str, src: &[u8]) -> FileFacts {
         ret_chains: Vec::new(),
         dead: false,
         depth: 0,
+        class_stmt_end: Pos { line: 0, column: 0 },
         narrowing: Vec::new(),
         narrowed: Vec::new(),
         returns: HashMap::new(),
@@ -415,6 +423,10 @@ struct ScopeB {
     globals: Vec<String>,
     nonlocals: Vec<String>,
     def: u32,
+    /// Class scopes: where each name is first bound (the end of the
+    /// statement binding it). A use in the class body before that point
+    /// reads the enclosing scope, as Python (and pyright's code flow) do.
+    bound_at: HashMap<String, Pos>,
 }
 
 impl ScopeB {
@@ -427,6 +439,7 @@ impl ScopeB {
             globals: Vec::new(),
             nonlocals: Vec::new(),
             def,
+            bound_at: HashMap::new(),
         }
     }
 }
@@ -436,9 +449,23 @@ impl ScopeB {
 enum Rhs {
     Value(u32),
     Annot(u32, Cont),
+    /// One of two chains' values ([`Src::Either`]).
+    Either(u32, u32),
     /// A literal (its type is a builtin).
     Literal,
     Unknown,
+}
+
+impl Rhs {
+    fn of(s: Option<Src>) -> Rhs {
+        match s {
+            Some(Src::Value(c)) => Rhs::Value(c),
+            Some(Src::Annot(c, k)) => Rhs::Annot(c, k),
+            Some(Src::Either(a, b)) => Rhs::Either(a, b),
+            Some(Src::External) => Rhs::Literal,
+            _ => Rhs::Unknown,
+        }
+    }
 }
 
 struct Extractor<'s> {
@@ -465,6 +492,9 @@ struct Extractor<'s> {
     dead: bool,
     /// Current recursion depth of the walk.
     depth: u32,
+    /// The end of the class-body statement being walked (where the
+    /// names it binds become visible in the class body).
+    class_stmt_end: Pos,
     /// Active `isinstance` narrowings: (name, class chain, scope).
     narrowing: Vec<(String, u32, usize)>,
     /// Chains whose root name was narrowed: (chain, class chain).
@@ -538,7 +568,12 @@ impl<'s> Extractor<'s> {
         let children: Vec<Node> = node.named_children(&mut cur).collect();
         let dead = self.dead;
         let narrowing = self.narrowing.len();
+        let class_body = self.scopes[sid].kind == ScopeKind::Class;
+        let stmt_end = self.class_stmt_end;
         for c in children {
+            if class_body {
+                self.class_stmt_end = Pos::from_ts(c.end_position());
+            }
             self.visit(c, sid, src);
             // Code after `raise`/`return` (also in the branch a static
             // condition takes) is unreachable: pyright does not analyse it.
@@ -555,6 +590,7 @@ impl<'s> Extractor<'s> {
                 }
             }
         }
+        self.class_stmt_end = stmt_end;
         self.dead = dead;
         self.narrowing.truncate(narrowing);
     }
@@ -987,6 +1023,9 @@ impl<'s> Extractor<'s> {
         if s.globals.contains(&name) || s.nonlocals.contains(&name) {
             return;
         }
+        if s.kind == ScopeKind::Class && !s.bound_at.contains_key(&name) {
+            s.bound_at.insert(name.clone(), self.class_stmt_end);
+        }
         match s.binds.get(&name) {
             // A definition wins over other bindings of the name; an import
             // over a variable.
@@ -1018,6 +1057,11 @@ impl<'s> Extractor<'s> {
         {
             return;
         }
+        if sc.kind == ScopeKind::Class && !sc.bound_at.contains_key(&name) {
+            let at = self.class_stmt_end;
+            self.scopes[sid].bound_at.insert(name.clone(), at);
+        }
+        let sc = &self.scopes[sid];
         match sc.binds.get(&name) {
             Some(Bind::Local(id)) => {
                 let id = *id as usize;
@@ -1118,7 +1162,12 @@ impl<'s> Extractor<'s> {
             let list: Vec<Node> = params.named_children(&mut cur).collect();
             let mut first = true;
             for p in list {
-                if matches!(p.kind_name(), "keyword_separator" | "positional_separator") {
+                // (A comment between parameters is a named child too:
+                // `def update(  # type: ignore` must keep `self` first.)
+                if matches!(
+                    p.kind_name(),
+                    "keyword_separator" | "positional_separator" | "comment"
+                ) {
                     continue;
                 }
                 let mut annot = None;
@@ -1228,6 +1277,9 @@ impl<'s> Extractor<'s> {
             let mut cur = args.walk();
             let list: Vec<Node> = args.named_children(&mut cur).collect();
             for a in list {
+                if a.kind_name() == "comment" {
+                    continue;
+                }
                 if a.kind_name() == "keyword_argument" {
                     self.visit(a, sid, idx);
                     continue;
@@ -1424,16 +1476,7 @@ impl<'s> Extractor<'s> {
                 self.assignment(r, sid, src);
                 None
             }
-            Some(r) => {
-                let c = self.expr(r, sid, src);
-                match c {
-                    // `x = cast(T, v)`: the annotation's type.
-                    Some(_) if let Some((t, k)) = self.cast_type(r) => Some(Src::Annot(t, k)),
-                    Some(c) => Some(Src::Value(c)),
-                    None if is_literal(r.kind_name()) => Some(Src::External),
-                    None => Some(Src::Unknown),
-                }
-            }
+            Some(r) => Some(self.value_src(r, sid, src)),
             None => None,
         };
         let s = match (annot, value) {
@@ -1443,6 +1486,71 @@ impl<'s> Extractor<'s> {
         if let Some(l) = left {
             self.target(l, s.or(Some(Src::Unknown)), sid, src);
         }
+    }
+
+    /// Visit an assigned value; what it says about the variable's type.
+    fn value_src(&mut self, r: Node, sid: usize, src: u32) -> Src {
+        // `a if c else b` and `a or b`: either operand's value; a literal
+        // operand (`[] if x is None else list(x)`, `x or {}`) only counts
+        // when the other is one too, as for separate assignments.
+        let either = match r.kind_name() {
+            "conditional_expression" => {
+                let mut cur = r.walk();
+                let parts: Vec<Node> = r
+                    .named_children(&mut cur)
+                    .filter(|c| c.kind_name() != "comment")
+                    .collect();
+                match parts[..] {
+                    [a, cond, b] => {
+                        self.expr(cond, sid, src);
+                        Some((a, b))
+                    }
+                    _ => None,
+                }
+            }
+            "boolean_operator"
+                if r.child_by_field_name("operator")
+                    .is_some_and(|o| o.kind_name() == "or") =>
+            {
+                r.field("left").zip(r.field("right"))
+            }
+            _ => None,
+        };
+        if let Some((a, b)) = either {
+            return match (self.value_src(a, sid, src), self.value_src(b, sid, src)) {
+                (Src::Value(x), Src::Value(y)) => Src::Either(x, y),
+                (Src::Value(x), Src::External) | (Src::External, Src::Value(x)) => Src::Value(x),
+                (Src::External, Src::External) => Src::External,
+                _ => Src::Unknown,
+            };
+        }
+        match self.expr(r, sid, src) {
+            // `x = cast(T, v)`: the annotation's type.
+            Some(_) if let Some((t, k)) = self.cast_type(r) => Src::Annot(t, k),
+            // `MaybeFoo = Optional[Foo]`: an alias of the type it wraps
+            // (`Union[A, B]`: of no one type).
+            Some(_) if r.kind_name() == "subscript" && self.wraps_a_type(r) => {
+                match self.principal(r, Cont::One) {
+                    Some((p, Cont::One)) => self
+                        .chain_at
+                        .get(&(p.start_byte(), p.end_byte()))
+                        .map_or(Src::Unknown, |c| Src::Value(*c)),
+                    _ => Src::Unknown,
+                }
+            }
+            Some(c) => Src::Value(c),
+            None if is_literal(r.kind_name()) => Src::External,
+            None => Src::Unknown,
+        }
+    }
+
+    /// Is this subscript a typing wrapper or a union (`Optional[X]`,
+    /// `t.Union[X, None]`), whose value as a type is its argument's?
+    fn wraps_a_type(&self, sub: Node) -> bool {
+        sub.field("value").is_some_and(|v| {
+            let head = self.text(v).rsplit('.').next().unwrap_or("");
+            TYPING_WRAPPERS.contains(&head) || head == "Union"
+        })
     }
 
     /// `__all__ = [...]`, `__all__ += [...]`, `__all__.extend([...])`.
@@ -1495,24 +1603,12 @@ impl<'s> Extractor<'s> {
                     if self.scopes[sid].kind == ScopeKind::Module {
                         self.refs.globals.push((name.clone(), s));
                     }
-                    let rhs = match s {
-                        Src::Value(c) => Rhs::Value(c),
-                        Src::Annot(c, k) => Rhs::Annot(c, k),
-                        Src::External => Rhs::Literal,
-                        _ => Rhs::Unknown,
-                    };
-                    self.var_assigns.push((name, rhs));
+                    self.var_assigns.push((name, Rhs::of(Some(s))));
                 } else {
                     if self.scopes[sid].kind == ScopeKind::Class {
                         let class = self.scopes[sid].def;
                         if let Some(&ci) = self.class_of_def.get(&class) {
-                            let rhs = match s {
-                                Src::Value(c) => Rhs::Value(c),
-                                Src::Annot(c, k) => Rhs::Annot(c, k),
-                                Src::External => Rhs::Literal,
-                                _ => Rhs::Unknown,
-                            };
-                            self.attr_assigns.push((ci, name.clone(), rhs));
+                            self.attr_assigns.push((ci, name.clone(), Rhs::of(Some(s))));
                         }
                     }
                     self.bind_local(sid, name, s);
@@ -1525,14 +1621,8 @@ impl<'s> Extractor<'s> {
                         let o = self.text(obj);
                         if let Some(class) = self.self_class(sid, o) {
                             if let Some(&ci) = self.class_of_def.get(&class) {
-                                let rhs = match s {
-                                    Some(Src::Value(c)) => Rhs::Value(c),
-                                    Some(Src::Annot(c, k)) => Rhs::Annot(c, k),
-                                    Some(Src::External) => Rhs::Literal,
-                                    _ => Rhs::Unknown,
-                                };
                                 let n = self.text(attr).to_string();
-                                self.attr_assigns.push((ci, n, rhs));
+                                self.attr_assigns.push((ci, n, Rhs::of(s)));
                             }
                         }
                     }
@@ -2205,7 +2295,8 @@ impl<'s> Extractor<'s> {
 
     // ---- the end of the walk ----------------------------------------------
 
-    fn resolve_name(&self, sid: usize, name: &str) -> Root {
+    /// The binding `name` has at `at` in scope `sid`.
+    fn resolve_name(&self, sid: usize, name: &str, at: Pos) -> Root {
         let mut s = sid;
         let mut first = true;
         loop {
@@ -2213,6 +2304,8 @@ impl<'s> Extractor<'s> {
             match sc.kind {
                 ScopeKind::Module => return Root::Global(name.to_string()),
                 ScopeKind::Class if !first => {}
+                // `json_module = json` above a `def json`: the module.
+                ScopeKind::Class if sc.bound_at.get(name).is_some_and(|b| at < *b) => {}
                 _ => {
                     if sc.globals.iter().any(|g| g == name) {
                         return Root::Global(name.to_string());
@@ -2240,7 +2333,8 @@ impl<'s> Extractor<'s> {
     fn finish(&mut self) {
         let pending = std::mem::take(&mut self.pending);
         for (c, sid, name) in pending {
-            let root = self.resolve_name(sid, &name);
+            let at = self.refs.chains[c as usize].pos;
+            let root = self.resolve_name(sid, &name, at);
             self.refs.chains[c as usize].root = root;
         }
         for (c, class) in std::mem::take(&mut self.narrowed) {
@@ -2377,6 +2471,10 @@ impl<'s> Extractor<'s> {
                     cont: Cont::Value,
                 })
             }
+            Rhs::Either(a, b) => {
+                let t = self.typeref(Rhs::Value(a), depth + 1)?;
+                return (self.typeref(Rhs::Value(b), depth + 1)? == t).then_some(t);
+            }
             Rhs::Unknown => return None,
         };
         let chain = self.refs.chains.get(c as usize)?;
@@ -2418,6 +2516,7 @@ impl<'s> Extractor<'s> {
             _ => return None,
         };
         let mut call = false;
+        let mut index = false;
         for (i, op) in chain.ops.iter().enumerate() {
             match op {
                 Op::Attr(n, _) if !call => {
@@ -2425,11 +2524,15 @@ impl<'s> Extractor<'s> {
                     path.push_str(n);
                 }
                 Op::Call if !annot && i + 1 == chain.ops.len() => call = true,
-                Op::Index if annot && i + 1 == chain.ops.len() => {}
+                Op::Index if i + 1 == chain.ops.len() => index = !annot,
                 _ => return None,
             }
         }
-        let cont = if !annot && !call { Cont::Value } else { cont };
+        let cont = match (annot, call, index) {
+            (false, false, true) => Cont::Subscript,
+            (false, false, false) => Cont::Value,
+            _ => cont,
+        };
         Some(TypeRef { path, call, cont })
     }
 }

@@ -1294,7 +1294,7 @@ impl<'a, 'w> Ctx<'a, 'w> {
 /// before any attribute that is only assigned.
 fn is_declared(a: &Var) -> bool {
     a.ty.as_ref()
-        .is_some_and(|t| !t.call && t.cont != Cont::Value)
+        .is_some_and(|t| !t.call && !matches!(t.cont, Cont::Value | Cont::Subscript))
 }
 
 fn member_recv(v: Val) -> Option<SymId> {
@@ -1316,8 +1316,13 @@ fn annotate(v: Val) -> Val {
 /// The value of an annotation naming a container of `v`: the container is
 /// a builtin, its elements are instances of `v`.
 fn annotate_as(v: Val, cont: Cont) -> Val {
-    if cont == Cont::Value {
-        return v;
+    match (cont, v) {
+        (Cont::Value, _) => return v,
+        // What subscripting the object gives (as `Op::Index`).
+        (Cont::Subscript, Val::Class(_) | Val::External) => return v,
+        (Cont::Subscript, Val::Seq(c) | Val::Map(c)) => return Val::Inst(c),
+        (Cont::Subscript, _) => return Val::Unknown,
+        _ => {}
     }
     match (cont, annotate(v)) {
         (Cont::One | Cont::Value, x) => x,
@@ -1817,6 +1822,14 @@ impl Resolver<'_, '_> {
                         _ => Val::Unknown,
                     },
                     Src::Enter(c) => self.enter(self.chain(*c, false).val),
+                    Src::Either(a, b) => {
+                        let a = self.chain(*a, false).val;
+                        if a == self.chain(*b, false).val {
+                            a
+                        } else {
+                            Val::Unknown
+                        }
+                    }
                     Src::Annot(..) | Src::Unknown => Val::Unknown,
                 };
                 // `x = x.next()`: a source that depends on the variable

@@ -572,3 +572,148 @@ class Parser:
     );
     assert_none_to(&out, "-> m.Cycler.current");
 }
+
+#[test]
+fn comments_in_a_parameter_list_are_not_parameters() {
+    // Regression (werkzeug): `def update(  # type: ignore[override]` made
+    // the comment the first parameter, so `self` was an ordinary
+    // parameter of unknown type and `self.add(…)` a guess among every
+    // `add` (9 candidates: unresolved).
+    let out = edges(&[(
+        "m.py",
+        "\
+class Multi:
+    def add(self): ...
+    def update(  # type: ignore[override]
+        self,
+        other,
+    ):
+        self.add()
+class Other:
+    def add(self): ...
+    def gone(self): ...
+class Sub(  # a comment among the bases is no base
+    Multi,
+):
+    def run(self):
+        self.gone()
+",
+    )]);
+    assert_has(&out, "calls m.Multi.update -> m.Multi.add @m.py:7:14 SelfMember");
+    assert_none_to(&out, "-> m.Other.add");
+    // Every base is in the repository: `gone` is on no class of the MRO.
+    assert_has(&out, "U calls gone @m.py:15:14 (not found on type)");
+}
+
+#[test]
+fn class_body_names_bound_later_in_the_class_read_the_enclosing_scope() {
+    // Regression (werkzeug): `json_module = json` above the class's own
+    // `def json` is the imported module, and `set[str]` in a method
+    // signature above the class's `def set` is the builtin; both were
+    // syntactic edges to the class's members.
+    let out = edges(&[
+        ("helpers.py", "def check(): ...\n"),
+        (
+            "m.py",
+            "\
+import helpers
+from helpers import check
+class Request:
+    mod = helpers
+    def add(self, items: set[str], f=check) -> None: ...
+    def set(self): ...
+    def helpers(self): ...
+    def check(self): ...
+    again = check
+    def prop(self): ...
+    @prop.setter
+    def prop(self, v): ...
+",
+        ),
+    ]);
+    assert_none_to(&out, "-> m.Request.helpers");
+    assert_none_to(&out, "-> m.Request.set");
+    assert_has(&out, "references m.Request.add -> helpers.check @m.py:5:38 Import");
+    // After the binding, the class's own name.
+    assert_has(&out, "references m.Request -> m.Request.check @m.py:9:13 Local");
+    assert_has(&out, "references m.Request.prop#2 -> m.Request.prop @m.py:11:6 Local");
+}
+
+#[test]
+fn conditional_and_or_values_type_a_variable_when_they_agree() {
+    // Regression (starlette): `self.routes = [] if routes is None else
+    // list(routes)` left the attribute untyped, and `self.routes.append`
+    // was guessed as an in-repo `append`.
+    let out = edges(&[(
+        "m.py",
+        "\
+class Multi:
+    def append(self): ...
+    def run(self): ...
+class Other:
+    def run(self): ...
+class Router:
+    def __init__(self, routes, m, n):
+        self.routes = [] if routes is None else list(routes)
+        self.multi = m or Multi()
+        self.mixed = Multi() if m else Other()
+    def go(self, flag):
+        self.routes.append(1)
+        self.multi.run()
+        self.mixed.run()
+        local = Multi() if flag else None
+        local.run()
+",
+    )]);
+    assert_none_to(&out, "@m.py:12:");
+    // `m` is of unknown type and `Multi()` a Multi: no agreement, a guess.
+    assert_has(&out, "calls m.Router.go -> m.Multi.run @m.py:13:20 Member { k: 2 }");
+    assert_has(&out, "calls m.Router.go -> m.Other.run @m.py:14:20 Member { k: 2 }");
+    assert_has(&out, "calls m.Router.go -> m.Multi.run @m.py:16:15 TypedReceiver");
+    assert_none_to(&out, "-> m.Other.run @m.py:16:");
+}
+
+#[test]
+fn subscripted_type_aliases_hold_the_type_they_name() {
+    // Regression (starlette): `Scope = typing.MutableMapping[str,
+    // typing.Any]` in `types.py` left every `scope: Scope` parameter
+    // untyped, and `scope.update(…)` was guessed as an in-repo `update`.
+    let out = edges(&[
+        (
+            "types.py",
+            "\
+import typing
+from typing import Optional
+from node import Node
+Scope = typing.MutableMapping[str, typing.Any]
+MaybeNode = Optional[Node]
+IntNode = Node[int]
+NODES: list[Node] = []
+FIRST = NODES[0]
+",
+        ),
+        (
+            "node.py",
+            "\
+class Node:
+    def update(self): ...
+    def run(self): ...
+",
+        ),
+        (
+            "app.py",
+            "\
+from types import Scope, MaybeNode, IntNode, FIRST
+def handle(scope: Scope, n: MaybeNode, g: IntNode):
+    scope.update()
+    n.run()
+    g.run()
+    FIRST.run()
+",
+        ),
+    ]);
+    assert_none_to(&out, "@app.py:3:");
+    assert_has(&out, "calls app.handle -> node.Node.run @app.py:4:7 TypedReceiver");
+    assert_has(&out, "calls app.handle -> node.Node.run @app.py:5:7 TypedReceiver");
+    assert_has(&out, "calls app.handle -> node.Node.run @app.py:6:11 TypedReceiver");
+}
