@@ -292,6 +292,10 @@ pub enum Src {
     /// The value of one chain or the other (`a if c else b`, `a or b`):
     /// a type when both agree.
     Either(u32, u32),
+    /// A builtin copy of a chain's elements (`list(x)`, `sorted(x)`): a
+    /// sequence of what `x` holds when it is a sequence, else a builtin
+    /// of unknown elements.
+    SeqOf(u32),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -451,6 +455,8 @@ enum Rhs {
     Annot(u32, Cont),
     /// One of two chains' values ([`Src::Either`]).
     Either(u32, u32),
+    /// [`Src::SeqOf`].
+    SeqOf(u32),
     /// A literal (its type is a builtin).
     Literal,
     Unknown,
@@ -462,6 +468,7 @@ impl Rhs {
             Some(Src::Value(c)) => Rhs::Value(c),
             Some(Src::Annot(c, k)) => Rhs::Annot(c, k),
             Some(Src::Either(a, b)) => Rhs::Either(a, b),
+            Some(Src::SeqOf(c)) => Rhs::SeqOf(c),
             Some(Src::External) => Rhs::Literal,
             _ => Rhs::Unknown,
         }
@@ -575,6 +582,17 @@ impl<'s> Extractor<'s> {
                 self.class_stmt_end = Pos::from_ts(c.end_position());
             }
             self.visit(c, sid, src);
+            if c.kind_name() == "expression_statement"
+                && c.named_child(0).is_some_and(|a| a.kind_name() == "assignment")
+            {
+                if let Some(t) = c
+                    .next_named_sibling()
+                    .filter(|n| n.kind_name() == "comment")
+                    .filter(|n| n.start_position().row == c.end_position().row)
+                {
+                    self.type_comment(t, sid, src);
+                }
+            }
             // Code after `raise`/`return` (also in the branch a static
             // condition takes) is unreachable: pyright does not analyse it.
             if !self.dead && self.exits(c) {
@@ -1519,9 +1537,17 @@ impl<'s> Extractor<'s> {
         if let Some((a, b)) = either {
             return match (self.value_src(a, sid, src), self.value_src(b, sid, src)) {
                 (Src::Value(x), Src::Value(y)) => Src::Either(x, y),
-                (Src::Value(x), Src::External) | (Src::External, Src::Value(x)) => Src::Value(x),
                 (Src::External, Src::External) => Src::External,
+                (x @ (Src::Value(_) | Src::SeqOf(_) | Src::Annot(..)), Src::External)
+                | (Src::External, x @ (Src::Value(_) | Src::SeqOf(_) | Src::Annot(..))) => x,
                 _ => Src::Unknown,
+            };
+        }
+        if let Some(arg) = self.builtin_copy(r) {
+            self.expr(r, sid, src);
+            return match self.chain_at.get(&(arg.start_byte(), arg.end_byte())) {
+                Some(&c) => Src::SeqOf(c),
+                None => Src::Unknown,
             };
         }
         match self.expr(r, sid, src) {
@@ -1541,6 +1567,33 @@ impl<'s> Extractor<'s> {
             Some(c) => Src::Value(c),
             None if is_literal(r.kind_name()) => Src::External,
             None => Src::Unknown,
+        }
+    }
+
+    /// `list(x)`, `tuple(x)`, `sorted(x)`, `set(x)`, `frozenset(x)`: the
+    /// argument. (The name is taken for the builtin's: a module that
+    /// defines its own `list` is not worth a lookup here.)
+    fn builtin_copy<'t>(&self, call: Node<'t>) -> Option<Node<'t>> {
+        if call.kind_name() != "call" {
+            return None;
+        }
+        let f = call.field("function")?;
+        if f.kind_name() != "identifier"
+            || !matches!(self.text(f), "list" | "tuple" | "sorted" | "set" | "frozenset")
+        {
+            return None;
+        }
+        let args = call.field("arguments")?;
+        let mut cur = args.walk();
+        let list: Vec<Node> = args
+            .named_children(&mut cur)
+            .filter(|a| a.kind_name() != "comment")
+            .collect();
+        match list[..] {
+            [a] if matches!(a.kind_name(), "identifier" | "attribute" | "call" | "subscript") => {
+                Some(a)
+            }
+            _ => None,
         }
     }
 
@@ -1952,7 +2005,53 @@ impl<'s> Extractor<'s> {
         {
             return;
         }
-        let start = pos(content);
+        let first = self.type_expr_names(node, text, pos(content), sid, src);
+        self.chain_at.remove(&(node.start_byte(), node.end_byte()));
+        if let Some((c, false)) = first {
+            self.chain_at
+                .insert((node.start_byte(), node.end_byte()), c);
+        }
+    }
+
+    /// `x = None  # type: Foo` (PEP 484 type comments, which pyright
+    /// reads): each dotted name of the type is a reference.
+    fn type_comment(&mut self, comment: Node, sid: usize, src: u32) {
+        let text = self.text(comment);
+        let Some(rest) = text.strip_prefix('#') else {
+            return;
+        };
+        let rest = rest.trim_start();
+        let Some(ty) = rest.strip_prefix("type:") else {
+            return;
+        };
+        let ty = ty.trim_start();
+        // `# type: ignore` and `# type: ignore[code]` are no types.
+        if ty.is_empty()
+            || ty.starts_with("ignore")
+            || ty.contains(['#', '\\'])
+        {
+            return;
+        }
+        let offset = (text.len() - ty.len()) as u32;
+        let start = pos(comment);
+        let start = Pos {
+            line: start.line,
+            column: start.column + offset,
+        };
+        self.type_expr_names(comment, ty, start, sid, src);
+    }
+
+    /// Each dotted name in a type expression written as text from
+    /// `start` (nothing inside `Literal[…]`); the first one's chain, and
+    /// whether it is a typing form.
+    fn type_expr_names(
+        &mut self,
+        node: Node,
+        text: &str,
+        start: Pos,
+        sid: usize,
+        src: u32,
+    ) -> Option<(u32, bool)> {
         let bytes = text.as_bytes();
         let ident_start = |b: u8| b.is_ascii_alphabetic() || b == b'_';
         let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
@@ -2025,11 +2124,7 @@ impl<'s> Extractor<'s> {
                 is_type_form(head) || head == "Literal" || head == "Union",
             ));
         }
-        self.chain_at.remove(&(node.start_byte(), node.end_byte()));
-        if let Some((c, false)) = first {
-            self.chain_at
-                .insert((node.start_byte(), node.end_byte()), c);
-        }
+        first
     }
 
     fn push_chain(
@@ -2474,6 +2569,18 @@ impl<'s> Extractor<'s> {
             Rhs::Either(a, b) => {
                 let t = self.typeref(Rhs::Value(a), depth + 1)?;
                 return (self.typeref(Rhs::Value(b), depth + 1)? == t).then_some(t);
+            }
+            // A copy of an annotated sequence: the same annotation; of
+            // anything else, a builtin of unknown elements.
+            Rhs::SeqOf(c) => {
+                return self
+                    .typeref(Rhs::Value(c), depth + 1)
+                    .filter(|t| !t.call && t.cont == Cont::Seq)
+                    .or(Some(TypeRef {
+                        path: LITERAL_PATH.into(),
+                        call: false,
+                        cont: Cont::Value,
+                    }));
             }
             Rhs::Unknown => return None,
         };

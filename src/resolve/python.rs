@@ -1822,6 +1822,10 @@ impl Resolver<'_, '_> {
                         _ => Val::Unknown,
                     },
                     Src::Enter(c) => self.enter(self.chain(*c, false).val),
+                    Src::SeqOf(c) => match self.chain(*c, false).val {
+                        Val::Seq(x) => Val::Seq(x),
+                        _ => Val::External,
+                    },
                     Src::Either(a, b) => {
                         let a = self.chain(*a, false).val;
                         if a == self.chain(*b, false).val {

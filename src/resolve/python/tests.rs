@@ -717,3 +717,60 @@ def handle(scope: Scope, n: MaybeNode, g: IntNode):
     assert_has(&out, "calls app.handle -> node.Node.run @app.py:5:7 TypedReceiver");
     assert_has(&out, "calls app.handle -> node.Node.run @app.py:6:11 TypedReceiver");
 }
+
+#[test]
+fn type_comments_name_their_types() {
+    // Regression (marshmallow): `opts = None  # type: SchemaOpts` and
+    // `self.fields = {}  # type: dict[str, ma_fields.Field]` are
+    // references pyright reports (PEP 484 type comments).
+    let out = edges(&[
+        ("fields.py", "class Field: ...\n"),
+        (
+            "m.py",
+            "\
+import fields as ma_fields
+class Opts: ...
+class Schema:
+    opts = None  # type: Opts
+    def __init__(self):
+        self.fields = {}  # type: dict[str, ma_fields.Field]
+        self.other = 1  # type: ignore[assignment]
+        self.last = []  # type: list[Opts]
+x = 1 # type:Opts
+",
+        ),
+    ]);
+    assert_has(&out, "references m.Schema -> m.Opts @m.py:4:26 Local");
+    assert_has(
+        &out,
+        "references m.Schema.__init__ -> fields.Field @m.py:6:55 Path",
+    );
+    assert_has(&out, "references m.Schema.__init__ -> m.Opts @m.py:8:38 Local");
+    assert_has(&out, "references m -> m.Opts @m.py:9:14 Local");
+}
+
+#[test]
+fn builtin_copies_of_a_typed_sequence_keep_its_elements() {
+    // Regression (starlette): `self.routes = [] if routes is None else
+    // list(routes)` with `routes: Sequence[BaseRoute] | None` holds
+    // BaseRoutes; `for route in self.routes: route.matches()` is
+    // BaseRoute.matches.
+    let out = edges(&[(
+        "m.py",
+        "\
+import typing
+class BaseRoute:
+    def matches(self): ...
+class Other:
+    def matches(self): ...
+class Router:
+    def __init__(self, routes: typing.Sequence[BaseRoute] | None = None):
+        self.routes = [] if routes is None else list(routes)
+    def go(self):
+        for route in self.routes:
+            route.matches()
+",
+    )]);
+    assert_has(&out, "calls m.Router.go -> m.BaseRoute.matches @m.py:11:19 TypedReceiver");
+    assert_none_to(&out, "-> m.Other.matches");
+}
