@@ -39,6 +39,12 @@ pub struct Scope {
     pub fixtures: Vec<u32>,
     /// Definitions in unreachable code (name lookup prefers the others).
     pub dead_defs: Vec<u32>,
+    /// Module-level definitions and imports (indexes in `imports`) in an
+    /// `except` clause: another module importing the name prefers the
+    /// other declarations (pyright's rule for `try: … except ImportError:`
+    /// fallbacks).
+    pub except_defs: Vec<u32>,
+    pub except_imports: Vec<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -91,7 +97,12 @@ impl Scope {
         for f in &mut s.funcs {
             f.def = mv(f.def);
         }
-        for d in s.fixtures.iter_mut().chain(s.dead_defs.iter_mut()) {
+        for d in s
+            .fixtures
+            .iter_mut()
+            .chain(s.dead_defs.iter_mut())
+            .chain(s.except_defs.iter_mut())
+        {
             *d = mv(*d);
         }
         s
@@ -372,6 +383,7 @@ pub fn extract(path: &str, src: &[u8]) -> FileFacts {
         class_of_def: HashMap::new(),
         ret_chains: Vec::new(),
         dead: false,
+        in_except: false,
         depth: 0,
         class_stmt_end: Pos { line: 0, column: 0 },
         narrowing: Vec::new(),
@@ -497,6 +509,8 @@ struct Extractor<'s> {
     ret_chains: Vec<(usize, u32, Cont)>,
     /// Inside unreachable code.
     dead: bool,
+    /// Inside an `except` clause at module level.
+    in_except: bool,
     /// Current recursion depth of the walk.
     depth: u32,
     /// The end of the class-body statement being walked (where the
@@ -951,11 +965,16 @@ impl<'s> Extractor<'s> {
                 let mut cur = node.walk();
                 let children: Vec<Node> = node.named_children(&mut cur).collect();
                 let dead = self.dead;
+                let in_except = self.in_except;
                 for c in children {
                     self.dead = dead || (skip_else && c.kind_name() == "else_clause");
+                    self.in_except = in_except
+                        || (sid == 0
+                            && matches!(c.kind_name(), "except_clause" | "except_group_clause"));
                     self.visit(c, sid, src);
                 }
                 self.dead = dead;
+                self.in_except = in_except;
             }
             "if_statement" | "elif_clause" => {
                 let cond = node.field("condition");
@@ -1115,6 +1134,9 @@ impl<'s> Extractor<'s> {
             && (!name.starts_with('_') || (name.starts_with("__") && name.ends_with("__")));
         if self.dead {
             self.scope.dead_defs.push(self.defs.len() as u32);
+        }
+        if self.in_except && parent == 0 {
+            self.scope.except_defs.push(self.defs.len() as u32);
         }
         self.defs.push(Def {
             name,
@@ -1462,6 +1484,9 @@ impl<'s> Extractor<'s> {
             }
         }
         let idx = self.scope.imports.len() as u32;
+        if self.in_except && imp.scope == 0 {
+            self.scope.except_imports.push(idx);
+        }
         if let Some(b) = imp.bound_name() {
             if !b.is_empty() {
                 let b = b.to_string();

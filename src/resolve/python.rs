@@ -838,16 +838,39 @@ impl Ctx<'_, '_> {
         }
     }
 
-    /// A module-level name of file `f`.
+    /// A module-level name of file `f`, seen from inside the file.
     fn lookup_file(&self, f: FileIdx, name: &str, depth: u32) -> Option<Hit> {
+        self.lookup_name(f, name, depth, false)
+    }
+
+    /// A module-level name of file `f`; `imported`: as another module
+    /// sees it (an import of it, an attribute of the module), where
+    /// pyright passes over declarations in `except` clauses when there
+    /// are others (`try: from functools import cached_property` /
+    /// `except ImportError: class cached_property` is the import).
+    fn lookup_name(&self, f: FileIdx, name: &str, depth: u32, imported: bool) -> Option<Hit> {
         if depth > MAX_DEPTH {
             return None;
         }
         let scope = self.scope(f)?;
         if let Some(bs) = self.names(f).get(name) {
+            let in_except = |b: &Binding| match b {
+                Binding::Def(d) => scope.except_defs.contains(d),
+                Binding::Import(i) => scope.except_imports.contains(i),
+                Binding::Var(_) => false,
+            };
+            let skip_except = imported
+                && bs.iter().any(|b| {
+                    !in_except(b)
+                        && match b {
+                            Binding::Def(d) => !scope.dead_defs.contains(d),
+                            Binding::Import(i) => !scope.imports[*i as usize].dead,
+                            Binding::Var(_) => false,
+                        }
+                });
             // Conditional definitions: the last reachable one, as pyright.
             let live = |b: &&Binding| match b {
-                Binding::Def(d) => !scope.dead_defs.contains(d),
+                Binding::Def(d) => !scope.dead_defs.contains(d) && !(skip_except && in_except(b)),
                 _ => false,
             };
             if let Some(Binding::Def(d)) = bs.iter().rev().find(live) {
@@ -860,7 +883,7 @@ impl Ctx<'_, '_> {
             for b in bs.iter().rev() {
                 if let Binding::Import(i) = b {
                     let imp = &scope.imports[*i as usize];
-                    if imp.dead {
+                    if imp.dead || (skip_except && in_except(b)) {
                         continue;
                     }
                     if let Some(h) = self.import_target(f, imp, depth + 1) {
@@ -921,7 +944,7 @@ impl Ctx<'_, '_> {
     fn lookup_mod(&self, m: u32, name: &str, depth: u32, submodules: bool) -> Option<Hit> {
         let module = &self.ix.mods[m as usize];
         for f in &module.files {
-            if let Some(h) = self.lookup_file(*f, name, depth) {
+            if let Some(h) = self.lookup_name(*f, name, depth, true) {
                 return Some(h);
             }
         }

@@ -774,3 +774,51 @@ class Router:
     assert_has(&out, "calls m.Router.go -> m.BaseRoute.matches @m.py:11:19 TypedReceiver");
     assert_none_to(&out, "-> m.Other.matches");
 }
+
+#[test]
+fn importers_pass_over_declarations_in_except_clauses() {
+    // Regression (starlette): `_compat.md5_hexdigest` is defined in a
+    // `try:` body and again in its `except TypeError:`; an importer's
+    // name is the first (pyright skips declarations in except clauses
+    // when there are others). With `try: from functools import
+    // cached_property` / `except ImportError: class cached_property`, the
+    // import wins: no in-repo edge.
+    let out = edges(&[
+        (
+            "compat.py",
+            "\
+try:
+    def md5(data): ...
+except TypeError:
+    def md5(data): ...
+try:
+    from functools import cached_property
+except ImportError:
+    class cached_property: ...
+try:
+    import simplejson
+except ImportError:
+    def only_fallback(): ...
+md5(1)
+",
+        ),
+        (
+            "app.py",
+            "\
+from compat import md5, cached_property, only_fallback
+import compat
+md5(1)
+cached_property()
+only_fallback()
+compat.md5(2)
+",
+        ),
+    ]);
+    assert_has(&out, "calls app -> compat.md5 @app.py:3:1 Import");
+    assert_has(&out, "calls app -> compat.md5 @app.py:6:8 Path");
+    assert_none_to(&out, "-> compat.md5#2 @app.py");
+    assert_none_to(&out, "-> compat.cached_property");
+    assert_has(&out, "calls app -> compat.only_fallback @app.py:5:1 Import");
+    // Inside the module, code flow reaches both: the last one, as before.
+    assert_has(&out, "calls compat -> compat.md5#2 @compat.py:13:1 Local");
+}
