@@ -145,6 +145,9 @@ pub enum Cont {
     /// (`Scope = MutableMapping[str, Any]`, `Alias = Foo[int]`,
     /// `FIRST = ITEMS[0]`).
     Subscript,
+    /// Not an annotation: one part of unpacking what the path names, or
+    /// what calling it returns (`a, b = make()`).
+    Unpacked,
 }
 
 const SEQ_TYPES: [&str; 20] = [
@@ -307,6 +310,9 @@ pub enum Src {
     /// sequence of what `x` holds when it is a sequence, else a builtin
     /// of unknown elements.
     SeqOf(u32),
+    /// One part of unpacking a chain's value (`a, b = make()`): an
+    /// element of a sequence; a part of a builtin (a tuple) is a builtin.
+    Part(u32),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -469,6 +475,8 @@ enum Rhs {
     Either(u32, u32),
     /// [`Src::SeqOf`].
     SeqOf(u32),
+    /// [`Src::Part`].
+    Part(u32),
     /// A literal (its type is a builtin).
     Literal,
     Unknown,
@@ -481,6 +489,7 @@ impl Rhs {
             Some(Src::Annot(c, k)) => Rhs::Annot(c, k),
             Some(Src::Either(a, b)) => Rhs::Either(a, b),
             Some(Src::SeqOf(c)) => Rhs::SeqOf(c),
+            Some(Src::Part(c)) => Rhs::Part(c),
             Some(Src::External) => Rhs::Literal,
             _ => Rhs::Unknown,
         }
@@ -1722,6 +1731,7 @@ impl<'s> Extractor<'s> {
                     let part = match s {
                         Some(Src::Iter(chain)) => Some(Src::IterPart(chain, i as u32)),
                         Some(Src::External) => Some(Src::External),
+                        Some(Src::Value(chain)) => Some(Src::Part(chain)),
                         _ => None,
                     };
                     self.target(c, part, sid, src);
@@ -2594,6 +2604,16 @@ impl<'s> Extractor<'s> {
             Rhs::Either(a, b) => {
                 let t = self.typeref(Rhs::Value(a), depth + 1)?;
                 return (self.typeref(Rhs::Value(b), depth + 1)? == t).then_some(t);
+            }
+            // `a, b = make()`: the value's path, unpacked.
+            Rhs::Part(c) => {
+                let t = self.typeref(Rhs::Value(c), depth + 1)?;
+                return (t.cont == Cont::Value || (t.call && t.cont == Cont::One)).then_some(
+                    TypeRef {
+                        cont: Cont::Unpacked,
+                        ..t
+                    },
+                );
             }
             // A copy of an annotated sequence: the same annotation; of
             // anything else, a builtin of unknown elements.

@@ -1060,6 +1060,10 @@ impl Ctx<'_, '_> {
         }
 
         let v = self.eval_path(f, &t.path, self_cls, depth + 1);
+        if t.cont == Cont::Unpacked {
+            let v = if t.call { self.call(v, depth + 1) } else { v };
+            return unpacked(v);
+        }
         if t.call {
             self.call(v, depth + 1)
         } else {
@@ -1317,7 +1321,7 @@ impl<'a, 'w> Ctx<'a, 'w> {
 /// before any attribute that is only assigned.
 fn is_declared(a: &Var) -> bool {
     a.ty.as_ref()
-        .is_some_and(|t| !t.call && !matches!(t.cont, Cont::Value | Cont::Subscript))
+        .is_some_and(|t| !t.call && !matches!(t.cont, Cont::Value | Cont::Subscript | Cont::Unpacked))
 }
 
 fn member_recv(v: Val) -> Option<SymId> {
@@ -1352,6 +1356,16 @@ fn annotate_as(v: Val, cont: Cont) -> Val {
         (Cont::Seq, Val::Inst(c)) => Val::Seq(c),
         (Cont::Map, Val::Inst(c)) => Val::Map(c),
         _ => Val::External,
+    }
+}
+
+/// One part of unpacking a value (`a, b = v`): an element of a sequence;
+/// any part of a builtin (a tuple) is a builtin.
+fn unpacked(v: Val) -> Val {
+    match v {
+        Val::Seq(c) => Val::Inst(c),
+        Val::External | Val::Map(_) | Val::Items(_) => Val::External,
+        _ => Val::Unknown,
     }
 }
 
@@ -1845,6 +1859,7 @@ impl Resolver<'_, '_> {
                         _ => Val::Unknown,
                     },
                     Src::Enter(c) => self.enter(self.chain(*c, false).val),
+                    Src::Part(c) => unpacked(self.chain(*c, false).val),
                     Src::SeqOf(c) => match self.chain(*c, false).val {
                         Val::Seq(x) => Val::Seq(x),
                         _ => Val::External,

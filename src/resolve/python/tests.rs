@@ -822,3 +822,36 @@ compat.md5(2)
     // Inside the module, code flow reaches both: the last one, as before.
     assert_has(&out, "calls compat -> compat.md5#2 @compat.py:13:1 Local");
 }
+
+#[test]
+fn unpacked_parts_of_a_tuple_are_builtins_and_of_a_sequence_its_elements() {
+    // Regression (starlette): `self.path_regex, self.path_format,
+    // self.param_convertors = compile_path(path)` with `compile_path`
+    // returning `tuple[Pattern[str], str, dict[str, Convertor]]` left the
+    // attributes untyped; `self.param_convertors.keys()` and
+    // `matched_params.items()` were guessed as in-repo methods.
+    let out = edges(&[(
+        "m.py",
+        "\
+import typing
+class Headers:
+    def keys(self): ...
+    def items(self): ...
+    def run(self): ...
+def compile_path(p) -> tuple[typing.Pattern[str], str, dict[str, int]]: ...
+def many() -> list[Headers]: ...
+class Route:
+    def __init__(self, path):
+        self.regex, self.fmt, self.convertors = compile_path(path)
+    def go(self):
+        self.convertors.keys()
+        a, b = compile_path(1)
+        b.items()
+        first, second = many()
+        first.run()
+",
+    )]);
+    assert_none_to(&out, "@m.py:12:");
+    assert_none_to(&out, "@m.py:14:");
+    assert_has(&out, "calls m.Route.go -> m.Headers.run @m.py:16:15 TypedReceiver");
+}
