@@ -1581,7 +1581,12 @@ impl Resolver<'_, '_> {
         if !emit {
             match self.chains.borrow()[idx] {
                 State::Done(v) => return v,
-                State::Busy => return V::new(Val::Unknown, How::Typed),
+                State::Busy => {
+                    // `node = node.next()` met while `node.next()` itself is
+                    // evaluated: as cyclic as meeting the variable.
+                    self.cycle.set(true);
+                    return V::new(Val::Unknown, How::Typed);
+                }
                 State::Todo => {}
             }
         }

@@ -855,3 +855,34 @@ class Route:
     assert_none_to(&out, "@m.py:14:");
     assert_has(&out, "calls m.Route.go -> m.Headers.run @m.py:16:15 TypedReceiver");
 }
+
+#[test]
+fn a_variable_assigned_from_itself_keeps_its_other_sources_type() {
+    // Regression (werkzeug `_find_common_roots`): `node = root` (a dict),
+    // then `node = node.setdefault(chunk, {})` in a loop. Evaluating the
+    // site `node.setdefault` first met the variable through the site's
+    // own chain, which did not count as a cycle: `node` became unknown
+    // and `node.clear()` a guess among in-repo `clear` methods.
+    let out = edges(&[(
+        "m.py",
+        "\
+import typing as t
+class D:
+    def clear(self): ...
+    def child(self) -> \"D\": ...
+def f(paths):
+    root: dict[str, dict[str, t.Any]] = {}
+    for chunks in paths:
+        node = root
+        for chunk in chunks:
+            node = node.setdefault(chunk, {})
+        node.clear()
+    tree = D()
+    while tree:
+        tree = tree.child()
+    tree.clear()
+",
+    )]);
+    assert_none_to(&out, "@m.py:11:");
+    assert_has(&out, "calls m.f -> m.D.clear @m.py:15:10 TypedReceiver");
+}
