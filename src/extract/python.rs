@@ -213,7 +213,8 @@ pub struct Class {
 pub struct Func {
     pub def: u32,
     pub ret: Option<TypeRef>,
-    /// [`PROPERTY`], [`STATIC`], [`CLASSMETHOD`], [`FIXTURE`].
+    /// [`PROPERTY`], [`STATIC`], [`CLASSMETHOD`], [`FIXTURE`],
+    /// [`SELF_TYPED`].
     pub flags: u8,
 }
 
@@ -221,6 +222,10 @@ pub const PROPERTY: u8 = 1;
 pub const STATIC: u8 = 2;
 pub const CLASSMETHOD: u8 = 4;
 pub const FIXTURE: u8 = 8;
+/// The return annotation is the first parameter's (`def __enter__(self:
+/// T) -> T`, `def create(cls: type[T]) -> T`): a TypeVar there stands for
+/// the receiver's class.
+pub const SELF_TYPED: u8 = 16;
 
 /// Reference sites, read only when resolving this file.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -1206,6 +1211,7 @@ impl<'s> Extractor<'s> {
         }
         let fsid = self.push_scope(sid, ScopeKind::Function, idx, method_of);
         let wants_fixtures = kind == NodeKind::Test || flags & FIXTURE != 0;
+        let mut self_annot = None;
         if let Some(params) = node.field("parameters") {
             let mut cur = params.walk();
             let list: Vec<Node> = params.named_children(&mut cur).collect();
@@ -1244,6 +1250,7 @@ impl<'s> Extractor<'s> {
                 if first && !splat {
                     if let Some(class) = method_of {
                         if flags & STATIC == 0 {
+                            self_annot = p.field("type").map(|t| self.text(t));
                             let cls = flags & CLASSMETHOD != 0
                                 || matches!(
                                     name,
@@ -1273,6 +1280,19 @@ impl<'s> Extractor<'s> {
         let ret_type = node.field("return_type");
         if ret_type.is_some() {
             self.no_inference.insert(idx);
+        }
+        if let (Some(a), Some(r)) = (self_annot, ret_type) {
+            let unquote = |s: &'s str| s.trim().trim_matches(|c| c == '"' || c == '\'');
+            let a = unquote(a);
+            // `cls: type[T]` (or `Type[T]`, `typing.Type[T]`) → `T`.
+            let inner = a
+                .strip_suffix(']')
+                .and_then(|x| x.split_once('['))
+                .filter(|(head, _)| matches!(head.rsplit('.').next(), Some("type" | "Type")))
+                .map_or(a, |(_, t)| unquote(t));
+            if inner == unquote(self.text(r)) {
+                flags |= SELF_TYPED;
+            }
         }
         let ret = ret_type.and_then(|t| self.annotation(t, sid, idx));
         if let Some(body) = node.field("body") {

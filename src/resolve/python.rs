@@ -24,7 +24,7 @@ use super::{
 };
 use crate::extract::python::{
     Chain, Cont, Import, ImportKind, Op, Refs, Root, Scope, Src, TypeRef, Var, CLS_PATH, FIXTURE,
-    LITERAL_PATH, PROPERTY, SELF_PATH,
+    LITERAL_PATH, PROPERTY, SELF_PATH, SELF_TYPED,
 };
 use crate::extract::{Family, LangScope};
 use crate::graph::{EdgeKind, NodeKind, Pos};
@@ -1099,13 +1099,21 @@ impl Ctx<'_, '_> {
         });
         let owner = owner.filter(|o| self.world.def(*o).kind == NodeKind::Class);
         match &func.ret {
-            // `def __enter__(self: T) -> T` with `T = TypeVar("T", …)`.
+            // `def __enter__(self: T) -> T` with `T = TypeVar("T", …)`;
+            // another TypeVar (`-> V` of a generic class, `-> T` solved
+            // from an argument) is nothing we know.
+            // (`-> dict[K, V]`: a builtin container, whatever V is.)
             Some(t)
                 if !t.call
+                    && t.cont == Cont::One
                     && !t.path.contains('.')
                     && self.is_typevar(sym.file, &t.path, depth) =>
             {
-                recv.or(owner).map(Val::Inst).unwrap_or(Val::Unknown)
+                if func.flags & SELF_TYPED != 0 {
+                    recv.or(owner).map(Val::Inst).unwrap_or(Val::Unknown)
+                } else {
+                    Val::Unknown
+                }
             }
             Some(t) => self.eval_typeref(sym.file, t, recv.or(owner), depth + 1),
             None => Val::Unknown,

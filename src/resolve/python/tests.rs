@@ -886,3 +886,38 @@ def f(paths):
     assert_none_to(&out, "@m.py:11:");
     assert_has(&out, "calls m.f -> m.D.clear @m.py:15:10 TypedReceiver");
 }
+
+#[test]
+fn only_a_typevar_the_receiver_is_annotated_with_is_the_receiver() {
+    // Regression (werkzeug): `ImmutableDict.copy(self) -> dict[K, V]`
+    // with `V = TypeVar("V")` was taken for `-> Self`, so
+    // `self.converters = self.default_converters.copy()` was an
+    // ImmutableDict and `self.converters.update(…)` a wrong 0.8 edge.
+    let out = edges(&[(
+        "m.py",
+        "\
+import typing as t
+K = t.TypeVar(\"K\")
+V = t.TypeVar(\"V\")
+T = t.TypeVar(\"T\", bound=\"Box\")
+class Box(dict[K, V]):
+    def copy(self) -> dict[K, V]: ...
+    def first(self) -> V: ...
+    def __enter__(self: T) -> T: ...
+    @classmethod
+    def make(cls: type[T]) -> T: ...
+    def update(self): ...
+def run(b: Box):
+    b.copy().update()
+    b.first().update()
+    b.__enter__().update()
+    Box.make().update()
+",
+    )]);
+    // A builtin dict: nothing to guess.
+    assert_none_to(&out, "@m.py:13:14");
+    // V is whatever the box holds: a guess, not the box itself.
+    assert_has(&out, "calls m.run -> m.Box.update @m.py:14:15 Member { k: 2 }");
+    assert_has(&out, "calls m.run -> m.Box.update @m.py:15:19 TypedReceiver");
+    assert_has(&out, "calls m.run -> m.Box.update @m.py:16:16 TypedReceiver");
+}
