@@ -611,7 +611,8 @@ impl<'s> Extractor<'s> {
             }
             self.visit(c, sid, src);
             if c.kind_name() == "expression_statement"
-                && c.named_child(0).is_some_and(|a| a.kind_name() == "assignment")
+                && c.named_child(0)
+                    .is_some_and(|a| a.kind_name() == "assignment")
             {
                 if let Some(t) = c
                     .next_named_sibling()
@@ -1633,7 +1634,10 @@ impl<'s> Extractor<'s> {
         }
         let f = call.field("function")?;
         if f.kind_name() != "identifier"
-            || !matches!(self.text(f), "list" | "tuple" | "sorted" | "set" | "frozenset")
+            || !matches!(
+                self.text(f),
+                "list" | "tuple" | "sorted" | "set" | "frozenset"
+            )
         {
             return None;
         }
@@ -1644,7 +1648,11 @@ impl<'s> Extractor<'s> {
             .filter(|a| a.kind_name() != "comment")
             .collect();
         match list[..] {
-            [a] if matches!(a.kind_name(), "identifier" | "attribute" | "call" | "subscript") => {
+            [a] if matches!(
+                a.kind_name(),
+                "identifier" | "attribute" | "call" | "subscript"
+            ) =>
+            {
                 Some(a)
             }
             _ => None,
@@ -2081,10 +2089,7 @@ impl<'s> Extractor<'s> {
         };
         let ty = ty.trim_start();
         // `# type: ignore` and `# type: ignore[code]` are no types.
-        if ty.is_empty()
-            || ty.starts_with("ignore")
-            || ty.contains(['#', '\\'])
-        {
+        if ty.is_empty() || ty.starts_with("ignore") || ty.contains(['#', '\\']) {
             return;
         }
         let offset = (text.len() - ty.len()) as u32;

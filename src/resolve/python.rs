@@ -870,7 +870,10 @@ impl Ctx<'_, '_> {
                 });
             // Conditional definitions: the last reachable one, as pyright.
             let live = |b: &&Binding| match b {
-                Binding::Def(d) => !scope.dead_defs.contains(d) && !(skip_except && in_except(b)),
+                Binding::Def(d) => {
+                    let passed_over = skip_except && in_except(b);
+                    !scope.dead_defs.contains(d) && !passed_over
+                }
                 _ => false,
             };
             if let Some(Binding::Def(d)) = bs.iter().rev().find(live) {
@@ -1328,8 +1331,9 @@ impl<'a, 'w> Ctx<'a, 'w> {
 /// An attribute with a declared type (an annotation), which pyright finds
 /// before any attribute that is only assigned.
 fn is_declared(a: &Var) -> bool {
-    a.ty.as_ref()
-        .is_some_and(|t| !t.call && !matches!(t.cont, Cont::Value | Cont::Subscript | Cont::Unpacked))
+    a.ty.as_ref().is_some_and(|t| {
+        !t.call && !matches!(t.cont, Cont::Value | Cont::Subscript | Cont::Unpacked)
+    })
 }
 
 fn member_recv(v: Val) -> Option<SymId> {

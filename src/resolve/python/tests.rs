@@ -599,7 +599,10 @@ class Sub(  # a comment among the bases is no base
         self.gone()
 ",
     )]);
-    assert_has(&out, "calls m.Multi.update -> m.Multi.add @m.py:7:14 SelfMember");
+    assert_has(
+        &out,
+        "calls m.Multi.update -> m.Multi.add @m.py:7:14 SelfMember",
+    );
     assert_none_to(&out, "-> m.Other.add");
     // Every base is in the repository: `gone` is on no class of the MRO.
     assert_has(&out, "U calls gone @m.py:15:14 (not found on type)");
@@ -633,10 +636,19 @@ class Request:
     ]);
     assert_none_to(&out, "-> m.Request.helpers");
     assert_none_to(&out, "-> m.Request.set");
-    assert_has(&out, "references m.Request.add -> helpers.check @m.py:5:38 Import");
+    assert_has(
+        &out,
+        "references m.Request.add -> helpers.check @m.py:5:38 Import",
+    );
     // After the binding, the class's own name.
-    assert_has(&out, "references m.Request -> m.Request.check @m.py:9:13 Local");
-    assert_has(&out, "references m.Request.prop#2 -> m.Request.prop @m.py:11:6 Local");
+    assert_has(
+        &out,
+        "references m.Request -> m.Request.check @m.py:9:13 Local",
+    );
+    assert_has(
+        &out,
+        "references m.Request.prop#2 -> m.Request.prop @m.py:11:6 Local",
+    );
 }
 
 #[test]
@@ -667,9 +679,18 @@ class Router:
     )]);
     assert_none_to(&out, "@m.py:12:");
     // `m` is of unknown type and `Multi()` a Multi: no agreement, a guess.
-    assert_has(&out, "calls m.Router.go -> m.Multi.run @m.py:13:20 Member { k: 2 }");
-    assert_has(&out, "calls m.Router.go -> m.Other.run @m.py:14:20 Member { k: 2 }");
-    assert_has(&out, "calls m.Router.go -> m.Multi.run @m.py:16:15 TypedReceiver");
+    assert_has(
+        &out,
+        "calls m.Router.go -> m.Multi.run @m.py:13:20 Member { k: 2 }",
+    );
+    assert_has(
+        &out,
+        "calls m.Router.go -> m.Other.run @m.py:14:20 Member { k: 2 }",
+    );
+    assert_has(
+        &out,
+        "calls m.Router.go -> m.Multi.run @m.py:16:15 TypedReceiver",
+    );
     assert_none_to(&out, "-> m.Other.run @m.py:16:");
 }
 
@@ -713,9 +734,18 @@ def handle(scope: Scope, n: MaybeNode, g: IntNode):
         ),
     ]);
     assert_none_to(&out, "@app.py:3:");
-    assert_has(&out, "calls app.handle -> node.Node.run @app.py:4:7 TypedReceiver");
-    assert_has(&out, "calls app.handle -> node.Node.run @app.py:5:7 TypedReceiver");
-    assert_has(&out, "calls app.handle -> node.Node.run @app.py:6:11 TypedReceiver");
+    assert_has(
+        &out,
+        "calls app.handle -> node.Node.run @app.py:4:7 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls app.handle -> node.Node.run @app.py:5:7 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls app.handle -> node.Node.run @app.py:6:11 TypedReceiver",
+    );
 }
 
 #[test]
@@ -745,7 +775,10 @@ x = 1 # type:Opts
         &out,
         "references m.Schema.__init__ -> fields.Field @m.py:6:55 Path",
     );
-    assert_has(&out, "references m.Schema.__init__ -> m.Opts @m.py:8:38 Local");
+    assert_has(
+        &out,
+        "references m.Schema.__init__ -> m.Opts @m.py:8:38 Local",
+    );
     assert_has(&out, "references m -> m.Opts @m.py:9:14 Local");
 }
 
@@ -771,7 +804,10 @@ class Router:
             route.matches()
 ",
     )]);
-    assert_has(&out, "calls m.Router.go -> m.BaseRoute.matches @m.py:11:19 TypedReceiver");
+    assert_has(
+        &out,
+        "calls m.Router.go -> m.BaseRoute.matches @m.py:11:19 TypedReceiver",
+    );
     assert_none_to(&out, "-> m.Other.matches");
 }
 
@@ -853,7 +889,10 @@ class Route:
     )]);
     assert_none_to(&out, "@m.py:12:");
     assert_none_to(&out, "@m.py:14:");
-    assert_has(&out, "calls m.Route.go -> m.Headers.run @m.py:16:15 TypedReceiver");
+    assert_has(
+        &out,
+        "calls m.Route.go -> m.Headers.run @m.py:16:15 TypedReceiver",
+    );
 }
 
 #[test]
@@ -917,7 +956,16 @@ def run(b: Box):
     // A builtin dict: nothing to guess.
     assert_none_to(&out, "@m.py:13:14");
     // V is whatever the box holds: a guess, not the box itself.
-    assert_has(&out, "calls m.run -> m.Box.update @m.py:14:15 Member { k: 2 }");
-    assert_has(&out, "calls m.run -> m.Box.update @m.py:15:19 TypedReceiver");
-    assert_has(&out, "calls m.run -> m.Box.update @m.py:16:16 TypedReceiver");
+    assert_has(
+        &out,
+        "calls m.run -> m.Box.update @m.py:14:15 Member { k: 2 }",
+    );
+    assert_has(
+        &out,
+        "calls m.run -> m.Box.update @m.py:15:19 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.run -> m.Box.update @m.py:16:16 TypedReceiver",
+    );
 }
