@@ -172,6 +172,24 @@ const SEQ_TYPES: [&str; 20] = [
     "AsyncGenerator",
     "Reversible",
 ];
+/// Builtin types by name: a union part naming one has no in-repo members.
+const BUILTIN_TYPES: [&str; 15] = [
+    "str",
+    "bytes",
+    "bytearray",
+    "memoryview",
+    "int",
+    "float",
+    "complex",
+    "bool",
+    "tuple",
+    "Tuple",
+    "list",
+    "dict",
+    "set",
+    "frozenset",
+    "range",
+];
 const MAP_TYPES: [&str; 8] = [
     "Dict",
     "dict",
@@ -1985,30 +2003,58 @@ impl<'s> Extractor<'s> {
                     }
                 }
                 if head == "Union" {
-                    let non_none: Vec<Node> = args
-                        .into_iter()
-                        .filter(|a| a.kind_name() != "none" && self.text(*a) != "None")
-                        .collect();
-                    return if non_none.len() == 1 {
-                        self.principal(non_none[0], cont)
-                    } else {
-                        None
-                    };
+                    return self.union_principal(args, cont);
                 }
                 Some((if generic { value } else { node }, cont))
             }
             "binary_operator" | "union_type" => {
                 let mut cur = node.walk();
-                let parts: Vec<Node> = node
-                    .named_children(&mut cur)
-                    .filter(|a| a.kind_name() != "none" && self.text(*a) != "None")
-                    .collect();
-                if parts.len() == 1 {
-                    self.principal(parts[0], cont)
-                } else {
-                    None
-                }
+                let parts: Vec<Node> = node.named_children(&mut cur).collect();
+                self.union_principal(parts, cont)
             }
+            _ => None,
+        }
+    }
+
+    /// The principal type of a union: its one part that is not `None` nor
+    /// a builtin type (`ContentRange | str | None` is a ContentRange for
+    /// any member a str does not have, which is what pyright answers), or
+    /// its first part when all are builtins (`bytes | bytearray`).
+    fn union_principal<'t>(&self, parts: Vec<Node<'t>>, cont: Cont) -> Option<(Node<'t>, Cont)> {
+        // (`A | B | C` nests: flatten the binary operators.)
+        let mut flat = Vec::new();
+        let mut stack = parts;
+        stack.reverse();
+        while let Some(p) = stack.pop() {
+            if matches!(p.kind_name(), "binary_operator" | "union_type") {
+                let mut cur = p.walk();
+                let mut inner: Vec<Node> = p.named_children(&mut cur).collect();
+                inner.reverse();
+                stack.extend(inner);
+            } else if p.kind_name() != "none" && self.text(p) != "None" {
+                flat.push(p);
+            }
+        }
+        let builtin = |n: &Node| {
+            let n = match n.kind_name() {
+                "type" => n.named_child(0).unwrap_or(*n),
+                _ => *n,
+            };
+            let head = match n.kind_name() {
+                "subscript" => n.field("value").map(|v| self.text(v)),
+                "generic_type" => n.named_child(0).map(|v| self.text(v)),
+                "identifier" | "attribute" => Some(self.text(n)),
+                _ => None,
+            };
+            head.map(|h| h.rsplit('.').next().unwrap_or(h))
+                .is_some_and(|h| {
+                    BUILTIN_TYPES.contains(&h) || SEQ_TYPES.contains(&h) || MAP_TYPES.contains(&h)
+                })
+        };
+        let others: Vec<Node> = flat.iter().copied().filter(|p| !builtin(p)).collect();
+        match (&others[..], flat.first()) {
+            ([one], _) => self.principal(*one, cont),
+            ([], Some(first)) => self.principal(*first, cont),
             _ => None,
         }
     }

@@ -969,3 +969,44 @@ def run(b: Box):
         "calls m.run -> m.Box.update @m.py:16:16 TypedReceiver",
     );
 }
+
+#[test]
+fn unions_with_builtins_are_their_one_other_part() {
+    // Regression (werkzeug, starlette): `value: ContentRange | str | None`
+    // then `value.to_header()` is ContentRange.to_header for pyright (a
+    // str has no such member), and `src: bytes | bytearray` is a builtin;
+    // both were untyped: unresolved among 11 candidates, and a wrong
+    // guess of `WebSocketEndpoint.decode`.
+    let out = edges(&[(
+        "m.py",
+        "\
+import typing as t
+class ContentRange:
+    def to_header(self): ...
+class Endpoint:
+    def decode(self): ...
+class Other:
+    def to_header(self): ...
+def set_range(value: ContentRange | str | None, src: bytes | bytearray):
+    value.to_header()
+    src.decode()
+def both(a: ContentRange | Other, b: t.Union[int, ContentRange, None]):
+    a.to_header()
+    b.to_header()
+",
+    )]);
+    assert_has(
+        &out,
+        "calls m.set_range -> m.ContentRange.to_header @m.py:9:11 TypedReceiver",
+    );
+    assert_none_to(&out, "@m.py:10:");
+    // Two in-repo classes: no one type, a guess among both.
+    assert_has(
+        &out,
+        "calls m.both -> m.Other.to_header @m.py:12:7 Member { k: 2 }",
+    );
+    assert_has(
+        &out,
+        "calls m.both -> m.ContentRange.to_header @m.py:13:7 TypedReceiver",
+    );
+}
