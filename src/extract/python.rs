@@ -674,14 +674,15 @@ impl<'s> Extractor<'s> {
                     self.narrow(c, !negated, sid);
                 }
             }
-            "boolean_operator" if !negated => {
+            "boolean_operator" => {
                 let is_and = cond
                     .field("operator")
                     .is_some_and(|o| o.kind_name() == "and");
-                if is_and {
+                // `a and b` true, or `a or b` false: both parts are.
+                if is_and != negated {
                     for f in ["left", "right"] {
                         if let Some(c) = cond.field(f) {
-                            self.narrow(c, false, sid);
+                            self.narrow(c, negated, sid);
                         }
                     }
                 }
@@ -1029,10 +1030,21 @@ impl<'s> Extractor<'s> {
                 let alts: Vec<Node> = node
                     .children_by_field_name("alternative", &mut cur)
                     .collect();
+                // An `elif`/`else` runs when the conditions above it were
+                // false: `elif not isinstance(x, C): continue` / `else:`
+                // knows x is a C.
+                let before = self.narrowing.len();
+                if let Some(c) = cond {
+                    self.narrow(c, true, sid);
+                }
                 for a in alts {
                     self.dead = dead || value == Some(true);
                     self.visit(a, sid, src);
+                    if let Some(c) = a.field("condition") {
+                        self.narrow(c, true, sid);
+                    }
                 }
+                self.narrowing.truncate(before);
                 self.dead = dead;
             }
             "return_statement" => {

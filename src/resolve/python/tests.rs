@@ -1010,3 +1010,43 @@ def both(a: ContentRange | Other, b: t.Union[int, ContentRange, None]):
         "calls m.both -> m.ContentRange.to_header @m.py:13:7 TypedReceiver",
     );
 }
+
+#[test]
+fn elif_and_else_branches_know_the_conditions_above_were_false() {
+    // Regression (starlette schemas.py): after `elif not isinstance(route,
+    // Route) or not route.include_in_schema: continue`, the next `elif`
+    // and the `else` read members of a Route; `route` stayed a BaseRoute
+    // ('not found on type').
+    let out = edges(&[(
+        "m.py",
+        "\
+class BaseRoute: ...
+class Route(BaseRoute):
+    def run(self): ...
+class Mount(BaseRoute):
+    def run(self): ...
+def f(route: BaseRoute, flag):
+    if flag:
+        pass
+    elif not isinstance(route, Route) or not flag:
+        pass
+    elif flag:
+        route.run()
+    else:
+        route.run()
+    if isinstance(route, Mount):
+        pass
+    else:
+        route.run()
+    if not isinstance(route, Mount):
+        pass
+    else:
+        route.run()
+",
+    )]);
+    assert_has(&out, "calls m.f -> m.Mount.run @m.py:22:15 TypedReceiver");
+    assert_has(&out, "calls m.f -> m.Route.run @m.py:12:15 TypedReceiver");
+    assert_has(&out, "calls m.f -> m.Route.run @m.py:14:15 TypedReceiver");
+    // `not a Mount` says nothing we can use: still a BaseRoute.
+    assert_has(&out, "U calls run @m.py:18:15 (not found on type)");
+}
