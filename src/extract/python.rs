@@ -550,8 +550,9 @@ struct Extractor<'s> {
     class_stmt_end: Pos,
     /// Active `isinstance` narrowings: (name, class chain, scope).
     narrowing: Vec<(String, u32, usize)>,
-    /// Chains whose root name was narrowed: (chain, class chain).
-    narrowed: Vec<(u32, u32)>,
+    /// Chains whose root name was narrowed: (chain, class chain, the
+    /// narrowing's scope, the name).
+    narrowed: Vec<(u32, u32, usize, String)>,
     /// Returned values of functions without a return annotation
     /// (`None`: a value we cannot follow).
     returns: HashMap<u32, Vec<Option<u32>>>,
@@ -2257,13 +2258,29 @@ impl<'s> Extractor<'s> {
         let idx = self.refs.chains.len() as u32;
         let root = match name {
             Some((n, sid)) => {
-                if let Some((_, class, _)) = self
+                // (A comprehension or lambda inside the narrowed block
+                // sees the narrowing too, when the name is the same
+                // variable there: checked in `finish`.)
+                let inner_of = |s: usize| {
+                    let mut x = sid;
+                    while x != s {
+                        if self.scopes[x].kind != ScopeKind::Inner {
+                            return false;
+                        }
+                        match self.scopes[x].parent {
+                            Some(p) => x = p,
+                            None => return false,
+                        }
+                    }
+                    true
+                };
+                if let Some((_, class, s)) = self
                     .narrowing
                     .iter()
                     .rev()
-                    .find(|(x, _, s)| *x == n && *s == sid)
+                    .find(|(x, _, s)| *x == n && inner_of(*s))
                 {
-                    self.narrowed.push((idx, *class));
+                    self.narrowed.push((idx, *class, *s, n.clone()));
                 }
                 self.name(&n);
                 self.pending.push((idx, sid, n));
@@ -2550,10 +2567,14 @@ impl<'s> Extractor<'s> {
             let root = self.resolve_name(sid, &name, at);
             self.refs.chains[c as usize].root = root;
         }
-        for (c, class) in std::mem::take(&mut self.narrowed) {
-            let chain = &mut self.refs.chains[c as usize];
-            if matches!(chain.root, Root::Local(_) | Root::Global(_)) {
-                chain.root = Root::Narrowed { class };
+        for (c, class, s, name) in std::mem::take(&mut self.narrowed) {
+            let chain = &self.refs.chains[c as usize];
+            // The variable the narrowing is about (not a comprehension's
+            // own variable of that name).
+            let same = matches!(chain.root, Root::Local(_) | Root::Global(_))
+                && chain.root == self.resolve_name(s, &name, chain.pos);
+            if same {
+                self.refs.chains[c as usize].root = Root::Narrowed { class };
             }
         }
         // Exported: names listed in __all__ too.

@@ -1050,3 +1050,29 @@ def f(route: BaseRoute, flag):
     // `not a Mount` says nothing we can use: still a BaseRoute.
     assert_has(&out, "U calls run @m.py:18:15 (not found on type)");
 }
+
+#[test]
+fn narrowing_reaches_into_comprehensions() {
+    // Regression (httpx Headers.__init__): `elif isinstance(headers,
+    // Mapping): [… for k, v in headers.items()]` is a Mapping's `items`
+    // inside the comprehension too; the comprehension saw the parameter's
+    // annotated type (Headers) and made a wrong 0.8 edge.
+    let out = edges(&[(
+        "m.py",
+        "\
+from typing import Mapping
+class Headers:
+    def items(self): ...
+def f(headers: Headers | None, rows):
+    if isinstance(headers, Mapping):
+        a = [k for k, v in headers.items()]
+        b = [headers.items() for headers in rows]
+",
+    )]);
+    assert_none_to(&out, "@m.py:6:36");
+    // The comprehension's own `headers` is another variable: not narrowed.
+    assert_has(
+        &out,
+        "calls m.f -> m.Headers.items @m.py:7:22 Member { k: 2 }",
+    );
+}
