@@ -39,6 +39,12 @@ pub struct Scope {
     pub fixtures: Vec<u32>,
     /// Definitions in unreachable code (name lookup prefers the others).
     pub dead_defs: Vec<u32>,
+    /// Module-level definitions and imports (indexes in `imports`) in an
+    /// `except` clause: another module importing the name prefers the
+    /// other declarations (pyright's rule for `try: … except ImportError:`
+    /// fallbacks).
+    pub except_defs: Vec<u32>,
+    pub except_imports: Vec<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -91,7 +97,12 @@ impl Scope {
         for f in &mut s.funcs {
             f.def = mv(f.def);
         }
-        for d in s.fixtures.iter_mut().chain(s.dead_defs.iter_mut()) {
+        for d in s
+            .fixtures
+            .iter_mut()
+            .chain(s.dead_defs.iter_mut())
+            .chain(s.except_defs.iter_mut())
+        {
             *d = mv(*d);
         }
         s
@@ -130,6 +141,13 @@ pub enum Cont {
     /// Not an annotation: the object the path names itself (`Alias = Foo`
     /// holds the class, not an instance).
     Value,
+    /// Not an annotation: the object the path names, subscripted
+    /// (`Scope = MutableMapping[str, Any]`, `Alias = Foo[int]`,
+    /// `FIRST = ITEMS[0]`).
+    Subscript,
+    /// Not an annotation: one part of unpacking what the path names, or
+    /// what calling it returns (`a, b = make()`).
+    Unpacked,
 }
 
 const SEQ_TYPES: [&str; 20] = [
@@ -153,6 +171,24 @@ const SEQ_TYPES: [&str; 20] = [
     "AsyncIterable",
     "AsyncGenerator",
     "Reversible",
+];
+/// Builtin types by name: a union part naming one has no in-repo members.
+const BUILTIN_TYPES: [&str; 15] = [
+    "str",
+    "bytes",
+    "bytearray",
+    "memoryview",
+    "int",
+    "float",
+    "complex",
+    "bool",
+    "tuple",
+    "Tuple",
+    "list",
+    "dict",
+    "set",
+    "frozenset",
+    "range",
 ];
 const MAP_TYPES: [&str; 8] = [
     "Dict",
@@ -195,7 +231,8 @@ pub struct Class {
 pub struct Func {
     pub def: u32,
     pub ret: Option<TypeRef>,
-    /// [`PROPERTY`], [`STATIC`], [`CLASSMETHOD`], [`FIXTURE`].
+    /// [`PROPERTY`], [`STATIC`], [`CLASSMETHOD`], [`FIXTURE`],
+    /// [`SELF_TYPED`].
     pub flags: u8,
 }
 
@@ -203,6 +240,10 @@ pub const PROPERTY: u8 = 1;
 pub const STATIC: u8 = 2;
 pub const CLASSMETHOD: u8 = 4;
 pub const FIXTURE: u8 = 8;
+/// The return annotation is the first parameter's (`def __enter__(self:
+/// T) -> T`, `def create(cls: type[T]) -> T`): a TypeVar there stands for
+/// the receiver's class.
+pub const SELF_TYPED: u8 = 16;
 
 /// Reference sites, read only when resolving this file.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -285,6 +326,16 @@ pub enum Src {
     Enter(u32),
     /// Anything we cannot follow.
     Unknown,
+    /// The value of one chain or the other (`a if c else b`, `a or b`):
+    /// a type when both agree.
+    Either(u32, u32),
+    /// A builtin copy of a chain's elements (`list(x)`, `sorted(x)`): a
+    /// sequence of what `x` holds when it is a sequence, else a builtin
+    /// of unknown elements.
+    SeqOf(u32),
+    /// One part of unpacking a chain's value (`a, b = make()`): an
+    /// element of a sequence; a part of a builtin (a tuple) is a builtin.
+    Part(u32),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -361,7 +412,9 @@ pub fn extract(path: &str, src: &[u8]) -> FileFacts {
         class_of_def: HashMap::new(),
         ret_chains: Vec::new(),
         dead: false,
+        in_except: false,
         depth: 0,
+        class_stmt_end: Pos { line: 0, column: 0 },
         narrowing: Vec::new(),
         narrowed: Vec::new(),
         returns: HashMap::new(),
@@ -415,6 +468,10 @@ struct ScopeB {
     globals: Vec<String>,
     nonlocals: Vec<String>,
     def: u32,
+    /// Class scopes: where each name is first bound (the end of the
+    /// statement binding it). A use in the class body before that point
+    /// reads the enclosing scope, as Python (and pyright's code flow) do.
+    bound_at: HashMap<String, Pos>,
 }
 
 impl ScopeB {
@@ -427,6 +484,7 @@ impl ScopeB {
             globals: Vec::new(),
             nonlocals: Vec::new(),
             def,
+            bound_at: HashMap::new(),
         }
     }
 }
@@ -436,9 +494,29 @@ impl ScopeB {
 enum Rhs {
     Value(u32),
     Annot(u32, Cont),
+    /// One of two chains' values ([`Src::Either`]).
+    Either(u32, u32),
+    /// [`Src::SeqOf`].
+    SeqOf(u32),
+    /// [`Src::Part`].
+    Part(u32),
     /// A literal (its type is a builtin).
     Literal,
     Unknown,
+}
+
+impl Rhs {
+    fn of(s: Option<Src>) -> Rhs {
+        match s {
+            Some(Src::Value(c)) => Rhs::Value(c),
+            Some(Src::Annot(c, k)) => Rhs::Annot(c, k),
+            Some(Src::Either(a, b)) => Rhs::Either(a, b),
+            Some(Src::SeqOf(c)) => Rhs::SeqOf(c),
+            Some(Src::Part(c)) => Rhs::Part(c),
+            Some(Src::External) => Rhs::Literal,
+            _ => Rhs::Unknown,
+        }
+    }
 }
 
 struct Extractor<'s> {
@@ -463,12 +541,18 @@ struct Extractor<'s> {
     ret_chains: Vec<(usize, u32, Cont)>,
     /// Inside unreachable code.
     dead: bool,
+    /// Inside an `except` clause at module level.
+    in_except: bool,
     /// Current recursion depth of the walk.
     depth: u32,
+    /// The end of the class-body statement being walked (where the
+    /// names it binds become visible in the class body).
+    class_stmt_end: Pos,
     /// Active `isinstance` narrowings: (name, class chain, scope).
     narrowing: Vec<(String, u32, usize)>,
-    /// Chains whose root name was narrowed: (chain, class chain).
-    narrowed: Vec<(u32, u32)>,
+    /// Chains whose root name was narrowed: (chain, class chain, the
+    /// narrowing's scope, the name).
+    narrowed: Vec<(u32, u32, usize, String)>,
     /// Returned values of functions without a return annotation
     /// (`None`: a value we cannot follow).
     returns: HashMap<u32, Vec<Option<u32>>>,
@@ -538,8 +622,25 @@ impl<'s> Extractor<'s> {
         let children: Vec<Node> = node.named_children(&mut cur).collect();
         let dead = self.dead;
         let narrowing = self.narrowing.len();
+        let class_body = self.scopes[sid].kind == ScopeKind::Class;
+        let stmt_end = self.class_stmt_end;
         for c in children {
+            if class_body {
+                self.class_stmt_end = Pos::from_ts(c.end_position());
+            }
             self.visit(c, sid, src);
+            if c.kind_name() == "expression_statement"
+                && c.named_child(0)
+                    .is_some_and(|a| a.kind_name() == "assignment")
+            {
+                if let Some(t) = c
+                    .next_named_sibling()
+                    .filter(|n| n.kind_name() == "comment")
+                    .filter(|n| n.start_position().row == c.end_position().row)
+                {
+                    self.type_comment(t, sid, src);
+                }
+            }
             // Code after `raise`/`return` (also in the branch a static
             // condition takes) is unreachable: pyright does not analyse it.
             if !self.dead && self.exits(c) {
@@ -555,6 +656,7 @@ impl<'s> Extractor<'s> {
                 }
             }
         }
+        self.class_stmt_end = stmt_end;
         self.dead = dead;
         self.narrowing.truncate(narrowing);
     }
@@ -573,14 +675,15 @@ impl<'s> Extractor<'s> {
                     self.narrow(c, !negated, sid);
                 }
             }
-            "boolean_operator" if !negated => {
+            "boolean_operator" => {
                 let is_and = cond
                     .field("operator")
                     .is_some_and(|o| o.kind_name() == "and");
-                if is_and {
+                // `a and b` true, or `a or b` false: both parts are.
+                if is_and != negated {
                     for f in ["left", "right"] {
                         if let Some(c) = cond.field(f) {
-                            self.narrow(c, false, sid);
+                            self.narrow(c, negated, sid);
                         }
                     }
                 }
@@ -897,11 +1000,16 @@ impl<'s> Extractor<'s> {
                 let mut cur = node.walk();
                 let children: Vec<Node> = node.named_children(&mut cur).collect();
                 let dead = self.dead;
+                let in_except = self.in_except;
                 for c in children {
                     self.dead = dead || (skip_else && c.kind_name() == "else_clause");
+                    self.in_except = in_except
+                        || (sid == 0
+                            && matches!(c.kind_name(), "except_clause" | "except_group_clause"));
                     self.visit(c, sid, src);
                 }
                 self.dead = dead;
+                self.in_except = in_except;
             }
             "if_statement" | "elif_clause" => {
                 let cond = node.field("condition");
@@ -923,10 +1031,21 @@ impl<'s> Extractor<'s> {
                 let alts: Vec<Node> = node
                     .children_by_field_name("alternative", &mut cur)
                     .collect();
+                // An `elif`/`else` runs when the conditions above it were
+                // false: `elif not isinstance(x, C): continue` / `else:`
+                // knows x is a C.
+                let before = self.narrowing.len();
+                if let Some(c) = cond {
+                    self.narrow(c, true, sid);
+                }
                 for a in alts {
                     self.dead = dead || value == Some(true);
                     self.visit(a, sid, src);
+                    if let Some(c) = a.field("condition") {
+                        self.narrow(c, true, sid);
+                    }
                 }
+                self.narrowing.truncate(before);
                 self.dead = dead;
             }
             "return_statement" => {
@@ -987,6 +1106,9 @@ impl<'s> Extractor<'s> {
         if s.globals.contains(&name) || s.nonlocals.contains(&name) {
             return;
         }
+        if s.kind == ScopeKind::Class && !s.bound_at.contains_key(&name) {
+            s.bound_at.insert(name.clone(), self.class_stmt_end);
+        }
         match s.binds.get(&name) {
             // A definition wins over other bindings of the name; an import
             // over a variable.
@@ -1018,6 +1140,11 @@ impl<'s> Extractor<'s> {
         {
             return;
         }
+        if sc.kind == ScopeKind::Class && !sc.bound_at.contains_key(&name) {
+            let at = self.class_stmt_end;
+            self.scopes[sid].bound_at.insert(name.clone(), at);
+        }
+        let sc = &self.scopes[sid];
         match sc.binds.get(&name) {
             Some(Bind::Local(id)) => {
                 let id = *id as usize;
@@ -1053,6 +1180,9 @@ impl<'s> Extractor<'s> {
             && (!name.starts_with('_') || (name.starts_with("__") && name.ends_with("__")));
         if self.dead {
             self.scope.dead_defs.push(self.defs.len() as u32);
+        }
+        if self.in_except && parent == 0 {
+            self.scope.except_defs.push(self.defs.len() as u32);
         }
         self.defs.push(Def {
             name,
@@ -1113,12 +1243,18 @@ impl<'s> Extractor<'s> {
         }
         let fsid = self.push_scope(sid, ScopeKind::Function, idx, method_of);
         let wants_fixtures = kind == NodeKind::Test || flags & FIXTURE != 0;
+        let mut self_annot = None;
         if let Some(params) = node.field("parameters") {
             let mut cur = params.walk();
             let list: Vec<Node> = params.named_children(&mut cur).collect();
             let mut first = true;
             for p in list {
-                if matches!(p.kind_name(), "keyword_separator" | "positional_separator") {
+                // (A comment between parameters is a named child too:
+                // `def update(  # type: ignore` must keep `self` first.)
+                if matches!(
+                    p.kind_name(),
+                    "keyword_separator" | "positional_separator" | "comment"
+                ) {
                     continue;
                 }
                 let mut annot = None;
@@ -1146,6 +1282,7 @@ impl<'s> Extractor<'s> {
                 if first && !splat {
                     if let Some(class) = method_of {
                         if flags & STATIC == 0 {
+                            self_annot = p.field("type").map(|t| self.text(t));
                             let cls = flags & CLASSMETHOD != 0
                                 || matches!(
                                     name,
@@ -1175,6 +1312,19 @@ impl<'s> Extractor<'s> {
         let ret_type = node.field("return_type");
         if ret_type.is_some() {
             self.no_inference.insert(idx);
+        }
+        if let (Some(a), Some(r)) = (self_annot, ret_type) {
+            let unquote = |s: &'s str| s.trim().trim_matches(|c| c == '"' || c == '\'');
+            let a = unquote(a);
+            // `cls: type[T]` (or `Type[T]`, `typing.Type[T]`) → `T`.
+            let inner = a
+                .strip_suffix(']')
+                .and_then(|x| x.split_once('['))
+                .filter(|(head, _)| matches!(head.rsplit('.').next(), Some("type" | "Type")))
+                .map_or(a, |(_, t)| unquote(t));
+            if inner == unquote(self.text(r)) {
+                flags |= SELF_TYPED;
+            }
         }
         let ret = ret_type.and_then(|t| self.annotation(t, sid, idx));
         if let Some(body) = node.field("body") {
@@ -1228,6 +1378,9 @@ impl<'s> Extractor<'s> {
             let mut cur = args.walk();
             let list: Vec<Node> = args.named_children(&mut cur).collect();
             for a in list {
+                if a.kind_name() == "comment" {
+                    continue;
+                }
                 if a.kind_name() == "keyword_argument" {
                     self.visit(a, sid, idx);
                     continue;
@@ -1392,6 +1545,9 @@ impl<'s> Extractor<'s> {
             }
         }
         let idx = self.scope.imports.len() as u32;
+        if self.in_except && imp.scope == 0 {
+            self.scope.except_imports.push(idx);
+        }
         if let Some(b) = imp.bound_name() {
             if !b.is_empty() {
                 let b = b.to_string();
@@ -1424,16 +1580,7 @@ impl<'s> Extractor<'s> {
                 self.assignment(r, sid, src);
                 None
             }
-            Some(r) => {
-                let c = self.expr(r, sid, src);
-                match c {
-                    // `x = cast(T, v)`: the annotation's type.
-                    Some(_) if let Some((t, k)) = self.cast_type(r) => Some(Src::Annot(t, k)),
-                    Some(c) => Some(Src::Value(c)),
-                    None if is_literal(r.kind_name()) => Some(Src::External),
-                    None => Some(Src::Unknown),
-                }
-            }
+            Some(r) => Some(self.value_src(r, sid, src)),
             None => None,
         };
         let s = match (annot, value) {
@@ -1443,6 +1590,113 @@ impl<'s> Extractor<'s> {
         if let Some(l) = left {
             self.target(l, s.or(Some(Src::Unknown)), sid, src);
         }
+    }
+
+    /// Visit an assigned value; what it says about the variable's type.
+    fn value_src(&mut self, r: Node, sid: usize, src: u32) -> Src {
+        // `a if c else b` and `a or b`: either operand's value; a literal
+        // operand (`[] if x is None else list(x)`, `x or {}`) only counts
+        // when the other is one too, as for separate assignments.
+        let either = match r.kind_name() {
+            "conditional_expression" => {
+                let mut cur = r.walk();
+                let parts: Vec<Node> = r
+                    .named_children(&mut cur)
+                    .filter(|c| c.kind_name() != "comment")
+                    .collect();
+                match parts[..] {
+                    [a, cond, b] => {
+                        self.expr(cond, sid, src);
+                        Some((a, b))
+                    }
+                    _ => None,
+                }
+            }
+            "boolean_operator"
+                if r.child_by_field_name("operator")
+                    .is_some_and(|o| o.kind_name() == "or") =>
+            {
+                r.field("left").zip(r.field("right"))
+            }
+            _ => None,
+        };
+        if let Some((a, b)) = either {
+            return match (self.value_src(a, sid, src), self.value_src(b, sid, src)) {
+                (Src::Value(x), Src::Value(y)) => Src::Either(x, y),
+                (Src::External, Src::External) => Src::External,
+                (x @ (Src::Value(_) | Src::SeqOf(_) | Src::Annot(..)), Src::External)
+                | (Src::External, x @ (Src::Value(_) | Src::SeqOf(_) | Src::Annot(..))) => x,
+                _ => Src::Unknown,
+            };
+        }
+        if let Some(arg) = self.builtin_copy(r) {
+            self.expr(r, sid, src);
+            return match self.chain_at.get(&(arg.start_byte(), arg.end_byte())) {
+                Some(&c) => Src::SeqOf(c),
+                None => Src::Unknown,
+            };
+        }
+        match self.expr(r, sid, src) {
+            // `x = cast(T, v)`: the annotation's type.
+            Some(_) if let Some((t, k)) = self.cast_type(r) => Src::Annot(t, k),
+            // `MaybeFoo = Optional[Foo]`: an alias of the type it wraps
+            // (`Union[A, B]`: of no one type).
+            Some(_) if r.kind_name() == "subscript" && self.wraps_a_type(r) => {
+                match self.principal(r, Cont::One) {
+                    Some((p, Cont::One)) => self
+                        .chain_at
+                        .get(&(p.start_byte(), p.end_byte()))
+                        .map_or(Src::Unknown, |c| Src::Value(*c)),
+                    _ => Src::Unknown,
+                }
+            }
+            Some(c) => Src::Value(c),
+            None if is_literal(r.kind_name()) => Src::External,
+            None => Src::Unknown,
+        }
+    }
+
+    /// `list(x)`, `tuple(x)`, `sorted(x)`, `set(x)`, `frozenset(x)`: the
+    /// argument. (The name is taken for the builtin's: a module that
+    /// defines its own `list` is not worth a lookup here.)
+    fn builtin_copy<'t>(&self, call: Node<'t>) -> Option<Node<'t>> {
+        if call.kind_name() != "call" {
+            return None;
+        }
+        let f = call.field("function")?;
+        if f.kind_name() != "identifier"
+            || !matches!(
+                self.text(f),
+                "list" | "tuple" | "sorted" | "set" | "frozenset"
+            )
+        {
+            return None;
+        }
+        let args = call.field("arguments")?;
+        let mut cur = args.walk();
+        let list: Vec<Node> = args
+            .named_children(&mut cur)
+            .filter(|a| a.kind_name() != "comment")
+            .collect();
+        match list[..] {
+            [a] if matches!(
+                a.kind_name(),
+                "identifier" | "attribute" | "call" | "subscript"
+            ) =>
+            {
+                Some(a)
+            }
+            _ => None,
+        }
+    }
+
+    /// Is this subscript a typing wrapper or a union (`Optional[X]`,
+    /// `t.Union[X, None]`), whose value as a type is its argument's?
+    fn wraps_a_type(&self, sub: Node) -> bool {
+        sub.field("value").is_some_and(|v| {
+            let head = self.text(v).rsplit('.').next().unwrap_or("");
+            TYPING_WRAPPERS.contains(&head) || head == "Union"
+        })
     }
 
     /// `__all__ = [...]`, `__all__ += [...]`, `__all__.extend([...])`.
@@ -1495,24 +1749,12 @@ impl<'s> Extractor<'s> {
                     if self.scopes[sid].kind == ScopeKind::Module {
                         self.refs.globals.push((name.clone(), s));
                     }
-                    let rhs = match s {
-                        Src::Value(c) => Rhs::Value(c),
-                        Src::Annot(c, k) => Rhs::Annot(c, k),
-                        Src::External => Rhs::Literal,
-                        _ => Rhs::Unknown,
-                    };
-                    self.var_assigns.push((name, rhs));
+                    self.var_assigns.push((name, Rhs::of(Some(s))));
                 } else {
                     if self.scopes[sid].kind == ScopeKind::Class {
                         let class = self.scopes[sid].def;
                         if let Some(&ci) = self.class_of_def.get(&class) {
-                            let rhs = match s {
-                                Src::Value(c) => Rhs::Value(c),
-                                Src::Annot(c, k) => Rhs::Annot(c, k),
-                                Src::External => Rhs::Literal,
-                                _ => Rhs::Unknown,
-                            };
-                            self.attr_assigns.push((ci, name.clone(), rhs));
+                            self.attr_assigns.push((ci, name.clone(), Rhs::of(Some(s))));
                         }
                     }
                     self.bind_local(sid, name, s);
@@ -1525,14 +1767,8 @@ impl<'s> Extractor<'s> {
                         let o = self.text(obj);
                         if let Some(class) = self.self_class(sid, o) {
                             if let Some(&ci) = self.class_of_def.get(&class) {
-                                let rhs = match s {
-                                    Some(Src::Value(c)) => Rhs::Value(c),
-                                    Some(Src::Annot(c, k)) => Rhs::Annot(c, k),
-                                    Some(Src::External) => Rhs::Literal,
-                                    _ => Rhs::Unknown,
-                                };
                                 let n = self.text(attr).to_string();
-                                self.attr_assigns.push((ci, n, rhs));
+                                self.attr_assigns.push((ci, n, Rhs::of(s)));
                             }
                         }
                     }
@@ -1554,6 +1790,7 @@ impl<'s> Extractor<'s> {
                     let part = match s {
                         Some(Src::Iter(chain)) => Some(Src::IterPart(chain, i as u32)),
                         Some(Src::External) => Some(Src::External),
+                        Some(Src::Value(chain)) => Some(Src::Part(chain)),
                         _ => None,
                     };
                     self.target(c, part, sid, src);
@@ -1779,30 +2016,58 @@ impl<'s> Extractor<'s> {
                     }
                 }
                 if head == "Union" {
-                    let non_none: Vec<Node> = args
-                        .into_iter()
-                        .filter(|a| a.kind_name() != "none" && self.text(*a) != "None")
-                        .collect();
-                    return if non_none.len() == 1 {
-                        self.principal(non_none[0], cont)
-                    } else {
-                        None
-                    };
+                    return self.union_principal(args, cont);
                 }
                 Some((if generic { value } else { node }, cont))
             }
             "binary_operator" | "union_type" => {
                 let mut cur = node.walk();
-                let parts: Vec<Node> = node
-                    .named_children(&mut cur)
-                    .filter(|a| a.kind_name() != "none" && self.text(*a) != "None")
-                    .collect();
-                if parts.len() == 1 {
-                    self.principal(parts[0], cont)
-                } else {
-                    None
-                }
+                let parts: Vec<Node> = node.named_children(&mut cur).collect();
+                self.union_principal(parts, cont)
             }
+            _ => None,
+        }
+    }
+
+    /// The principal type of a union: its one part that is not `None` nor
+    /// a builtin type (`ContentRange | str | None` is a ContentRange for
+    /// any member a str does not have, which is what pyright answers), or
+    /// its first part when all are builtins (`bytes | bytearray`).
+    fn union_principal<'t>(&self, parts: Vec<Node<'t>>, cont: Cont) -> Option<(Node<'t>, Cont)> {
+        // (`A | B | C` nests: flatten the binary operators.)
+        let mut flat = Vec::new();
+        let mut stack = parts;
+        stack.reverse();
+        while let Some(p) = stack.pop() {
+            if matches!(p.kind_name(), "binary_operator" | "union_type") {
+                let mut cur = p.walk();
+                let mut inner: Vec<Node> = p.named_children(&mut cur).collect();
+                inner.reverse();
+                stack.extend(inner);
+            } else if p.kind_name() != "none" && self.text(p) != "None" {
+                flat.push(p);
+            }
+        }
+        let builtin = |n: &Node| {
+            let n = match n.kind_name() {
+                "type" => n.named_child(0).unwrap_or(*n),
+                _ => *n,
+            };
+            let head = match n.kind_name() {
+                "subscript" => n.field("value").map(|v| self.text(v)),
+                "generic_type" => n.named_child(0).map(|v| self.text(v)),
+                "identifier" | "attribute" => Some(self.text(n)),
+                _ => None,
+            };
+            head.map(|h| h.rsplit('.').next().unwrap_or(h))
+                .is_some_and(|h| {
+                    BUILTIN_TYPES.contains(&h) || SEQ_TYPES.contains(&h) || MAP_TYPES.contains(&h)
+                })
+        };
+        let others: Vec<Node> = flat.iter().copied().filter(|p| !builtin(p)).collect();
+        match (&others[..], flat.first()) {
+            ([one], _) => self.principal(*one, cont),
+            ([], Some(first)) => self.principal(*first, cont),
             _ => None,
         }
     }
@@ -1862,7 +2127,50 @@ impl<'s> Extractor<'s> {
         {
             return;
         }
-        let start = pos(content);
+        let first = self.type_expr_names(node, text, pos(content), sid, src);
+        self.chain_at.remove(&(node.start_byte(), node.end_byte()));
+        if let Some((c, false)) = first {
+            self.chain_at
+                .insert((node.start_byte(), node.end_byte()), c);
+        }
+    }
+
+    /// `x = None  # type: Foo` (PEP 484 type comments, which pyright
+    /// reads): each dotted name of the type is a reference.
+    fn type_comment(&mut self, comment: Node, sid: usize, src: u32) {
+        let text = self.text(comment);
+        let Some(rest) = text.strip_prefix('#') else {
+            return;
+        };
+        let rest = rest.trim_start();
+        let Some(ty) = rest.strip_prefix("type:") else {
+            return;
+        };
+        let ty = ty.trim_start();
+        // `# type: ignore` and `# type: ignore[code]` are no types.
+        if ty.is_empty() || ty.starts_with("ignore") || ty.contains(['#', '\\']) {
+            return;
+        }
+        let offset = (text.len() - ty.len()) as u32;
+        let start = pos(comment);
+        let start = Pos {
+            line: start.line,
+            column: start.column + offset,
+        };
+        self.type_expr_names(comment, ty, start, sid, src);
+    }
+
+    /// Each dotted name in a type expression written as text from
+    /// `start` (nothing inside `Literal[…]`); the first one's chain, and
+    /// whether it is a typing form.
+    fn type_expr_names(
+        &mut self,
+        node: Node,
+        text: &str,
+        start: Pos,
+        sid: usize,
+        src: u32,
+    ) -> Option<(u32, bool)> {
         let bytes = text.as_bytes();
         let ident_start = |b: u8| b.is_ascii_alphabetic() || b == b'_';
         let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
@@ -1935,11 +2243,7 @@ impl<'s> Extractor<'s> {
                 is_type_form(head) || head == "Literal" || head == "Union",
             ));
         }
-        self.chain_at.remove(&(node.start_byte(), node.end_byte()));
-        if let Some((c, false)) = first {
-            self.chain_at
-                .insert((node.start_byte(), node.end_byte()), c);
-        }
+        first
     }
 
     fn push_chain(
@@ -1954,13 +2258,29 @@ impl<'s> Extractor<'s> {
         let idx = self.refs.chains.len() as u32;
         let root = match name {
             Some((n, sid)) => {
-                if let Some((_, class, _)) = self
+                // (A comprehension or lambda inside the narrowed block
+                // sees the narrowing too, when the name is the same
+                // variable there: checked in `finish`.)
+                let inner_of = |s: usize| {
+                    let mut x = sid;
+                    while x != s {
+                        if self.scopes[x].kind != ScopeKind::Inner {
+                            return false;
+                        }
+                        match self.scopes[x].parent {
+                            Some(p) => x = p,
+                            None => return false,
+                        }
+                    }
+                    true
+                };
+                if let Some((_, class, s)) = self
                     .narrowing
                     .iter()
                     .rev()
-                    .find(|(x, _, s)| *x == n && *s == sid)
+                    .find(|(x, _, s)| *x == n && inner_of(*s))
                 {
-                    self.narrowed.push((idx, *class));
+                    self.narrowed.push((idx, *class, *s, n.clone()));
                 }
                 self.name(&n);
                 self.pending.push((idx, sid, n));
@@ -2205,7 +2525,8 @@ impl<'s> Extractor<'s> {
 
     // ---- the end of the walk ----------------------------------------------
 
-    fn resolve_name(&self, sid: usize, name: &str) -> Root {
+    /// The binding `name` has at `at` in scope `sid`.
+    fn resolve_name(&self, sid: usize, name: &str, at: Pos) -> Root {
         let mut s = sid;
         let mut first = true;
         loop {
@@ -2213,6 +2534,8 @@ impl<'s> Extractor<'s> {
             match sc.kind {
                 ScopeKind::Module => return Root::Global(name.to_string()),
                 ScopeKind::Class if !first => {}
+                // `json_module = json` above a `def json`: the module.
+                ScopeKind::Class if sc.bound_at.get(name).is_some_and(|b| at < *b) => {}
                 _ => {
                     if sc.globals.iter().any(|g| g == name) {
                         return Root::Global(name.to_string());
@@ -2240,13 +2563,18 @@ impl<'s> Extractor<'s> {
     fn finish(&mut self) {
         let pending = std::mem::take(&mut self.pending);
         for (c, sid, name) in pending {
-            let root = self.resolve_name(sid, &name);
+            let at = self.refs.chains[c as usize].pos;
+            let root = self.resolve_name(sid, &name, at);
             self.refs.chains[c as usize].root = root;
         }
-        for (c, class) in std::mem::take(&mut self.narrowed) {
-            let chain = &mut self.refs.chains[c as usize];
-            if matches!(chain.root, Root::Local(_) | Root::Global(_)) {
-                chain.root = Root::Narrowed { class };
+        for (c, class, s, name) in std::mem::take(&mut self.narrowed) {
+            let chain = &self.refs.chains[c as usize];
+            // The variable the narrowing is about (not a comprehension's
+            // own variable of that name).
+            let same = matches!(chain.root, Root::Local(_) | Root::Global(_))
+                && chain.root == self.resolve_name(s, &name, chain.pos);
+            if same {
+                self.refs.chains[c as usize].root = Root::Narrowed { class };
             }
         }
         // Exported: names listed in __all__ too.
@@ -2377,6 +2705,32 @@ impl<'s> Extractor<'s> {
                     cont: Cont::Value,
                 })
             }
+            Rhs::Either(a, b) => {
+                let t = self.typeref(Rhs::Value(a), depth + 1)?;
+                return (self.typeref(Rhs::Value(b), depth + 1)? == t).then_some(t);
+            }
+            // `a, b = make()`: the value's path, unpacked.
+            Rhs::Part(c) => {
+                let t = self.typeref(Rhs::Value(c), depth + 1)?;
+                return (t.cont == Cont::Value || (t.call && t.cont == Cont::One)).then_some(
+                    TypeRef {
+                        cont: Cont::Unpacked,
+                        ..t
+                    },
+                );
+            }
+            // A copy of an annotated sequence: the same annotation; of
+            // anything else, a builtin of unknown elements.
+            Rhs::SeqOf(c) => {
+                return self
+                    .typeref(Rhs::Value(c), depth + 1)
+                    .filter(|t| !t.call && t.cont == Cont::Seq)
+                    .or(Some(TypeRef {
+                        path: LITERAL_PATH.into(),
+                        call: false,
+                        cont: Cont::Value,
+                    }));
+            }
             Rhs::Unknown => return None,
         };
         let chain = self.refs.chains.get(c as usize)?;
@@ -2418,6 +2772,7 @@ impl<'s> Extractor<'s> {
             _ => return None,
         };
         let mut call = false;
+        let mut index = false;
         for (i, op) in chain.ops.iter().enumerate() {
             match op {
                 Op::Attr(n, _) if !call => {
@@ -2425,11 +2780,15 @@ impl<'s> Extractor<'s> {
                     path.push_str(n);
                 }
                 Op::Call if !annot && i + 1 == chain.ops.len() => call = true,
-                Op::Index if annot && i + 1 == chain.ops.len() => {}
+                Op::Index if i + 1 == chain.ops.len() => index = !annot,
                 _ => return None,
             }
         }
-        let cont = if !annot && !call { Cont::Value } else { cont };
+        let cont = match (annot, call, index) {
+            (false, false, true) => Cont::Subscript,
+            (false, false, false) => Cont::Value,
+            _ => cont,
+        };
         Some(TypeRef { path, call, cont })
     }
 }

@@ -24,7 +24,7 @@ use super::{
 };
 use crate::extract::python::{
     Chain, Cont, Import, ImportKind, Op, Refs, Root, Scope, Src, TypeRef, Var, CLS_PATH, FIXTURE,
-    LITERAL_PATH, PROPERTY, SELF_PATH,
+    LITERAL_PATH, PROPERTY, SELF_PATH, SELF_TYPED,
 };
 use crate::extract::{Family, LangScope};
 use crate::graph::{EdgeKind, NodeKind, Pos};
@@ -838,16 +838,42 @@ impl Ctx<'_, '_> {
         }
     }
 
-    /// A module-level name of file `f`.
+    /// A module-level name of file `f`, seen from inside the file.
     fn lookup_file(&self, f: FileIdx, name: &str, depth: u32) -> Option<Hit> {
+        self.lookup_name(f, name, depth, false)
+    }
+
+    /// A module-level name of file `f`; `imported`: as another module
+    /// sees it (an import of it, an attribute of the module), where
+    /// pyright passes over declarations in `except` clauses when there
+    /// are others (`try: from functools import cached_property` /
+    /// `except ImportError: class cached_property` is the import).
+    fn lookup_name(&self, f: FileIdx, name: &str, depth: u32, imported: bool) -> Option<Hit> {
         if depth > MAX_DEPTH {
             return None;
         }
         let scope = self.scope(f)?;
         if let Some(bs) = self.names(f).get(name) {
+            let in_except = |b: &Binding| match b {
+                Binding::Def(d) => scope.except_defs.contains(d),
+                Binding::Import(i) => scope.except_imports.contains(i),
+                Binding::Var(_) => false,
+            };
+            let skip_except = imported
+                && bs.iter().any(|b| {
+                    !in_except(b)
+                        && match b {
+                            Binding::Def(d) => !scope.dead_defs.contains(d),
+                            Binding::Import(i) => !scope.imports[*i as usize].dead,
+                            Binding::Var(_) => false,
+                        }
+                });
             // Conditional definitions: the last reachable one, as pyright.
             let live = |b: &&Binding| match b {
-                Binding::Def(d) => !scope.dead_defs.contains(d),
+                Binding::Def(d) => {
+                    let passed_over = skip_except && in_except(b);
+                    !scope.dead_defs.contains(d) && !passed_over
+                }
                 _ => false,
             };
             if let Some(Binding::Def(d)) = bs.iter().rev().find(live) {
@@ -860,7 +886,7 @@ impl Ctx<'_, '_> {
             for b in bs.iter().rev() {
                 if let Binding::Import(i) = b {
                     let imp = &scope.imports[*i as usize];
-                    if imp.dead {
+                    if imp.dead || (skip_except && in_except(b)) {
                         continue;
                     }
                     if let Some(h) = self.import_target(f, imp, depth + 1) {
@@ -921,7 +947,7 @@ impl Ctx<'_, '_> {
     fn lookup_mod(&self, m: u32, name: &str, depth: u32, submodules: bool) -> Option<Hit> {
         let module = &self.ix.mods[m as usize];
         for f in &module.files {
-            if let Some(h) = self.lookup_file(*f, name, depth) {
+            if let Some(h) = self.lookup_name(*f, name, depth, true) {
                 return Some(h);
             }
         }
@@ -1037,6 +1063,10 @@ impl Ctx<'_, '_> {
         }
 
         let v = self.eval_path(f, &t.path, self_cls, depth + 1);
+        if t.cont == Cont::Unpacked {
+            let v = if t.call { self.call(v, depth + 1) } else { v };
+            return unpacked(v);
+        }
         if t.call {
             self.call(v, depth + 1)
         } else {
@@ -1072,13 +1102,21 @@ impl Ctx<'_, '_> {
         });
         let owner = owner.filter(|o| self.world.def(*o).kind == NodeKind::Class);
         match &func.ret {
-            // `def __enter__(self: T) -> T` with `T = TypeVar("T", …)`.
+            // `def __enter__(self: T) -> T` with `T = TypeVar("T", …)`;
+            // another TypeVar (`-> V` of a generic class, `-> T` solved
+            // from an argument) is nothing we know.
+            // (`-> dict[K, V]`: a builtin container, whatever V is.)
             Some(t)
                 if !t.call
+                    && t.cont == Cont::One
                     && !t.path.contains('.')
                     && self.is_typevar(sym.file, &t.path, depth) =>
             {
-                recv.or(owner).map(Val::Inst).unwrap_or(Val::Unknown)
+                if func.flags & SELF_TYPED != 0 {
+                    recv.or(owner).map(Val::Inst).unwrap_or(Val::Unknown)
+                } else {
+                    Val::Unknown
+                }
             }
             Some(t) => self.eval_typeref(sym.file, t, recv.or(owner), depth + 1),
             None => Val::Unknown,
@@ -1293,8 +1331,9 @@ impl<'a, 'w> Ctx<'a, 'w> {
 /// An attribute with a declared type (an annotation), which pyright finds
 /// before any attribute that is only assigned.
 fn is_declared(a: &Var) -> bool {
-    a.ty.as_ref()
-        .is_some_and(|t| !t.call && t.cont != Cont::Value)
+    a.ty.as_ref().is_some_and(|t| {
+        !t.call && !matches!(t.cont, Cont::Value | Cont::Subscript | Cont::Unpacked)
+    })
 }
 
 fn member_recv(v: Val) -> Option<SymId> {
@@ -1316,14 +1355,29 @@ fn annotate(v: Val) -> Val {
 /// The value of an annotation naming a container of `v`: the container is
 /// a builtin, its elements are instances of `v`.
 fn annotate_as(v: Val, cont: Cont) -> Val {
-    if cont == Cont::Value {
-        return v;
+    match (cont, v) {
+        (Cont::Value, _) => return v,
+        // What subscripting the object gives (as `Op::Index`).
+        (Cont::Subscript, Val::Class(_) | Val::External) => return v,
+        (Cont::Subscript, Val::Seq(c) | Val::Map(c)) => return Val::Inst(c),
+        (Cont::Subscript, _) => return Val::Unknown,
+        _ => {}
     }
     match (cont, annotate(v)) {
         (Cont::One | Cont::Value, x) => x,
         (Cont::Seq, Val::Inst(c)) => Val::Seq(c),
         (Cont::Map, Val::Inst(c)) => Val::Map(c),
         _ => Val::External,
+    }
+}
+
+/// One part of unpacking a value (`a, b = v`): an element of a sequence;
+/// any part of a builtin (a tuple) is a builtin.
+fn unpacked(v: Val) -> Val {
+    match v {
+        Val::Seq(c) => Val::Inst(c),
+        Val::External | Val::Map(_) | Val::Items(_) => Val::External,
+        _ => Val::Unknown,
     }
 }
 
@@ -1539,7 +1593,12 @@ impl Resolver<'_, '_> {
         if !emit {
             match self.chains.borrow()[idx] {
                 State::Done(v) => return v,
-                State::Busy => return V::new(Val::Unknown, How::Typed),
+                State::Busy => {
+                    // `node = node.next()` met while `node.next()` itself is
+                    // evaluated: as cyclic as meeting the variable.
+                    self.cycle.set(true);
+                    return V::new(Val::Unknown, How::Typed);
+                }
                 State::Todo => {}
             }
         }
@@ -1817,6 +1876,19 @@ impl Resolver<'_, '_> {
                         _ => Val::Unknown,
                     },
                     Src::Enter(c) => self.enter(self.chain(*c, false).val),
+                    Src::Part(c) => unpacked(self.chain(*c, false).val),
+                    Src::SeqOf(c) => match self.chain(*c, false).val {
+                        Val::Seq(x) => Val::Seq(x),
+                        _ => Val::External,
+                    },
+                    Src::Either(a, b) => {
+                        let a = self.chain(*a, false).val;
+                        if a == self.chain(*b, false).val {
+                            a
+                        } else {
+                            Val::Unknown
+                        }
+                    }
                     Src::Annot(..) | Src::Unknown => Val::Unknown,
                 };
                 // `x = x.next()`: a source that depends on the variable

@@ -572,3 +572,507 @@ class Parser:
     );
     assert_none_to(&out, "-> m.Cycler.current");
 }
+
+#[test]
+fn comments_in_a_parameter_list_are_not_parameters() {
+    // Regression (werkzeug): `def update(  # type: ignore[override]` made
+    // the comment the first parameter, so `self` was an ordinary
+    // parameter of unknown type and `self.add(…)` a guess among every
+    // `add` (9 candidates: unresolved).
+    let out = edges(&[(
+        "m.py",
+        "\
+class Multi:
+    def add(self): ...
+    def update(  # type: ignore[override]
+        self,
+        other,
+    ):
+        self.add()
+class Other:
+    def add(self): ...
+    def gone(self): ...
+class Sub(  # a comment among the bases is no base
+    Multi,
+):
+    def run(self):
+        self.gone()
+",
+    )]);
+    assert_has(
+        &out,
+        "calls m.Multi.update -> m.Multi.add @m.py:7:14 SelfMember",
+    );
+    assert_none_to(&out, "-> m.Other.add");
+    // Every base is in the repository: `gone` is on no class of the MRO.
+    assert_has(&out, "U calls gone @m.py:15:14 (not found on type)");
+}
+
+#[test]
+fn class_body_names_bound_later_in_the_class_read_the_enclosing_scope() {
+    // Regression (werkzeug): `json_module = json` above the class's own
+    // `def json` is the imported module, and `set[str]` in a method
+    // signature above the class's `def set` is the builtin; both were
+    // syntactic edges to the class's members.
+    let out = edges(&[
+        ("helpers.py", "def check(): ...\n"),
+        (
+            "m.py",
+            "\
+import helpers
+from helpers import check
+class Request:
+    mod = helpers
+    def add(self, items: set[str], f=check) -> None: ...
+    def set(self): ...
+    def helpers(self): ...
+    def check(self): ...
+    again = check
+    def prop(self): ...
+    @prop.setter
+    def prop(self, v): ...
+",
+        ),
+    ]);
+    assert_none_to(&out, "-> m.Request.helpers");
+    assert_none_to(&out, "-> m.Request.set");
+    assert_has(
+        &out,
+        "references m.Request.add -> helpers.check @m.py:5:38 Import",
+    );
+    // After the binding, the class's own name.
+    assert_has(
+        &out,
+        "references m.Request -> m.Request.check @m.py:9:13 Local",
+    );
+    assert_has(
+        &out,
+        "references m.Request.prop#2 -> m.Request.prop @m.py:11:6 Local",
+    );
+}
+
+#[test]
+fn conditional_and_or_values_type_a_variable_when_they_agree() {
+    // Regression (starlette): `self.routes = [] if routes is None else
+    // list(routes)` left the attribute untyped, and `self.routes.append`
+    // was guessed as an in-repo `append`.
+    let out = edges(&[(
+        "m.py",
+        "\
+class Multi:
+    def append(self): ...
+    def run(self): ...
+class Other:
+    def run(self): ...
+class Router:
+    def __init__(self, routes, m, n):
+        self.routes = [] if routes is None else list(routes)
+        self.multi = m or Multi()
+        self.mixed = Multi() if m else Other()
+    def go(self, flag):
+        self.routes.append(1)
+        self.multi.run()
+        self.mixed.run()
+        local = Multi() if flag else None
+        local.run()
+",
+    )]);
+    assert_none_to(&out, "@m.py:12:");
+    // `m` is of unknown type and `Multi()` a Multi: no agreement, a guess.
+    assert_has(
+        &out,
+        "calls m.Router.go -> m.Multi.run @m.py:13:20 Member { k: 2 }",
+    );
+    assert_has(
+        &out,
+        "calls m.Router.go -> m.Other.run @m.py:14:20 Member { k: 2 }",
+    );
+    assert_has(
+        &out,
+        "calls m.Router.go -> m.Multi.run @m.py:16:15 TypedReceiver",
+    );
+    assert_none_to(&out, "-> m.Other.run @m.py:16:");
+}
+
+#[test]
+fn subscripted_type_aliases_hold_the_type_they_name() {
+    // Regression (starlette): `Scope = typing.MutableMapping[str,
+    // typing.Any]` in `types.py` left every `scope: Scope` parameter
+    // untyped, and `scope.update(…)` was guessed as an in-repo `update`.
+    let out = edges(&[
+        (
+            "types.py",
+            "\
+import typing
+from typing import Optional
+from node import Node
+Scope = typing.MutableMapping[str, typing.Any]
+MaybeNode = Optional[Node]
+IntNode = Node[int]
+NODES: list[Node] = []
+FIRST = NODES[0]
+",
+        ),
+        (
+            "node.py",
+            "\
+class Node:
+    def update(self): ...
+    def run(self): ...
+",
+        ),
+        (
+            "app.py",
+            "\
+from types import Scope, MaybeNode, IntNode, FIRST
+def handle(scope: Scope, n: MaybeNode, g: IntNode):
+    scope.update()
+    n.run()
+    g.run()
+    FIRST.run()
+",
+        ),
+    ]);
+    assert_none_to(&out, "@app.py:3:");
+    assert_has(
+        &out,
+        "calls app.handle -> node.Node.run @app.py:4:7 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls app.handle -> node.Node.run @app.py:5:7 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls app.handle -> node.Node.run @app.py:6:11 TypedReceiver",
+    );
+}
+
+#[test]
+fn type_comments_name_their_types() {
+    // Regression (marshmallow): `opts = None  # type: SchemaOpts` and
+    // `self.fields = {}  # type: dict[str, ma_fields.Field]` are
+    // references pyright reports (PEP 484 type comments).
+    let out = edges(&[
+        ("fields.py", "class Field: ...\n"),
+        (
+            "m.py",
+            "\
+import fields as ma_fields
+class Opts: ...
+class Schema:
+    opts = None  # type: Opts
+    def __init__(self):
+        self.fields = {}  # type: dict[str, ma_fields.Field]
+        self.other = 1  # type: ignore[assignment]
+        self.last = []  # type: list[Opts]
+x = 1 # type:Opts
+",
+        ),
+    ]);
+    assert_has(&out, "references m.Schema -> m.Opts @m.py:4:26 Local");
+    assert_has(
+        &out,
+        "references m.Schema.__init__ -> fields.Field @m.py:6:55 Path",
+    );
+    assert_has(
+        &out,
+        "references m.Schema.__init__ -> m.Opts @m.py:8:38 Local",
+    );
+    assert_has(&out, "references m -> m.Opts @m.py:9:14 Local");
+}
+
+#[test]
+fn builtin_copies_of_a_typed_sequence_keep_its_elements() {
+    // Regression (starlette): `self.routes = [] if routes is None else
+    // list(routes)` with `routes: Sequence[BaseRoute] | None` holds
+    // BaseRoutes; `for route in self.routes: route.matches()` is
+    // BaseRoute.matches.
+    let out = edges(&[(
+        "m.py",
+        "\
+import typing
+class BaseRoute:
+    def matches(self): ...
+class Other:
+    def matches(self): ...
+class Router:
+    def __init__(self, routes: typing.Sequence[BaseRoute] | None = None):
+        self.routes = [] if routes is None else list(routes)
+    def go(self):
+        for route in self.routes:
+            route.matches()
+",
+    )]);
+    assert_has(
+        &out,
+        "calls m.Router.go -> m.BaseRoute.matches @m.py:11:19 TypedReceiver",
+    );
+    assert_none_to(&out, "-> m.Other.matches");
+}
+
+#[test]
+fn importers_pass_over_declarations_in_except_clauses() {
+    // Regression (starlette): `_compat.md5_hexdigest` is defined in a
+    // `try:` body and again in its `except TypeError:`; an importer's
+    // name is the first (pyright skips declarations in except clauses
+    // when there are others). With `try: from functools import
+    // cached_property` / `except ImportError: class cached_property`, the
+    // import wins: no in-repo edge.
+    let out = edges(&[
+        (
+            "compat.py",
+            "\
+try:
+    def md5(data): ...
+except TypeError:
+    def md5(data): ...
+try:
+    from functools import cached_property
+except ImportError:
+    class cached_property: ...
+try:
+    import simplejson
+except ImportError:
+    def only_fallback(): ...
+md5(1)
+",
+        ),
+        (
+            "app.py",
+            "\
+from compat import md5, cached_property, only_fallback
+import compat
+md5(1)
+cached_property()
+only_fallback()
+compat.md5(2)
+",
+        ),
+    ]);
+    assert_has(&out, "calls app -> compat.md5 @app.py:3:1 Import");
+    assert_has(&out, "calls app -> compat.md5 @app.py:6:8 Path");
+    assert_none_to(&out, "-> compat.md5#2 @app.py");
+    assert_none_to(&out, "-> compat.cached_property");
+    assert_has(&out, "calls app -> compat.only_fallback @app.py:5:1 Import");
+    // Inside the module, code flow reaches both: the last one, as before.
+    assert_has(&out, "calls compat -> compat.md5#2 @compat.py:13:1 Local");
+}
+
+#[test]
+fn unpacked_parts_of_a_tuple_are_builtins_and_of_a_sequence_its_elements() {
+    // Regression (starlette): `self.path_regex, self.path_format,
+    // self.param_convertors = compile_path(path)` with `compile_path`
+    // returning `tuple[Pattern[str], str, dict[str, Convertor]]` left the
+    // attributes untyped; `self.param_convertors.keys()` and
+    // `matched_params.items()` were guessed as in-repo methods.
+    let out = edges(&[(
+        "m.py",
+        "\
+import typing
+class Headers:
+    def keys(self): ...
+    def items(self): ...
+    def run(self): ...
+def compile_path(p) -> tuple[typing.Pattern[str], str, dict[str, int]]: ...
+def many() -> list[Headers]: ...
+class Route:
+    def __init__(self, path):
+        self.regex, self.fmt, self.convertors = compile_path(path)
+    def go(self):
+        self.convertors.keys()
+        a, b = compile_path(1)
+        b.items()
+        first, second = many()
+        first.run()
+",
+    )]);
+    assert_none_to(&out, "@m.py:12:");
+    assert_none_to(&out, "@m.py:14:");
+    assert_has(
+        &out,
+        "calls m.Route.go -> m.Headers.run @m.py:16:15 TypedReceiver",
+    );
+}
+
+#[test]
+fn a_variable_assigned_from_itself_keeps_its_other_sources_type() {
+    // Regression (werkzeug `_find_common_roots`): `node = root` (a dict),
+    // then `node = node.setdefault(chunk, {})` in a loop. Evaluating the
+    // site `node.setdefault` first met the variable through the site's
+    // own chain, which did not count as a cycle: `node` became unknown
+    // and `node.clear()` a guess among in-repo `clear` methods.
+    let out = edges(&[(
+        "m.py",
+        "\
+import typing as t
+class D:
+    def clear(self): ...
+    def child(self) -> \"D\": ...
+def f(paths):
+    root: dict[str, dict[str, t.Any]] = {}
+    for chunks in paths:
+        node = root
+        for chunk in chunks:
+            node = node.setdefault(chunk, {})
+        node.clear()
+    tree = D()
+    while tree:
+        tree = tree.child()
+    tree.clear()
+",
+    )]);
+    assert_none_to(&out, "@m.py:11:");
+    assert_has(&out, "calls m.f -> m.D.clear @m.py:15:10 TypedReceiver");
+}
+
+#[test]
+fn only_a_typevar_the_receiver_is_annotated_with_is_the_receiver() {
+    // Regression (werkzeug): `ImmutableDict.copy(self) -> dict[K, V]`
+    // with `V = TypeVar("V")` was taken for `-> Self`, so
+    // `self.converters = self.default_converters.copy()` was an
+    // ImmutableDict and `self.converters.update(…)` a wrong 0.8 edge.
+    let out = edges(&[(
+        "m.py",
+        "\
+import typing as t
+K = t.TypeVar(\"K\")
+V = t.TypeVar(\"V\")
+T = t.TypeVar(\"T\", bound=\"Box\")
+class Box(dict[K, V]):
+    def copy(self) -> dict[K, V]: ...
+    def first(self) -> V: ...
+    def __enter__(self: T) -> T: ...
+    @classmethod
+    def make(cls: type[T]) -> T: ...
+    def update(self): ...
+def run(b: Box):
+    b.copy().update()
+    b.first().update()
+    b.__enter__().update()
+    Box.make().update()
+",
+    )]);
+    // A builtin dict: nothing to guess.
+    assert_none_to(&out, "@m.py:13:14");
+    // V is whatever the box holds: a guess, not the box itself.
+    assert_has(
+        &out,
+        "calls m.run -> m.Box.update @m.py:14:15 Member { k: 2 }",
+    );
+    assert_has(
+        &out,
+        "calls m.run -> m.Box.update @m.py:15:19 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.run -> m.Box.update @m.py:16:16 TypedReceiver",
+    );
+}
+
+#[test]
+fn unions_with_builtins_are_their_one_other_part() {
+    // Regression (werkzeug, starlette): `value: ContentRange | str | None`
+    // then `value.to_header()` is ContentRange.to_header for pyright (a
+    // str has no such member), and `src: bytes | bytearray` is a builtin;
+    // both were untyped: unresolved among 11 candidates, and a wrong
+    // guess of `WebSocketEndpoint.decode`.
+    let out = edges(&[(
+        "m.py",
+        "\
+import typing as t
+class ContentRange:
+    def to_header(self): ...
+class Endpoint:
+    def decode(self): ...
+class Other:
+    def to_header(self): ...
+def set_range(value: ContentRange | str | None, src: bytes | bytearray):
+    value.to_header()
+    src.decode()
+def both(a: ContentRange | Other, b: t.Union[int, ContentRange, None]):
+    a.to_header()
+    b.to_header()
+",
+    )]);
+    assert_has(
+        &out,
+        "calls m.set_range -> m.ContentRange.to_header @m.py:9:11 TypedReceiver",
+    );
+    assert_none_to(&out, "@m.py:10:");
+    // Two in-repo classes: no one type, a guess among both.
+    assert_has(
+        &out,
+        "calls m.both -> m.Other.to_header @m.py:12:7 Member { k: 2 }",
+    );
+    assert_has(
+        &out,
+        "calls m.both -> m.ContentRange.to_header @m.py:13:7 TypedReceiver",
+    );
+}
+
+#[test]
+fn elif_and_else_branches_know_the_conditions_above_were_false() {
+    // Regression (starlette schemas.py): after `elif not isinstance(route,
+    // Route) or not route.include_in_schema: continue`, the next `elif`
+    // and the `else` read members of a Route; `route` stayed a BaseRoute
+    // ('not found on type').
+    let out = edges(&[(
+        "m.py",
+        "\
+class BaseRoute: ...
+class Route(BaseRoute):
+    def run(self): ...
+class Mount(BaseRoute):
+    def run(self): ...
+def f(route: BaseRoute, flag):
+    if flag:
+        pass
+    elif not isinstance(route, Route) or not flag:
+        pass
+    elif flag:
+        route.run()
+    else:
+        route.run()
+    if isinstance(route, Mount):
+        pass
+    else:
+        route.run()
+    if not isinstance(route, Mount):
+        pass
+    else:
+        route.run()
+",
+    )]);
+    assert_has(&out, "calls m.f -> m.Mount.run @m.py:22:15 TypedReceiver");
+    assert_has(&out, "calls m.f -> m.Route.run @m.py:12:15 TypedReceiver");
+    assert_has(&out, "calls m.f -> m.Route.run @m.py:14:15 TypedReceiver");
+    // `not a Mount` says nothing we can use: still a BaseRoute.
+    assert_has(&out, "U calls run @m.py:18:15 (not found on type)");
+}
+
+#[test]
+fn narrowing_reaches_into_comprehensions() {
+    // Regression (httpx Headers.__init__): `elif isinstance(headers,
+    // Mapping): [… for k, v in headers.items()]` is a Mapping's `items`
+    // inside the comprehension too; the comprehension saw the parameter's
+    // annotated type (Headers) and made a wrong 0.8 edge.
+    let out = edges(&[(
+        "m.py",
+        "\
+from typing import Mapping
+class Headers:
+    def items(self): ...
+def f(headers: Headers | None, rows):
+    if isinstance(headers, Mapping):
+        a = [k for k, v in headers.items()]
+        b = [headers.items() for headers in rows]
+",
+    )]);
+    assert_none_to(&out, "@m.py:6:36");
+    // The comprehension's own `headers` is another variable: not narrowed.
+    assert_has(
+        &out,
+        "calls m.f -> m.Headers.items @m.py:7:22 Member { k: 2 }",
+    );
+}
