@@ -76,8 +76,11 @@ impl Manifest {
 /// Parsed manifests by path, with the text they were parsed from: module
 /// keys are computed per file, on every thread, and the Rust index asks
 /// again on its own.
-static MANIFEST_CACHE: LazyLock<Mutex<HashMap<String, (String, Arc<Manifest>)>>> =
+static MANIFEST_CACHE: LazyLock<Mutex<ManifestCache>> =
     LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// Manifest path → (the text it was parsed from, what it says).
+type ManifestCache = HashMap<String, (String, Arc<Manifest>)>;
 
 fn manifest(path: &str, text: &str) -> Arc<Manifest> {
     // A panic elsewhere while the lock was held leaves a cache that is

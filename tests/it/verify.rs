@@ -456,7 +456,15 @@ fn verify_returns_at_the_budget_while_the_server_starts() {
 fn discovery_stops_at_the_budget() {
     let repo = copy_fixture("python");
     let log = fake_pyright(repo.path(), "slow-references", "");
-    let v = verify_at_budget(repo.path(), 20, &["--concurrency", "2"]);
+    let mut v = verify_at_budget(repo.path(), 20, &["--concurrency", "2"]);
+    if v["servers"]["python"] == "not started" {
+        // The whole suite on 2 cores (real servers indexing beside it) once
+        // kept the fake server from starting within 20 s, so nothing was
+        // checked: once more with 60 s, which still asks at most 24 of the
+        // 33 targets.
+        eprintln!("note: the fake server did not start within 20 s; again with 60 s");
+        v = verify_at_budget(repo.path(), 60, &["--concurrency", "2"]);
+    }
     let py = &v["languages"]["python"];
     assert!(py["checked"].as_u64().unwrap() > 0, "{v}");
     assert!(py["targets_unasked"].as_u64().unwrap() > 0, "{v}");

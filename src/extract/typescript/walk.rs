@@ -3425,26 +3425,26 @@ impl<'s> Walker<'s> {
                     continue;
                 }
             };
-            let name = match key.kind_name() {
-                "property_identifier" | "shorthand_property_identifier" | "number" => {
-                    self.text(key)
-                }
-                "string" => match self.string_value(key) {
-                    Some((t, _)) => t,
-                    None => {
-                        lit.open = true;
-                        continue;
-                    }
-                },
-                _ => {
-                    lit.open = true;
-                    continue;
-                }
+            let Some(name) = self.prop_key(key) else {
+                lit.open = true;
+                continue;
             };
             let nm = self.intern(name);
             lit.props.push((nm, value));
         }
         Expr::Object(Box::new(lit))
+    }
+
+    /// The name a property key gives (`a`, `0`, `"a"`); `None` for a
+    /// computed key, whose name is not known.
+    fn prop_key(&self, key: Node<'s>) -> Option<&'s str> {
+        match key.kind_name() {
+            "property_identifier" | "shorthand_property_identifier" | "number" => {
+                Some(self.text(key))
+            }
+            "string" => self.string_value(key).map(|(t, _)| t),
+            _ => None,
+        }
     }
 
     /// A parameter's object type literal (`{ router }: { router: Router }`)
@@ -3487,19 +3487,9 @@ impl<'s> Walker<'s> {
                 lit.open = true;
                 continue;
             };
-            let name = match key.kind_name() {
-                "property_identifier" | "number" => self.text(key),
-                "string" => match self.string_value(key) {
-                    Some((t, _)) => t,
-                    None => {
-                        lit.open = true;
-                        continue;
-                    }
-                },
-                _ => {
-                    lit.open = true;
-                    continue;
-                }
+            let Some(name) = self.prop_key(key) else {
+                lit.open = true;
+                continue;
             };
             let nm = self.intern(name);
             lit.props.push((nm, value));

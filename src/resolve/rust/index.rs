@@ -73,6 +73,10 @@ pub enum How {
     ReExport,
     /// By module rules: a qualified path, an item of the module in another file.
     Path,
+    /// The first of `k` associated items a type has under that name
+    /// (`impl From<A> for T` and `impl From<B> for T` both give
+    /// `T::from`): which one is meant depends on the argument types.
+    Candidates(u8),
 }
 
 /// A resolved type, as receiver inference needs it.

@@ -453,6 +453,7 @@ fn strategy(how: How) -> Strategy {
         How::Import => Strategy::Import,
         How::ReExport => Strategy::ReExport,
         How::Path => Strategy::Path,
+        How::Candidates(k) => Strategy::Member { k: u32::from(k) },
     }
 }
 
@@ -622,6 +623,7 @@ impl Cx<'_, '_> {
             let strat = match (i, how) {
                 (0, h) => strategy(*h),
                 (_, How::ReExport) => Strategy::ReExport,
+                (_, How::Candidates(k)) => Strategy::Member { k: u32::from(*k) },
                 _ => Strategy::Path,
             };
             let pos = segs[i].1;
@@ -638,6 +640,19 @@ impl Cx<'_, '_> {
                 },
                 Role::Extends(def) => {
                     self.edge(self.sym(def), d, EdgeKind::Extends, strat, Some(pos))
+                }
+                // `T::from(x)` with several `impl From<_> for T`: every
+                // candidate, each as a guess (which one depends on `x`).
+                _ if matches!(how, How::Candidates(_)) && i > 0 => {
+                    let Res::Def(t) = hits[i - 1].0 else {
+                        continue;
+                    };
+                    let t = self.ix.unalias(self.world, t);
+                    for c in self.ix.assoc(self.world, t, names[i]) {
+                        if !self.ix.off.contains(&c) {
+                            self.edge(self.sym(src), c, last_kind, strat, Some(pos));
+                        }
+                    }
                 }
                 _ => self.edge(self.sym(src), d, last_kind, strat, Some(pos)),
             }
@@ -1144,6 +1159,7 @@ impl Cx<'_, '_> {
                     let strat = match (i, how) {
                         (0, h) => strategy(*h),
                         (_, How::ReExport) => Strategy::ReExport,
+                        (_, How::Candidates(k)) => Strategy::Member { k: u32::from(*k) },
                         _ => Strategy::Import,
                     };
                     self.edge(src, d, EdgeKind::References, strat, Some(pos[i]));

@@ -920,8 +920,32 @@ fn a_trait_typed_receiver_calls_the_trait_method_not_an_impl_through_a_wrapper()
         "src/lib.rs",
         "pub trait Stream {\n    fn get(&self) -> u8;\n    fn find(&self) -> u8 { self.get() }\n}\nimpl<I: Stream + ?Sized> Stream for Box<I> {\n    fn get(&self) -> u8 { 0 }\n}\npub fn f(s: &dyn Stream) -> u8 { s.get() }\npub fn g<S: Stream>(s: S) -> u8 { s.get() }\n",
     )]);
-    assert_has(&g, "calls shop_app::Stream::find -> shop_app::Stream::get @3:33 SelfMember");
+    assert_has(
+        &g,
+        "calls shop_app::Stream::find -> shop_app::Stream::get @3:33 SelfMember",
+    );
     assert_none(&g, "calls shop_app::Stream::find -> shop_app::Box::get");
     assert_none(&g, "calls shop_app::f -> shop_app::Box::get");
     assert_none(&g, "calls shop_app::g -> shop_app::Box::get");
+}
+
+#[test]
+fn an_associated_fn_several_impls_give_is_a_guess_among_them() {
+    // `Bytes::from(v)` with `impl From<Vec<u8>> for Bytes` and `impl
+    // From<String> for Bytes`: which `from` is meant depends on `v`'s type
+    // (rust-analyzer picks by it). Both are guesses, not a syntactic edge
+    // to the first; a name one impl gives stays a path.
+    let g = graph(&[(
+        "src/lib.rs",
+        "pub struct Bytes;\npub struct Other;\nimpl From<Vec<u8>> for Bytes { fn from(_: Vec<u8>) -> Self { Bytes } }\nimpl From<String> for Bytes { fn from(_: String) -> Self { Bytes } }\nimpl From<u8> for Other { fn from(_: u8) -> Self { Other } }\npub fn f(v: String) -> Bytes { let _ = Other::from(1); Bytes::from(v) }\n",
+    )]);
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Bytes::from @6:63 Member { k: 2 }",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Bytes::from#2 @6:63 Member { k: 2 }",
+    );
+    assert_has(&g, "calls shop_app::f -> shop_app::Other::from @6:47 Path");
 }

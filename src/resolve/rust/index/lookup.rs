@@ -321,10 +321,20 @@ impl Index {
                             })
                     }
                 }
-                Res::Def(t) => self
-                    .assoc(world, self.unalias(world, t), s)
-                    .first()
-                    .map(|&d| (Res::Def(d), How::Path)),
+                Res::Def(t) => {
+                    let found = self.assoc(world, self.unalias(world, t), s);
+                    // Items likely compiled out (`#[cfg(windows)]` beside
+                    // `#[cfg(unix)]`) are sorted last and do not count.
+                    let k = found.iter().filter(|d| !self.off.contains(d)).count();
+                    found.first().map(|&d| {
+                        let how = if k > 1 {
+                            How::Candidates(k.min(u8::MAX as usize) as u8)
+                        } else {
+                            How::Path
+                        };
+                        (Res::Def(d), how)
+                    })
+                }
                 Res::Ext => None,
             };
             if next.is_some_and(|h| h.0 == Res::Ext) {
