@@ -642,16 +642,27 @@ impl Cx<'_, '_> {
                     self.edge(self.sym(def), d, EdgeKind::Extends, strat, Some(pos))
                 }
                 // `T::from(x)` with several `impl From<_> for T`: every
-                // candidate, each as a guess (which one depends on `x`).
+                // candidate, each as a guess (which one depends on `x`);
+                // beyond MAX_CANDIDATES, the site is left to the server.
                 _ if matches!(how, How::Candidates(_)) && i > 0 => {
                     let Res::Def(t) = hits[i - 1].0 else {
                         continue;
                     };
                     let t = self.ix.unalias(self.world, t);
-                    for c in self.ix.assoc(self.world, t, names[i]) {
-                        if !self.ix.off.contains(&c) {
-                            self.edge(self.sym(src), c, last_kind, strat, Some(pos));
-                        }
+                    let cands: Vec<SymId> = self
+                        .ix
+                        .assoc(self.world, t, names[i])
+                        .into_iter()
+                        .filter(|c| !self.ix.off.contains(c))
+                        .collect();
+                    if cands.len() > MAX_CANDIDATES as usize {
+                        let name = self.gstr(segs[i].0).to_string();
+                        let reason = format!("{} candidates", cands.len());
+                        self.unresolved(src, &name, last_kind, pos, &reason);
+                        continue;
+                    }
+                    for c in cands {
+                        self.edge(self.sym(src), c, last_kind, strat, Some(pos));
                     }
                 }
                 _ => self.edge(self.sym(src), d, last_kind, strat, Some(pos)),

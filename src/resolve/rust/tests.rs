@@ -949,3 +949,17 @@ fn an_associated_fn_several_impls_give_is_a_guess_among_them() {
     );
     assert_has(&g, "calls shop_app::f -> shop_app::Other::from @6:47 Path");
 }
+
+#[test]
+fn an_associated_fn_more_impls_give_than_guesses_allow_is_left_to_the_server() {
+    // Six `impl From<_> for Big`: beyond MAX_CANDIDATES (5) guesses, the
+    // site stays unresolved (rust-analyzer is asked), as for other names.
+    let impls: String = ["u8", "u16", "u32", "u64", "i8", "i16"]
+        .iter()
+        .map(|t| format!("impl From<{t}> for Big {{ fn from(_: {t}) -> Self {{ Big }} }}\n"))
+        .collect();
+    let src = format!("pub struct Big;\n{impls}pub fn f() -> Big {{ Big::from(1u8) }}\n");
+    let g = graph(&[("src/lib.rs", &src)]);
+    assert_none(&g, "calls shop_app::f -> shop_app::Big::from");
+    assert_has(&g, "U calls from @8:26 (6 candidates)");
+}
