@@ -781,7 +781,6 @@ impl Twins<'_> {
     }
 }
 
-/// Whether the identifier at `pos` (1-based, columns in UTF-8 bytes) is `Self`.
 /// The position of the type a reference type at `pos` names: past `&`,
 /// `&mut`, a lifetime, `*const`/`*mut` (`pos` itself when none stands there).
 fn past_reference(text: &str, pos: Pos) -> Pos {
@@ -811,6 +810,7 @@ fn past_reference(text: &str, pos: Pos) -> Pos {
     }
 }
 
+/// Whether the identifier at `pos` (1-based, columns in UTF-8 bytes) is `Self`.
 fn is_self_keyword(text: &str, pos: Pos) -> bool {
     text.lines()
         .nth(pos.line.saturating_sub(1) as usize)

@@ -262,25 +262,24 @@ impl<'s> V<'s> {
     }
 
     fn outside_recv(&mut self) -> u32 {
-        match self.outside_recv {
-            Some(r) => r,
-            None => {
-                let r = self.recv(Recv::Ty(Ty::External));
-                self.outside_recv = Some(r);
-                r
-            }
-        }
+        self.made_recv(|v| &mut v.outside_recv, || Recv::Ty(Ty::External))
     }
 
     fn vec_recv(&mut self) -> u32 {
-        match self.vec_recv {
-            Some(r) => r,
-            None => {
-                let r = self.recv(Recv::Ty(Ty::Slice(Box::new(Ty::Unknown))));
-                self.vec_recv = Some(r);
-                r
-            }
+        self.made_recv(
+            |v| &mut v.vec_recv,
+            || Recv::Ty(Ty::Slice(Box::new(Ty::Unknown))),
+        )
+    }
+
+    /// A receiver made once per file and kept in `slot`.
+    fn made_recv(&mut self, slot: fn(&mut Self) -> &mut Option<u32>, r: fn() -> Recv) -> u32 {
+        if let Some(id) = *slot(self) {
+            return id;
         }
+        let id = self.recv(r());
+        *slot(self) = Some(id);
+        id
     }
 
     fn local(&self, name: u32) -> Option<u32> {

@@ -941,6 +941,20 @@ impl Cx<'_, '_> {
         }
     }
 
+    /// What calling the one extension-trait method `x.name()` reaches
+    /// (local name id `name`, written `text`) returns: its declared type,
+    /// where a trait (`Self` in the trait: the outside receiver's type) is
+    /// an outside type. `None` without exactly one such method.
+    fn ext_ret(&self, site: &Site, name: u32, text: &str) -> Option<TyRes> {
+        let d = self
+            .ext_method(site, self.g[name as usize], text, UNKNOWN_ARGS)
+            .ok()?;
+        Some(match self.ix.ret_ty(self.world, d) {
+            TyRes::Def(t) if self.ix.traits.contains(&t) => TyRes::External,
+            other => other,
+        })
+    }
+
     /// Whether in-repo type `t` implements `Deref` (has a `deref` method).
     fn has_deref(&self, t: SymId) -> bool {
         self.ix
@@ -1034,13 +1048,7 @@ impl Cx<'_, '_> {
                         if self.is_iterator(*base_r)
                             && self.ix.ext_methods.contains_key(&self.g[*name as usize]) =>
                     {
-                        match self.ext_method(site, self.g[*name as usize], m, UNKNOWN_ARGS) {
-                            Ok(d) => match self.ix.ret_ty(self.world, d) {
-                                TyRes::Def(t) if self.ix.traits.contains(&t) => TyRes::External,
-                                other => other,
-                            },
-                            Err(_) => TyRes::Unknown,
-                        }
+                        self.ext_ret(site, *name, m).unwrap_or(TyRes::Unknown)
                     }
                     (TyRes::Container(x), m) => {
                         collection_method(TyRes::Container(x.clone()), *x, m)
@@ -1102,16 +1110,11 @@ impl Cx<'_, '_> {
                     // type (`Self` there is the outside receiver's type);
                     // methods of std/dependency types return their own
                     // types, except accessors of what a container holds.
-                    (TyRes::External, m) => {
-                        match self.ext_method(site, self.g[*name as usize], m, UNKNOWN_ARGS) {
-                            Ok(d) => match self.ix.ret_ty(self.world, d) {
-                                TyRes::Def(t) if self.ix.traits.contains(&t) => TyRes::External,
-                                other => other,
-                            },
-                            Err(_) if !ELEMENT_ACCESSORS.contains(&m) => TyRes::External,
-                            Err(_) => TyRes::Unknown,
-                        }
-                    }
+                    (TyRes::External, m) => match self.ext_ret(site, *name, m) {
+                        Some(t) => t,
+                        None if !ELEMENT_ACCESSORS.contains(&m) => TyRes::External,
+                        None => TyRes::Unknown,
+                    },
                     _ => TyRes::Unknown,
                 }
             }
