@@ -232,7 +232,30 @@ fn skip_dir(path: &Path) -> bool {
     let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
         return false;
     };
-    SKIP_DIRS.contains(&name) || venv_marker(path).is_file()
+    SKIP_DIRS.contains(&name) || venv_marker(path).is_file() || is_setuptools_build(path)
+}
+
+/// A `build` folder as setuptools leaves it (`build/lib`, `build/lib.<platform>`,
+/// `build/bdist.<platform>`, `build/temp.<platform>`): copies of the
+/// package's modules, which would make every name of it ambiguous. A
+/// `build` folder of anything else (a project's build scripts) is walked.
+/// The snapshot watches the folder itself: its entries are the marker.
+pub fn is_setuptools_build(path: &Path) -> bool {
+    if path.file_name().and_then(|n| n.to_str()) != Some("build") {
+        return false;
+    }
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return false;
+    };
+    entries.flatten().any(|e| {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        let setuptools = name == "lib"
+            || ["lib.", "bdist.", "temp."]
+                .iter()
+                .any(|p| name.starts_with(p));
+        setuptools && e.file_type().is_ok_and(|t| t.is_dir())
+    })
 }
 
 /// The file that makes a folder a virtualenv (skipped whatever its name):
@@ -447,6 +470,37 @@ pub fn check_text(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_setuptools_build_folder_is_skipped_and_other_build_folders_are_walked() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for (rel, text) in [
+            ("pkg/a.py", "def f(): pass\n"),
+            ("build/lib/pkg/a.py", "def f(): pass\n"),
+            ("build/bdist.linux-x86_64/x.py", ""),
+            ("ext/build/lib.linux-x86_64-cpython-312/pkg/b.py", ""),
+            // A project's own build scripts, and a `lib` file (not a folder).
+            ("web/build/rollup.config.js", "export default {}\n"),
+            ("tools/build/lib", ""),
+            ("tools/build/make.py", ""),
+        ] {
+            let p = root.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        let w = walk(root, &WalkConfig::default());
+        let files: Vec<&str> = w.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(
+            files,
+            [
+                "pkg/a.py",
+                "tools/build/make.py",
+                "web/build/rollup.config.js"
+            ]
+        );
+        assert_eq!(w.skipped_dir_paths, ["build", "ext/build"]);
+    }
 
     #[test]
     fn rel_path_takes_clean_paths_as_they_are_and_normalizes_the_rest() {

@@ -30,7 +30,7 @@ mod tree;
 pub const SNAPSHOT_FILE: &str = "walk.bin";
 
 /// Bumped when the layout of [`Snapshot`] changes.
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 
 /// More changed folders than this and the whole tree is walked again.
 const MAX_CHANGED_FOLDERS: usize = 32;
@@ -107,6 +107,8 @@ impl Snapshot {
             .chain(outer_ignore_files(root))
             // A virtualenv is skipped for its marker file, and not walked:
             // only that file going away would show that it is no longer one.
+            // A setuptools `build` folder is skipped for its entries: its
+            // own mtime changes with them.
             .chain(
                 walk.skipped_dir_paths
                     .iter()
@@ -114,7 +116,10 @@ impl Snapshot {
                         let name = d.rsplit('/').next().unwrap_or(d);
                         !super::SKIP_DIRS.contains(&name)
                     })
-                    .map(|d| super::venv_marker(&root.join(d))),
+                    .map(|d| match d.rsplit('/').next() {
+                        Some("build") => root.join(d),
+                        _ => super::venv_marker(&root.join(d)),
+                    }),
             )
             .map(|p| {
                 let s = stat(&p);
@@ -536,6 +541,15 @@ mod tests {
                             write(root, &at("pyvenv.cfg"), "");
                         } else {
                             let _ = std::fs::remove_file(root.join(at("pyvenv.cfg")));
+                        }
+                        // A `build` folder with files, that setuptools'
+                        // output makes skipped, and back.
+                        match next(3) {
+                            0 => write(root, &at("build/x.py"), "b = 5\n"),
+                            1 => write(root, &at("build/lib/x.py"), "b = 6\n"),
+                            _ => {
+                                let _ = std::fs::remove_dir_all(root.join(at("build/lib")));
+                            }
                         }
                     }
                     _ => write(
