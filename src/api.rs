@@ -487,7 +487,52 @@ pub struct VerifyResult {
     /// One entry per (language, server workspace root), most sites first.
     #[serde(default)]
     pub roots: Vec<RootVerification>,
+    /// The sites where the server disagreed with the graph or found what it
+    /// missed (everything but `confirmed`), worst first.
+    #[serde(default)]
+    pub findings: Findings,
     pub index: IndexInfo,
+}
+
+/// [`VerifyFinding`]s, at most `limit` of them.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+pub struct Findings {
+    pub results: Vec<VerifyFinding>,
+    pub total: usize,
+    pub shown: usize,
+    pub truncated: bool,
+}
+
+/// One site where the server's answer was not the graph's.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct VerifyFinding {
+    /// `refuted`, `retargeted`, `resolved_unresolved` or `discovered`, as
+    /// the counts of [`LangVerification`] name them.
+    pub outcome: String,
+    pub language: String,
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    /// The identifier at the site.
+    pub name: String,
+    /// The targets the graph gave the site (empty: it had none).
+    pub graph: Vec<FindingTarget>,
+    /// The server's targets in the repository (empty with `external`, or
+    /// for a discovered site: the definition it was found as a reference of).
+    pub server: Vec<FindingTarget>,
+    /// The server resolved the site outside the repository.
+    pub external: bool,
+}
+
+/// A definition a finding names: where its name is, and its key when the
+/// graph has a node there.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct FindingTarget {
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
 }
 
 /// `verify_edges` (MCP): the report, plus the sites the budget left that

@@ -193,6 +193,9 @@ pub enum Command {
         /// Exit 3 when any edge on a policy path (.refgraph/config.toml) is left unverified.
         #[arg(long)]
         require_verified: bool,
+        /// Most findings (sites where the server disagreed with the graph) to list; all are counted.
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
     },
     /// Language servers: what is found, where, at which version (`servers install` installs the pinned ones).
     Servers {
@@ -616,6 +619,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             no_discover,
             fail_under,
             require_verified,
+            limit,
         } => {
             let mut session = session;
             let opts = crate::verify::VerifyOptions {
@@ -629,6 +633,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                     .collect::<Result<_, _>>()?,
                 sites: None,
                 discover_targets: Vec::new(),
+                limit,
             };
             let report = run_verify(&mut session, &opts)?;
             if cli.json {
@@ -848,6 +853,52 @@ pub fn render_verify(out: &mut impl Write, r: &api::VerifyResult) -> Result<()> 
         }
     }
     writeln!(out, "(found: unresolved sites the server resolved in the repository; external: resolved outside it)")?;
+    render_findings(out, &r.findings)
+}
+
+/// One line per finding: the site, what the graph said, what the server said.
+fn render_findings(out: &mut impl Write, f: &api::Findings) -> Result<()> {
+    if f.total == 0 {
+        return Ok(());
+    }
+    let more = if f.truncated {
+        format!(", the first {} shown", f.shown)
+    } else {
+        String::new()
+    };
+    writeln!(
+        out,
+        "\n{} sites where the server and the graph differ{more}:",
+        f.total
+    )?;
+    let place = |t: &api::FindingTarget| match &t.key {
+        Some(k) => format!("{k} ({}:{})", t.file, t.line),
+        None => format!("{}:{}:{}", t.file, t.line, t.column),
+    };
+    let list = |ts: &[api::FindingTarget]| ts.iter().map(place).collect::<Vec<_>>().join(", ");
+    for x in &f.results {
+        let outcome = match x.outcome.as_str() {
+            "resolved_unresolved" => "found",
+            o => o,
+        };
+        let graph = if x.graph.is_empty() {
+            "nothing".to_string()
+        } else {
+            list(&x.graph)
+        };
+        let server = if !x.server.is_empty() {
+            list(&x.server)
+        } else if x.external {
+            "outside the repository".to_string()
+        } else {
+            "nothing".to_string()
+        };
+        writeln!(
+            out,
+            "  {outcome:<10} {}:{}:{} {}: graph → {graph}; server → {server}",
+            x.file, x.line, x.column, x.name
+        )?;
+    }
     Ok(())
 }
 

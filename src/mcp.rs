@@ -772,6 +772,7 @@ impl Server {
             min_confidence: min,
             budget: self.verify_budget.unwrap_or(VERIFY_BUDGET),
             paths: paths.clone(),
+            limit: p.limit.unwrap_or(20),
             ..crate::verify::VerifyOptions::default()
         };
         let report = {

@@ -37,6 +37,8 @@ pub struct VerifyOptions {
     /// Definitions (`path`, name position) whose references are asked for
     /// in any case (the symbol of a strict `refs` query).
     pub discover_targets: Vec<(String, Pos)>,
+    /// Findings listed in the report (all are counted).
+    pub limit: usize,
 }
 
 impl Default for VerifyOptions {
@@ -49,8 +51,31 @@ impl Default for VerifyOptions {
             paths: Vec::new(),
             sites: None,
             discover_targets: Vec::new(),
+            limit: 50,
         }
     }
+}
+
+/// A site where the server's answer was not the graph's, before its
+/// targets are named (see [`name_findings`]).
+struct Found {
+    outcome: &'static str,
+    lang: Lang,
+    path: String,
+    pos: Pos,
+    name: String,
+    graph: Vec<(String, Pos)>,
+    server: Vec<(String, Pos)>,
+    external: bool,
+}
+
+/// The identifier at `pos` in `text` (empty when there is none).
+fn name_at(text: &str, pos: Pos) -> String {
+    text.lines()
+        .nth(pos.line.saturating_sub(1) as usize)
+        .and_then(|line| overloads::ident_in(line, pos.column))
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// A server's answer: `None` when the budget ran out before asking.
@@ -318,6 +343,7 @@ pub async fn verify(
     let mut verdicts = Vec::new();
     let mut targets_to_discover: BTreeMap<(String, Pos), Lang> = BTreeMap::new();
     let mut errors: BTreeMap<String, String> = BTreeMap::new();
+    let mut differ: Vec<Found> = Vec::new();
     let mut overloads = overloads::Overloads::new(&root);
     let mut module_starts = module_start::ModuleStarts::new(&root);
     for g in groups.values() {
@@ -386,13 +412,60 @@ pub async fn verify(
                 _ => false,
             });
             let any_target = rows.iter().any(|o| matches!(o, Outcome::Target { .. }));
-            match (&rows[0], confirmed) {
-                (Outcome::None, _) => entry.unanswered += 1,
-                (_, true) => entry.confirmed += 1,
-                _ if any_target && !site.expected.is_empty() => entry.retargeted += 1,
-                _ if any_target => entry.resolved_unresolved += 1,
-                _ if site.expected.is_empty() => entry.external_unresolved += 1,
-                _ => entry.refuted += 1,
+            let outcome = match (&rows[0], confirmed) {
+                (Outcome::None, _) => {
+                    entry.unanswered += 1;
+                    None
+                }
+                (_, true) => {
+                    entry.confirmed += 1;
+                    None
+                }
+                _ if any_target && !site.expected.is_empty() => {
+                    entry.retargeted += 1;
+                    Some("retargeted")
+                }
+                _ if any_target => {
+                    entry.resolved_unresolved += 1;
+                    Some("resolved_unresolved")
+                }
+                _ if site.expected.is_empty() => {
+                    entry.external_unresolved += 1;
+                    None
+                }
+                _ => {
+                    entry.refuted += 1;
+                    Some("refuted")
+                }
+            };
+            if let Some(outcome) = outcome {
+                differ.push(Found {
+                    outcome,
+                    lang,
+                    path: site.path.clone(),
+                    pos: site.pos,
+                    name: texts
+                        .get(&site.path)
+                        .map(|t| name_at(t, site.pos))
+                        .unwrap_or_default(),
+                    graph: site.expected.clone(),
+                    server: rows
+                        .iter()
+                        .filter_map(|o| match o {
+                            Outcome::Target {
+                                path, line, column, ..
+                            } => Some((
+                                path.clone(),
+                                Pos {
+                                    line: *line,
+                                    column: *column,
+                                },
+                            )),
+                            _ => None,
+                        })
+                        .collect(),
+                    external: rows.iter().any(|o| matches!(o, Outcome::External)),
+                });
             }
             if opts.discover {
                 for o in &rows {
@@ -570,9 +643,7 @@ pub async fn verify(
                     {
                         continue;
                     }
-                    if lang == Lang::Python
-                        && declarations.is_named_at(&session.store, &rel, l.pos)?
-                    {
+                    if declarations.is_named_at(&session.store, &rel, l.pos)? {
                         continue;
                     }
                     let targets = if sources.is_empty() || is_declaration_file(&l.path) {
@@ -592,6 +663,16 @@ pub async fn verify(
                         if *target == rel && *at == l.pos {
                             continue;
                         }
+                        differ.push(Found {
+                            outcome: "discovered",
+                            lang,
+                            path: rel.clone(),
+                            pos: l.pos,
+                            name: name_at(&text, l.pos),
+                            graph: Vec::new(),
+                            server: vec![(target.clone(), *at)],
+                            external: false,
+                        });
                         discovered.push(DiscoveredRow {
                             site_path: rel.clone(),
                             line: l.pos.line,
@@ -664,6 +745,7 @@ pub async fn verify(
             skipped: g.skipped.clone(),
         });
     }
+    let findings = name_findings(&session.store, differ, opts.limit)?;
     Ok(VerifyResult {
         min_confidence: opts.min_confidence,
         sites: total_sites,
@@ -672,7 +754,68 @@ pub async fn verify(
         seconds: start.elapsed().as_secs_f64(),
         budget_exhausted: cut,
         roots: root_reports,
+        findings,
         index: session.index.clone(),
+    })
+}
+
+/// The first `limit` findings, worst first (an edge the server refuted, one
+/// it moved, a reference the graph left unresolved, one it did not have),
+/// then by site; each target named by the key of the node at its name.
+fn name_findings(
+    store: &crate::store::Store,
+    mut found: Vec<Found>,
+    limit: usize,
+) -> Result<crate::api::Findings, QueryError> {
+    const ORDER: [&str; 4] = ["refuted", "retargeted", "resolved_unresolved", "discovered"];
+    let rank = |o: &str| ORDER.iter().position(|x| *x == o).unwrap_or(ORDER.len());
+    found.sort_by(|a, b| {
+        (rank(a.outcome), &a.path, a.pos, &a.server).cmp(&(
+            rank(b.outcome),
+            &b.path,
+            b.pos,
+            &b.server,
+        ))
+    });
+    let total = found.len();
+    found.truncate(limit);
+    let mut nodes: HashMap<String, Vec<crate::store::NodeRow>> = HashMap::new();
+    let mut target =
+        |(file, pos): &(String, Pos)| -> Result<crate::api::FindingTarget, QueryError> {
+            if !nodes.contains_key(file) {
+                let rows = store.nodes_of_file(file)?.unwrap_or_default();
+                nodes.insert(file.clone(), rows);
+            }
+            let key = nodes[file]
+                .iter()
+                .find(|n| n.line == pos.line && n.column == pos.column)
+                .map(|n| n.key.clone());
+            Ok(crate::api::FindingTarget {
+                file: file.clone(),
+                line: pos.line,
+                column: pos.column,
+                key,
+            })
+        };
+    let mut results = Vec::with_capacity(found.len());
+    for f in found {
+        results.push(crate::api::VerifyFinding {
+            outcome: f.outcome.to_string(),
+            language: lang_name(f.lang).to_string(),
+            file: f.path,
+            line: f.pos.line,
+            column: f.pos.column,
+            name: f.name,
+            graph: f.graph.iter().map(&mut target).collect::<Result<_, _>>()?,
+            server: f.server.iter().map(&mut target).collect::<Result<_, _>>()?,
+            external: f.external,
+        });
+    }
+    Ok(crate::api::Findings {
+        shown: results.len(),
+        truncated: results.len() < total,
+        total,
+        results,
     })
 }
 
@@ -1133,7 +1276,9 @@ mod tests {
 /// beside its `.pyi` stub. Such a location is a definition's name, where no
 /// reference edge can stand: recorded as discovered it would be a `calls`
 /// edge from a definition to itself under another key, and it would count
-/// as a reference the graph missed.
+/// as a reference the graph missed. tsserver does the same with the
+/// interface member a class method implements (and the method implementing
+/// it), rust-analyzer with the methods implementing a trait method.
 #[derive(Default)]
 struct DefNames(HashMap<String, HashSet<(u32, u32)>>);
 
@@ -1178,8 +1323,13 @@ fn unmodelled_targets<'t>(
         let at = defs
             .clone()
             .any(|n| n.line == pos.line && n.column == pos.column);
-        let only_on_line = defs.filter(|n| n.line == pos.line).count() == 1;
-        if !(at || only_on_line) {
+        // The one definition on the line, at a position up to its name
+        // (`def`, `pub fn`): a server's start of the definition. Past the
+        // name stand its parameters (a pytest test's fixture arguments),
+        // which are no nodes.
+        let on_line: Vec<_> = defs.filter(|n| n.line == pos.line).collect();
+        let before_name = matches!(on_line.as_slice(), [n] if pos.column <= n.column);
+        if !(at || before_name) {
             out.push((path.clone(), *pos));
         }
     }
@@ -1203,10 +1353,11 @@ mod discovery_tests {
         crate::index::update(root, &mut store, &Default::default()).unwrap();
         let at = |line, column| ("pay.py".to_string(), Pos { line, column });
         // The module's node (1:1, where `import os` stands), the constant
-        // (no node), the function's name, and its `def` keyword's line.
-        let targets = [at(1, 1), at(2, 1), at(4, 5), at(4, 1)];
+        // (no node), the function's name, its `def` keyword, and its
+        // parameter (no node, on the function's line).
+        let targets = [at(1, 1), at(2, 1), at(4, 5), at(4, 1), at(4, 12)];
         let skipped = unmodelled_targets(&store, targets.iter()).unwrap();
-        assert_eq!(skipped, vec![at(1, 1), at(2, 1)]);
+        assert_eq!(skipped, vec![at(1, 1), at(2, 1), at(4, 12)]);
     }
 
     #[test]

@@ -235,4 +235,8 @@ pub struct VerifyParams {
     #[schemars(with = "f64", transform = no_null_default)]
     #[schemars(range(min = 0.0, max = 1.0))]
     pub min_confidence: Option<f64>,
+    /// Most findings (sites where the server disagreed with the graph) to list (default 20); all are counted.
+    #[serde(default)]
+    #[schemars(with = "usize", transform = no_null_default)]
+    pub limit: Option<usize>,
 }

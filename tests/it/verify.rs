@@ -72,6 +72,8 @@ fn verify_confirms_the_fixtures_against_real_servers() {
         }
         let repo = copy_fixture(fixture);
         let v = verify(repo.path());
+        assert_findings_match_counts(&v);
+        assert_no_declaration_discovered(repo.path(), &v);
         let l = &v["languages"][lang];
         let checked = l["checked"].as_u64().unwrap();
         let confirmed = l["confirmed"].as_u64().unwrap();
@@ -95,6 +97,122 @@ fn verify_confirms_the_fixtures_against_real_servers() {
         let s: Value = serde_json::from_slice(&status.stdout).unwrap();
         assert!(s["edges"]["calls"]["verified"].as_u64().unwrap() > 0, "{s}");
     }
+}
+
+/// Every site counted as retargeted, refuted, found (resolved_unresolved)
+/// or discovered is listed once among the findings (the default limit, 50,
+/// is above what the fixtures give), each with what the graph and the
+/// server said.
+fn assert_findings_match_counts(v: &Value) {
+    let f = &v["findings"];
+    let results = f["results"].as_array().unwrap();
+    assert_eq!(f["total"].as_u64().unwrap() as usize, results.len(), "{f}");
+    assert_eq!(f["truncated"], false, "{f}");
+    for (lang, l) in v["languages"].as_object().unwrap() {
+        for outcome in ["retargeted", "refuted", "resolved_unresolved", "discovered"] {
+            let listed = results
+                .iter()
+                .filter(|r| r["language"] == *lang && r["outcome"] == outcome)
+                .count();
+            assert_eq!(
+                listed as u64,
+                l[outcome].as_u64().unwrap(),
+                "{lang} {outcome}: {f}"
+            );
+        }
+    }
+    for r in results {
+        let graph = r["graph"].as_array().unwrap();
+        let server = r["server"].as_array().unwrap();
+        assert!(!r["name"].as_str().unwrap().is_empty(), "{r}");
+        match r["outcome"].as_str().unwrap() {
+            "retargeted" => {
+                assert!(!graph.is_empty() && !server.is_empty(), "{r}");
+                assert_ne!(graph, server, "{r}");
+            }
+            "refuted" => assert!(!graph.is_empty() && server.is_empty(), "{r}"),
+            _ => assert!(graph.is_empty() && !server.is_empty(), "{r}"),
+        }
+        // The graph's targets are its own nodes: each has its key.
+        assert!(graph.iter().all(|t| t["key"].is_string()), "{r}");
+    }
+}
+
+/// Servers list declarations among references (tsserver: the interface
+/// member a class method implements; pyright: overload signatures): a
+/// definition's own name is never a missed reference.
+fn assert_no_declaration_discovered(repo: &Path, v: &Value) {
+    let out = run(repo, &["export", "--format", "json"]);
+    let g: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: std::collections::HashSet<(String, u64, u64)> = g["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["kind"] != "module")
+        .map(|n| {
+            (
+                n["file"].as_str().unwrap().to_string(),
+                n["line"].as_u64().unwrap(),
+                n["column"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    for r in v["findings"]["results"].as_array().unwrap() {
+        let at = (
+            r["file"].as_str().unwrap().to_string(),
+            r["line"].as_u64().unwrap(),
+            r["column"].as_u64().unwrap(),
+        );
+        assert!(
+            r["outcome"] != "discovered" || !names.contains(&at),
+            "a declaration counted as a missed reference: {r}"
+        );
+    }
+}
+
+#[test]
+fn verify_lists_the_sites_where_the_server_differs() {
+    if !servers_present(&["pyright"]) {
+        return;
+    }
+    let repo = copy_fixture("python");
+    let out = run(
+        repo.path(),
+        &["verify", "--budget", "300", "--json", "--limit", "2"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let f = &v["findings"];
+    let total: u64 = v["languages"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|l| {
+            ["retargeted", "refuted", "resolved_unresolved", "discovered"]
+                .iter()
+                .map(|k| l[*k].as_u64().unwrap())
+                .sum::<u64>()
+        })
+        .sum();
+    // pytest fixture arguments: the graph links them to the fixture,
+    // pyright to the parameter (`retargeted`).
+    assert!(total > 2, "{v}");
+    assert_eq!(f["total"], total, "{f}");
+    assert_eq!(f["shown"], 2, "{f}");
+    assert_eq!(f["truncated"], true, "{f}");
+    // The text form lists them after the table, one line each.
+    let repo = copy_fixture("python");
+    let out = run(repo.path(), &["verify", "--budget", "300"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let head = format!("{total} sites where the server and the graph differ:");
+    assert!(text.contains(&head), "{text}");
+    let listed = text.lines().skip_while(|l| !l.contains(&head)).skip(1);
+    assert_eq!(
+        listed.filter(|l| l.contains(": graph → ")).count() as u64,
+        total,
+        "{text}"
+    );
 }
 
 #[test]
