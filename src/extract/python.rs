@@ -128,6 +128,11 @@ pub const CLS_PATH: &str = "@cls";
 /// The path of a [`TypeRef`] to a literal's value (`{}`, `"a"`, `3`,
 /// `None`): a builtin type, never an in-repo one.
 pub const LITERAL_PATH: &str = "@literal";
+/// The path of a [`TypeRef`] to a fixed-size tuple (its `parts`).
+pub const TUPLE_PATH: &str = "@tuple";
+/// The path of a [`TypeRef`] to a type we cannot name (a tuple's part
+/// written as no plain type).
+pub const UNKNOWN_PATH: &str = "@unknown";
 
 /// What an annotation declares about its principal type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -145,9 +150,10 @@ pub enum Cont {
     /// (`Scope = MutableMapping[str, Any]`, `Alias = Foo[int]`,
     /// `FIRST = ITEMS[0]`).
     Subscript,
-    /// Not an annotation: one part of unpacking what the path names, or
-    /// what calling it returns (`a, b = make()`).
-    Unpacked,
+    /// Not an annotation: part `i` of unpacking what the path names, or
+    /// what calling it returns (`a, b = make()`; `u32::MAX`: a part after
+    /// a starred one).
+    Unpacked(u32),
 }
 
 const SEQ_TYPES: [&str; 20] = [
@@ -209,6 +215,9 @@ pub struct TypeRef {
     pub path: String,
     pub call: bool,
     pub cont: Cont,
+    /// A fixed-size tuple's parts (`tuple[Key | None, Item]`, whose path
+    /// is [`TUPLE_PATH`]); empty for any other type.
+    pub parts: Vec<TypeRef>,
 }
 
 /// A variable (module level) or attribute (class) and what it holds.
@@ -232,7 +241,7 @@ pub struct Func {
     pub def: u32,
     pub ret: Option<TypeRef>,
     /// [`PROPERTY`], [`STATIC`], [`CLASSMETHOD`], [`FIXTURE`],
-    /// [`SELF_TYPED`].
+    /// [`SELF_TYPED`], [`OVERLOAD`].
     pub flags: u8,
 }
 
@@ -244,6 +253,9 @@ pub const FIXTURE: u8 = 8;
 /// T) -> T`, `def create(cls: type[T]) -> T`): a TypeVar there stands for
 /// the receiver's class.
 pub const SELF_TYPED: u8 = 16;
+/// A `@typing.overload` signature: callers see the overloads, never the
+/// implementation's own signature.
+pub const OVERLOAD: u8 = 32;
 
 /// Reference sites, read only when resolving this file.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -258,7 +270,14 @@ pub struct Refs {
     /// Module-level variables with what they are assigned (the resolver of
     /// this file evaluates them fully; other files read `Scope::vars`).
     pub globals: Vec<(String, Src)>,
+    /// Fixed-size tuple annotations (`tuple[int, Tag]`): the chain of the
+    /// tuple type → its parts' type chains (as [`Src::Annot`]), by chain.
+    pub tuples: Vec<(u32, TupleParts)>,
 }
+
+/// A fixed-size tuple type's parts: each part's type chain and container
+/// (as [`Src::Annot`]), `None` where it is no plain type.
+pub type TupleParts = Vec<Option<(u32, Cont)>>;
 
 /// An expression that names something: `root.op.op…`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -305,6 +324,8 @@ pub enum Op {
     Attr(String, Pos),
     Call,
     Index,
+    /// Subscripting with an integer literal (`pair[1]`).
+    Item(u32),
 }
 
 /// Where a local variable's value comes from.
@@ -333,9 +354,10 @@ pub enum Src {
     /// sequence of what `x` holds when it is a sequence, else a builtin
     /// of unknown elements.
     SeqOf(u32),
-    /// One part of unpacking a chain's value (`a, b = make()`): an
-    /// element of a sequence; a part of a builtin (a tuple) is a builtin.
-    Part(u32),
+    /// Part `i` of unpacking a chain's value (`a, b = make()`): an
+    /// element of a sequence, that part of a tuple (`u32::MAX`: a part
+    /// after a starred one).
+    Part(u32, u32),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -419,6 +441,7 @@ pub fn extract(path: &str, src: &[u8]) -> FileFacts {
         narrowed: Vec::new(),
         returns: HashMap::new(),
         no_inference: std::collections::HashSet::new(),
+        tuple_parts: HashMap::new(),
     };
     x.block(root, 0, 0);
     x.finish();
@@ -499,7 +522,7 @@ enum Rhs {
     /// [`Src::SeqOf`].
     SeqOf(u32),
     /// [`Src::Part`].
-    Part(u32),
+    Part(u32, u32),
     /// A literal (its type is a builtin).
     Literal,
     Unknown,
@@ -512,7 +535,7 @@ impl Rhs {
             Some(Src::Annot(c, k)) => Rhs::Annot(c, k),
             Some(Src::Either(a, b)) => Rhs::Either(a, b),
             Some(Src::SeqOf(c)) => Rhs::SeqOf(c),
-            Some(Src::Part(c)) => Rhs::Part(c),
+            Some(Src::Part(c, i)) => Rhs::Part(c, i),
             Some(Src::External) => Rhs::Literal,
             _ => Rhs::Unknown,
         }
@@ -558,6 +581,8 @@ struct Extractor<'s> {
     returns: HashMap<u32, Vec<Option<u32>>>,
     /// Functions with a return annotation, and generators.
     no_inference: std::collections::HashSet<u32>,
+    /// The chain of a fixed-size tuple type → its parts' type chains.
+    tuple_parts: HashMap<u32, TupleParts>,
 }
 
 fn pos(n: Node) -> Pos {
@@ -646,19 +671,32 @@ impl<'s> Extractor<'s> {
             if !self.dead && self.exits(c) {
                 self.dead = true;
             }
-            // `if not isinstance(x, C): return` narrows x below.
-            if c.kind_name() == "if_statement"
-                && c.field("alternative").is_none()
-                && c.field("consequence").is_some_and(|b| self.exits(b))
-            {
-                if let Some(cond) = c.field("condition") {
-                    self.narrow(cond, true, sid);
-                }
-            }
+            self.narrow_after(c, sid);
         }
         self.class_stmt_end = stmt_end;
         self.dead = dead;
         self.narrowing.truncate(narrowing);
+    }
+
+    /// What statement `c` says about the code after it in its block:
+    /// `assert isinstance(x, C)` and `if not isinstance(x, C): return`
+    /// narrow x below. (Out of [`Self::block`], whose frame every nesting
+    /// level pays.)
+    #[inline(never)]
+    fn narrow_after(&mut self, c: Node, sid: usize) {
+        if c.kind_name() == "assert_statement" {
+            if let Some(cond) = c.named_child(0) {
+                self.narrow(cond, false, sid);
+            }
+        }
+        if c.kind_name() == "if_statement"
+            && c.field("alternative").is_none()
+            && c.field("consequence").is_some_and(|b| self.exits(b))
+        {
+            if let Some(cond) = c.field("condition") {
+                self.narrow(cond, true, sid);
+            }
+        }
     }
 
     /// Record the `isinstance(name, Class)` facts a condition implies
@@ -771,9 +809,13 @@ impl<'s> Extractor<'s> {
                     _ => None,
                 }
             }
-            "identifier" | "attribute" => {
-                let t = self.text(n);
-                (t == "TYPE_CHECKING" || t == "typing.TYPE_CHECKING").then_some(true)
+            // `TYPE_CHECKING`, `typing.TYPE_CHECKING`, and through an
+            // alias of the module (`import typing as t`: `t.TYPE_CHECKING`).
+            "identifier" => (self.text(n) == "TYPE_CHECKING").then_some(true),
+            "attribute" => {
+                let module = n.field("object")?;
+                let name = self.text(n.field("attribute")?);
+                (module.kind_name() == "identifier" && name == "TYPE_CHECKING").then_some(true)
             }
             "call" => {
                 // sys.platform.startswith("win")
@@ -885,14 +927,11 @@ impl<'s> Extractor<'s> {
                 }
             }
             "for_statement" => {
-                let iter = node.field("right").and_then(|r| self.expr(r, sid, src));
+                let right = node.field("right");
+                let iter = right.and_then(|r| self.expr(r, sid, src));
                 if let Some(l) = node.field("left") {
-                    self.target(
-                        l,
-                        Some(iter.map(Src::Iter).unwrap_or(Src::Unknown)),
-                        sid,
-                        src,
-                    );
+                    let s = iter.map(Src::Iter).unwrap_or(Src::Unknown);
+                    self.iter_target(l, right, s, sid, src);
                 }
                 for f in ["body", "alternative"] {
                     if let Some(b) = node.field(f) {
@@ -979,18 +1018,23 @@ impl<'s> Extractor<'s> {
                         let rights: Vec<Node> =
                             c.children_by_field_name("right", &mut cur).collect();
                         let mut iter = None;
+                        let right = rights.last().copied();
                         for r in rights {
                             iter = self.expr(r, inner, src);
                         }
                         if let Some(l) = c.field("left") {
                             let s = iter.map(Src::Iter).unwrap_or(Src::Unknown);
-                            self.target(l, Some(s), inner, src);
+                            self.iter_target(l, right, s, inner, src);
                         }
                     } else {
                         self.visit(c, inner, src);
                     }
                 }
             }
+            // `isinstance(x, C) and x.m()`: the right operand runs only
+            // when the left one was true (`or`: false), and knows it.
+            "boolean_operator" => self.boolean(node, sid, src),
+            "conditional_expression" => self.conditional(node, sid, src),
             "case_clause" => self.case_clause(node, sid, src),
             "try_statement" => {
                 // `else:` runs only when the body did not raise: pyright
@@ -1083,6 +1127,43 @@ impl<'s> Extractor<'s> {
                     self.block(node, sid, src)
                 }
             }
+        }
+    }
+
+    /// `a and b`, `a or b`: `b` knows what `a` says when it runs.
+    /// (Out of [`Self::visit_node`], whose frame every nesting level pays.)
+    #[inline(never)]
+    fn boolean(&mut self, node: Node, sid: usize, src: u32) {
+        let (Some(l), Some(r)) = (node.field("left"), node.field("right")) else {
+            return self.block(node, sid, src);
+        };
+        self.expr(l, sid, src);
+        let or = node
+            .field("operator")
+            .is_some_and(|o| o.kind_name() == "or");
+        let before = self.narrowing.len();
+        self.narrow(l, or, sid);
+        self.expr(r, sid, src);
+        self.narrowing.truncate(before);
+    }
+
+    /// `a if c else b`: `a` knows `c`, `b` knows not `c`.
+    #[inline(never)]
+    fn conditional(&mut self, node: Node, sid: usize, src: u32) {
+        let mut cur = node.walk();
+        let parts: Vec<Node> = node
+            .named_children(&mut cur)
+            .filter(|c| c.kind_name() != "comment")
+            .collect();
+        let [a, cond, b] = parts[..] else {
+            return self.block(node, sid, src);
+        };
+        self.expr(cond, sid, src);
+        for (x, negated) in [(a, false), (b, true)] {
+            let before = self.narrowing.len();
+            self.narrow(cond, negated, sid);
+            self.expr(x, sid, src);
+            self.narrowing.truncate(before);
         }
     }
 
@@ -1212,6 +1293,9 @@ impl<'s> Extractor<'s> {
                 "staticmethod" => flags |= STATIC,
                 "classmethod" => flags |= CLASSMETHOD,
                 "pytest.fixture" | "fixture" | "pytest_asyncio.fixture" => flags |= FIXTURE,
+                "overload" | "typing.overload" | "t.overload" | "typing_extensions.overload" => {
+                    flags |= OVERLOAD
+                }
                 _ => {}
             }
         }
@@ -1597,7 +1681,10 @@ impl<'s> Extractor<'s> {
         // `a if c else b` and `a or b`: either operand's value; a literal
         // operand (`[] if x is None else list(x)`, `x or {}`) only counts
         // when the other is one too, as for separate assignments.
-        let either = match r.kind_name() {
+        // (What each operand knows when it runs: `a if c else b`, `c` and
+        // not `c`; `a or b`, not `a`.)
+        type Cond<'t> = Option<(Node<'t>, bool)>;
+        let either: Option<(Node, Node, Cond, Cond)> = match r.kind_name() {
             "conditional_expression" => {
                 let mut cur = r.walk();
                 let parts: Vec<Node> = r
@@ -1607,7 +1694,7 @@ impl<'s> Extractor<'s> {
                 match parts[..] {
                     [a, cond, b] => {
                         self.expr(cond, sid, src);
-                        Some((a, b))
+                        Some((a, b, Some((cond, false)), Some((cond, true))))
                     }
                     _ => None,
                 }
@@ -1616,12 +1703,25 @@ impl<'s> Extractor<'s> {
                 if r.child_by_field_name("operator")
                     .is_some_and(|o| o.kind_name() == "or") =>
             {
-                r.field("left").zip(r.field("right"))
+                r.field("left")
+                    .zip(r.field("right"))
+                    .map(|(a, b)| (a, b, None, Some((a, true))))
             }
             _ => None,
         };
-        if let Some((a, b)) = either {
-            return match (self.value_src(a, sid, src), self.value_src(b, sid, src)) {
+        if let Some((a, b, cond_a, cond_b)) = either {
+            let mut operand = |x: Node, cond: Cond| {
+                let before = self.narrowing.len();
+                if let Some((c, negated)) = cond {
+                    self.narrow(c, negated, sid);
+                }
+                let v = self.value_src(x, sid, src);
+                self.narrowing.truncate(before);
+                v
+            };
+            let va = operand(a, cond_a);
+            let vb = operand(b, cond_b);
+            return match (va, vb) {
                 (Src::Value(x), Src::Value(y)) => Src::Either(x, y),
                 (Src::External, Src::External) => Src::External,
                 (x @ (Src::Value(_) | Src::SeqOf(_) | Src::Annot(..)), Src::External)
@@ -1786,11 +1886,14 @@ impl<'s> Extractor<'s> {
                 // external value gives external values.
                 let mut cur = t.walk();
                 let children: Vec<Node> = t.named_children(&mut cur).collect();
+                let mut starred = false;
                 for (i, c) in children.into_iter().enumerate() {
+                    starred |= matches!(c.kind_name(), "list_splat_pattern" | "list_splat");
+                    let i = if starred { u32::MAX } else { i as u32 };
                     let part = match s {
-                        Some(Src::Iter(chain)) => Some(Src::IterPart(chain, i as u32)),
+                        Some(Src::Iter(chain)) => Some(Src::IterPart(chain, i)),
                         Some(Src::External) => Some(Src::External),
-                        Some(Src::Value(chain)) => Some(Src::Part(chain)),
+                        Some(Src::Value(chain)) => Some(Src::Part(chain, i)),
                         _ => None,
                     };
                     self.target(c, part, sid, src);
@@ -1809,6 +1912,73 @@ impl<'s> Extractor<'s> {
             _ => {
                 self.expr(t, sid, src);
             }
+        }
+    }
+
+    /// The target of a `for` (loop or comprehension) over `right`, whose
+    /// elements are `s`. `enumerate(x)` gives pairs of an int and an
+    /// element of `x`, `zip(a, b, …)` tuples of an element of each: their
+    /// parts unpack to those (the builtins' names are taken for the
+    /// builtins', as in [`Self::builtin_copy`]).
+    fn iter_target(&mut self, l: Node, right: Option<Node>, s: Src, sid: usize, src: u32) {
+        let parts = right.and_then(|r| self.iter_parts(r));
+        let kids: Vec<Node> = match l.kind_name() {
+            "pattern_list" | "tuple_pattern" | "list_pattern" | "tuple" | "list" => {
+                let mut cur = l.walk();
+                l.named_children(&mut cur)
+                    .filter(|c| c.kind_name() != "comment")
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        match parts {
+            Some(parts) if parts.len() == kids.len() => {
+                for (k, p) in kids.into_iter().zip(parts) {
+                    self.target(k, Some(p), sid, src);
+                }
+            }
+            _ => self.target(l, Some(s), sid, src),
+        }
+    }
+
+    /// What each part of an element of `enumerate(x)` / `zip(a, b, …)` is
+    /// (after the call has been visited).
+    fn iter_parts(&self, call: Node) -> Option<Vec<Src>> {
+        if call.kind_name() != "call" {
+            return None;
+        }
+        let f = call.field("function")?;
+        if f.kind_name() != "identifier" {
+            return None;
+        }
+        let name = self.text(f);
+        if !matches!(name, "enumerate" | "zip") {
+            return None;
+        }
+        let args = call.field("arguments")?;
+        if args.kind_name() != "argument_list" {
+            return None;
+        }
+        let mut cur = args.walk();
+        let positional: Vec<Node> = args
+            .named_children(&mut cur)
+            .filter(|a| !matches!(a.kind_name(), "comment" | "keyword_argument"))
+            .collect();
+        if positional
+            .iter()
+            .any(|a| matches!(a.kind_name(), "list_splat" | "dictionary_splat"))
+        {
+            return None;
+        }
+        let elems = |a: &Node| match self.chain_at.get(&(a.start_byte(), a.end_byte())) {
+            Some(&c) => Src::Iter(c),
+            None if is_literal(a.kind_name()) => Src::External,
+            None => Src::Unknown,
+        };
+        match (name, &positional[..]) {
+            ("enumerate", [a]) => Some(vec![Src::External, elems(a)]),
+            ("zip", list) if !list.is_empty() => Some(list.iter().map(elems).collect()),
+            _ => None,
         }
     }
 
@@ -1936,7 +2106,54 @@ impl<'s> Extractor<'s> {
             .chain_at
             .get(&(p.start_byte(), p.end_byte()))
             .copied()?;
+        self.record_tuple(p, c, 0);
         Some((c, cont))
+    }
+
+    /// When the type node `p` (whose chain is `c`) is a fixed-size tuple
+    /// (`tuple[A, B]`, `Tuple[A, B]`), remember its parts' types.
+    fn record_tuple(&mut self, p: Node, c: u32, depth: u32) {
+        if depth > 3 {
+            return;
+        }
+        let args: Vec<Node> = match (p.kind_name(), p.parent()) {
+            ("subscript", _) => {
+                let head = p.field("value").map(|v| self.text(v)).unwrap_or("");
+                if !matches!(head.rsplit('.').next(), Some("tuple" | "Tuple")) {
+                    return;
+                }
+                let mut cur = p.walk();
+                p.children_by_field_name("subscript", &mut cur).collect()
+            }
+            ("identifier" | "attribute", Some(g)) if g.kind_name() == "generic_type" => {
+                if !matches!(self.text(p).rsplit('.').next(), Some("tuple" | "Tuple")) {
+                    return;
+                }
+                let Some(tp) = g.named_child(1) else { return };
+                let mut cur = tp.walk();
+                tp.named_children(&mut cur).collect()
+            }
+            _ => return,
+        };
+        if args.is_empty()
+            || args
+                .iter()
+                .any(|a| self.text(*a).trim() == "..." || a.kind_name() == "comment")
+        {
+            return;
+        }
+        let mut parts = Vec::new();
+        for a in args {
+            let part = self.principal(a, Cont::One).and_then(|(pn, k)| {
+                let pc = *self.chain_at.get(&(pn.start_byte(), pn.end_byte()))?;
+                Some((pn, pc, k))
+            });
+            if let Some((pn, pc, _)) = part {
+                self.record_tuple(pn, pc, depth + 1);
+            }
+            parts.push(part.map(|(_, pc, k)| (pc, k)));
+        }
+        self.tuple_parts.insert(c, parts);
     }
 
     fn annot_visit(&mut self, node: Node, sid: usize, src: u32) {
@@ -2411,6 +2628,10 @@ impl<'s> Extractor<'s> {
                 };
                 let mut cur = node.walk();
                 let subs: Vec<Node> = node.children_by_field_name("subscript", &mut cur).collect();
+                let item = match subs[..] {
+                    [s] if !types && s.kind_name() == "integer" => self.text(s).parse().ok(),
+                    _ => None,
+                };
                 for s in subs {
                     if types {
                         self.annot_visit(s, sid, src);
@@ -2418,7 +2639,7 @@ impl<'s> Extractor<'s> {
                         self.expr(s, sid, src);
                     }
                 }
-                ops.push(Op::Index);
+                ops.push(item.map_or(Op::Index, Op::Item));
                 r
             }
             "await" => match node.named_child(0) {
@@ -2585,6 +2806,13 @@ impl<'s> Extractor<'s> {
                 }
             }
         }
+        let mut tuples: Vec<(u32, TupleParts)> = self
+            .tuple_parts
+            .iter()
+            .map(|(c, p)| (*c, p.clone()))
+            .collect();
+        tuples.sort_by_key(|(c, _)| *c);
+        self.refs.tuples = tuples;
         // Return annotations: chain → TypeRef.
         for (fi, c, k) in std::mem::take(&mut self.ret_chains) {
             self.scope.funcs[fi].ret = self.typeref(Rhs::Annot(c, k), 0);
@@ -2684,6 +2912,7 @@ impl<'s> Extractor<'s> {
                 path: "Self".into(),
                 call: false,
                 cont: Cont::One,
+                parts: Vec::new(),
             }),
             _ => self.typeref(Rhs::Value(c), 0),
         }
@@ -2696,6 +2925,27 @@ impl<'s> Extractor<'s> {
             return None;
         }
         let (c, annot, cont) = match rhs {
+            // A fixed-size tuple (or a sequence of them): its parts' types.
+            Rhs::Annot(c, k @ (Cont::One | Cont::Seq)) if self.tuple_parts.contains_key(&c) => {
+                let parts = self.tuple_parts[&c]
+                    .iter()
+                    .map(|p| {
+                        p.and_then(|(pc, pk)| self.typeref(Rhs::Annot(pc, pk), depth + 1))
+                            .unwrap_or(TypeRef {
+                                path: UNKNOWN_PATH.into(),
+                                call: false,
+                                cont: Cont::One,
+                                parts: Vec::new(),
+                            })
+                    })
+                    .collect();
+                return Some(TypeRef {
+                    path: TUPLE_PATH.into(),
+                    call: false,
+                    cont: k,
+                    parts,
+                });
+            }
             Rhs::Value(c) => (c, false, Cont::One),
             Rhs::Annot(c, k) => (c, true, k),
             Rhs::Literal => {
@@ -2703,6 +2953,7 @@ impl<'s> Extractor<'s> {
                     path: LITERAL_PATH.into(),
                     call: false,
                     cont: Cont::Value,
+                    parts: Vec::new(),
                 })
             }
             Rhs::Either(a, b) => {
@@ -2710,11 +2961,11 @@ impl<'s> Extractor<'s> {
                 return (self.typeref(Rhs::Value(b), depth + 1)? == t).then_some(t);
             }
             // `a, b = make()`: the value's path, unpacked.
-            Rhs::Part(c) => {
+            Rhs::Part(c, i) => {
                 let t = self.typeref(Rhs::Value(c), depth + 1)?;
                 return (t.cont == Cont::Value || (t.call && t.cont == Cont::One)).then_some(
                     TypeRef {
-                        cont: Cont::Unpacked,
+                        cont: Cont::Unpacked(i),
                         ..t
                     },
                 );
@@ -2729,6 +2980,7 @@ impl<'s> Extractor<'s> {
                         path: LITERAL_PATH.into(),
                         call: false,
                         cont: Cont::Value,
+                        parts: Vec::new(),
                     }));
             }
             Rhs::Unknown => return None,
@@ -2780,7 +3032,7 @@ impl<'s> Extractor<'s> {
                     path.push_str(n);
                 }
                 Op::Call if !annot && i + 1 == chain.ops.len() => call = true,
-                Op::Index if i + 1 == chain.ops.len() => index = !annot,
+                Op::Index | Op::Item(_) if i + 1 == chain.ops.len() => index = !annot,
                 _ => return None,
             }
         }
@@ -2789,7 +3041,12 @@ impl<'s> Extractor<'s> {
             (false, false, false) => Cont::Value,
             _ => cont,
         };
-        Some(TypeRef { path, call, cont })
+        Some(TypeRef {
+            path,
+            call,
+            cont,
+            parts: Vec::new(),
+        })
     }
 }
 

@@ -24,7 +24,7 @@ use super::{
 };
 use crate::extract::python::{
     Chain, Cont, Import, ImportKind, Op, Refs, Root, Scope, Src, TypeRef, Var, CLS_PATH, FIXTURE,
-    LITERAL_PATH, PROPERTY, SELF_PATH, SELF_TYPED,
+    LITERAL_PATH, OVERLOAD, PROPERTY, SELF_PATH, SELF_TYPED, TUPLE_PATH, UNKNOWN_PATH,
 };
 use crate::extract::{Family, LangScope};
 use crate::graph::{EdgeKind, NodeKind, Pos};
@@ -590,6 +590,7 @@ pub fn prepare<'w>(world: &World<'w>) -> Index<'w> {
             world,
             ix: &ix,
             stage: Stage::Visible,
+            tuples: RefCell::new(Vec::new()),
         };
         for (i, wf) in world.files.iter().enumerate() {
             let f = FileIdx(i as u32);
@@ -652,6 +653,12 @@ enum Val {
     Items(SymId),
     /// A method of a builtin container and the class of its elements.
     ContMethod(ContMethod, SymId),
+    /// A fixed-size tuple: its parts' values are [`Ctx::tuples`] entry `n`.
+    Tuple(u32),
+    /// A sequence of such tuples.
+    TupleSeq(u32),
+    /// A method of a sequence of tuples that returns one (`pop`).
+    TupleMethod(u32),
     /// Outside the repository (a builtin, a literal, an external package).
     External,
     Unknown,
@@ -719,6 +726,8 @@ struct Ctx<'a, 'w> {
     world: &'a World<'w>,
     ix: &'a Index<'w>,
     stage: Stage,
+    /// The parts of the tuple values met ([`Val::Tuple`]), each once.
+    tuples: RefCell<Vec<Vec<Val>>>,
 }
 
 /// What a lookup may consult. Classes' bases are resolved knowing no
@@ -1058,14 +1067,30 @@ impl Ctx<'_, '_> {
         if t.path == LITERAL_PATH {
             return Val::External;
         }
+        if t.path == UNKNOWN_PATH {
+            return Val::Unknown;
+        }
+        if t.path == TUPLE_PATH {
+            let parts = t
+                .parts
+                .iter()
+                .map(|p| self.eval_typeref(f, p, self_cls, depth + 1))
+                .collect();
+            let n = self.tuple(parts);
+            return match t.cont {
+                Cont::One => Val::Tuple(n),
+                Cont::Seq => Val::TupleSeq(n),
+                _ => Val::External,
+            };
+        }
         if t.path == "Self" || t.path.ends_with(".Self") {
             return self_cls.map(Val::Inst).unwrap_or(Val::Unknown);
         }
 
         let v = self.eval_path(f, &t.path, self_cls, depth + 1);
-        if t.cont == Cont::Unpacked {
+        if let Cont::Unpacked(i) = t.cont {
             let v = if t.call { self.call(v, depth + 1) } else { v };
-            return unpacked(v);
+            return self.unpacked(v, i);
         }
         if t.call {
             self.call(v, depth + 1)
@@ -1088,7 +1113,63 @@ impl Ctx<'_, '_> {
             .is_some_and(|ty| ty.call && (ty.path == "TypeVar" || ty.path.ends_with(".TypeVar")))
     }
 
+    /// What calling `sym` returns. A function with `@overload` signatures
+    /// returns what the overload pyright picks for the arguments returns:
+    /// the one type they all declare, else nothing we know (the
+    /// implementation's own return type is never what a caller sees).
     fn returns(&self, sym: SymId, recv: Option<SymId>, depth: u32) -> Val {
+        let Some(set) = self.overloads(sym) else {
+            return self.declared_return(sym, recv, depth);
+        };
+        let mut out = None;
+        for o in set {
+            let v = self.declared_return(o, recv, depth + 1);
+            match out {
+                None => out = Some(v),
+                Some(p) if p == v => {}
+                Some(_) => return Val::Unknown,
+            }
+        }
+        out.unwrap_or(Val::Unknown)
+    }
+
+    /// The `@overload` signatures of the function set `sym` belongs to
+    /// (the definitions of its name in the module or class that holds
+    /// it), or `None` when it has none.
+    fn overloads(&self, sym: SymId) -> Option<Vec<SymId>> {
+        let def = self.world.def(sym);
+        let parent = def.parent?;
+        let defs: Vec<u32> = if parent == 0 {
+            self.names(sym.file)
+                .get(def.name.as_str())?
+                .iter()
+                .filter_map(|b| match b {
+                    Binding::Def(d) => Some(*d),
+                    _ => None,
+                })
+                .collect()
+        } else {
+            self.tables(sym.file)
+                .members
+                .get(&parent)?
+                .get(def.name.as_str())?
+                .clone()
+        };
+        if defs.len() < 2 {
+            return None;
+        }
+        let set: Vec<SymId> = defs
+            .into_iter()
+            .map(|d| SymId {
+                file: sym.file,
+                def: d,
+            })
+            .filter(|s| self.func_flags(*s) & OVERLOAD != 0)
+            .collect();
+        (!set.is_empty()).then_some(set)
+    }
+
+    fn declared_return(&self, sym: SymId, recv: Option<SymId>, depth: u32) -> Val {
         let Some(&i) = self.tables(sym.file).func_idx.get(&sym.def) else {
             return Val::Unknown;
         };
@@ -1133,7 +1214,67 @@ impl Ctx<'_, '_> {
                 ContMethod::Map => Val::Map(c),
                 ContMethod::Items => Val::Items(c),
             },
-            Val::External | Val::Seq(_) | Val::Map(_) | Val::Items(_) => Val::External,
+            Val::TupleMethod(n) => Val::Tuple(n),
+            Val::External
+            | Val::Seq(_)
+            | Val::Map(_)
+            | Val::Items(_)
+            | Val::Tuple(_)
+            | Val::TupleSeq(_) => Val::External,
+            _ => Val::Unknown,
+        }
+    }
+
+    /// The tuple value of these parts (the same parts, the same value).
+    fn tuple(&self, parts: Vec<Val>) -> u32 {
+        let mut ts = self.tuples.borrow_mut();
+        if let Some(n) = ts.iter().position(|t| *t == parts) {
+            return n as u32;
+        }
+        ts.push(parts);
+        (ts.len() - 1) as u32
+    }
+
+    /// Part `i` of tuple `n`; any part (`u32::MAX`, an index not written
+    /// as a literal) is known when all parts agree.
+    fn tuple_part(&self, n: u32, i: u32) -> Val {
+        let ts = self.tuples.borrow();
+        let Some(parts) = ts.get(n as usize) else {
+            return Val::Unknown;
+        };
+        match parts.get(i as usize) {
+            Some(v) => *v,
+            // (Parts that differ are a union we cannot name: a builtin
+            // for members, as the whole tuple was before its parts were
+            // known, unless some part is unknown.)
+            None => match parts.split_first() {
+                Some((first, rest)) if rest.iter().all(|p| p == first) => *first,
+                _ if parts.contains(&Val::Unknown) => Val::Unknown,
+                _ => Val::External,
+            },
+        }
+    }
+
+    /// Part `i` of unpacking a value (`a, b = v`): an element of a
+    /// sequence, that part of a tuple; any part of a builtin is a builtin.
+    fn unpacked(&self, v: Val, i: u32) -> Val {
+        match v {
+            Val::Seq(c) => Val::Inst(c),
+            Val::TupleSeq(n) => Val::Tuple(n),
+            Val::Tuple(n) => self.tuple_part(n, i),
+            Val::External | Val::Map(_) | Val::Items(_) => Val::External,
+            _ => Val::Unknown,
+        }
+    }
+
+    /// What subscripting a value gives (`item`: with an integer literal).
+    fn index(&self, v: Val, item: Option<u32>) -> Val {
+        match v {
+            Val::Class(x) => Val::Class(x),
+            Val::Seq(x) | Val::Map(x) => Val::Inst(x),
+            Val::TupleSeq(n) => Val::Tuple(n),
+            Val::Tuple(n) => self.tuple_part(n, item.unwrap_or(u32::MAX)),
+            Val::External => Val::External,
             _ => Val::Unknown,
         }
     }
@@ -1237,9 +1378,14 @@ impl Ctx<'_, '_> {
                 }
             }
             Val::Seq(_) | Val::Map(_) => container_member(v, name),
-            Val::Func { .. } | Val::External | Val::Items(_) | Val::ContMethod(..) => {
-                Member::External
-            }
+            Val::TupleSeq(n) if name == "pop" => Member::Value(Val::TupleMethod(n)),
+            Val::Func { .. }
+            | Val::External
+            | Val::Items(_)
+            | Val::ContMethod(..)
+            | Val::Tuple(_)
+            | Val::TupleSeq(_)
+            | Val::TupleMethod(_) => Member::External,
             Val::Unknown if OBJECT_ATTRS.contains(&name) => Member::External,
             Val::Unknown => Member::Unknown,
         }
@@ -1279,6 +1425,7 @@ impl<'a, 'w> Ctx<'a, 'w> {
                 world: self.world,
                 ix,
                 stage: Stage::Bases,
+                tuples: RefCell::new(Vec::new()),
             };
             let classes = py_scope(self.world, c.file).map_or(&[][..], |s| &s.classes[..]);
             classes
@@ -1332,7 +1479,7 @@ impl<'a, 'w> Ctx<'a, 'w> {
 /// before any attribute that is only assigned.
 fn is_declared(a: &Var) -> bool {
     a.ty.as_ref().is_some_and(|t| {
-        !t.call && !matches!(t.cont, Cont::Value | Cont::Subscript | Cont::Unpacked)
+        !t.call && !matches!(t.cont, Cont::Value | Cont::Subscript | Cont::Unpacked(_))
     })
 }
 
@@ -1360,6 +1507,7 @@ fn annotate_as(v: Val, cont: Cont) -> Val {
         // What subscripting the object gives (as `Op::Index`).
         (Cont::Subscript, Val::Class(_) | Val::External) => return v,
         (Cont::Subscript, Val::Seq(c) | Val::Map(c)) => return Val::Inst(c),
+        (Cont::Subscript, Val::TupleSeq(n)) => return Val::Tuple(n),
         (Cont::Subscript, _) => return Val::Unknown,
         _ => {}
     }
@@ -1368,16 +1516,6 @@ fn annotate_as(v: Val, cont: Cont) -> Val {
         (Cont::Seq, Val::Inst(c)) => Val::Seq(c),
         (Cont::Map, Val::Inst(c)) => Val::Map(c),
         _ => Val::External,
-    }
-}
-
-/// One part of unpacking a value (`a, b = v`): an element of a sequence;
-/// any part of a builtin (a tuple) is a builtin.
-fn unpacked(v: Val) -> Val {
-    match v {
-        Val::Seq(c) => Val::Inst(c),
-        Val::External | Val::Map(_) | Val::Items(_) => Val::External,
-        _ => Val::Unknown,
     }
 }
 
@@ -1438,6 +1576,7 @@ pub fn resolve_file<'w>(
             world,
             ix: index,
             stage: Stage::Resolve,
+            tuples: RefCell::new(Vec::new()),
         },
         file,
         scope,
@@ -1699,15 +1838,8 @@ impl Resolver<'_, '_> {
         for (k, op) in c.ops.iter().enumerate() {
             v = match op {
                 Op::Call => V::new(self.cx.call(v.val, 0), v.how.max(How::Typed)),
-                Op::Index => V::new(
-                    match v.val {
-                        Val::Class(x) => Val::Class(x),
-                        Val::Seq(x) | Val::Map(x) => Val::Inst(x),
-                        Val::External => Val::External,
-                        _ => Val::Unknown,
-                    },
-                    v.how,
-                ),
+                Op::Index => V::new(self.cx.index(v.val, None), v.how),
+                Op::Item(i) => V::new(self.cx.index(v.val, Some(*i)), v.how),
                 Op::Attr(name, pos) => self.attr(c, v, name, *pos, Self::kind_at(c, k + 1), emit),
             };
         }
@@ -1853,7 +1985,7 @@ impl Resolver<'_, '_> {
     /// is assigned).
     fn combine(&self, srcs: &[Src]) -> Val {
         if let Some(Src::Annot(c, k)) = srcs.iter().find(|s| matches!(s, Src::Annot(..))) {
-            annotate_as(self.chain(*c, false).val, *k)
+            self.annotated(*c, *k)
         } else {
             let mut out: Option<Val> = None;
             let mut external = false;
@@ -1867,18 +1999,23 @@ impl Resolver<'_, '_> {
                     }
                     Src::Iter(c) => match self.chain(*c, false).val {
                         Val::Seq(x) => Val::Inst(x),
+                        Val::TupleSeq(n) => Val::Tuple(n),
+                        Val::Tuple(n) => self.cx.tuple_part(n, u32::MAX),
                         Val::External | Val::Map(_) | Val::Items(_) => Val::External,
                         _ => Val::Unknown,
                     },
                     Src::IterPart(c, i) => match self.chain(*c, false).val {
                         Val::Items(x) if *i == 1 => Val::Inst(x),
+                        Val::TupleSeq(n) => self.cx.tuple_part(n, *i),
+                        Val::Tuple(n) => self.cx.unpacked(self.cx.tuple_part(n, u32::MAX), *i),
                         Val::External | Val::Map(_) | Val::Items(_) => Val::External,
                         _ => Val::Unknown,
                     },
                     Src::Enter(c) => self.enter(self.chain(*c, false).val),
-                    Src::Part(c) => unpacked(self.chain(*c, false).val),
+                    Src::Part(c, i) => self.cx.unpacked(self.chain(*c, false).val, *i),
                     Src::SeqOf(c) => match self.chain(*c, false).val {
                         Val::Seq(x) => Val::Seq(x),
+                        Val::TupleSeq(n) => Val::TupleSeq(n),
                         _ => Val::External,
                     },
                     Src::Either(a, b) => {
@@ -1911,6 +2048,34 @@ impl Resolver<'_, '_> {
         }
     }
 
+    /// What an annotation declares, whose principal type chain is `c`: a
+    /// fixed-size tuple (or a sequence of them) has a value per part.
+    fn annotated(&self, c: u32, k: Cont) -> Val {
+        let tuple = self
+            .refs
+            .tuples
+            .binary_search_by_key(&c, |(t, _)| *t)
+            .ok()
+            .map(|i| &self.refs.tuples[i].1)
+            .filter(|_| matches!(k, Cont::One | Cont::Seq));
+        let Some(parts) = tuple else {
+            return annotate_as(self.chain(c, false).val, k);
+        };
+        let vals = parts
+            .iter()
+            .map(|p| match p {
+                Some((pc, pk)) => self.annotated(*pc, *pk),
+                None => Val::Unknown,
+            })
+            .collect();
+        let n = self.cx.tuple(vals);
+        if k == Cont::Seq {
+            Val::TupleSeq(n)
+        } else {
+            Val::Tuple(n)
+        }
+    }
+
     /// What `with v as x` binds: `__enter__`'s return value.
     fn enter(&self, v: Val) -> Val {
         match v {
@@ -1924,7 +2089,9 @@ impl Resolver<'_, '_> {
                 }
                 Val::Unknown
             }
-            Val::External => Val::External,
+            Val::External | Val::Tuple(_) => Val::External,
+            // A `@contextmanager` function's `Iterator[tuple[…]]`.
+            Val::TupleSeq(n) => Val::Tuple(n),
             _ => Val::Unknown,
         }
     }

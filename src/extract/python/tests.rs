@@ -266,6 +266,7 @@ def gen():
             path: path.into(),
             call,
             cont: Cont::One,
+            parts: Vec::new(),
         })
     };
     assert_eq!(ty("gw"), t("Gateway", false));

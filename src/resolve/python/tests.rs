@@ -1076,3 +1076,268 @@ def f(headers: Headers | None, rows):
         "calls m.f -> m.Headers.items @m.py:7:22 Member { k: 2 }",
     );
 }
+
+#[test]
+fn overloaded_functions_return_what_their_overloads_agree_on() {
+    // Regression (tomlkit tests): `item(v)` has an `@overload` per
+    // argument type (`-> Integer`, `-> Array`, …) and an implementation
+    // `-> Item`; `item(34).as_string()` was Item.as_string at 0.8, where
+    // pyright picks the overload (Integer.as_string): 80 retargeted sites.
+    // Callers never see the implementation's signature.
+    let out = edges(&[(
+        "m.py",
+        "\
+from typing import overload
+import typing as t
+class Item:
+    def as_string(self): ...
+class Integer(Item):
+    def as_string(self): ...
+class Array(Item):
+    def as_string(self): ...
+@overload
+def item(value: int) -> Integer: ...
+@overload
+def item(value: list) -> Array: ...
+def item(value) -> Item: ...
+@t.overload
+def same(value: int) -> Item: ...
+@t.overload
+def same(value: str) -> Item: ...
+def same(value): ...
+class Group:
+    @overload
+    def get(self, k: int) -> Integer: ...
+    @overload
+    def get(self, k: str) -> Array: ...
+    def get(self, k) -> Item: ...
+def run(g: Group):
+    item(34).as_string()
+    same(1).as_string()
+    g.get(1).as_string()
+",
+    )]);
+    // Overloads that disagree: not the implementation's Item.
+    assert_none_to(&out, "-> m.Item.as_string @m.py:26:14 TypedReceiver");
+    assert_none_to(&out, "-> m.Item.as_string @m.py:28:14 TypedReceiver");
+    assert_has(
+        &out,
+        "calls m.run -> m.Integer.as_string @m.py:26:14 Member { k: 3 }",
+    );
+    assert_has(
+        &out,
+        "calls m.run -> m.Array.as_string @m.py:28:14 Member { k: 3 }",
+    );
+    // Overloads that agree: their type.
+    assert_has(
+        &out,
+        "calls m.run -> m.Item.as_string @m.py:27:13 TypedReceiver",
+    );
+}
+
+#[test]
+fn enumerate_and_zip_unpack_to_the_elements_of_their_arguments() {
+    // Regression (rich table.py): `for _range, column in
+    // zip(width_ranges, columns)` and `for index, column in
+    // enumerate(columns)` with `columns: list[Column]` left `column` a
+    // builtin: `column.flexible` had no edge (pyright: Column.flexible).
+    let out = edges(&[(
+        "m.py",
+        "\
+from typing import Dict, List
+class Column:
+    def flexible(self): ...
+class Row:
+    def flexible(self): ...
+def f(columns: List[Column], rows: List[Row], named: Dict[str, Column]):
+    for index, column in enumerate(columns):
+        column.flexible()
+    for row, column in zip(rows, columns):
+        row.flexible()
+        column.flexible()
+    a = [c.flexible() for _, c in enumerate(columns)]
+    for i, (name, col) in enumerate(named.items()):
+        col.flexible()
+    for i, x in enumerate([1, 2]):
+        x.flexible()
+",
+    )]);
+    assert_has(
+        &out,
+        "calls m.f -> m.Column.flexible @m.py:8:16 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.f -> m.Row.flexible @m.py:10:13 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.f -> m.Column.flexible @m.py:11:16 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.f -> m.Column.flexible @m.py:12:12 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.f -> m.Column.flexible @m.py:14:13 TypedReceiver",
+    );
+    // A literal's elements are builtins.
+    assert_none_to(&out, "@m.py:16:");
+}
+
+#[test]
+fn the_right_operand_of_and_or_knows_the_left_ones_isinstance() {
+    // Regression (tomlkit container.py): `return isinstance(item, AoT) and
+    // not item.body` and `isinstance(previous_item, Table) and
+    // previous_item.is_super_table()` read members of the narrowed class;
+    // the item stayed an Item ('not found on type').
+    let out = edges(&[(
+        "m.py",
+        "\
+class Item: ...
+class AoT(Item):
+    def body(self): ...
+class Table(Item):
+    def is_super(self): ...
+def f(item: Item, other: Item):
+    a = isinstance(item, AoT) and item.body()
+    if isinstance(other, Table) and other.is_super():
+        pass
+    b = not isinstance(item, Table) or item.is_super()
+    c = isinstance(item, Table) or item.is_super()
+    d = item.is_super() if isinstance(item, Table) else other.is_super()
+    print(item.is_super() if isinstance(item, Table) else None)
+",
+    )]);
+    assert_has(&out, "calls m.f -> m.AoT.body @m.py:7:40 TypedReceiver");
+    assert_has(
+        &out,
+        "calls m.f -> m.Table.is_super @m.py:8:43 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.f -> m.Table.is_super @m.py:10:45 TypedReceiver",
+    );
+    // `or` after a true isinstance: the item is no Table there.
+    assert_has(&out, "U calls is_super @m.py:11:41 (not found on type)");
+    // `x if isinstance(…) else y`.
+    assert_has(
+        &out,
+        "calls m.f -> m.Table.is_super @m.py:12:14 TypedReceiver",
+    );
+    assert_has(&out, "U calls is_super @m.py:12:63 (not found on type)");
+    assert_has(
+        &out,
+        "calls m.f -> m.Table.is_super @m.py:13:16 TypedReceiver",
+    );
+}
+
+#[test]
+fn fixed_size_tuples_keep_the_type_of_each_part() {
+    // Regression (tomlkit container.py): `self._body: list[tuple[Key |
+    // None, Item]]`, then `for k, v in self._body: k.is_dotted()`,
+    // `self._body[i][1].trivia` and `def body(self) -> list[tuple[…]]`
+    // left every part a builtin (the tuple's): 60 sites pyright knows had
+    // no edge.
+    let out = edges(&[(
+        "m.py",
+        "\
+from typing import Tuple
+class Key:
+    def is_dotted(self): ...
+class Item:
+    def trivia(self): ...
+def pair() -> Tuple[Key, Item]: ...
+class Container:
+    def __init__(self):
+        self._body: list[tuple[Key | None, Item]] = []
+    @property
+    def body(self) -> list[tuple[Key | None, Item]]:
+        return self._body
+    def run(self, c: \"Container\"):
+        for k, v in self._body:
+            k.is_dotted()
+            v.trivia()
+        self._body[0][1].trivia()
+        for i, (k2, v2) in enumerate(c.body):
+            v2.trivia()
+        a, b = pair()
+        a.is_dotted()
+        b.trivia()
+        pair()[1].trivia()
+        for kv in self._body:
+            kv[0].is_dotted()
+        stack: list[tuple[int, Key]] = []
+        _, top = stack.pop()
+        top.is_dotted()
+        got = c.get()
+        assert isinstance(got, Key)
+        got.is_dotted()
+    def get(self) -> Item: ...
+",
+    )]);
+    assert_has(
+        &out,
+        "calls m.Container.run -> m.Key.is_dotted @m.py:15:15 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.Container.run -> m.Item.trivia @m.py:16:15 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.Container.run -> m.Item.trivia @m.py:17:26 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.Container.run -> m.Item.trivia @m.py:19:16 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.Container.run -> m.Key.is_dotted @m.py:21:11 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.Container.run -> m.Item.trivia @m.py:22:11 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.Container.run -> m.Item.trivia @m.py:23:19 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.Container.run -> m.Key.is_dotted @m.py:25:19 TypedReceiver",
+    );
+    // A local annotated with a tuple type.
+    assert_has(
+        &out,
+        "calls m.Container.run -> m.Key.is_dotted @m.py:28:13 TypedReceiver",
+    );
+    // `assert isinstance(x, C)` narrows below.
+    assert_has(
+        &out,
+        "calls m.Container.run -> m.Key.is_dotted @m.py:31:13 TypedReceiver",
+    );
+}
+
+#[test]
+fn type_checking_through_a_module_alias_is_a_static_condition() {
+    // Regression (click types.py): `if t.TYPE_CHECKING: class InfoDict(…)
+    // else: class InfoDict(…)` with `import typing as t`; the `else` was
+    // taken for reachable and its definition (`InfoDict#2`) named by the
+    // annotations below, where pyright names the first.
+    let out = edges(&[(
+        "m.py",
+        "\
+import typing as t
+if t.TYPE_CHECKING:
+    class InfoDict: ...
+else:
+    class InfoDict: ...
+def info() -> InfoDict: ...
+",
+    )]);
+    assert_has(&out, "references m.info -> m.InfoDict @m.py:6:15 Local");
+    assert_none_to(&out, "-> m.InfoDict#2");
+}
