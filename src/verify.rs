@@ -663,8 +663,7 @@ pub async fn verify(
             };
             let elsewhere_in_repo = locs.iter().any(|l| {
                 relative(&root, &l.path).is_some_and(|rel| {
-                    hashes.contains_key(&rel)
-                        && !(rel == row.site_path && l.pos.line == row.line)
+                    hashes.contains_key(&rel) && !(rel == row.site_path && l.pos.line == row.line)
                 })
             });
             if elsewhere_in_repo || locs.is_empty() {
