@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use futures::stream::{self, StreamExt};
 
 use crate::api::{LangVerification, VerifyResult};
-use crate::extract::Lang;
+use crate::extract::{Family, Lang};
 use crate::graph::{EdgeKind, NodeKind, Pos};
 use crate::lsp::{Document, Location, LspConfig, LspError, Pool, ServerState};
 use crate::query::{QueryError, Session};
@@ -524,6 +524,8 @@ pub async fn verify(
         }
     }
     let mut discovered = Vec::new();
+    // Script sites awaiting the server's definition (below).
+    let mut unconfirmed: Vec<DiscoveredRow> = Vec::new();
     if opts.discover || !opts.discover_targets.is_empty() {
         for ((path, pos), lang) in targets_to_discover {
             let r = roots.of(lang, &path);
@@ -671,17 +673,12 @@ pub async fn verify(
                         if *target == rel && *at == l.pos {
                             continue;
                         }
-                        differ.push(Found {
-                            outcome: "discovered",
-                            lang,
-                            path: rel.clone(),
-                            pos: l.pos,
-                            name: name_at(&text, l.pos),
-                            graph: Vec::new(),
-                            server: vec![(target.clone(), *at)],
-                            external: false,
-                        });
-                        discovered.push(DiscoveredRow {
+                        let to = if lang.family() == Family::Script {
+                            &mut unconfirmed
+                        } else {
+                            &mut discovered
+                        };
+                        to.push(DiscoveredRow {
                             site_path: rel.clone(),
                             line: l.pos.line,
                             column: l.pos.column,
@@ -693,9 +690,89 @@ pub async fn verify(
                             target_line: at.line,
                             target_column: at.column,
                         });
-                        report.entry(lang_name(lang).into()).or_default().discovered += 1;
                     }
                 }
+            }
+        }
+        // tsserver's references of a member also list the members it
+        // overrides or implements, with their declarations and every use
+        // of them (`class Registry extends Map`: each `Map#get` call is a
+        // reference of `Registry.get`). At such a site the server's own
+        // definition is the declaration itself, or lies outside the
+        // repository: no static edge could stand there (it would be
+        // refuted), so it is no reference the graph missed. Any other
+        // answer keeps the site (the shorthand `{ x }` of an imported `x`
+        // is defined at its import, and still a reference of `x`).
+        let rows: Vec<(DiscoveredRow, PathBuf)> = std::mem::take(&mut unconfirmed)
+            .into_iter()
+            .map(|row| {
+                let lang = Lang::of_path(&row.site_path).unwrap_or(Lang::TypeScript);
+                let group_root = roots.of(lang, &row.site_path);
+                (row, group_root)
+            })
+            .collect();
+        let answers = bounded_all(rows, concurrency, deadline, |(row, group_root)| {
+            let lang = Lang::of_path(&row.site_path).unwrap_or(Lang::TypeScript);
+            let file = root.join(&row.site_path);
+            let twins = &twins;
+            async move {
+                let text = read_text(&file).await;
+                let doc = Document {
+                    lang,
+                    root: &group_root,
+                    file: &file,
+                    text: &text,
+                };
+                let pos = Pos {
+                    line: row.line,
+                    column: row.column,
+                };
+                let locs = pool.definition(doc, pos).await?;
+                Ok(twins
+                    .resolve(locs, |p| pool.source_definition(doc, p), pos)
+                    .await)
+            }
+        })
+        .await;
+        for ((row, _), answer) in answers {
+            // Unanswered (an error, the deadline): kept, as before asking.
+            let Some(Ok(locs)) = answer else {
+                discovered.push(row);
+                continue;
+            };
+            let elsewhere_in_repo = locs.iter().any(|l| {
+                relative(&root, &l.path).is_some_and(|rel| {
+                    hashes.contains_key(&rel) && !(rel == row.site_path && l.pos.line == row.line)
+                })
+            });
+            if elsewhere_in_repo || locs.is_empty() {
+                discovered.push(row);
+            }
+        }
+        for row in &discovered {
+            if let Some(lang) = Lang::of_path(&row.site_path) {
+                report.entry(lang_name(lang).into()).or_default().discovered += 1;
+                let pos = Pos {
+                    line: row.line,
+                    column: row.column,
+                };
+                let at = Pos {
+                    line: row.target_line,
+                    column: row.target_column,
+                };
+                differ.push(Found {
+                    outcome: "discovered",
+                    lang,
+                    path: row.site_path.clone(),
+                    pos,
+                    name: texts
+                        .get(&row.site_path)
+                        .map(|t| name_at(t, pos))
+                        .unwrap_or_default(),
+                    graph: Vec::new(),
+                    server: vec![(row.target_path.clone(), at)],
+                    external: false,
+                });
             }
         }
     }

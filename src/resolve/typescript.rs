@@ -130,6 +130,9 @@ const ELEMENT_CALLBACKS: &[&str] = &[
     "flatMap",
 ];
 
+/// Array and map methods whose result is one element (a map's value).
+const ELEMENT_RESULTS: &[&str] = &["at", "find", "findLast", "get", "pop", "shift"];
+
 /// Array methods whose result has the same elements.
 const KEEP_ELEMENTS: &[&str] = &[
     "filter",
@@ -386,6 +389,15 @@ impl<'a, 'w> Eval<'a, 'w> {
                 self.member(rv, rs, s.name(*n), ns, depth + 1)
             }
             Expr::Call(callee) => {
+                // One element of an array or map (`m.get(k)`, `xs.at(0)`).
+                if let Expr::Member(xs, n) = &**callee {
+                    if ELEMENT_RESULTS.contains(&s.name(*n)) {
+                        if let Some((ef, e)) = self.elements_of(f, xs, depth + 1) {
+                            let (v, st) = self.eval(ef, e, NS_VALUE, depth + 1);
+                            return (alias(v), combine(st, Strategy::TypedReceiver));
+                        }
+                    }
+                }
                 // The receiver of a method call is kept for a `this` return.
                 let (recv, (v, st)) = match &**callee {
                     Expr::Member(obj, n) => {

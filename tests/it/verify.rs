@@ -839,3 +839,46 @@ fn calls_matching_another_overload_signature_are_confirmed() {
         "{v}"
     );
 }
+
+/// tsserver's references of a method list the members it overrides or
+/// implements: their declarations (`area` in `interface Shape`) and every
+/// use of them (`m.get("a")` on a `Map`, for `Registry.get` overriding
+/// `Map#get`). The server's definition there is the declaration itself or
+/// the library: no edge could stand there, so discovery does not count them
+/// as references the graph missed (mobx 6.15 `src`: 78 of 100 "discovered"
+/// sites were such).
+#[test]
+fn overridden_members_uses_and_declarations_are_not_discovered() {
+    if !servers_present(&["typescript-language-server"]) {
+        return;
+    }
+    let repo = tempfile::tempdir().unwrap();
+    write(
+        repo.path(),
+        &[
+            ("package.json", r#"{"name": "ov", "type": "module"}"#),
+            (
+                "src/shapes.ts",
+                "export interface Shape {\n  area(): number;\n}\n\nexport class Square implements Shape {\n  area(): number {\n    return 4;\n  }\n}\n\nexport class Registry extends Map<string, number> {\n  get(key: string): number | undefined {\n    return super.get(key);\n  }\n}\n",
+            ),
+            (
+                "src/use.ts",
+                "import { Square, Registry } from \"./shapes.js\";\n\nexport function total(s: Square, r: Registry, m: Map<string, number>) {\n  return s.area() + (r.get(\"b\") ?? 0) + (m.get(\"a\") ?? 0);\n}\n",
+            ),
+        ],
+    );
+    let v = verify(repo.path());
+    let ts = &v["languages"]["typescript"];
+    assert!(ts["confirmed"].as_u64().unwrap() >= 2, "{v}");
+    assert_eq!(ts["discovered"], 0, "{v}");
+    assert_eq!(
+        sites_of(repo.path(), "Square.area"),
+        ["src/use.ts:4:12 verified"],
+        "{v}"
+    );
+    assert_eq!(
+        sites_of(repo.path(), "Registry.get"),
+        ["src/use.ts:4:24 verified"],
+        "{v}"
+    );
+}

@@ -50,6 +50,9 @@ const TEST_MODIFIERS: &[&str] = &[
 /// Wrapper types whose members are those of their argument.
 /// Builtin generic collections whose type argument is their elements' type.
 const COLLECTIONS: &[&str] = &["Array", "ReadonlyArray", "Set", "ReadonlySet"];
+/// Builtin maps: their values (the second type argument) are read as
+/// their elements (`m.get(k)`, the first parameter of `m.forEach`).
+const MAPS: &[&str] = &["Map", "ReadonlyMap", "WeakMap"];
 
 const TRANSPARENT_GENERICS: &[&str] = &[
     "Promise",
@@ -3608,11 +3611,14 @@ impl<'s> Walker<'s> {
                     return Expr::Unknown;
                 };
                 let text = self.text(name);
+                let map = MAPS.contains(&text);
                 if name.kind_name() == "type_identifier"
-                    && COLLECTIONS.contains(&text)
+                    && (COLLECTIONS.contains(&text) || map)
                     && self.lookup(text, NS_TYPE).is_none()
                 {
-                    let arg = t.field("type_arguments").and_then(|a| a.named_child(0));
+                    let arg = t
+                        .field("type_arguments")
+                        .and_then(|a| a.named_child(u32::from(map)));
                     return match arg.map(|a| self.type_value(a)) {
                         Some(e) if !matches!(e, Expr::Unknown | Expr::Global) => elements(e),
                         _ => Expr::Global,

@@ -1181,3 +1181,31 @@ fn commonjs_aliases_own_exports_and_jsdoc_types() {
     ]);
     assert_eq!(targets(&r, "6:40"), ["ws.js:WebSocket.send2"]);
 }
+
+/// mobx 6.15: `this.data_.get(key)!.get()` with `data_: Map<K,
+/// ObservableValue<V>>` was no edge (7 sites the server resolved): a map's
+/// values are its elements, and `get`/`at`/`find`/`pop` give one.
+#[test]
+fn map_values_and_single_elements_are_typed() {
+    let r = resolve_all(&[
+        ("o.ts", "export class Opt { is() {} }\n"),
+        (
+            "c.ts",
+            "import { Opt } from './o';\n\
+             export class C {\n\
+             byKey: Map<string, Opt> = new Map();\n\
+             m(xs: Opt[]) {\n\
+             this.byKey.get('a')!.is();\n\
+             const v = this.byKey.get('b');\n\
+             v?.is();\n\
+             xs.at(0)?.is();\n\
+             this.byKey.forEach((o) => o.is());\n\
+             }\n\
+             }\n",
+        ),
+    ]);
+    assert_eq!(targets(&r, "5:22"), ["o.ts:Opt.is"]);
+    assert_eq!(targets(&r, "7:4"), ["o.ts:Opt.is"]);
+    assert_eq!(targets(&r, "8:11"), ["o.ts:Opt.is"]);
+    assert_eq!(targets(&r, "9:29"), ["o.ts:Opt.is"]);
+}
