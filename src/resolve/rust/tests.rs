@@ -994,3 +994,20 @@ impl De for V {
         "{g:#?}"
     );
 }
+
+#[test]
+fn a_use_through_an_inline_module_imports_the_file_at_its_segment() {
+    // An inline `mod prelude { … }` has no node: the file edge sits on the
+    // segment naming the file (where rust-analyzer answers that file), not
+    // on `prelude` (where it answers the inline module).
+    let g = graph(&[
+        ("src/lib.rs", "mod a;\nmod parser;\n"),
+        ("src/parser.rs", "pub mod prelude {\n    pub struct P;\n}\n"),
+        (
+            "src/a.rs",
+            "use crate::parser::prelude::*;\npub fn f(_: P) {}\n",
+        ),
+    ]);
+    assert_has(&g, "imports shop_app::a -> shop_app::parser @1:12 Import");
+    assert!(!g.iter().any(|l| l.contains("@1:20")), "{g:#?}");
+}
