@@ -123,6 +123,9 @@ struct V<'s> {
     self_path: Option<Vec<u32>>,
     /// `Self` is a trait's type parameter (not a reference to the trait).
     self_is_trait: bool,
+    /// The associated types of the impl being walked (`type Error = E;`):
+    /// `Self::Error` in its body is `E`.
+    assoc_tys: Vec<(u32, Ty)>,
     classes: HashMap<String, u32>,
     /// Leading segments of the last path that name the self type of a
     /// qualified path `<T as Trait>::f` (their site is recorded by the type).
@@ -167,6 +170,7 @@ pub(super) fn run(module: Def, src: &[u8], root: Node) -> (Vec<Def>, Scope, Refs
         generics: Vec::new(),
         self_path: None,
         self_is_trait: false,
+        assoc_tys: Vec::new(),
         classes: HashMap::default(),
         qhidden: 0,
         depth: 0,

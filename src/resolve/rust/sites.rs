@@ -1180,8 +1180,20 @@ impl Cx<'_, '_> {
                 }
             }
         }
-        if let Some((mm, i)) = deepest {
+        if let Some((mm, mut i)) = deepest {
             let mf = self.ix.mods[mm as usize].file;
+            // An inline `mod m { … }` is no node: the edge is the file's,
+            // at the segment naming that file (`parser` of
+            // `crate::parser::prelude::*`), where the server answers the file.
+            if self.ix.mods[mm as usize].inline != 0 {
+                let file_seg = w.hits[..i].iter().rposition(|(r, _)| {
+                    matches!(*r, Res::Mod(p) if self.ix.mods[p as usize].inline == 0
+                        && self.ix.mods[p as usize].file == mf)
+                });
+                if let Some(j) = file_seg {
+                    i = j;
+                }
+            }
             if mf != self.file {
                 let strat = if w.hits[..=i].iter().any(|(_, h)| *h == How::ReExport) {
                     Strategy::ReExport

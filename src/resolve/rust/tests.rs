@@ -963,3 +963,51 @@ fn an_associated_fn_more_impls_give_than_guesses_allow_is_left_to_the_server() {
     assert_none(&g, "calls shop_app::f -> shop_app::Big::from");
     assert_has(&g, "U calls from @8:26 (6 candidates)");
 }
+
+#[test]
+fn self_assoc_type_of_an_impl_is_its_declared_type() {
+    // `Self::Error` in an impl declaring `type Error = Error;` is that
+    // type (serde-style code types closure parameters and results with
+    // it); it was taken for `V` (as if `Error` were a variant of `V`).
+    let g = graph(&[(
+        "src/lib.rs",
+        "pub struct Error;
+impl Error { pub fn span(&self) -> u8 { 0 } }
+pub trait De { type Error; fn go(self) -> Result<u8, Self::Error>; }
+pub struct V;
+impl V { pub fn span(&self) -> u8 { 1 } }
+impl De for V {
+    fn go(self) -> Result<u8, Self::Error> {
+        let f = |e: Self::Error| e.span();
+        Ok(f(Error))
+    }
+    type Error = Error;
+}
+",
+    )]);
+    assert_has(
+        &g,
+        "calls shop_app::V::go -> shop_app::Error::span @8:36 TypedReceiver",
+    );
+    assert!(
+        !g.iter().any(|l| l.contains("-> shop_app::V::span")),
+        "{g:#?}"
+    );
+}
+
+#[test]
+fn a_use_through_an_inline_module_imports_the_file_at_its_segment() {
+    // An inline `mod prelude { … }` has no node: the file edge sits on the
+    // segment naming the file (where rust-analyzer answers that file), not
+    // on `prelude` (where it answers the inline module).
+    let g = graph(&[
+        ("src/lib.rs", "mod a;\nmod parser;\n"),
+        ("src/parser.rs", "pub mod prelude {\n    pub struct P;\n}\n"),
+        (
+            "src/a.rs",
+            "use crate::parser::prelude::*;\npub fn f(_: P) {}\n",
+        ),
+    ]);
+    assert_has(&g, "imports shop_app::a -> shop_app::parser @1:12 Import");
+    assert!(!g.iter().any(|l| l.contains("@1:20")), "{g:#?}");
+}

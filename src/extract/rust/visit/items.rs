@@ -323,13 +323,39 @@ impl<'s> V<'s> {
             let self_name = self.name(&tname);
             let saved_self = self.self_path.replace(vec![self_name]);
             let saved_is_trait = std::mem::replace(&mut self.self_is_trait, true);
+            let saved_assoc_tys = std::mem::take(&mut self.assoc_tys);
             self.children(body);
+            self.assoc_tys = saved_assoc_tys;
             self.self_is_trait = saved_is_trait;
             self.assoc = saved_assoc;
             self.self_path = saved_self;
         }
         self.generics.truncate(generics_len);
         self.cur = saved_cur;
+    }
+
+    /// The associated types an impl body declares (`type Error = E;`),
+    /// read before its methods, which may name them first. Their sites are
+    /// recorded when the items themselves are walked, not here.
+    fn assoc_tys(&mut self, body: Node) -> Vec<(u32, Ty)> {
+        let (sites, recvs) = (self.refs.sites.len(), self.refs.recvs.len());
+        let mut out = Vec::new();
+        let mut cursor = body.walk();
+        for k in body.named_children(&mut cursor) {
+            if k.kind_name() != "type_item" {
+                continue;
+            }
+            if let (Some(name), Some(t)) = (k.field("name"), k.field("type")) {
+                let name = self.node_name(name);
+                let ty = self.ty(t);
+                if matches!(ty, Ty::Path(_) | Ty::Generic(..) | Ty::Slice(_)) {
+                    out.push((name, ty));
+                }
+            }
+        }
+        self.refs.sites.truncate(sites);
+        self.refs.recvs.truncate(recvs);
+        out
     }
 
     pub(super) fn impl_item(&mut self, n: Node) {
@@ -420,7 +446,10 @@ impl<'s> V<'s> {
             let saved_assoc = self.assoc.replace(Assoc::Impl(idx, ty_name, is_trait));
             let saved_self = std::mem::replace(&mut self.self_path, self_path);
             let saved_is_trait = std::mem::replace(&mut self.self_is_trait, false);
+            let assoc_tys = self.assoc_tys(body);
+            let saved_assoc_tys = std::mem::replace(&mut self.assoc_tys, assoc_tys);
             self.children(body);
+            self.assoc_tys = saved_assoc_tys;
             self.self_is_trait = saved_is_trait;
             self.assoc = saved_assoc;
             self.self_path = saved_self;

@@ -230,11 +230,14 @@ impl<'s> V<'s> {
         if !self.path(n, &mut segs) {
             return Ty::Unknown;
         }
+        let own = self.own_assoc_ty(&segs);
         match self.subst(segs) {
             Some((segs, hidden)) => {
                 let names: Vec<u32> = segs.iter().map(|s| s.0).collect();
                 // `T::Assoc` of a generic `T`: an associated type, unknown.
-                let ty = if hidden > 0 && segs.len() > hidden as usize {
+                let ty = if let Some(t) = own {
+                    t
+                } else if hidden > 0 && segs.len() > hidden as usize {
                     Ty::Unknown
                 } else {
                     Ty::Path(names)
@@ -244,6 +247,20 @@ impl<'s> V<'s> {
             }
             None => Ty::Unknown,
         }
+    }
+
+    /// `Self::Name` in an impl declaring `type Name = T;`: `T`.
+    fn own_assoc_ty(&self, segs: &[(u32, Pos)]) -> Option<Ty> {
+        let [(first, _), (name, _)] = *segs else {
+            return None;
+        };
+        if self.str_of(first) != "Self" {
+            return None;
+        }
+        self.assoc_tys
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, t)| t.clone())
     }
 
     /// Replace a leading generic parameter by its bound and `Self` by the
