@@ -43,10 +43,6 @@ pub enum OpenNote {
     Rebuilt(String),
 }
 
-/// An `implements` edge as positions: the implementing definition's file,
-/// line and column of its name; the implemented definition's file and line.
-pub type Implementation = (String, u32, u32, String, u32);
-
 pub struct Store {
     conn: Connection,
     path: String,
@@ -2179,26 +2175,6 @@ impl Store {
             .map_err(|e| self.err(e))?;
         let rows = stmt
             .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .map_err(|e| self.err(e))?;
-        rows.collect::<rusqlite::Result<_>>()
-            .map_err(|e| self.err(e))
-    }
-
-    /// Every `implements` edge between two definitions (not refuted).
-    pub fn implementations(&self) -> Result<std::collections::HashSet<Implementation>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT fs.path, s.line, s.col, fd.path, d.line FROM edges e
-                 JOIN nodes s ON s.id = e.src JOIN files fs ON fs.id = s.file_id
-                 JOIN nodes d ON d.id = e.dst JOIN files fd ON fd.id = d.file_id
-                 WHERE e.kind = 'implements' AND e.status != 'refuted'",
-            )
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
-            })
             .map_err(|e| self.err(e))?;
         rows.collect::<rusqlite::Result<_>>()
             .map_err(|e| self.err(e))

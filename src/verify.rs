@@ -6,7 +6,7 @@
 mod module_start;
 mod overloads;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -69,13 +69,16 @@ struct Found {
     external: bool,
 }
 
-/// The identifier at `pos` in `text` (empty when there is none).
-fn name_at(text: &str, pos: Pos) -> String {
+/// The identifier at `pos` (1-based, columns in UTF-8 bytes) in `text`.
+fn ident_at(text: &str, pos: Pos) -> Option<&str> {
     text.lines()
         .nth(pos.line.saturating_sub(1) as usize)
         .and_then(|line| overloads::ident_in(line, pos.column))
-        .unwrap_or_default()
-        .to_string()
+}
+
+/// The identifier at `pos` in `text` (empty when there is none).
+fn name_at(text: &str, pos: Pos) -> String {
+    ident_at(text, pos).unwrap_or_default().to_string()
 }
 
 /// A server's answer: `None` when the budget ran out before asking.
@@ -344,6 +347,8 @@ pub async fn verify(
     let mut targets_to_discover: BTreeMap<(String, Pos), Lang> = BTreeMap::new();
     let mut errors: BTreeMap<String, String> = BTreeMap::new();
     let mut differ: Vec<Found> = Vec::new();
+    // The graph's nodes per file: discovery and the findings read them.
+    let mut nodes = FileNodes::default();
     let mut overloads = overloads::Overloads::new(&root);
     let mut module_starts = module_start::ModuleStarts::new(&root);
     for g in groups.values() {
@@ -515,7 +520,7 @@ pub async fn verify(
     // definition. A module's node sits at 1:1, where a server answers for
     // whatever token is there (an import binding); a variable or constant is
     // no node, so its references could never be edges.
-    for k in unmodelled_targets(&session.store, targets_to_discover.keys())? {
+    for k in unmodelled_targets(&session.store, &mut nodes, targets_to_discover.keys())? {
         targets_to_discover.remove(&k);
     }
     for (path, pos) in &opts.discover_targets {
@@ -545,11 +550,6 @@ pub async fn verify(
             groups.get_mut(&key).unwrap().targets.insert((path, pos));
         }
         let known = session.store.edge_sites()?;
-        // rust-analyzer lists the methods implementing a trait method (their
-        // names) among its references: the graph has them as `implements`
-        // edges, which have no site.
-        let implementations = session.store.implementations()?;
-        let mut declarations = DefNames::default();
         let asked: BTreeSet<(String, u32, u32)> = verdicts
             .iter()
             .map(|v| (v.site_path.clone(), v.line, v.column))
@@ -642,18 +642,7 @@ pub async fn verify(
                     if known.contains(&key) || asked.contains(&key) {
                         continue;
                     }
-                    if lang == Lang::Rust
-                        && implementations.contains(&(
-                            rel.clone(),
-                            l.pos.line,
-                            l.pos.column,
-                            tpath.clone(),
-                            tpos.line,
-                        ))
-                    {
-                        continue;
-                    }
-                    if declarations.is_named_at(&session.store, &rel, l.pos)? {
+                    if nodes.is_named_at(&session.store, &rel, l.pos)? {
                         continue;
                     }
                     let targets = if sources.is_empty() || is_declaration_file(&l.path) {
@@ -830,7 +819,7 @@ pub async fn verify(
             skipped: g.skipped.clone(),
         });
     }
-    let findings = name_findings(&session.store, differ, opts.limit)?;
+    let findings = name_findings(&session.store, &mut nodes, differ, opts.limit)?;
     Ok(VerifyResult {
         min_confidence: opts.min_confidence,
         sites: total_sites,
@@ -849,6 +838,7 @@ pub async fn verify(
 /// then by site; each target named by the key of the node at its name.
 fn name_findings(
     store: &crate::store::Store,
+    nodes: &mut FileNodes,
     mut found: Vec<Found>,
     limit: usize,
 ) -> Result<crate::api::Findings, QueryError> {
@@ -864,14 +854,10 @@ fn name_findings(
     });
     let total = found.len();
     found.truncate(limit);
-    let mut nodes: HashMap<String, Vec<crate::store::NodeRow>> = HashMap::new();
     let mut target =
         |(file, pos): &(String, Pos)| -> Result<crate::api::FindingTarget, QueryError> {
-            if !nodes.contains_key(file) {
-                let rows = store.nodes_of_file(file)?.unwrap_or_default();
-                nodes.insert(file.clone(), rows);
-            }
-            let key = nodes[file]
+            let key = nodes
+                .of(store, file)?
                 .iter()
                 .find(|n| n.line == pos.line && n.column == pos.column)
                 .map(|n| n.key.clone());
@@ -1040,10 +1026,7 @@ fn past_reference(text: &str, pos: Pos) -> Pos {
 
 /// Whether the identifier at `pos` (1-based, columns in UTF-8 bytes) is `Self`.
 fn is_self_keyword(text: &str, pos: Pos) -> bool {
-    text.lines()
-        .nth(pos.line.saturating_sub(1) as usize)
-        .and_then(|line| overloads::ident_in(line, pos.column))
-        == Some("Self")
+    ident_at(text, pos) == Some("Self")
 }
 
 /// `.d.ts`, `.d.mts`, `.d.cts` (also `.d.<ext>.ts`, TS 5's declarations of
@@ -1353,7 +1336,8 @@ mod tests {
     }
 }
 
-/// Where the graph's definitions are named, per file, read once each.
+/// The graph's nodes per file, read once each; and where its definitions
+/// are named.
 ///
 /// pyright lists every declaration of a symbol among its references: the
 /// other signatures of an `@overload` set, a property's setter and deleter,
@@ -1365,26 +1349,32 @@ mod tests {
 /// interface member a class method implements (and the method implementing
 /// it), rust-analyzer with the methods implementing a trait method.
 #[derive(Default)]
-struct DefNames(HashMap<String, HashSet<(u32, u32)>>);
+struct FileNodes(HashMap<String, Vec<crate::store::NodeRow>>);
 
-impl DefNames {
+impl FileNodes {
+    fn of(
+        &mut self,
+        store: &crate::store::Store,
+        path: &str,
+    ) -> Result<&[crate::store::NodeRow], QueryError> {
+        if !self.0.contains_key(path) {
+            let rows = store.nodes_of_file(path)?.unwrap_or_default();
+            self.0.insert(path.to_string(), rows);
+        }
+        Ok(&self.0[path])
+    }
+
+    /// Whether a definition (not a module) is named at `at`.
     fn is_named_at(
         &mut self,
         store: &crate::store::Store,
         path: &str,
         at: Pos,
     ) -> Result<bool, QueryError> {
-        if !self.0.contains_key(path) {
-            let names = store
-                .nodes_of_file(path)?
-                .unwrap_or_default()
-                .iter()
-                .filter(|n| n.kind != NodeKind::Module)
-                .map(|n| (n.line, n.column))
-                .collect();
-            self.0.insert(path.to_string(), names);
-        }
-        Ok(self.0[path].contains(&(at.line, at.column)))
+        Ok(self
+            .of(store, path)?
+            .iter()
+            .any(|n| n.kind != NodeKind::Module && n.line == at.line && n.column == at.column))
     }
 }
 
@@ -1393,16 +1383,13 @@ impl DefNames {
 /// answer there is not the graph's business (see discovery in [`verify`]).
 fn unmodelled_targets<'t>(
     store: &crate::store::Store,
+    nodes: &mut FileNodes,
     targets: impl Iterator<Item = &'t (String, Pos)>,
 ) -> Result<Vec<(String, Pos)>, QueryError> {
-    let mut nodes_by_file: HashMap<&str, Vec<crate::store::NodeRow>> = HashMap::new();
     let mut out = Vec::new();
     for (path, pos) in targets {
-        if !nodes_by_file.contains_key(path.as_str()) {
-            let nodes = store.nodes_of_file(path)?.unwrap_or_default();
-            nodes_by_file.insert(path, nodes);
-        }
-        let defs = nodes_by_file[path.as_str()]
+        let defs = nodes
+            .of(store, path)?
             .iter()
             .filter(|n| n.kind != NodeKind::Module);
         let at = defs
@@ -1441,7 +1428,8 @@ mod discovery_tests {
         // (no node), the function's name, its `def` keyword, and its
         // parameter (no node, on the function's line).
         let targets = [at(1, 1), at(2, 1), at(4, 5), at(4, 1), at(4, 12)];
-        let skipped = unmodelled_targets(&store, targets.iter()).unwrap();
+        let skipped =
+            unmodelled_targets(&store, &mut FileNodes::default(), targets.iter()).unwrap();
         assert_eq!(skipped, vec![at(1, 1), at(2, 1), at(4, 12)]);
     }
 
@@ -1493,13 +1481,12 @@ mod discovery_tests {
         .unwrap();
         let (mut store, _) = crate::index::open(root).unwrap();
         crate::index::update(root, &mut store, &Default::default()).unwrap();
-        let known = store.implementations().unwrap();
-        let lib = "src/lib.rs".to_string();
-        assert!(
-            known.contains(&(lib.clone(), 6, 8, lib.clone(), 2)),
-            "{known:?}"
-        );
-        assert!(!known.contains(&(lib.clone(), 2, 8, lib.clone(), 2)));
+        let mut nodes = FileNodes::default();
+        let at = |line, column| Pos { line, column };
+        // The implementing method's name is a definition: no reference.
+        assert!(nodes.is_named_at(&store, "src/lib.rs", at(6, 8)).unwrap());
+        // `Walk` in `impl Walk for Fast` is one.
+        assert!(!nodes.is_named_at(&store, "src/lib.rs", at(5, 6)).unwrap());
     }
 
     #[test]
@@ -1516,7 +1503,7 @@ mod discovery_tests {
         .unwrap();
         let (mut store, _) = crate::index::open(root).unwrap();
         crate::index::update(root, &mut store, &Default::default()).unwrap();
-        let mut names = DefNames::default();
+        let mut names = FileNodes::default();
         let at = |line, column| Pos { line, column };
         assert!(names.is_named_at(&store, "m.py", at(5, 9)).unwrap());
         assert!(names.is_named_at(&store, "m.py", at(3, 9)).unwrap());
