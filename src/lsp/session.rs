@@ -661,6 +661,10 @@ impl Session {
                         used: tick,
                     },
                 );
+                // Opened before the notification leaves: a fast server's
+                // diagnostics for it can reach the router before this task
+                // runs again, and diagnostics before any open are ignored.
+                self.shared.update(|t| t.opened = true);
                 let r =
                     self.socket
                         .notify::<ln::DidOpenTextDocument>(lt::DidOpenTextDocumentParams {
@@ -671,7 +675,6 @@ impl Session {
                                 text: text.into(),
                             },
                         });
-                self.shared.update(|t| t.opened = true);
                 (r, doc_text)
             }
         };
