@@ -9,6 +9,7 @@ pub mod graph;
 pub mod index;
 pub mod lsp;
 pub mod mcp;
+pub mod memory;
 pub mod query;
 pub mod resolve;
 pub mod store;

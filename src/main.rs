@@ -12,6 +12,7 @@ use refgraph::cli::{self, Cli};
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    refgraph::memory::huge_pages_off();
     // SAFETY: called first, on the main thread, before any Tree-sitter
     // object exists; the four functions are one allocator family
     // (mimalloc), aligned like libc malloc.

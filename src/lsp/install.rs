@@ -220,7 +220,9 @@ fn probe_version(spec: &ServerSpec, bin: &Path) -> Result<Option<String>, String
 }
 
 fn run_with_timeout(prog: &Path, args: &[String], timeout: Duration) -> Result<String, String> {
-    let mut child = Command::new(prog)
+    let mut cmd = Command::new(prog);
+    crate::memory::restore_in_child(&mut cmd);
+    let mut child = cmd
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -342,7 +344,9 @@ pub fn install(
         {
             let _ = std::fs::create_dir_all(parent);
         }
-        let out = Command::new(&cmd[0])
+        let mut command = Command::new(&cmd[0]);
+        crate::memory::restore_in_child(&mut command);
+        let out = command
             .args(&cmd[1..])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

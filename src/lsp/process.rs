@@ -38,6 +38,7 @@ pub fn spawn(
     for (k, v) in env {
         cmd.env(k, v);
     }
+    crate::memory::restore_in_child(cmd.as_std_mut());
     let mut child = cmd.spawn()?;
     let stdin = child.stdin.take().expect("piped stdin");
     let stdout = child.stdout.take().expect("piped stdout");
