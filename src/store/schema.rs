@@ -10,6 +10,7 @@ PRAGMA synchronous = NORMAL;
 PRAGMA foreign_keys = OFF;
 PRAGMA temp_store = MEMORY;
 PRAGMA cache_size = -65536;
+PRAGMA mmap_size = 1073741824;
 ";
 
 pub const SCHEMA: &str = "
