@@ -4,8 +4,8 @@ use std::cell::Cell;
 use std::sync::OnceLock;
 
 use super::Packages;
-use crate::extract::rust::{Scope, Ty, NONE};
 use crate::extract::names::Names;
+use crate::extract::rust::{Scope, Ty, NONE};
 use crate::extract::{Family, LangScope};
 use crate::graph::NodeKind;
 use crate::resolve::{FileIdx, SymId, World};
