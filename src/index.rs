@@ -725,6 +725,7 @@ pub fn update(
             }
             p
         });
+        tracing::debug!(elapsed = ?start.elapsed(), "joined the preload");
         resolve_pending(store, rows, &pending, &layout, cfg, bulk, preloaded)?;
     }
 

@@ -518,6 +518,23 @@ pub fn build(world: &World) -> Index {
         }
     }
 
+    // Same-named items: those likely compiled in come first, before any
+    // path is resolved (an impl header under `cfg(not(feature = "x"))`
+    // names the type defined under the same cfg, not its `cfg(feature =
+    // "x")` twin).
+    ix.off = rust_files
+        .iter()
+        .filter_map(|&f| scope_of(world, f).map(|s| (f, s)))
+        .flat_map(|(f, s)| s.cfg_off.iter().map(move |&def| SymId { file: f, def }))
+        .chain(feature_off_defs)
+        .collect();
+    if !ix.off.is_empty() {
+        let off = &ix.off;
+        for v in ix.items.values_mut() {
+            v.sort_by_key(|(s, _)| off.contains(s));
+        }
+    }
+
     // Types, in three passes. First what needs no path resolution: method
     // signatures and modules, trait methods, fields, return types, aliases.
     for &f in &rust_files {
@@ -667,17 +684,9 @@ pub fn build(world: &World) -> Index {
             ix.ext_supers.insert(SymId { file: f, def });
         }
     }
-    // Same-named items and methods: those likely compiled in come first.
-    let off: HashSet<SymId> = rust_files
-        .iter()
-        .filter_map(|&f| scope_of(world, f).map(|s| (f, s)))
-        .flat_map(|(f, s)| s.cfg_off.iter().map(move |&def| SymId { file: f, def }))
-        .chain(feature_off_defs)
-        .collect();
-    if !off.is_empty() {
-        for v in ix.items.values_mut() {
-            v.sort_by_key(|(s, _)| off.contains(s));
-        }
+    // Same-named methods: those likely compiled in come first.
+    if !ix.off.is_empty() {
+        let off = &ix.off;
         for v in ix
             .inherent
             .values_mut()
@@ -687,7 +696,6 @@ pub fn build(world: &World) -> Index {
             v.sort_by_key(|s| off.contains(s));
         }
     }
-    ix.off = off;
     if !ix.blanket_traits.is_empty() || !ext_traits.is_empty() {
         let mut by_trait: HashMap<SymId, Vec<(u32, SymId)>> = HashMap::default();
         for (&(tr, name), &m) in &ix.trait_methods {

@@ -1011,3 +1011,30 @@ fn a_use_through_an_inline_module_imports_the_file_at_its_segment() {
     assert_has(&g, "imports shop_app::a -> shop_app::parser @1:12 Import");
     assert!(!g.iter().any(|l| l.contains("@1:20")), "{g:#?}");
 }
+
+#[test]
+fn impls_of_a_type_defined_twice_under_feature_cfgs_follow_the_type_on() {
+    // smallvec: `union SmallVecData` with the non-default feature `union`,
+    // `enum SmallVecData` without; each has its own impl under the same cfg.
+    let manifest = "[package]\nname = \"shop-app\"\n\n[features]\nunion = []\n";
+    let src = r#"
+#[cfg(feature = "union")]
+union Data { a: u32 }
+#[cfg(feature = "union")]
+impl Data { fn from_inline() -> Data { Data { a: 0 } } fn heap(&self) {} }
+#[cfg(not(feature = "union"))]
+enum Data { A(u32) }
+#[cfg(not(feature = "union"))]
+impl Data { fn from_inline() -> Data { Data::A(0) } fn heap(&self) {} }
+pub fn f() { let d = Data::from_inline(); d.heap(); }
+"#;
+    let g = graph_with(&[("Cargo.toml", manifest)], &[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Data::from_inline#2 @10:28 Path",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Data::heap#2 @10:45 TypedReceiver",
+    );
+}
