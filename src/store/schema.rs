@@ -1,8 +1,9 @@
 //! The database schema. A version mismatch rebuilds the database (the graph
 //! is derived data: rebuilding loses nothing but time).
 
-/// Bump on any change to [`SCHEMA`] or to the encoding of the fact blobs.
-pub const SCHEMA_VERSION: i64 = 12;
+/// Bump on any change to [`SCHEMA`] or to the encoding of the fact blobs,
+/// and when a resolver's answers change (stored edges would stay stale).
+pub const SCHEMA_VERSION: i64 = 13;
 
 pub const PRAGMAS: &str = "
 PRAGMA journal_mode = WAL;
