@@ -103,6 +103,22 @@ pub struct NewUnresolved<'a> {
 const NODE_COLS: &str =
     "n.id, n.key, n.name, n.kind, f.path, n.line, n.col, n.start_line, n.end_line, n.exported";
 
+/// The nodes whose name is not the last segment of their key, or holds a
+/// separator (see [`Store::nodes_exact`]); `nodes_odd` indexes them.
+const ODD_NODES: &str = "kind = 'module' OR name GLOB '*[.:]*'";
+
+/// The names a node must have for its key to end with `q`: every suffix of
+/// `q` without the `#N` that numbers a repeated name.
+fn suffix_names(q: &str) -> Vec<&str> {
+    let base = match q.rsplit_once('#') {
+        Some((base, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => base,
+        _ => q,
+    };
+    let mut names: Vec<&str> = base.char_indices().map(|(i, _)| &base[i..]).collect();
+    names.push(q);
+    names
+}
+
 fn node_row(r: &rusqlite::Row) -> rusqlite::Result<NodeRow> {
     Ok(NodeRow {
         id: r.get(0)?,
@@ -747,22 +763,29 @@ impl Store {
     }
 
     /// Nodes whose key or name equals `q` exactly, or whose key ends with
-    /// `q` on a `.`/`::`/`:` boundary.
+    /// `q` on a `.`/`::`/`:` boundary (case-sensitive, as names are).
+    ///
+    /// Answered from indexes, not by a scan of every key: a definition's key
+    /// ends with its name (plus a `#N` where a name repeats), so a key that
+    /// ends with `q` belongs to a node named by a suffix of `q`, or to one of
+    /// the few whose name holds a `.` or `:` itself or differs from its key's
+    /// last segment (modules: `__init__`, `mod`, a file stem), which
+    /// `nodes_odd` lists.
     pub fn nodes_exact(&self, q: &str) -> Result<Vec<NodeRow>> {
         let sql = format!(
             "SELECT {NODE_COLS} FROM nodes n JOIN files f ON f.id = n.file_id
-             WHERE n.key = ?1 OR n.name = ?1
-                OR n.key LIKE '%.' || ?2 ESCAPE '\\'
-                OR n.key LIKE '%:' || ?2 ESCAPE '\\'
+             WHERE n.id IN (
+                   SELECT id FROM nodes WHERE name IN (SELECT value FROM json_each(?2))
+                   UNION SELECT id FROM nodes WHERE key = ?1
+                   UNION SELECT id FROM nodes INDEXED BY nodes_odd WHERE {ODD_NODES})
+               AND (n.key = ?1 OR n.name = ?1
+                    OR substr(n.key, -length(?1) - 1) IN ('.' || ?1, ':' || ?1))
              ORDER BY n.key, f.path, n.line"
         );
-        let escaped = q
-            .replace('\\', "\\\\")
-            .replace('%', "\\%")
-            .replace('_', "\\_");
+        let names = serde_json::to_string(&suffix_names(q)).expect("strings serialize");
         let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
         let rows = stmt
-            .query_map(params![q, escaped], node_row)
+            .query_map(params![q, names], node_row)
             .map_err(|e| self.err(e))?;
         rows.collect::<rusqlite::Result<_>>()
             .map_err(|e| self.err(e))
@@ -2196,6 +2219,60 @@ mod tests {
             .unwrap()
             .map(|r| r.unwrap())
             .collect()
+    }
+
+    #[test]
+    fn exact_lookups_match_names_keys_and_key_suffixes_on_a_boundary() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _) = Store::open(&dir.path().join("graph.db")).unwrap();
+        store
+            .conn
+            .execute(
+                "INSERT INTO files VALUES (1, 'a', 'python', '', 0, 0, '', 1, 0)",
+                [],
+            )
+            .unwrap();
+        let nodes = [
+            ("shop.auth", "__init__", "module"),
+            ("shop.auth.login", "login", "function"),
+            ("shop.Login", "Login", "class"),
+            ("crate::a::Box::value_parser#4", "value_parser", "method"),
+            ("src/a.test.ts:.flatten() works", ".flatten() works", "test"),
+            ("src/a.test.ts:A > b", "b", "test"),
+        ];
+        for (i, (key, name, kind)) in nodes.iter().enumerate() {
+            store
+                .conn
+                .execute(
+                    "INSERT INTO nodes VALUES (?1, 1, ?2, ?3, ?4, 1, 1, 1, 1, NULL, 1)",
+                    params![i as i64, key, name, kind],
+                )
+                .unwrap();
+        }
+        let keys = |q: &str| -> Vec<String> {
+            store
+                .nodes_exact(q)
+                .unwrap()
+                .into_iter()
+                .map(|n| n.key)
+                .collect()
+        };
+        assert_eq!(keys("auth"), ["shop.auth"]);
+        assert_eq!(keys("login"), ["shop.auth.login"]);
+        assert_eq!(keys("auth.login"), ["shop.auth.login"]);
+        assert_eq!(keys("shop.auth.login"), ["shop.auth.login"]);
+        assert!(keys("uth.login").is_empty());
+        assert_eq!(keys("Login"), ["shop.Login"]);
+        assert_eq!(keys("value_parser"), ["crate::a::Box::value_parser#4"]);
+        assert_eq!(
+            keys("Box::value_parser#4"),
+            ["crate::a::Box::value_parser#4"]
+        );
+        assert!(keys("Box::value_parser#3").is_empty());
+        assert_eq!(keys("flatten() works"), ["src/a.test.ts:.flatten() works"]);
+        assert_eq!(keys("A > b"), ["src/a.test.ts:A > b"]);
+        assert_eq!(keys("b"), ["src/a.test.ts:A > b"]);
+        assert_eq!(keys("100%_x"), Vec::<String>::new());
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 /// Bump on any change to [`SCHEMA`] or to the encoding of the fact blobs,
 /// and when a resolver's answers change (stored edges would stay stale).
-pub const SCHEMA_VERSION: i64 = 13;
+pub const SCHEMA_VERSION: i64 = 14;
 
 pub const PRAGMAS: &str = "
 PRAGMA journal_mode = WAL;
@@ -162,6 +162,7 @@ pub const BULK_FACT_INDEXES: &str = "
 CREATE INDEX IF NOT EXISTS nodes_file ON nodes(file_id);
 CREATE INDEX IF NOT EXISTS nodes_key ON nodes(key);
 CREATE INDEX IF NOT EXISTS nodes_name ON nodes(name);
+CREATE INDEX IF NOT EXISTS nodes_odd ON nodes(key) WHERE kind = 'module' OR name GLOB '*[.:]*';
 CREATE INDEX IF NOT EXISTS ref_names_file ON ref_names(file_id);
 CREATE INDEX IF NOT EXISTS class_attrs_file ON class_attrs(file_id);
 CREATE INDEX IF NOT EXISTS diagnostics_file ON diagnostics(file_id);
