@@ -450,8 +450,15 @@ impl<'a, 'w> Eval<'a, 'w> {
             Expr::Param(callee, arg, param) => {
                 // The element a callback of an array's `forEach`, `map`, …
                 // (or `for … of`) takes first.
-                if let (Expr::Member(xs, n), 0, 0) = (&**callee, *arg, *param) {
-                    if ELEMENT_CALLBACKS.contains(&s.name(*n)) {
+                if let (Expr::Member(xs, n), 0, p) = (&**callee, *arg, *param) {
+                    let name = s.name(*n);
+                    let takes = match p {
+                        0 => ELEMENT_CALLBACKS.contains(&name),
+                        // `reduce((acc, x) => …)`: the accumulator first.
+                        1 => matches!(name, "reduce" | "reduceRight"),
+                        _ => false,
+                    };
+                    if takes {
                         if let Some((ef, e)) = self.elements_of(f, xs, depth + 1) {
                             let (v, st) = self.eval(ef, e, NS_VALUE, depth + 1);
                             return (alias(v), combine(st, Strategy::TypedReceiver));
@@ -519,13 +526,25 @@ impl<'a, 'w> Eval<'a, 'w> {
                     .find(|fl| cs.name(fl.name) == name)?;
                 self.elements_of(c.file, &fl.value, depth + 1)
             }
-            Expr::Call(callee) => match &**callee {
-                Expr::Member(xs, n) if KEEP_ELEMENTS.contains(&s.name(*n)) => {
-                    self.elements_of(f, xs, depth + 1)
+            Expr::Call(callee) if matches!(&**callee, Expr::Member(_, n) if KEEP_ELEMENTS.contains(&s.name(*n))) =>
+            {
+                let Expr::Member(xs, _) = &**callee else {
+                    return None;
+                };
+                self.elements_of(f, xs, depth + 1)
+            }
+            // A value of an alias of an array type (`type Opts = Opt[]`),
+            // which records the array as its one base.
+            _ => {
+                let (v, _) = self.eval(f, x, NS_VALUE, depth + 1);
+                let Val::Inst(c) = v.unalias() else {
+                    return None;
+                };
+                match class_info(self.scope(c.file)?, c.def)?.bases.as_slice() {
+                    [Expr::Elements(e)] => Some((c.file, e)),
+                    _ => None,
                 }
-                _ => None,
-            },
-            _ => None,
+            }
         }
     }
 

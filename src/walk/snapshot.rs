@@ -210,9 +210,9 @@ impl Snapshot {
         if changed.len() > MAX_CHANGED_FOLDERS {
             return None;
         }
-        let known_dirs: std::collections::HashSet<&str> =
+        let known_dirs: foldhash::HashSet<&str> =
             self.dirs.iter().map(|(d, _)| d.as_str()).collect();
-        let known_ignores: std::collections::HashSet<&Path> =
+        let known_ignores: foldhash::HashSet<&Path> =
             self.ignore_files.iter().map(PathBuf::as_path).collect();
         // What replaces the snapshot's records: the changed folders listed
         // again (their direct entries and sub-folders), and folders walked

@@ -2008,6 +2008,7 @@ impl<'s> Walker<'s> {
                     match k.kind_name() {
                         "shorthand_property_identifier_pattern" => {
                             let name = self.text(k);
+                            self.pattern_site(k, &val);
                             let v = self.member_of(&val, name);
                             self.bind_var(name, v);
                         }
@@ -2015,6 +2016,7 @@ impl<'s> Walker<'s> {
                             let key = k.field("key");
                             let v = match key {
                                 Some(key) if key.kind_name() == "property_identifier" => {
+                                    self.pattern_site(key, &val);
                                     let t = self.text(key);
                                     self.member_of(&val, t)
                                 }
@@ -2030,6 +2032,7 @@ impl<'s> Walker<'s> {
                                 let v = if left.kind_name()
                                     == "shorthand_property_identifier_pattern"
                                 {
+                                    self.pattern_site(left, &val);
                                     let t = self.text(left);
                                     let name = self.text(left);
                                     let v = self.member_of(&val, t);
@@ -2072,6 +2075,22 @@ impl<'s> Walker<'s> {
             }
             _ => self.walk(p),
         }
+    }
+
+    /// `{ view }` or `{ view: v }` destructuring a value of a known type
+    /// reads its member `view`: tsserver lists the property name among
+    /// the member's references (as it does `x.view`).
+    fn pattern_site(&mut self, key: Node<'s>, val: &Expr) {
+        if matches!(val, Expr::Unknown | Expr::Global | Expr::Object(_)) {
+            return;
+        }
+        let p = self.intern(self.text(key));
+        self.site(
+            key,
+            SiteKind::Ref,
+            NS_VALUE,
+            Expr::Member(Box::new(val.clone()), p),
+        );
     }
 
     fn member_of(&mut self, val: &Expr, name: &str) -> Expr {
@@ -2368,7 +2387,17 @@ impl<'s> Walker<'s> {
                 self.members(v, def);
             } else {
                 if let Some(d) = def {
-                    let bases = self.alias_bases(v);
+                    // `type Opts = Opt[]` (or `Array<Opt>`): its values are
+                    // arrays of `Opt`s (the resolver's `elements_of`).
+                    let bases = match v.kind_name() {
+                        "array_type" | "generic_type" | "readonly_type" => {
+                            match self.type_value(v) {
+                                e @ Expr::Elements(_) => vec![e],
+                                _ => self.alias_bases(v),
+                            }
+                        }
+                        _ => self.alias_bases(v),
+                    };
                     if !bases.is_empty() {
                         self.scope.classes.push(ClassInfo { def: d, bases });
                     }
@@ -3316,6 +3345,23 @@ impl<'s> Walker<'s> {
                 };
                 let e = self.expr(c);
                 instance(e)
+            }
+            // `xs[i]`: an element of `xs` (written as what a `forEach`
+            // callback takes first); `o["k"]` names a property instead.
+            "subscript_expression" => {
+                let (Some(obj), Some(idx)) = (n.field("object"), n.field("index")) else {
+                    return Expr::Unknown;
+                };
+                if matches!(idx.kind_name(), "string" | "template_string") {
+                    return Expr::Unknown;
+                }
+                match self.expr(obj) {
+                    Expr::Unknown | Expr::Global => Expr::Unknown,
+                    xs => {
+                        let each = self.intern("forEach");
+                        Expr::Param(Box::new(Expr::Member(Box::new(xs), each)), 0, 0)
+                    }
+                }
             }
             "await_expression"
             | "parenthesized_expression"

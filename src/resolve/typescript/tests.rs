@@ -1078,6 +1078,64 @@ fn array_elements_are_typed_in_callbacks_and_for_of() {
 }
 
 #[test]
+fn elements_of_indexes_reduce_callbacks_and_array_aliases() {
+    let r = resolve_all(&[
+        (
+            "o.ts",
+            "export class Opt { is() {} }\nexport class Other { is() {} }\nexport type Opts = Opt[];\nexport type Many = Array<Opt>;\n",
+        ),
+        (
+            "c.ts",
+            "import { Opt, Opts, Many } from './o';\n\
+             export class C {\n\
+             opts: Opts = [];\n\
+             m(xs: Opt[], ys: Many, i: number) {\n\
+             xs[0].is(); xs![i].is(); xs['0'].is();\n\
+             this.opts.reduce((acc, o) => { o.is(); return acc; }, 0);\n\
+             this.opts.forEach((o) => o.is()); ys.map((y) => y.is());\n\
+             this.opts.length; this.opts.is();\n\
+             }\n\
+             }\n",
+        ),
+    ]);
+    assert_eq!(targets(&r, "5:7"), ["o.ts:Opt.is"]);
+    assert_eq!(targets(&r, "5:20"), ["o.ts:Opt.is"]);
+    // A string index names a property, not an element.
+    assert!(targets(&r, "5:34").is_empty(), "{r:?}");
+    assert_eq!(targets(&r, "6:34"), ["o.ts:Opt.is"]);
+    assert_eq!(targets(&r, "7:28"), ["o.ts:Opt.is"]);
+    assert_eq!(targets(&r, "7:51"), ["o.ts:Opt.is"]);
+    // The array's own members are the builtin's.
+    assert!(targets(&r, "8:29").is_empty(), "{r:?}");
+}
+
+#[test]
+fn destructured_members_are_references() {
+    let r = resolve_all(&[
+        (
+            "o.ts",
+            "export class Editor { get view() { return 1; } m() {} }\n\
+             export class Other { get view() { return 2; } m() {} }\n",
+        ),
+        (
+            "c.ts",
+            "import { Editor } from './o';\n\
+             export function f(editor: Editor, { view: w }: Editor) {\n\
+             const { view } = editor;\n\
+             const { m: g, m = 1 } = editor;\n\
+             const { m: h } = { m: 1 };\n\
+             }\n",
+        ),
+    ]);
+    assert_eq!(targets(&r, "2:37"), ["o.ts:Editor.view"]);
+    assert_eq!(targets(&r, "3:9"), ["o.ts:Editor.view"]);
+    assert_eq!(targets(&r, "4:9"), ["o.ts:Editor.m"]);
+    assert_eq!(targets(&r, "4:15"), ["o.ts:Editor.m"]);
+    // An object literal's property is no member of a class.
+    assert!(targets(&r, "5:9").is_empty(), "{r:?}");
+}
+
+#[test]
 fn commonjs_aliases_own_exports_and_jsdoc_types() {
     let r = resolve_all(&[
         (

@@ -7,7 +7,6 @@
 //! is of one name. Folders are visited depth first on all cores; only the
 //! folders on the paths being visited hold a descriptor.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Mutex, OnceLock};
 
@@ -33,7 +32,7 @@ struct Folder<'a> {
 /// or an entry's folder is not among them (a snapshot from another walk:
 /// not trusted).
 fn tree<'a>(dirs: &'a [(String, i64)], entries: &[&'a str]) -> Option<(Vec<Folder<'a>>, usize)> {
-    let index: HashMap<&str, usize> = dirs
+    let index: foldhash::HashMap<&str, usize> = dirs
         .iter()
         .enumerate()
         .map(|(i, (rel, _))| (rel.as_str(), i))
