@@ -186,6 +186,9 @@ pub struct Scope {
     pub fields: Vec<Field>,
     /// Declared (or single-expression) return value per function, sorted by def.
     pub returns: Vec<(u32, Expr)>,
+    /// Members that are getters (`get view(): View`), sorted: reading one
+    /// gives its return value.
+    pub getters: Vec<u32>,
 }
 
 impl Scope {

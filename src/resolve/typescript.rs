@@ -513,18 +513,26 @@ impl<'a, 'w> Eval<'a, 'w> {
             Expr::Elements(e) => Some((f, e)),
             Expr::Var(v) => self.elements_of(f, s.vars.get(*v as usize)?, depth + 1),
             Expr::Member(recv, n) => {
-                let (rv, _) = self.eval(f, recv, NS_VALUE, depth + 1);
-                let Val::Inst(c) = rv.unalias() else {
+                let (rv, rs) = self.eval(f, recv, NS_VALUE, depth + 1);
+                let name = s.name(*n);
+                if let Val::Inst(c) = rv.unalias() {
+                    let cs = self.scope(c.file)?;
+                    let lo = cs.fields.partition_point(|fl| fl.class < c.def);
+                    let field = cs.fields[lo..]
+                        .iter()
+                        .take_while(|fl| fl.class == c.def)
+                        .find(|fl| cs.name(fl.name) == name);
+                    if let Some(fl) = field {
+                        return self.elements_of(c.file, &fl.value, depth + 1);
+                    }
+                }
+                // A getter's declared result (`get children(): Pos[]`).
+                let (v, _) = self.member(rv, rs, name, NS_VALUE, depth + 1);
+                let Val::Sym(g) = v.unalias() else {
                     return None;
                 };
-                let cs = self.scope(c.file)?;
-                let name = s.name(*n);
-                let lo = cs.fields.partition_point(|fl| fl.class < c.def);
-                let fl = cs.fields[lo..]
-                    .iter()
-                    .take_while(|fl| fl.class == c.def)
-                    .find(|fl| cs.name(fl.name) == name)?;
-                self.elements_of(c.file, &fl.value, depth + 1)
+                self.scope(g.file)?.getters.binary_search(&g.def).ok()?;
+                self.elements_of(g.file, self.returns(g)?, depth + 1)
             }
             Expr::Call(callee) if matches!(&**callee, Expr::Member(_, n) if KEEP_ELEMENTS.contains(&s.name(*n))) =>
             {
@@ -532,6 +540,24 @@ impl<'a, 'w> Eval<'a, 'w> {
                     return None;
                 };
                 self.elements_of(f, xs, depth + 1)
+            }
+            // What a function or method declares it returns (`all(): Pos[]`).
+            Expr::Call(callee) => {
+                let (v, _) = match &**callee {
+                    Expr::Member(obj, n) => {
+                        let (rv, rs) = self.eval(f, obj, NS_VALUE, depth + 1);
+                        self.member(rv, rs, s.name(*n), NS_VALUE, depth + 1)
+                    }
+                    c => self.eval(f, c, NS_VALUE, depth + 1),
+                };
+                match v.unalias() {
+                    Val::Sym(m)
+                        if matches!(self.kind(m), NodeKind::Function | NodeKind::Method) =>
+                    {
+                        self.elements_of(m.file, self.returns(m)?, depth + 1)
+                    }
+                    _ => None,
+                }
             }
             // A value of an alias of an array type (`type Opts = Opt[]`),
             // which records the array as its one base.
@@ -663,8 +689,29 @@ impl<'a, 'w> Eval<'a, 'w> {
         None
     }
 
+    /// What reading `sym` gives, when it is a getter with a known result
+    /// (`get view(): View`); `None` for anything else.
+    fn getter_value(&self, sym: SymId, depth: u32) -> Option<(Val, Strategy)> {
+        let s = self.scope(sym.file)?;
+        s.getters.binary_search(&sym.def).ok()?;
+        let r = self.returns(sym)?;
+        let (v, st) = self.eval(sym.file, r, NS_VALUE, depth + 1);
+        Some((alias(v), combine(st, Strategy::TypedReceiver)))
+    }
+
     /// `recv.name` for an evaluated receiver.
     fn member(&self, rv: Val, rs: Strategy, name: &str, ns: u8, depth: u32) -> (Val, Strategy) {
+        if depth > MAX_DEPTH {
+            return (Val::Unknown, rs);
+        }
+        // A getter read is its result (`editor.view.dispatch`).
+        if let Val::Sym(g) = rv.unalias() {
+            if self.kind(g) == NodeKind::Method {
+                if let Some((v, st)) = self.getter_value(g, depth) {
+                    return self.member(v, combine(rs, st), name, ns, depth + 1);
+                }
+            }
+        }
         match rv.unalias() {
             Val::Module(m) => match self.export(m, name, ns, depth + 1) {
                 Some((v, st, re)) => {

@@ -465,6 +465,8 @@ impl<'s> Walker<'s> {
         self.scope.classes.sort_by_key(|c| c.def);
         self.scope.fields.sort_by_key(|f| f.class);
         self.scope.returns.sort_by_key(|r| r.0);
+        self.scope.getters.sort_unstable();
+        self.scope.getters.dedup();
         let mut ref_names: BTreeSet<String> = self.used.iter().map(|s| s.to_string()).collect();
         ref_names.extend(self.scope.names.iter().cloned());
         for spec in &self.scope.specs {
@@ -2485,6 +2487,9 @@ impl<'s> Walker<'s> {
                         (Some(cl), false) => Some(self.member_def(cl, name, nn, m)),
                         _ => None,
                     };
+                    if let Some(d) = def.filter(|_| is_getter(m)) {
+                        self.scope.getters.push(d);
+                    }
                     self.walk_decorators(m);
                     let ctor = if is_ctor { class } else { None };
                     self.function_with(m, def, class, ctor);
@@ -3793,6 +3798,16 @@ fn returns(e: Expr) -> Expr {
 }
 
 /// An array of `e`s.
+/// `get name() {}` (a `get` keyword before the name).
+fn is_getter(m: Node<'_>) -> bool {
+    let mut c = m.walk();
+    let found = m
+        .children(&mut c)
+        .take_while(|k| k.kind_name() != "property_identifier")
+        .any(|k| k.kind_name() == "get");
+    found
+}
+
 fn elements(e: Expr) -> Expr {
     Expr::Elements(Box::new(e))
 }

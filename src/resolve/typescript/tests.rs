@@ -1110,6 +1110,40 @@ fn elements_of_indexes_reduce_callbacks_and_array_aliases() {
 }
 
 #[test]
+fn getters_give_their_declared_type_and_methods_their_elements() {
+    let r = resolve_all(&[
+        (
+            "o.ts",
+            "export class Pos {\n\
+             get parent(): Pos | null { return null; }\n\
+             get children(): Pos[] { return []; }\n\
+             all(): Pos[] { return []; }\n\
+             node() {}\n\
+             }\n\
+             export class Other { node() {} parent() {} }\n",
+        ),
+        (
+            "c.ts",
+            "import { Pos } from './o';\n\
+             export function f(p: Pos, ps: Pos[] | null) {\n\
+             p.parent!.node();\n\
+             p.children[0].node();\n\
+             p.children.forEach((c) => c.node());\n\
+             ps![0].node(); p.all()[1].node();\n\
+             p.parent;\n\
+             }\n",
+        ),
+    ]);
+    assert_eq!(targets(&r, "3:11"), ["o.ts:Pos.node"]);
+    assert_eq!(targets(&r, "4:15"), ["o.ts:Pos.node"]);
+    assert_eq!(targets(&r, "5:29"), ["o.ts:Pos.node"]);
+    assert_eq!(targets(&r, "6:8"), ["o.ts:Pos.node"]);
+    assert_eq!(targets(&r, "6:27"), ["o.ts:Pos.node"]);
+    // The getter itself is what its name references.
+    assert_eq!(targets(&r, "7:3"), ["o.ts:Pos.parent"]);
+}
+
+#[test]
 fn destructured_members_are_references() {
     let r = resolve_all(&[
         (
