@@ -445,6 +445,7 @@ pub fn update(
     let stored_rows = store.files()?;
     // Borrowed: a large tree has tens of thousands of rows.
     let stored: Stored = stored_rows.iter().map(|f| (f.path.as_str(), f)).collect();
+    tracing::debug!(rows = stored_rows.len(), elapsed = ?start.elapsed(), "read the file rows");
 
     // Cheap path first: size and mtime; hash only on doubt.
     let candidates: Vec<&walk::WalkedFile> = w
@@ -489,6 +490,7 @@ pub fn update(
         h.finalize().to_hex().to_string()
     };
     let layout_changed = store.meta("manifests_hash")?.as_deref() != Some(manifests_hash.as_str());
+    tracing::debug!(candidates = candidates.len(), elapsed = ?start.elapsed(), "layout");
 
     // Extract and write in chunks: only one chunk's facts are in memory.
     let bar = progress_bar(

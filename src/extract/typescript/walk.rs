@@ -3778,11 +3778,15 @@ impl<'s> Walker<'s> {
                 Some(e) if !matches!(e, Expr::Unknown | Expr::Global) => elements(e),
                 _ => Expr::Global,
             },
+            // `readonly Opt[]`: an array all the same.
+            "readonly_type" => match t.named_child(0) {
+                Some(inner) if inner.kind_name() == "array_type" => self.type_value(inner),
+                _ => Expr::Global,
+            },
             "predefined_type"
             | "tuple_type"
             | "literal_type"
             | "template_literal_type"
-            | "readonly_type"
             | "constructor_type" => Expr::Global,
             _ => Expr::Unknown,
         }

@@ -1125,12 +1125,13 @@ fn getters_give_their_declared_type_and_methods_their_elements() {
         (
             "c.ts",
             "import { Pos } from './o';\n\
-             export function f(p: Pos, ps: Pos[] | null) {\n\
+             export function f(p: Pos, ps: Pos[] | null, rs: readonly Pos[]) {\n\
              p.parent!.node();\n\
              p.children[0].node();\n\
              p.children.forEach((c) => c.node());\n\
              ps![0].node(); p.all()[1].node();\n\
              p.parent;\n\
+             rs[0].node();\n\
              }\n",
         ),
     ]);
@@ -1139,6 +1140,7 @@ fn getters_give_their_declared_type_and_methods_their_elements() {
     assert_eq!(targets(&r, "5:29"), ["o.ts:Pos.node"]);
     assert_eq!(targets(&r, "6:8"), ["o.ts:Pos.node"]);
     assert_eq!(targets(&r, "6:27"), ["o.ts:Pos.node"]);
+    assert_eq!(targets(&r, "8:7"), ["o.ts:Pos.node"]);
     // The getter itself is what its name references.
     assert_eq!(targets(&r, "7:3"), ["o.ts:Pos.parent"]);
 }
