@@ -1451,6 +1451,7 @@ fn resolve_pending(
             lang: r.lang,
             facts: resolve::FactsRef::Cell(cell),
             module_key: Some(&r.module),
+            empty: r.size == 0,
         })
         .collect();
     let world_owned = match &source {

@@ -216,6 +216,9 @@ pub struct WorldFile<'a> {
     pub lang: Lang,
     /// Borrowed from the store's row when known there.
     pub module_key: std::borrow::Cow<'a, str>,
+    /// The file is empty (so defines and imports nothing): known from its
+    /// stored size without reading its facts.
+    pub empty: bool,
     facts: FactsRef<'a>,
 }
 
@@ -298,6 +301,9 @@ pub struct WorldInput<'a> {
     /// The file's module key when it is already known (the stored one,
     /// kept equal to [`module_key`] by re-keying); computed when `None`.
     pub module_key: Option<&'a str>,
+    /// The file has no content (see [`WorldFile::empty`]); `false` when
+    /// not known.
+    pub empty: bool,
 }
 
 fn family_slot(family: Family) -> usize {
@@ -346,6 +352,7 @@ impl<'a> World<'a> {
                 path: input.path,
                 lang: input.lang,
                 module_key,
+                empty: input.empty,
                 facts: input.facts,
             });
         }
@@ -564,6 +571,7 @@ pub fn world_input<'a>(path: &'a str, lang: Lang, facts: &'a FileFacts) -> World
             scope: &facts.scope,
         },
         module_key: None,
+        empty: false,
     }
 }
 

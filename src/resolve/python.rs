@@ -595,7 +595,9 @@ pub fn prepare<'w>(world: &World<'w>) -> Index<'w> {
         for (i, wf) in world.files.iter().enumerate() {
             let f = FileIdx(i as u32);
             let is_init = wf.path.ends_with("__init__.py") || wf.path.ends_with("__init__.pyi");
-            if !is_init {
+            // An empty `__init__` imports nothing (most of a large tree's:
+            // not read at all on an update that reads facts on demand).
+            if !is_init || wf.empty {
                 continue;
             }
             let Some(scope) = py_scope(world, f) else {
