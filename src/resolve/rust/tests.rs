@@ -417,6 +417,21 @@ pub fn f() { imp(); sync::lock(); }
 }
 
 #[test]
+fn items_under_a_cfg_likely_off_yield_to_a_use_of_the_same_name() {
+    let src = r#"
+use std::error::Error as StdError;
+#[cfg(all(not(feature = "std"), no_core_error))]
+trait StdError { fn source(&self) {} }
+pub fn f(e: &dyn StdError) { e.source(); }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert!(
+        !g.iter().any(|e| e.contains("-> shop_app::StdError")),
+        "the compiled-out trait was named: {g:#?}"
+    );
+}
+
+#[test]
 fn workspace_crates_and_shared_test_modules() {
     let g = graph_with(
         &[

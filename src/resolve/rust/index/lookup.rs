@@ -206,6 +206,7 @@ impl Index {
         depth: u32,
         exclude: Option<UseRef>,
     ) -> Option<(Res, Via)> {
+        let mut off_item = None;
         if let Some(items) = self.items.get(&(m, name)) {
             let found = items.iter().find(|(s, mac)| match ns {
                 Ns::Macro => *mac,
@@ -213,7 +214,19 @@ impl Index {
                 Ns::Value => !*mac && self.is_value(world, *s),
             });
             if let Some((s, _)) = found {
-                return Some((Res::Def(*s), Via::Item));
+                // An item likely compiled out (`#[cfg(all(not(feature =
+                // "std"), no_core_error))] trait StdError`) yields to a
+                // `use` of the same name (`use std::error::Error as
+                // StdError` under the default features).
+                let yields = self.off.contains(s)
+                    && self
+                        .uses
+                        .get(&(m, name))
+                        .is_some_and(|us| us.iter().any(|&u| Some(u) != exclude));
+                if !yields {
+                    return Some((Res::Def(*s), Via::Item));
+                }
+                off_item = Some(*s);
             }
         }
         if ns == Ns::Any {
@@ -229,7 +242,7 @@ impl Index {
                 return Some((r, if reexport { Via::ReExport } else { Via::Use }));
             }
         }
-        None
+        off_item.map(|s| (Res::Def(s), Via::Item))
     }
 
     /// Whether def `d` can be named as a value: anything but a module, a
