@@ -103,9 +103,8 @@ pub struct NewUnresolved<'a> {
 const NODE_COLS: &str =
     "n.id, n.key, n.name, n.kind, f.path, n.line, n.col, n.start_line, n.end_line, n.exported";
 
-/// The nodes whose name is not the last segment of their key, or holds a
-/// separator (see [`Store::nodes_exact`]); `nodes_odd` indexes them.
-const ODD_NODES: &str = "kind = 'module' OR name GLOB '*[.:]*'";
+/// The condition of the partial index `nodes_odd` ([`Store::nodes_exact`]).
+const ODD_NODES: &str = schema::odd_nodes!();
 
 /// The names a node must have for its key to end with `q`: every suffix of
 /// `q` without the `#N` that numbers a repeated name.
@@ -115,7 +114,9 @@ fn suffix_names(q: &str) -> Vec<&str> {
         _ => q,
     };
     let mut names: Vec<&str> = base.char_indices().map(|(i, _)| &base[i..]).collect();
-    names.push(q);
+    if base.len() < q.len() {
+        names.push(q);
+    }
     names
 }
 

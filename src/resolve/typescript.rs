@@ -20,7 +20,7 @@ use super::{
     MAX_CANDIDATES,
 };
 use crate::extract::typescript::{
-    callback_param, Export, Expr, Imported, Refs, Scope, SiteKind, CJS_PROPERTY, DEFAULT,
+    callback_param, Export, Expr, Field, Imported, Refs, Scope, SiteKind, CJS_PROPERTY, DEFAULT,
     EXPORT_EQUALS, NS_ANY, NS_TYPE, NS_VALUE,
 };
 use crate::extract::{Family, Lang, LangScope};
@@ -399,14 +399,7 @@ impl<'a, 'w> Eval<'a, 'w> {
                     }
                 }
                 // The receiver of a method call is kept for a `this` return.
-                let (recv, (v, st)) = match &**callee {
-                    Expr::Member(obj, n) => {
-                        let (rv, rs) = self.eval(f, obj, NS_VALUE, depth + 1);
-                        let m = self.member(rv, rs, s.name(*n), NS_VALUE, depth + 1);
-                        (Some((rv, rs)), m)
-                    }
-                    c => (None, self.eval(f, c, NS_VALUE, depth + 1)),
-                };
+                let (recv, (v, st)) = self.callee(f, callee, depth);
                 match v.unalias() {
                     Val::Sym(sym)
                         if matches!(self.kind(sym), NodeKind::Function | NodeKind::Method) =>
@@ -469,16 +462,7 @@ impl<'a, 'w> Eval<'a, 'w> {
                 let Val::Sym(sym) = v.unalias() else {
                     return (Val::Unknown, st);
                 };
-                let Some(cs) = self.scope(sym.file) else {
-                    return (Val::Unknown, st);
-                };
-                let name = callback_param(*arg, *param);
-                let lo = cs.fields.partition_point(|fl| fl.class < sym.def);
-                let declared = cs.fields[lo..]
-                    .iter()
-                    .take_while(|fl| fl.class == sym.def)
-                    .find(|fl| cs.name(fl.name) == name);
-                match declared {
+                match self.field(sym, &callback_param(*arg, *param)) {
                     Some(fl) => {
                         let (v, pst) = self.eval(sym.file, &fl.value, NS_VALUE, depth + 1);
                         (alias(v), combine(combine(st, pst), Strategy::TypedReceiver))
@@ -516,13 +500,7 @@ impl<'a, 'w> Eval<'a, 'w> {
                 let (rv, rs) = self.eval(f, recv, NS_VALUE, depth + 1);
                 let name = s.name(*n);
                 if let Val::Inst(c) = rv.unalias() {
-                    let cs = self.scope(c.file)?;
-                    let lo = cs.fields.partition_point(|fl| fl.class < c.def);
-                    let field = cs.fields[lo..]
-                        .iter()
-                        .take_while(|fl| fl.class == c.def)
-                        .find(|fl| cs.name(fl.name) == name);
-                    if let Some(fl) = field {
+                    if let Some(fl) = self.field(c, name) {
                         return self.elements_of(c.file, &fl.value, depth + 1);
                     }
                 }
@@ -531,25 +509,16 @@ impl<'a, 'w> Eval<'a, 'w> {
                 let Val::Sym(g) = v.unalias() else {
                     return None;
                 };
-                self.scope(g.file)?.getters.binary_search(&g.def).ok()?;
-                self.elements_of(g.file, self.returns(g)?, depth + 1)
+                self.elements_of(g.file, self.getter_result(g)?, depth + 1)
             }
-            Expr::Call(callee) if matches!(&**callee, Expr::Member(_, n) if KEEP_ELEMENTS.contains(&s.name(*n))) =>
-            {
-                let Expr::Member(xs, _) = &**callee else {
-                    return None;
-                };
-                self.elements_of(f, xs, depth + 1)
-            }
-            // What a function or method declares it returns (`all(): Pos[]`).
             Expr::Call(callee) => {
-                let (v, _) = match &**callee {
-                    Expr::Member(obj, n) => {
-                        let (rv, rs) = self.eval(f, obj, NS_VALUE, depth + 1);
-                        self.member(rv, rs, s.name(*n), NS_VALUE, depth + 1)
+                if let Expr::Member(xs, n) = &**callee {
+                    if KEEP_ELEMENTS.contains(&s.name(*n)) {
+                        return self.elements_of(f, xs, depth + 1);
                     }
-                    c => self.eval(f, c, NS_VALUE, depth + 1),
-                };
+                }
+                // What a function or method declares it returns (`all(): Pos[]`).
+                let (_, (v, _)) = self.callee(f, callee, depth);
                 match v.unalias() {
                     Val::Sym(m)
                         if matches!(self.kind(m), NodeKind::Function | NodeKind::Method) =>
@@ -578,6 +547,41 @@ impl<'a, 'w> Eval<'a, 'w> {
         let s = self.scope(sym.file)?;
         let i = s.returns.binary_search_by_key(&sym.def, |r| r.0).ok()?;
         Some(&s.returns[i].1)
+    }
+
+    /// The declared result of `sym` when it is a getter (`get view(): View`).
+    fn getter_result(&self, sym: SymId) -> Option<&'w Expr> {
+        self.scope(sym.file)?.getters.binary_search(&sym.def).ok()?;
+        self.returns(sym)
+    }
+
+    /// The field (or recorded parameter type) `name` of class-like `c`.
+    fn field(&self, c: SymId, name: &str) -> Option<&'w Field> {
+        let s = self.scope(c.file)?;
+        let lo = s.fields.partition_point(|fl| fl.class < c.def);
+        s.fields[lo..]
+            .iter()
+            .take_while(|fl| fl.class == c.def)
+            .find(|fl| s.name(fl.name) == name)
+    }
+
+    /// What the callee of a call is, with the evaluated receiver of a
+    /// method call (`a.m()`: `a`, then `a.m`).
+    fn callee(
+        &self,
+        f: FileIdx,
+        callee: &Expr,
+        depth: u32,
+    ) -> (Option<(Val, Strategy)>, (Val, Strategy)) {
+        match callee {
+            Expr::Member(obj, n) => {
+                let (rv, rs) = self.eval(f, obj, NS_VALUE, depth + 1);
+                let name = self.scope(f).map_or("", |s| s.name(*n));
+                let m = self.member(rv, rs, name, NS_VALUE, depth + 1);
+                (Some((rv, rs)), m)
+            }
+            c => (None, self.eval(f, c, NS_VALUE, depth + 1)),
+        }
     }
 
     fn import(&self, f: FileIdx, s: &'w Scope, i: u32, ns: u8, depth: u32) -> (Val, Strategy) {
@@ -692,9 +696,7 @@ impl<'a, 'w> Eval<'a, 'w> {
     /// What reading `sym` gives, when it is a getter with a known result
     /// (`get view(): View`); `None` for anything else.
     fn getter_value(&self, sym: SymId, depth: u32) -> Option<(Val, Strategy)> {
-        let s = self.scope(sym.file)?;
-        s.getters.binary_search(&sym.def).ok()?;
-        let r = self.returns(sym)?;
+        let r = self.getter_result(sym)?;
         let (v, st) = self.eval(sym.file, r, NS_VALUE, depth + 1);
         Some((alias(v), combine(st, Strategy::TypedReceiver)))
     }
@@ -788,15 +790,9 @@ impl<'a, 'w> Eval<'a, 'w> {
         let Some(s) = self.scope(c.file) else {
             return (Val::External, Strategy::Local);
         };
-        let lo = s.fields.partition_point(|fl| fl.class < c.def);
-        for fl in &s.fields[lo..] {
-            if fl.class != c.def {
-                break;
-            }
-            if s.name(fl.name) == name {
-                let (v, st) = self.eval(c.file, &fl.value, NS_VALUE, depth + 1);
-                return (alias(v), combine(st, Strategy::TypedReceiver));
-            }
+        if let Some(fl) = self.field(c, name) {
+            let (v, st) = self.eval(c.file, &fl.value, NS_VALUE, depth + 1);
+            return (alias(v), combine(st, Strategy::TypedReceiver));
         }
         if let Some(info) = class_info(s, c.def) {
             for b in &info.bases {

@@ -155,18 +155,32 @@ CREATE VIRTUAL TABLE nodes_fts USING fts5(
 );
 ";
 
+/// The nodes whose name is not the last segment of their key, or holds a
+/// separator: `nodes_odd` indexes them for `Store::nodes_exact`, whose
+/// query must repeat this condition for SQLite to use the index.
+macro_rules! odd_nodes {
+    () => {
+        "kind = 'module' OR name GLOB '*[.:]*'"
+    };
+}
+pub(crate) use odd_nodes;
+
 /// Indexes a bulk load of an empty graph drops (see `Store::begin_bulk`)
 /// and builds once, in two parts; the others are in [`INDEXES`]. First those
 /// over what extraction writes, built while the workers resolve.
-pub const BULK_FACT_INDEXES: &str = "
+pub const BULK_FACT_INDEXES: &str = concat!(
+    "
 CREATE INDEX IF NOT EXISTS nodes_file ON nodes(file_id);
 CREATE INDEX IF NOT EXISTS nodes_key ON nodes(key);
 CREATE INDEX IF NOT EXISTS nodes_name ON nodes(name);
-CREATE INDEX IF NOT EXISTS nodes_odd ON nodes(key) WHERE kind = 'module' OR name GLOB '*[.:]*';
+CREATE INDEX IF NOT EXISTS nodes_odd ON nodes(key) WHERE ",
+    odd_nodes!(),
+    ";
 CREATE INDEX IF NOT EXISTS ref_names_file ON ref_names(file_id);
 CREATE INDEX IF NOT EXISTS class_attrs_file ON class_attrs(file_id);
 CREATE INDEX IF NOT EXISTS diagnostics_file ON diagnostics(file_id);
-";
+"
+);
 
 /// Then those over the edges, once every file is resolved.
 pub const BULK_EDGE_INDEXES: &str = "

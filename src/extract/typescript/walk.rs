@@ -1273,12 +1273,7 @@ impl<'s> Walker<'s> {
                         let val = match n.field("right") {
                             Some(r) if of => {
                                 let xs = self.expr(r);
-                                if matches!(xs, Expr::Unknown | Expr::Global) {
-                                    Expr::Unknown
-                                } else {
-                                    let each = self.intern("forEach");
-                                    Expr::Param(Box::new(Expr::Member(Box::new(xs), each)), 0, 0)
-                                }
+                                self.element_of(xs)
                             }
                             _ => Expr::Unknown,
                         };
@@ -2077,6 +2072,16 @@ impl<'s> Walker<'s> {
             }
             _ => self.walk(p),
         }
+    }
+
+    /// An element of the array `xs`, written as what a `forEach` callback
+    /// takes first (the resolver reads the array's element type).
+    fn element_of(&mut self, xs: Expr) -> Expr {
+        if matches!(xs, Expr::Unknown | Expr::Global) {
+            return Expr::Unknown;
+        }
+        let each = self.intern("forEach");
+        Expr::Param(Box::new(Expr::Member(Box::new(xs), each)), 0, 0)
     }
 
     /// `{ view }` or `{ view: v }` destructuring a value of a known type
@@ -3360,13 +3365,8 @@ impl<'s> Walker<'s> {
                 if matches!(idx.kind_name(), "string" | "template_string") {
                     return Expr::Unknown;
                 }
-                match self.expr(obj) {
-                    Expr::Unknown | Expr::Global => Expr::Unknown,
-                    xs => {
-                        let each = self.intern("forEach");
-                        Expr::Param(Box::new(Expr::Member(Box::new(xs), each)), 0, 0)
-                    }
-                }
+                let xs = self.expr(obj);
+                self.element_of(xs)
             }
             "await_expression"
             | "parenthesized_expression"
