@@ -442,24 +442,81 @@ pub fn update(
     report.skipped = w.skipped.clone();
     report.skipped_dirs = w.skipped_dirs();
 
-    let stored_rows = store.files()?;
-    // Borrowed: a large tree has tens of thousands of rows.
-    let stored: Stored = stored_rows.iter().map(|f| (f.path.as_str(), f)).collect();
-    tracing::debug!(rows = stored_rows.len(), elapsed = ?start.elapsed(), "read the file rows");
-
     // Cheap path first: size and mtime; hash only on doubt.
-    let candidates: Vec<&walk::WalkedFile> = w
-        .files
-        .iter()
-        .filter(|f| {
-            stored.get(f.path.as_str()).is_none_or(|s| {
-                s.size != f.size
-                    || s.mtime_ns != f.mtime_ns
-                    || s.lang != f.lang
-                    || racy_after.is_some_and(|t| f.mtime_ns >= t)
-            })
+    let differs = |f: &walk::WalkedFile, known: Option<(u64, i64, Lang)>| {
+        known.is_none_or(|(size, mtime_ns, lang)| {
+            size != f.size
+                || mtime_ns != f.mtime_ns
+                || lang != f.lang
+                || racy_after.is_some_and(|t| f.mtime_ns >= t)
         })
-        .collect();
+    };
+    // After a walk from the snapshot, its records are the rows' sizes,
+    // mtimes and languages (it was taken as the last update completed): a
+    // few candidates are found without reading every row, and every row is
+    // read on another connection while they are extracted.
+    let indexed = snapshot
+        .as_ref()
+        .filter(|s| listed.is_some() && s.indexed_files > 0)
+        .map(Snapshot::indexed);
+    let early: Option<(Vec<&walk::WalkedFile>, Store)> = indexed
+        .as_ref()
+        .map(|indexed| {
+            w.files
+                .iter()
+                .filter(|f| differs(f, indexed.get(f.path.as_str()).copied()))
+                .collect::<Vec<_>>()
+        })
+        .filter(|c| c.len() <= EARLY_PRELOAD_MAX)
+        .and_then(|c| Some((c, store.reader()?.ok()?)));
+    let (mut candidates, mut stored_rows, late_rows) = match early {
+        Some((candidates, reader)) => {
+            let paths: Vec<&str> = candidates.iter().map(|f| f.path.as_str()).collect();
+            let rows = store.files_at(&paths)?;
+            // The rows as they are before this update writes any.
+            reader.begin_read()?;
+            let late = std::thread::spawn(move || {
+                let rows = reader.files();
+                reader.end_read().and(rows)
+            });
+            (candidates, rows, Some(late))
+        }
+        None => (Vec::new(), store.files()?, None),
+    };
+    // Borrowed: a large tree has tens of thousands of rows.
+    let known: Stored = stored_rows.iter().map(|f| (f.path.as_str(), f)).collect();
+    if late_rows.is_none() {
+        candidates = w
+            .files
+            .iter()
+            .filter(|f| {
+                let row = known.get(f.path.as_str());
+                differs(f, row.map(|r| (r.size, r.mtime_ns, r.lang)))
+            })
+            .collect();
+    }
+    // Whether the database holds no file yet, and how many it holds, with
+    // whether any is Python.
+    let (first_index, indexed_count, any_python) = match &indexed {
+        Some(indexed) if late_rows.is_some() => (
+            false,
+            indexed.len(),
+            indexed
+                .values()
+                .any(|(_, _, lang)| lang.family() == crate::extract::Family::Python),
+        ),
+        _ => (
+            stored_rows.is_empty(),
+            stored_rows.len(),
+            stored_rows.iter().any(is_python),
+        ),
+    };
+    tracing::debug!(
+        rows = known.len(),
+        candidates = candidates.len(),
+        elapsed = ?start.elapsed(),
+        "read the file rows"
+    );
     // The facts of the files this update does not re-extract are the same
     // before and after it: once a file's content is found changed (so edges
     // will be recomputed), they are read and decoded for the resolvers'
@@ -500,7 +557,7 @@ pub fn update(
     );
     // A first index of a large tree loads in bulk (indexes built once at
     // the end); an interrupted bulk load is finished before anything else.
-    let bulk = stored.is_empty() && candidates.len() >= BULK_MIN;
+    let bulk = first_index && candidates.len() >= BULK_MIN;
     if store.in_bulk()? && !bulk {
         store.end_bulk()?;
     }
@@ -509,13 +566,12 @@ pub fn update(
     }
     // Workers extract the next chunk while this thread writes the last one.
     let mut files_added = false;
-    let will_read_on_demand =
-        on_demand(candidates.len(), stored.len()) && stored_rows.iter().any(is_python);
+    let will_read_on_demand = on_demand(candidates.len(), indexed_count) && any_python;
     // What this update writes into existing rows, to patch the rows read
     // above when no file was added (instead of reading every row again).
     let mut updates: Vec<RowUpdate> = Vec::new();
     let (mut t_wait, mut t_write) = (Duration::ZERO, Duration::ZERO);
-    let stored_ref = &stored;
+    let known_ref = &known;
     let bar_ref = &bar;
     let candidates_ref = &candidates;
     let start_preload = |store: &Store| {
@@ -536,11 +592,11 @@ pub fn update(
     // A small update knows before extracting whether a content changed
     // (hashing a few files is cheap next to parsing them): the preload
     // then overlaps the extraction too.
-    if !stored.is_empty()
+    if !first_index
         && candidates.len() <= EARLY_PRELOAD_MAX
         && candidates
             .iter()
-            .any(|f| content_changed(root, f, stored.get(f.path.as_str()).copied()))
+            .any(|f| content_changed(root, f, known.get(f.path.as_str()).copied()))
     {
         preload = start_preload(store);
     }
@@ -556,7 +612,7 @@ pub fn update(
                                 let r = read_and_extract(
                                     root,
                                     f,
-                                    stored_ref.get(f.path.as_str()).copied(),
+                                    known_ref.get(f.path.as_str()).copied(),
                                 );
                                 bar_ref.inc(1);
                                 r
@@ -585,14 +641,17 @@ pub fn update(
             }
             files_added |= changed
                 .iter()
-                .any(|c| !stored.contains_key(c.walked.path.as_str()));
-            if preload.is_none() && !changed.is_empty() && !stored.is_empty() {
+                .any(|c| !known.contains_key(c.walked.path.as_str()));
+            if preload.is_none() && !changed.is_empty() && !first_index {
                 preload = start_preload(store);
             }
             let t = Instant::now();
             write_changed(
                 store,
-                &stored,
+                Before {
+                    rows: &known,
+                    first_index,
+                },
                 &layout,
                 &touched,
                 &changed,
@@ -612,6 +671,25 @@ pub fn update(
         "extracted and stored"
     );
 
+    // Every row as it was before this update.
+    let stored: Stored = match late_rows {
+        Some(late) => {
+            stored_rows = late
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+            let stored: Stored = stored_rows.iter().map(|f| (f.path.as_str(), f)).collect();
+            debug_assert!(
+                w.files.iter().all(|f| {
+                    let row = stored.get(f.path.as_str());
+                    !differs(f, row.map(|r| (r.size, r.mtime_ns, r.lang)))
+                        || candidates.iter().any(|c| c.path == f.path)
+                }),
+                "the snapshot finds every file the rows find changed"
+            );
+            stored
+        }
+        None => known,
+    };
     report.skipped.sort();
     let skipped_paths: foldhash::HashSet<&str> =
         report.skipped.iter().map(|s| s.path.as_str()).collect();
@@ -664,7 +742,6 @@ pub fn update(
         .filter_map(|f| stored.get(f.path.as_str()).map(|s| s.id))
         .collect();
     let any_deleted = !deleted.is_empty();
-    let mut stored_rows = stored_rows;
     if wrote {
         if files_added {
             stored_rows = store.files()?;
@@ -719,6 +796,19 @@ pub fn update(
         .collect();
     report.resolved = pending.len();
     tracing::debug!(pending = pending.len(), elapsed = ?start.elapsed(), "stored facts");
+    // The walk snapshot is known now: encoded on another thread while the
+    // resolvers run, stored once the database is complete.
+    let snapshot = {
+        let (root, walk_cfg, skipped, indexed) = (
+            root.to_path_buf(),
+            cfg.walk.clone(),
+            report.skipped.clone(),
+            rows.len(),
+        );
+        std::thread::spawn(move || {
+            Snapshot::take(&root, &walk_cfg, taken_ns, &w, &skipped, indexed).map(|s| s.encode())
+        })
+    };
     if !pending.is_empty() {
         // Files re-extracted now are read again: the preload may predate them.
         let preloaded = preload.and_then(|h| h.join().ok().flatten()).map(|mut p| {
@@ -759,18 +849,32 @@ pub fn update(
         })?;
     }
     report.files = rows.len();
-    if let Some(s) = Snapshot::take(root, &cfg.walk, taken_ns, &w, &report.skipped, rows.len()) {
-        if let Err(e) = s.store(&db_dir) {
-            tracing::debug!(error = %e, "walk snapshot not written");
-        }
+    let stored = match snapshot.join() {
+        Ok(Some(Ok(bytes))) => Snapshot::store_encoded(&db_dir, &bytes),
+        Ok(Some(Err(e))) => Err(e),
+        // No baseline (the walk was not stable), or the thread panicked.
+        _ => Ok(()),
+    };
+    if let Err(e) = stored {
+        tracing::debug!(error = %e, "walk snapshot not written");
     }
     report.elapsed = start.elapsed();
+    tracing::debug!(elapsed = ?report.elapsed, "stored the walk snapshot");
     Ok(report)
 }
 
 /// The stored rows by path, as an update found them (foldhash: a large tree
 /// has tens of thousands, hashed several times per update).
 type Stored<'a> = foldhash::HashMap<&'a str, &'a crate::store::FileRow>;
+
+/// The database before an update, as far as writing a chunk needs it.
+#[derive(Clone, Copy)]
+struct Before<'s, 'r> {
+    /// The rows of (at least) the chunk's files.
+    rows: &'s Stored<'r>,
+    /// It held no file.
+    first_index: bool,
+}
 
 /// What an update wrote into an existing file row.
 struct RowUpdate {
@@ -823,7 +927,7 @@ fn now_ns() -> i64 {
 /// into rows that existed is added to `updates` (nothing on a first index).
 fn write_changed(
     store: &mut Store,
-    stored: &Stored,
+    before: Before,
     layout: &Layout,
     touched: &[&walk::WalkedFile],
     changed: &[Changed],
@@ -834,7 +938,7 @@ fn write_changed(
     if !touched.is_empty() {
         store.transaction(|tx| {
             for f in touched {
-                if let Some(s) = stored.get(f.path.as_str()) {
+                if let Some(s) = before.rows.get(f.path.as_str()) {
                     tx.touch_file(s.id, f.size, f.mtime_ns)?;
                 }
             }
@@ -861,11 +965,11 @@ fn write_changed(
         // definitions (the wide rule below applies).
         let mut any_changed = false;
         for c in batch {
-            let Some(s) = stored.get(c.walked.path.as_str()) else {
+            let Some(s) = before.rows.get(c.walked.path.as_str()) else {
                 // A new file: whatever names what it defines, or its module,
                 // may resolve to it now. (On a first index every file is new
                 // and pending anyway.)
-                if !stored.is_empty() {
+                if !before.first_index {
                     names.extend(c.facts.defs.iter().map(|d| d.name.clone()));
                     names.extend(module_names(&resolve::module_key(
                         c.walked.lang,
@@ -923,7 +1027,7 @@ fn write_changed(
             .iter()
             .any(|c| c.walked.lang.family() != crate::extract::Family::Python);
         if !any_changed && chased && !names.is_empty() {
-            chase_aliases(store, stored, batch, &mut names)?;
+            chase_aliases(store, before.rows, batch, &mut names)?;
         }
         let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
         affected.extend(store.files_referencing(&name_refs)?);
@@ -1005,7 +1109,6 @@ fn chase_aliases(
     batch: &[Changed],
     names: &mut BTreeSet<String>,
 ) -> Result<(), IndexError> {
-    let by_id: HashMap<i64, &crate::store::FileRow> = stored.values().map(|r| (r.id, *r)).collect();
     let edited: HashSet<i64> = batch
         .iter()
         .filter_map(|c| stored.get(c.walked.path.as_str()).map(|r| r.id))
@@ -1018,9 +1121,11 @@ fn chase_aliases(
         for c in batch {
             found.extend(interface::aliases(&c.facts.defs, &c.facts.scope, names));
         }
-        for id in store.files_referencing(&refs)? {
-            let Some(row) = by_id.get(&id) else { continue };
-            if edited.contains(&id) || row.lang.family() == crate::extract::Family::Python {
+        let ids = store.files_referencing(&refs)?;
+        let langs = store.file_langs(&ids)?;
+        for id in ids {
+            let Some(lang) = langs.get(&id) else { continue };
+            if edited.contains(&id) || lang.family() == crate::extract::Family::Python {
                 continue;
             }
             let (defs, scope) = match read.entry(id) {

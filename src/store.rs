@@ -135,6 +135,26 @@ fn node_row(r: &rusqlite::Row) -> rusqlite::Result<NodeRow> {
     })
 }
 
+/// The columns [`file_row`] reads, in its order.
+macro_rules! file_row_columns {
+    () => {
+        "id, path, lang, hash, size, mtime_ns, module, resolved"
+    };
+}
+
+fn file_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<FileRow> {
+    Ok(FileRow {
+        id: r.get(0)?,
+        path: r.get(1)?,
+        lang: Lang::parse(r.get_ref(2)?.as_str()?).unwrap_or(Lang::Python),
+        hash: r.get(3)?,
+        size: r.get::<_, i64>(4)? as u64,
+        mtime_ns: r.get(5)?,
+        module: r.get(6)?,
+        resolved: r.get::<_, i64>(7)? != 0,
+    })
+}
+
 impl Store {
     /// Open (or create) the database at `path`, rebuilding it when its
     /// schema version differs or it is not a readable refgraph database.
@@ -456,27 +476,16 @@ impl Store {
     pub fn files(&self) -> Result<Vec<FileRow>> {
         let mut stmt = self
             .conn
-            .prepare_cached(
+            .prepare_cached(concat!(
                 // In rowid order (one pass over the table's pages), sorted
                 // below: ORDER BY path would look every row up through the
                 // path index.
-                "SELECT id, path, lang, hash, size, mtime_ns, module, resolved FROM files",
-            )
+                "SELECT ",
+                file_row_columns!(),
+                " FROM files"
+            ))
             .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok(FileRow {
-                    id: r.get(0)?,
-                    path: r.get(1)?,
-                    lang: Lang::parse(r.get_ref(2)?.as_str()?).unwrap_or(Lang::Python),
-                    hash: r.get(3)?,
-                    size: r.get::<_, i64>(4)? as u64,
-                    mtime_ns: r.get(5)?,
-                    module: r.get(6)?,
-                    resolved: r.get::<_, i64>(7)? != 0,
-                })
-            })
-            .map_err(|e| self.err(e))?;
+        let rows = stmt.query_map([], file_row).map_err(|e| self.err(e))?;
         let mut rows: Vec<FileRow> = rows
             .collect::<rusqlite::Result<_>>()
             .map_err(|e| self.err(e))?;
@@ -485,6 +494,63 @@ impl Store {
             rows.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         }
         Ok(rows)
+    }
+
+    /// The rows of these paths (those that have one), sorted by path.
+    pub fn files_at(&self, paths: &[&str]) -> Result<Vec<FileRow>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(concat!(
+                "SELECT ",
+                file_row_columns!(),
+                " FROM files WHERE path = ?1"
+            ))
+            .map_err(|e| self.err(e))?;
+        let mut rows = Vec::new();
+        for p in paths {
+            if let Some(row) = stmt
+                .query_row([p], file_row)
+                .optional()
+                .map_err(|e| self.err(e))?
+            {
+                rows.push(row);
+            }
+        }
+        rows.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        Ok(rows)
+    }
+
+    /// The language of each of these files that has a row.
+    pub fn file_langs(&self, ids: &[i64]) -> Result<foldhash::HashMap<i64, Lang>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT lang FROM files WHERE id = ?1")
+            .map_err(|e| self.err(e))?;
+        let mut out = foldhash::HashMap::default();
+        for &id in ids {
+            let lang: Option<String> = stmt
+                .query_row([id], |r| r.get(0))
+                .optional()
+                .map_err(|e| self.err(e))?;
+            if let Some(lang) = lang.as_deref().and_then(Lang::parse) {
+                out.insert(id, lang);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Start a read transaction and take its snapshot of the database now
+    /// (in WAL mode a transaction's snapshot is taken at its first read):
+    /// what this connection reads until [`Store::end_read`] is the database
+    /// as it is at this call, whatever other connections write meanwhile.
+    pub fn begin_read(&self) -> Result<()> {
+        self.conn
+            .execute_batch("BEGIN; SELECT count(*) FROM meta;")
+            .map_err(|e| self.err(e))
+    }
+
+    pub fn end_read(&self) -> Result<()> {
+        self.conn.execute_batch("COMMIT").map_err(|e| self.err(e))
     }
 
     /// Every file's content hash, by path.

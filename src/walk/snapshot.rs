@@ -153,7 +153,19 @@ impl Snapshot {
 
     /// Write it to `dir` atomically (a temporary file renamed over the old).
     pub fn store(&self, dir: &Path) -> std::io::Result<()> {
-        let bytes = postcard::to_allocvec(self).map_err(std::io::Error::other)?;
+        Snapshot::store_encoded(dir, &self.encode()?)
+    }
+
+    /// Its bytes as [`Snapshot::store_encoded`] writes them (encoding a
+    /// large tree's snapshot takes milliseconds: an update does it while it
+    /// resolves, and stores it once the database is complete).
+    pub fn encode(&self) -> std::io::Result<Vec<u8>> {
+        postcard::to_allocvec(self).map_err(std::io::Error::other)
+    }
+
+    /// Write an encoded snapshot to `dir` atomically (a temporary file
+    /// renamed over the old).
+    pub fn store_encoded(dir: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let tmp = dir.join(format!("{SNAPSHOT_FILE}.tmp"));
         std::fs::write(&tmp, bytes)?;
         std::fs::rename(&tmp, dir.join(SNAPSHOT_FILE))
@@ -342,6 +354,22 @@ impl Snapshot {
         walk.files.sort_by(|a, b| a.path.cmp(&b.path));
         walk.skipped.sort();
         Some((walk, changed.len()))
+    }
+
+    /// The size, mtime and language of each file the update that took this
+    /// snapshot indexed (it could read all but its `update_skipped`), by
+    /// path: what the database's rows held as that update completed.
+    pub fn indexed(&self) -> foldhash::HashMap<&str, (u64, i64, crate::extract::Lang)> {
+        let skipped: foldhash::HashSet<&str> = self
+            .update_skipped
+            .iter()
+            .map(|s| s.path.as_str())
+            .collect();
+        self.files
+            .iter()
+            .filter(|f| !skipped.contains(f.path.as_str()))
+            .map(|f| (f.path.as_str(), (f.size, f.mtime_ns, f.lang)))
+            .collect()
     }
 
     /// Whether `walk` is exactly the walk this snapshot was taken of, with no
