@@ -27,6 +27,10 @@ use crate::graph::Pos;
 /// "No value" for `u32` indexes.
 pub const NONE: u32 = u32::MAX;
 
+/// The first segment of a path written with a leading `::` (`::core::fmt`):
+/// from edition 2018 on, what follows is a crate's name.
+pub const GLOBAL_PATH: &str = "::";
+
 /// What other files' resolution may read from this file.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Scope {

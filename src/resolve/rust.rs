@@ -53,6 +53,9 @@ pub struct CrateFile {
     pub package_dir: Option<String>,
     /// The package's default features (what rust-analyzer compiles).
     pub features: Arc<[String]>,
+    /// The package is of edition 2015 (its manifest names none): a path
+    /// written `::a::b` starts at the crate's root, not at a crate `a`.
+    pub edition_2015: bool,
 }
 
 /// What a `Cargo.toml` says about names and the library path.
@@ -63,6 +66,9 @@ struct Manifest {
     bins: Vec<(String, String)>,
     /// Features on by default, `default`'s own list expanded.
     features: Arc<[String]>,
+    /// `[package]` names an edition (its own or the workspace's) other
+    /// than 2015.
+    edition_2018_on: bool,
 }
 
 impl Manifest {
@@ -107,6 +113,7 @@ fn parse_manifest(text: &str) -> Manifest {
         lib_path: None,
         bins: Vec::new(),
         features: Arc::default(),
+        edition_2018_on: false,
     };
     let mut features: HashMap<String, Vec<String>> = HashMap::new();
     // A `[features]` array being read: (feature, text so far).
@@ -150,6 +157,10 @@ fn parse_manifest(text: &str) -> Manifest {
                 array = Some((name, v.to_string()));
             }
             continue;
+        }
+        if section == "[package]" && (k == "edition" || k.starts_with("edition.")) {
+            // `edition = "2021"`, `edition.workspace = true`.
+            m.edition_2018_on = !v.contains("2015");
         }
         if !v.starts_with('"') && !v.starts_with('\'') {
             continue;
@@ -287,6 +298,7 @@ impl<'l> Packages<'l> {
         let mut f = in_package(rel, &p.name, &p.manifest, p.has_lib);
         f.package_dir = Some(p.dir.to_string());
         f.features = p.manifest.features.clone();
+        f.edition_2015 = !p.manifest.edition_2018_on;
         f
     }
 }
@@ -302,6 +314,7 @@ fn in_package(rel: &str, pkg: &str, m: &Manifest, has_lib: bool) -> CrateFile {
         lib,
         package_dir: None,
         features: Arc::default(),
+        edition_2015: false,
     };
     let module = |key: String| CrateFile {
         key,
@@ -309,6 +322,7 @@ fn in_package(rel: &str, pkg: &str, m: &Manifest, has_lib: bool) -> CrateFile {
         lib: false,
         package_dir: None,
         features: Arc::default(),
+        edition_2015: false,
     };
     if rel == lib_path {
         return root(lib_name, true);
@@ -374,5 +388,6 @@ fn fallback(path: &str) -> CrateFile {
         lib: is_root && rest == ["lib.rs"],
         package_dir: None,
         features: Arc::default(),
+        edition_2015: false,
     }
 }

@@ -6,7 +6,7 @@ use crate::extract::syntax::Syntax;
 
 use super::{
     Alias, CfgFeature, Field, Impl, InlineMod, Item, Recv, Refs, Ret, Role, Scope, Sig, Site,
-    SiteKind, Super, Ty, Use, NONE, UNKNOWN_ARGS,
+    SiteKind, Super, Ty, Use, GLOBAL_PATH, NONE, UNKNOWN_ARGS,
 };
 use crate::extract::Def;
 use crate::graph::{NodeKind, Pos};
@@ -327,15 +327,20 @@ impl<'s> V<'s> {
         }
     }
 
-    fn children(&mut self, n: Node) {
+    /// Walk the named children; the receiver id of the last one (0:
+    /// unknown): a block's value is its tail expression's.
+    fn children(&mut self, n: Node) -> u32 {
         let mut cursor = n.walk();
         let kids: Vec<Node> = n.named_children(&mut cursor).collect();
-        self.seq(kids);
+        self.seq(kids)
     }
 
     /// Walk sibling nodes, handing each item the attributes before it.
-    fn seq(&mut self, kids: Vec<Node>) {
+    /// Returns the receiver id of the last one that is not a comment or an
+    /// attribute (a statement's is 0).
+    fn seq(&mut self, kids: Vec<Node>) -> u32 {
         let mut pending: Option<Pending> = None;
+        let mut last = 0;
         for c in kids {
             match c.kind_name() {
                 "attribute_item" => {
@@ -352,14 +357,18 @@ impl<'s> V<'s> {
                     p.feature = p.feature.or(feature);
                 }
                 "line_comment" | "block_comment" => {}
-                _ if c.is_error() => pending = None,
+                _ if c.is_error() => {
+                    pending = None;
+                    last = 0;
+                }
                 _ => {
                     self.attrs = pending.take();
-                    self.node(c);
+                    last = self.node(c);
                     self.attrs = None;
                 }
             }
         }
+        last
     }
 
     /// (is a test attribute, is `#[macro_export]`, is a cfg likely off,
@@ -618,28 +627,46 @@ impl<'s> V<'s> {
                 }
                 0
             }
+            // The value of a `match`, an `if` or a block is its first arm's,
+            // branch's or its tail's that has a known type (the others
+            // have the same type, or diverge: `panic!()`, `return`).
             "match_expression" => {
                 let r = match n.field("value") {
                     Some(v) => self.node(v),
                     None => 0,
                 };
+                let mut value = 0;
                 if let Some(body) = n.field("body") {
                     let mut cursor = body.walk();
                     let arms: Vec<Node> = body.named_children(&mut cursor).collect();
                     for arm in arms {
-                        if arm.kind_name() == "match_arm" {
-                            self.match_arm(arm, r);
+                        let v = if arm.kind_name() == "match_arm" {
+                            self.match_arm(arm, r)
                         } else {
-                            self.node(arm);
+                            self.node(arm)
+                        };
+                        if value == 0 {
+                            value = v;
                         }
                     }
                 }
-                0
+                value
             }
-            "match_arm" => {
-                self.match_arm(n, 0);
-                0
+            "match_arm" => self.match_arm(n, 0),
+            "if_expression" => {
+                if let Some(c) = n.field("condition") {
+                    self.node(c);
+                }
+                let then = n.field("consequence").map_or(0, |b| self.node(b));
+                let alt = n.field("alternative").map_or(0, |e| self.node(e));
+                if then != 0 {
+                    then
+                } else {
+                    alt
+                }
             }
+            // (A statement's value, `x;`, is 0: it falls to the walk below.)
+            "block" | "else_clause" | "unsafe_block" => self.children(n),
             "where_clause" => {
                 self.where_clause(n);
                 0

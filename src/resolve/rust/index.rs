@@ -107,6 +107,8 @@ pub struct Index {
     kw_crate: u32,
     kw_self: u32,
     kw_super: u32,
+    /// [`crate::extract::rust::GLOBAL_PATH`].
+    kw_global: u32,
     /// File → index of its first use in `use_memo`.
     use_base: Vec<u32>,
     /// What each module-level `use` binds (type/value namespace), filled lazily.
@@ -123,6 +125,8 @@ pub struct Index {
     pub globs: HashMap<u32, Vec<UseRef>>,
     /// Library crate name → root module.
     pub crates: HashMap<u32, u32>,
+    /// Files of edition-2015 packages (`::a` is the crate's `a`).
+    pub edition_2015: HashSet<FileIdx>,
     /// Item → the module it is declared in.
     pub def_module: HashMap<SymId, u32>,
     pub inherent: HashMap<(SymId, u32), Vec<SymId>>,
@@ -211,6 +215,7 @@ pub fn build(world: &World) -> Index {
         kw_crate: 0,
         kw_self: 0,
         kw_super: 0,
+        kw_global: 0,
         use_base: vec![0; world.files.len()],
         use_memo: Vec::new(),
         gnames: Vec::with_capacity(world.files.len()),
@@ -221,6 +226,7 @@ pub fn build(world: &World) -> Index {
         uses: HashMap::default(),
         globs: HashMap::default(),
         crates: HashMap::default(),
+        edition_2015: HashSet::default(),
         def_module: HashMap::default(),
         inherent: HashMap::default(),
         trait_impl_methods: HashMap::default(),
@@ -279,6 +285,7 @@ pub fn build(world: &World) -> Index {
     ix.kw_crate = ix.intern("crate");
     ix.kw_self = ix.intern("self");
     ix.kw_super = ix.intern("super");
+    ix.kw_global = ix.intern(crate::extract::rust::GLOBAL_PATH);
     let mut total_uses = 0u32;
     let mut off_mods: HashSet<u32> = HashSet::default();
     let mut feature_off_defs: Vec<SymId> = Vec::new();
@@ -352,6 +359,9 @@ pub fn build(world: &World) -> Index {
                     def: c.def,
                 });
             }
+        }
+        if role.edition_2015 {
+            ix.edition_2015.insert(f);
         }
         rust_files.push(f);
         roles.push(role);

@@ -1053,3 +1053,67 @@ pub fn f() { let d = Data::from_inline(); d.heap(); }
         "calls shop_app::f -> shop_app::Data::heap#2 @10:45 TypedReceiver",
     );
 }
+
+#[test]
+fn a_leading_double_colon_names_a_crate_from_edition_2018_on() {
+    let files = [
+        (
+            "src/lib.rs",
+            "mod core;\nuse ::core::fmt;\nuse self::core::Ledger;\npub fn total() {}\n",
+        ),
+        ("src/core.rs", "pub struct Ledger;\n"),
+        (
+            "tests/it.rs",
+            "use ::shop::total;\n#[test]\nfn t() { ::shop::total(); total(); }\n",
+        ),
+    ];
+    let g = graph_with(
+        &[(
+            "Cargo.toml",
+            "[package]\nname = \"shop\"\nedition = \"2021\"\n",
+        )],
+        &files,
+    );
+    // `::core` is the `core` crate, not the module `core` in scope.
+    assert!(!g.iter().any(|l| l.contains("@2:")), "{g:#?}");
+    assert_has(&g, "imports shop -> shop::core @3:11 Import");
+    // `::shop` is this workspace's crate.
+    assert_has(&g, "imports it -> shop @1:7 Import");
+    assert_has(&g, "references it -> shop::total @1:13 Import");
+    assert_has(&g, "calls it::t -> shop::total @3:18 Path");
+    // Edition 2015 (no edition in the manifest): `::core` is the crate's
+    // own module.
+    let g = graph_with(
+        &[("Cargo.toml", "[package]\nname = \"shop\"\n")],
+        &files[..2],
+    );
+    assert_has(&g, "imports shop -> shop::core @2:7 Import");
+}
+
+#[test]
+fn blocks_ifs_and_matches_have_the_type_of_their_value() {
+    let src = r#"
+pub struct Ledger;
+impl Ledger { pub fn new() -> Ledger { Ledger } pub fn post(&self) {} }
+pub struct Journal;
+impl Journal { pub fn post(&self) {} }
+pub fn f(c: bool, o: Option<u8>) {
+    let a = unsafe { Ledger::new() };
+    a.post();
+    let b = if c { Ledger::new() } else { panic!() };
+    b.post();
+    let d = match o { None => return, Some(_) => Ledger::new() };
+    d.post();
+    let e = { let _x = 1; Ledger::new() };
+    e.post();
+}
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    for (line, col) in [(8, 7), (10, 7), (12, 7), (14, 7)] {
+        assert_has(
+            &g,
+            &format!("calls shop_app::f -> shop_app::Ledger::post @{line}:{col} TypedReceiver"),
+        );
+    }
+    assert!(!g.iter().any(|l| l.contains("Journal::post")), "{g:#?}");
+}

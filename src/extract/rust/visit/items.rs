@@ -500,7 +500,9 @@ impl<'s> V<'s> {
 
     /// A match arm; its bindings take the scrutinee `r` (`Some(x)` unwraps).
     /// The guard sees the pattern's bindings (`Item::Table(t) if t.is_dotted()`).
-    pub(super) fn match_arm(&mut self, arm: Node, r: u32) {
+    /// A `match` arm whose scrutinee is `r`; returns its value's receiver
+    /// id.
+    pub(super) fn match_arm(&mut self, arm: Node, r: u32) -> u32 {
         if let Some(p) = arm.field("pattern") {
             let cond = p.field("condition");
             let mut cursor = p.walk();
@@ -514,8 +516,9 @@ impl<'s> V<'s> {
                 self.node(c);
             }
         }
-        if let Some(v) = arm.field("value") {
-            self.node(v);
+        match arm.field("value") {
+            Some(v) => self.node(v),
+            None => 0,
         }
     }
 

@@ -307,10 +307,16 @@ impl<'s> V<'s> {
                 true
             }
             "scoped_identifier" | "scoped_type_identifier" => {
-                if let Some(p) = n.field("path") {
-                    if !self.path_rec(p, out) {
-                        return false;
+                match n.field("path") {
+                    Some(p) if !self.path_rec(p, out) => return false,
+                    Some(_) => {}
+                    // `::name`: a crate (edition 2018 on), never a module
+                    // or item in scope; the resolver reads the marker.
+                    None if n.child(0).is_some_and(|c| c.kind_name() == "::") => {
+                        let marker = self.name(GLOBAL_PATH);
+                        out.push((marker, pos(n)));
                     }
+                    None => {}
                 }
                 match n.field("name") {
                     Some(name) => self.path_rec(name, out),

@@ -181,7 +181,7 @@ impl Index {
         };
         us.segs.first().is_some_and(|&n| {
             let g = self.gnames[u.0 .0 as usize][n as usize];
-            g == self.kw_crate || g == self.kw_self || g == self.kw_super
+            g == self.kw_crate || g == self.kw_self || g == self.kw_super || g == self.kw_global
         })
     }
 
@@ -333,44 +333,58 @@ impl Index {
             return out;
         };
         let ns_at = |i: usize| if i + 1 == segs.len() { ns } else { Ns::Any };
-        let hit0 = if s0 == self.kw_crate {
-            Some((Res::Mod(self.mods[m as usize].root), How::Path))
-        } else if s0 == self.kw_self {
-            Some((Res::Mod(m), How::Path))
-        } else if s0 == self.kw_super {
-            self.parent(m).map(|p| (Res::Mod(p), How::Path))
-        } else {
-            // A path's first segment is in the type namespace: a fn named
-            // like a crate (`fn indexmap()` beside `use indexmap::map::Entry`)
-            // does not hide the crate.
-            let prefix_ok = |h: &(Res, How)| {
-                segs.len() == 1
-                    || !matches!(h.0, Res::Def(d)
-                        if matches!(world.def(d).kind, NodeKind::Function | NodeKind::Method | NodeKind::Test))
+        if s0 == self.kw_global && !self.edition_2015.contains(&f) {
+            // `::name::…`: a crate of the workspace (the marker and its name
+            // both stand for its root), or an external one.
+            let Some(&c) = segs.get(1).and_then(|s1| self.crates.get(s1)) else {
+                out.external = true;
+                return out;
             };
-            let local = first.and_then(|l| l(s0, ns_at(0))).filter(prefix_ok);
-            local
-                .or_else(|| {
-                    self.lookup(world, m, s0, ns_at(0), depth, exclude)
-                        .map(|(r, via)| {
-                            let how = match via {
-                                Via::Use => How::Import,
-                                Via::ReExport => How::ReExport,
-                                Via::Item if matches!(r, Res::Def(d) if d.file == f) => How::Local,
-                                Via::Item => How::Path,
-                            };
-                            (r, how)
-                        })
-                        .filter(prefix_ok)
-                })
-                .or_else(|| self.crates.get(&s0).map(|&c| (Res::Mod(c), How::Path)))
-        };
-        let Some(hit0) = hit0.filter(|h| h.0 != Res::Ext) else {
-            out.external = true;
-            return out;
-        };
-        out.hits.push(hit0);
-        for (i, &s) in segs.iter().enumerate().skip(1) {
+            out.hits.push((Res::Mod(c), How::Path));
+            out.hits.push((Res::Mod(c), How::Path));
+        } else {
+            // Edition 2015: `::name` is `crate::name`.
+            let hit0 = if s0 == self.kw_crate || s0 == self.kw_global {
+                Some((Res::Mod(self.mods[m as usize].root), How::Path))
+            } else if s0 == self.kw_self {
+                Some((Res::Mod(m), How::Path))
+            } else if s0 == self.kw_super {
+                self.parent(m).map(|p| (Res::Mod(p), How::Path))
+            } else {
+                // A path's first segment is in the type namespace: a fn named
+                // like a crate (`fn indexmap()` beside `use indexmap::map::Entry`)
+                // does not hide the crate.
+                let prefix_ok = |h: &(Res, How)| {
+                    segs.len() == 1
+                        || !matches!(h.0, Res::Def(d)
+                            if matches!(world.def(d).kind, NodeKind::Function | NodeKind::Method | NodeKind::Test))
+                };
+                let local = first.and_then(|l| l(s0, ns_at(0))).filter(prefix_ok);
+                local
+                    .or_else(|| {
+                        self.lookup(world, m, s0, ns_at(0), depth, exclude)
+                            .map(|(r, via)| {
+                                let how = match via {
+                                    Via::Use => How::Import,
+                                    Via::ReExport => How::ReExport,
+                                    Via::Item if matches!(r, Res::Def(d) if d.file == f) => {
+                                        How::Local
+                                    }
+                                    Via::Item => How::Path,
+                                };
+                                (r, how)
+                            })
+                            .filter(prefix_ok)
+                    })
+                    .or_else(|| self.crates.get(&s0).map(|&c| (Res::Mod(c), How::Path)))
+            };
+            let Some(hit0) = hit0.filter(|h| h.0 != Res::Ext) else {
+                out.external = true;
+                return out;
+            };
+            out.hits.push(hit0);
+        }
+        for (i, &s) in segs.iter().enumerate().skip(out.hits.len()) {
             let prev = out.hits[i - 1].0;
             let next = match prev {
                 Res::Mod(pm) => {
