@@ -1683,6 +1683,15 @@ impl<'s> Extractor<'s> {
         // when the other is one too, as for separate assignments.
         // (What each operand knows when it runs: `a if c else b`, `c` and
         // not `c`; `a or b`, not `a`.)
+        // (Parenthesized over several lines: `x = (a if c else b)`.)
+        if r.kind_name() == "parenthesized_expression" && r.named_child_count() == 1 {
+            if let Some(inner) = r
+                .named_child(0)
+                .filter(|c| matches!(c.kind_name(), "conditional_expression" | "boolean_operator"))
+            {
+                return self.value_src(inner, sid, src);
+            }
+        }
         type Cond<'t> = Option<(Node<'t>, bool)>;
         let either: Option<(Node, Node, Cond, Cond)> = match r.kind_name() {
             "conditional_expression" => {
@@ -1715,7 +1724,12 @@ impl<'s> Extractor<'s> {
                 if let Some((c, negated)) = cond {
                     self.narrow(c, negated, sid);
                 }
-                let v = self.value_src(x, sid, src);
+                let v = match self.value_src(x, sid, src) {
+                    // `a, f = (x, g) if c else (None, F)`: what is unpacked
+                    // is the tuple's items, of no type known here.
+                    Src::External if x.kind_name() == "tuple" => Src::Unknown,
+                    v => v,
+                };
                 self.narrowing.truncate(before);
                 v
             };

@@ -675,6 +675,10 @@ class Router:
         self.mixed.run()
         local = Multi() if flag else None
         local.run()
+        paren = (
+            Multi() if flag else None
+        )
+        paren.run()
 ",
     )]);
     assert_none_to(&out, "@m.py:12:");
@@ -692,6 +696,12 @@ class Router:
         "calls m.Router.go -> m.Multi.run @m.py:16:15 TypedReceiver",
     );
     assert_none_to(&out, "-> m.Other.run @m.py:16:");
+    // The same in parentheses (written over several lines).
+    assert_has(
+        &out,
+        "calls m.Router.go -> m.Multi.run @m.py:20:15 TypedReceiver",
+    );
+    assert_none_to(&out, "-> m.Other.run @m.py:20:");
 }
 
 #[test]
