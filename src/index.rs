@@ -1205,7 +1205,8 @@ fn module_names(module: &str) -> impl Iterator<Item = String> + '_ {
 }
 
 /// An update of at most this many candidate files checks their contents
-/// before extracting them, to start the preload at once.
+/// before extracting them, to start the preload at once; after a walk from
+/// the snapshot, it reads every file row while they are extracted.
 const EARLY_PRELOAD_MAX: usize = 64;
 
 /// Whether the file's content differs from the stored row's (or it has
