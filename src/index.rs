@@ -849,13 +849,16 @@ pub fn update(
         })?;
     }
     report.files = rows.len();
-    let stored = match snapshot.join() {
-        Ok(Some(Ok(bytes))) => Snapshot::store_encoded(&db_dir, &bytes),
-        Ok(Some(Err(e))) => Err(e),
-        // No baseline (the walk was not stable), or the thread panicked.
-        _ => Ok(()),
+    let written = match snapshot
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    {
+        Some(Ok(bytes)) => Snapshot::store_encoded(&db_dir, &bytes),
+        Some(Err(e)) => Err(e),
+        // No baseline: the walk was not stable.
+        None => Ok(()),
     };
-    if let Err(e) = stored {
+    if let Err(e) = written {
         tracing::debug!(error = %e, "walk snapshot not written");
     }
     report.elapsed = start.elapsed();

@@ -1657,6 +1657,16 @@ impl<'s> Extractor<'s> {
             if sid == 0 && self.text(l) == "__all__" {
                 self.all_literal(r, false);
             }
+            // `a, b = A(), B()`, `a, b = (A(), B())`: item by item.
+            if annot.is_none() {
+                if let Some(pairs) = unpacked_items(l, r) {
+                    for (target, value) in pairs {
+                        let v = self.value_src(value, sid, src);
+                        self.target(target, Some(v), sid, src);
+                    }
+                    return;
+                }
+            }
         }
         let value = match right {
             Some(r) if r.kind_name() == "assignment" => {
@@ -3062,6 +3072,32 @@ impl<'s> Extractor<'s> {
             parts: Vec::new(),
         })
     }
+}
+
+/// The targets of an unpacking (`a, b = …`, `(a, b) = …`, `[a, b] = …`)
+/// paired with the items of a literal sequence of as many (`A(), B()`,
+/// `(A(), B())`, `[A(), B()]`); `None` for anything else (a starred target
+/// or item, other counts, another value).
+fn unpacked_items<'t>(left: Node<'t>, right: Node<'t>) -> Option<Vec<(Node<'t>, Node<'t>)>> {
+    let items = |n: Node<'t>| -> Vec<Node<'t>> {
+        let mut cur = n.walk();
+        n.named_children(&mut cur)
+            .filter(|c| c.kind_name() != "comment")
+            .collect()
+    };
+    if !matches!(
+        left.kind_name(),
+        "pattern_list" | "tuple_pattern" | "list_pattern"
+    ) || !matches!(right.kind_name(), "expression_list" | "tuple" | "list")
+    {
+        return None;
+    }
+    let (targets, values) = (items(left), items(right));
+    let starred = |n: &Node| matches!(n.kind_name(), "list_splat_pattern" | "list_splat");
+    if targets.len() != values.len() || targets.iter().chain(&values).any(starred) {
+        return None;
+    }
+    Some(targets.into_iter().zip(values).collect())
 }
 
 fn is_literal(kind: &str) -> bool {

@@ -705,6 +705,37 @@ class Router:
 }
 
 #[test]
+fn unpacking_a_literal_sequence_types_each_target() {
+    // `a, b = (A(), B())` made both targets external (a tuple's parts),
+    // and `a, b = A(), B()` left them unknown.
+    let out = edges(&[(
+        "m.py",
+        "\
+class A:
+    def run(self): ...
+class B:
+    def run(self): ...
+def f():
+    a, b = (A(), B())
+    a.run()
+    c, d = A(), B()
+    d.run()
+    [e, g] = [B(), A()]
+    g.run()
+    h, *rest = A(), B()
+    h.run()
+",
+    )]);
+    assert_has(&out, "calls m.f -> m.A.run @m.py:7:7 TypedReceiver");
+    assert_has(&out, "calls m.f -> m.B.run @m.py:9:7 TypedReceiver");
+    assert_has(&out, "calls m.f -> m.A.run @m.py:11:7 TypedReceiver");
+    assert_none_to(&out, "-> m.B.run @m.py:7:");
+    assert_none_to(&out, "-> m.A.run @m.py:9:");
+    // A starred target: not item by item (a guess between the two).
+    assert_has(&out, "calls m.f -> m.B.run @m.py:13:7 Member { k: 2 }");
+}
+
+#[test]
 fn subscripted_type_aliases_hold_the_type_they_name() {
     // Regression (starlette): `Scope = typing.MutableMapping[str,
     // typing.Any]` in `types.py` left every `scope: Scope` parameter
