@@ -119,7 +119,8 @@ pub fn class_attrs(scope: &Scope) -> Vec<(String, u32)> {
 
 /// A module: a file stem (`src/shop/payments/gateway`) or a directory.
 struct Module<'w> {
-    /// `.py` first, then `.pyi`.
+    /// `.pyi` first, then `.py`: a stub beside a module is what type
+    /// checkers (and pyright) read for it.
     files: Vec<FileIdx>,
     children: HashMap<&'w str, u32>,
     parent: Option<u32>,
@@ -566,7 +567,7 @@ pub fn prepare<'w>(world: &World<'w>) -> Index<'w> {
     }
     for m in &mut ix.mods {
         m.files
-            .sort_by_key(|f| world.file(*f).path.ends_with(".pyi"));
+            .sort_by_key(|f| !world.file(*f).path.ends_with(".pyi"));
     }
     for r in roots {
         if r.is_empty() || r == "src" {

@@ -1382,3 +1382,20 @@ def info() -> InfoDict: ...
     assert_has(&out, "references m.info -> m.InfoDict @m.py:6:15 Local");
     assert_none_to(&out, "-> m.InfoDict#2");
 }
+
+#[test]
+fn a_stub_beside_a_module_is_what_its_importers_reach() {
+    let out = edges(&[
+        ("pkg/_impl.py", "def define(cls):\n    return cls\n"),
+        ("pkg/__init__.py", "from ._impl import define\n"),
+        ("pkg/__init__.pyi", "def define(cls): ...\n"),
+        (
+            "app.py",
+            "import pkg\nfrom pkg import define\n\n@pkg.define\nclass A: ...\n\ndefine(A)\n",
+        ),
+    ]);
+    assert_has(&out, "references app.A -> pkg.define @app.py:4:6 Path");
+    assert_has(&out, "references app -> pkg.define @app.py:2:17 Import");
+    assert_has(&out, "calls app -> pkg.define @app.py:7:1 Import");
+    assert_none_to(&out, "pkg._impl.define @app.py");
+}
