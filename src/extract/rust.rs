@@ -120,6 +120,9 @@ pub struct Use {
     pub glob: bool,
     /// `pub use` (any visibility): a re-export.
     pub public: bool,
+    /// Under a `#[cfg(…)]` that is most likely off (see `Scope::cfg_off`):
+    /// another binding of the name is preferred.
+    pub cfg_off: bool,
 }
 
 impl Use {

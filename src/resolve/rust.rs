@@ -56,6 +56,11 @@ pub struct CrateFile {
     /// The package is of edition 2015 (its manifest names none): a path
     /// written `::a::b` starts at the crate's root, not at a crate `a`.
     pub edition_2015: bool,
+    /// The package's name, as a crate name (`-` → `_`).
+    pub package: Option<Arc<str>>,
+    /// The packages it depends on (normal, dev and build dependencies,
+    /// under any target), as crate names.
+    pub deps: Arc<[String]>,
 }
 
 /// What a `Cargo.toml` says about names and the library path.
@@ -69,6 +74,9 @@ struct Manifest {
     /// `[package]` names an edition (its own or the workspace's) other
     /// than 2015.
     edition_2018_on: bool,
+    /// The packages of its dependency tables (a renamed one by its
+    /// `package`), as crate names.
+    deps: Arc<[String]>,
 }
 
 impl Manifest {
@@ -114,7 +122,9 @@ fn parse_manifest(text: &str) -> Manifest {
         bins: Vec::new(),
         features: Arc::default(),
         edition_2018_on: false,
+        deps: Arc::default(),
     };
+    let mut deps: Vec<String> = Vec::new();
     let mut features: HashMap<String, Vec<String>> = HashMap::new();
     // A `[features]` array being read: (feature, text so far).
     let mut array: Option<(String, String)> = None;
@@ -142,6 +152,10 @@ fn parse_manifest(text: &str) -> Manifest {
                 flush_bin(&mut bin, &mut m);
             }
             section = line.split('#').next().unwrap_or("").trim().replace(' ', "");
+            // `[dependencies.foo]`, `[target.'cfg(unix)'.dev-dependencies.foo]`.
+            if let Some(name) = dep_table(&section).and_then(|rest| rest.strip_prefix('.')) {
+                deps.push(crate_name(name.trim_matches(['"', '\''])));
+            }
             continue;
         }
         let Some((k, v)) = line.split_once('=') else {
@@ -149,6 +163,23 @@ fn parse_manifest(text: &str) -> Manifest {
         };
         let k = k.trim();
         let v = v.trim();
+        match dep_table(&section) {
+            // `foo = "1"`, `foo = { version = "1", package = "bar" }`,
+            // `foo.workspace = true`.
+            Some("") => {
+                let name = k.split('.').next().unwrap_or(k).trim_matches(['"', '\'']);
+                deps.push(crate_name(renamed(v).unwrap_or(name)));
+                continue;
+            }
+            // `package = "bar"` in `[dependencies.foo]`.
+            Some(_) if k == "package" => {
+                if let (Some(last), Some(real)) = (deps.last_mut(), renamed(line)) {
+                    *last = crate_name(real);
+                }
+                continue;
+            }
+            _ => {}
+        }
         if section == "[features]" && v.starts_with('[') {
             let name = k.trim_matches('"').to_string();
             if v.contains(']') {
@@ -191,7 +222,47 @@ fn parse_manifest(text: &str) -> Manifest {
     }
     on.sort();
     m.features = on.into();
+    deps.sort();
+    deps.dedup();
+    m.deps = deps.into();
     m
+}
+
+/// What follows the dependency-table name in a section header
+/// (`[dependencies]` → `""`, `[dev-dependencies.foo]` → `".foo"`), for
+/// the tables of a package (not `[workspace.dependencies]`).
+fn dep_table(section: &str) -> Option<&str> {
+    let inner = section.strip_prefix('[')?.strip_suffix(']')?;
+    let inner = match inner.strip_prefix("target.") {
+        // The target's cfg may itself hold dots: the table name follows
+        // its closing quote.
+        Some(t) if t.starts_with(['\'', '"']) => {
+            let q = t.as_bytes()[0];
+            let mut escaped = false;
+            let end = t.bytes().enumerate().skip(1).find_map(|(i, b)| {
+                let close = b == q && !(escaped && q == b'"');
+                escaped = b == b'\\' && !escaped;
+                close.then_some(i + 1)
+            })?;
+            t[end..].strip_prefix('.')?
+        }
+        Some(t) => t.split_once('.')?.1,
+        None => inner,
+    };
+    ["dependencies", "dev-dependencies", "build-dependencies"]
+        .into_iter()
+        .find_map(|d| inner.strip_prefix(d))
+        .filter(|rest| rest.is_empty() || rest.starts_with('.'))
+}
+
+/// The `package = "…"` a dependency's value or line names.
+fn renamed(text: &str) -> Option<&str> {
+    let at = text.find("package")?;
+    let rest = text[at + "package".len()..]
+        .trim_start()
+        .strip_prefix('=')?;
+    let rest = rest.trim_start().strip_prefix(['"', '\''])?;
+    rest.split(['"', '\'']).next()
 }
 
 /// The quoted strings of a TOML array's text.
@@ -299,6 +370,8 @@ impl<'l> Packages<'l> {
         f.package_dir = Some(p.dir.to_string());
         f.features = p.manifest.features.clone();
         f.edition_2015 = !p.manifest.edition_2018_on;
+        f.package = Some(Arc::from(crate_name(&p.name)));
+        f.deps = p.manifest.deps.clone();
         f
     }
 }
@@ -315,6 +388,8 @@ fn in_package(rel: &str, pkg: &str, m: &Manifest, has_lib: bool) -> CrateFile {
         package_dir: None,
         features: Arc::default(),
         edition_2015: false,
+        package: None,
+        deps: Arc::default(),
     };
     let module = |key: String| CrateFile {
         key,
@@ -323,6 +398,8 @@ fn in_package(rel: &str, pkg: &str, m: &Manifest, has_lib: bool) -> CrateFile {
         package_dir: None,
         features: Arc::default(),
         edition_2015: false,
+        package: None,
+        deps: Arc::default(),
     };
     if rel == lib_path {
         return root(lib_name, true);
@@ -389,5 +466,7 @@ fn fallback(path: &str) -> CrateFile {
         package_dir: None,
         features: Arc::default(),
         edition_2015: false,
+        package: None,
+        deps: Arc::default(),
     }
 }

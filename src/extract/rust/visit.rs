@@ -417,6 +417,7 @@ impl<'s> V<'s> {
                 | "macro_definition"
                 | "mod_item"
                 | "impl_item"
+                | "use_declaration"
         ) {
             self.attrs = attrs;
         }
@@ -458,8 +459,14 @@ impl<'s> V<'s> {
             }
             "use_declaration" => {
                 let public = has_child(n, "visibility_modifier");
+                let first = self.scope.uses.len();
                 if let Some(arg) = n.field("argument") {
                     self.use_tree(arg, &[], public);
+                }
+                if self.attrs.as_ref().is_some_and(|p| p.off) || self.block_off {
+                    for u in &mut self.scope.uses[first..] {
+                        u.cfg_off = true;
+                    }
                 }
                 0
             }

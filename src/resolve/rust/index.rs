@@ -127,6 +127,11 @@ pub struct Index {
     pub crates: HashMap<u32, u32>,
     /// Files of edition-2015 packages (`::a` is the crate's `a`).
     pub edition_2015: HashSet<FileIdx>,
+    /// File → its package (NONE: not Rust, or no manifest owns it).
+    file_pkg: Vec<u32>,
+    /// Package → the packages it may name: itself and, transitively, the
+    /// dependencies its manifest lists that are in the tree.
+    pkg_reach: Vec<HashSet<u32>>,
     /// Item → the module it is declared in.
     pub def_module: HashMap<SymId, u32>,
     pub inherent: HashMap<(SymId, u32), Vec<SymId>>,
@@ -209,6 +214,41 @@ const MAPS: [&str; 3] = ["HashMap", "BTreeMap", "IndexMap"];
 /// Modules searched through glob imports for one name.
 const MAX_GLOB_MODULES: usize = 64;
 
+/// Fill [`Index::file_pkg`] and [`Index::pkg_reach`]. Packages are told
+/// apart by directory; a dependency names every package of its name
+/// (a tree may vendor two versions of one crate).
+fn package_graph(ix: &mut Index, files: &[FileIdx], roles: &[super::CrateFile]) {
+    let mut ids: HashMap<&str, u32> = HashMap::default();
+    let mut by_name: HashMap<&str, Vec<u32>> = HashMap::default();
+    let mut deps: Vec<&[String]> = Vec::new();
+    for (f, role) in files.iter().zip(roles) {
+        let (Some(dir), Some(name)) = (role.package_dir.as_deref(), role.package.as_deref()) else {
+            continue;
+        };
+        let next = ids.len() as u32;
+        let id = *ids.entry(dir).or_insert_with(|| {
+            by_name.entry(name).or_default().push(next);
+            deps.push(&role.deps);
+            next
+        });
+        ix.file_pkg[f.0 as usize] = id;
+    }
+    ix.pkg_reach = (0..deps.len() as u32)
+        .map(|p| {
+            let mut seen: HashSet<u32> = HashSet::default();
+            let mut todo = vec![p];
+            while let Some(q) = todo.pop() {
+                if !seen.insert(q) {
+                    continue;
+                }
+                let named = deps[q as usize].iter();
+                todo.extend(named.filter_map(|d| by_name.get(d.as_str())).flatten());
+            }
+            seen
+        })
+        .collect();
+}
+
 pub fn build(world: &World) -> Index {
     let mut ix = Index {
         names: lookup::NameTable::default(),
@@ -227,6 +267,8 @@ pub fn build(world: &World) -> Index {
         globs: HashMap::default(),
         crates: HashMap::default(),
         edition_2015: HashSet::default(),
+        file_pkg: vec![NONE; world.files.len()],
+        pkg_reach: Vec::new(),
         def_module: HashMap::default(),
         inherent: HashMap::default(),
         trait_impl_methods: HashMap::default(),
@@ -368,6 +410,7 @@ pub fn build(world: &World) -> Index {
     }
 
     ix.use_memo = (0..total_uses).map(|_| OnceLock::new()).collect();
+    package_graph(&mut ix, &rust_files, &roles);
 
     // File modules: parents from keys, crates from library roots.
     for (&f, role) in rust_files.iter().zip(&roles) {

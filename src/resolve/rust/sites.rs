@@ -836,6 +836,8 @@ impl Cx<'_, '_> {
                                 .get(c)
                                 .is_none_or(|&cm| self.ix.within(m, cm))
                     })
+                    // Not from a crate this one cannot use.
+                    .filter(|c| self.ix.may_depend(self.file, c.file))
                     .collect();
                 if cands.is_empty() {
                     return;

@@ -1117,3 +1117,112 @@ pub fn f(c: bool, o: Option<u8>) {
     }
     assert!(!g.iter().any(|l| l.contains("Journal::post")), "{g:#?}");
 }
+
+#[test]
+fn a_manifest_lists_its_dependencies_by_package() {
+    let m = parse_manifest(
+        r#"[package]
+name = "app"
+[dependencies]
+serde = "1"
+shop-core = { path = "../core" }
+money = { package = "shop-money", version = "1" }
+tokio.workspace = true
+[dev-dependencies.proptest]
+version = "1"
+[target.'cfg(unix)'.dependencies]
+libc = "0.2"
+[target."cfg(any(windows, target_os = \"wasi\"))".build-dependencies.winres]
+package = "win-res"
+[workspace.dependencies]
+never = "1"
+[features]
+default = ["std"]
+std = []
+"#,
+    );
+    assert_eq!(
+        &*m.deps,
+        [
+            "libc",
+            "proptest",
+            "serde",
+            "shop_core",
+            "shop_money",
+            "tokio",
+            "win_res"
+        ]
+    );
+    assert_eq!(&*m.features, ["std"]);
+}
+
+#[test]
+fn an_unknown_receiver_is_not_guessed_from_a_crate_this_one_cannot_use() {
+    let ledger = "pub struct Book;\nimpl Book { pub fn reconcile(&self) {} }\n";
+    // A pattern in a tuple leaves `b` of unknown type.
+    let caller = "pub fn f(xs: Vec<(u8, u8)>) { for (b, _) in xs { b.reconcile(); } }\n";
+    let g = graph_with(
+        &[
+            ("Cargo.toml", "[workspace]\nmembers = [\"ledger\", \"app\", \"tool\", \"cli\"]\n"),
+            ("ledger/Cargo.toml", "[package]\nname = \"shop-ledger\"\n"),
+            (
+                "app/Cargo.toml",
+                "[package]\nname = \"app\"\n[dependencies]\nbooks = { package = \"shop-ledger\", path = \"../ledger\" }\n",
+            ),
+            ("tool/Cargo.toml", "[package]\nname = \"tool\"\n"),
+            // Through `app`: a dependency of a dependency.
+            ("cli/Cargo.toml", "[package]\nname = \"cli\"\n[dependencies]\napp = { path = \"../app\" }\n"),
+        ],
+        &[
+            ("ledger/src/lib.rs", ledger),
+            ("app/src/lib.rs", caller),
+            ("tool/src/lib.rs", caller),
+            ("cli/src/lib.rs", caller),
+        ],
+    );
+    assert_has(
+        &g,
+        "calls app::f -> shop_ledger::Book::reconcile @1:52 Member { k: 1 }",
+    );
+    assert_has(
+        &g,
+        "calls cli::f -> shop_ledger::Book::reconcile @1:52 Member { k: 1 }",
+    );
+    assert!(!g.iter().any(|l| l.starts_with("calls tool::f")), "{g:#?}");
+}
+
+#[test]
+fn a_use_under_a_cfg_likely_off_yields_to_the_one_compiled_in() {
+    let g = graph(&[
+        (
+            "src/lib.rs",
+            "pub mod node;\npub mod real;\n#[cfg(test_node)]\nuse node::Req;\n#[cfg(not(test_node))]\nuse real::Req;\npub fn f(r: &Req) { r.matches(); }\n#[cfg(test_node)]\nuse node::parse;\nuse real::*;\npub fn g() { parse(); }\n",
+        ),
+        (
+            "src/node.rs",
+            "pub struct Req;\nimpl Req { pub fn matches(&self) {} }\npub fn parse() {}\n",
+        ),
+        (
+            "src/real.rs",
+            "pub struct Req;\nimpl Req { pub fn matches(&self) {} }\npub fn parse() {}\n",
+        ),
+    ]);
+    assert_has(
+        &g,
+        "references shop_app::f -> shop_app::real::Req @7:14 Import",
+    );
+    // Not even before a glob: the glob's `parse` is the one compiled in.
+    assert_has(
+        &g,
+        "calls shop_app::g -> shop_app::real::parse @11:14 Import",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::real::Req::matches @7:23 TypedReceiver",
+    );
+    assert!(
+        !g.iter()
+            .any(|l| l.contains("shop_app::f -> shop_app::node")),
+        "{g:#?}"
+    );
+}

@@ -649,6 +649,7 @@ impl<'s> V<'s> {
             alias,
             glob,
             public,
+            cfg_off: false,
         });
     }
 

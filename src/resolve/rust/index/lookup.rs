@@ -81,6 +81,14 @@ impl Index {
             .is_some_and(|i| self.def_named.get(i as usize).copied().unwrap_or(false))
     }
 
+    /// Whether code in file `from` may reach what file `to` defines: they
+    /// are of one package, or `to`'s package is among `from`'s
+    /// dependencies (transitively). Files no manifest owns reach all.
+    pub fn may_depend(&self, from: FileIdx, to: FileIdx) -> bool {
+        let (a, b) = (self.file_pkg[from.0 as usize], self.file_pkg[to.0 as usize]);
+        a == NONE || b == NONE || a == b || self.pkg_reach[a as usize].contains(&b)
+    }
+
     /// Whether module `m` is `anc` or inside it.
     pub fn within(&self, mut m: u32, anc: u32) -> bool {
         for _ in 0..64 {
@@ -116,9 +124,25 @@ impl Index {
             TRUNCATED.with(|t| t.set(true));
             return None;
         }
-        if let Some(r) = self.lookup_explicit(world, m, name, ns, depth, exclude) {
+        if let Some(r) = self.lookup_explicit(world, m, name, ns, depth, exclude, false) {
             return Some(r);
         }
+        let found = self.lookup_globs(world, m, name, ns, depth, exclude);
+        // `#[cfg(x)] use a::f; use b::*;`: a use likely compiled out binds
+        // the name only when nothing else does.
+        found.or_else(|| self.lookup_explicit(world, m, name, ns, depth, exclude, true))
+    }
+
+    /// A name in what the glob imports of module `m` bring.
+    fn lookup_globs(
+        &self,
+        world: &World,
+        m: u32,
+        name: u32,
+        ns: Ns,
+        depth: u32,
+        exclude: Option<UseRef>,
+    ) -> Option<(Res, Via)> {
         let mut visited = vec![m];
         let mut stack = Vec::new();
         // The first segment of a `use` path may come from a glob of the
@@ -133,7 +157,9 @@ impl Index {
                 continue;
             }
             visited.push(t);
-            if let Some((r, via)) = self.lookup_explicit(world, t, name, ns, depth + 1, exclude) {
+            if let Some((r, via)) =
+                self.lookup_explicit(world, t, name, ns, depth + 1, exclude, false)
+            {
                 // A glob bringing the target's own item is as good as naming
                 // it; one bringing what the target imported is a re-export.
                 let via = if via == Via::Item {
@@ -197,6 +223,9 @@ impl Index {
         })
     }
 
+    /// A name among module `m`'s items, child modules and `use` bindings;
+    /// `off_uses`: among its uses likely compiled out, and only those.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn lookup_explicit(
         &self,
         world: &World,
@@ -205,7 +234,23 @@ impl Index {
         ns: Ns,
         depth: u32,
         exclude: Option<UseRef>,
+        off_uses: bool,
     ) -> Option<(Res, Via)> {
+        let use_off =
+            |u: UseRef| scope_of(world, u.0).is_some_and(|s| s.uses[u.1 as usize].cfg_off);
+        if off_uses {
+            let u = self
+                .uses
+                .get(&(m, name))
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(|&u| Some(u) != exclude && use_off(u));
+            return u.into_iter().find_map(|u| {
+                let (r, reexport) = self.resolve_use(world, u, ns, depth + 1)?;
+                Some((r, if reexport { Via::ReExport } else { Via::Use }))
+            });
+        }
         let mut off_item = None;
         if let Some(items) = self.items.get(&(m, name)) {
             let found = items.iter().find(|(s, mac)| match ns {
@@ -235,7 +280,7 @@ impl Index {
             }
         }
         for &u in self.uses.get(&(m, name)).into_iter().flatten() {
-            if Some(u) == exclude {
+            if Some(u) == exclude || use_off(u) {
                 continue;
             }
             if let Some((r, reexport)) = self.resolve_use(world, u, ns, depth + 1) {
