@@ -55,6 +55,9 @@ pub struct Scope {
     pub sigs: Vec<Sig>,
     /// `type A = T;`: what each alias stands for.
     pub aliases: Vec<Alias>,
+    /// Enum variants: (the enum's def, the variant's name). Not nodes; a
+    /// glob import of the enum (`use Kind::*`) brings them.
+    pub variants: Vec<(u32, u32)>,
     /// Defs under a `#[cfg(…)]` that is most likely off where rust-analyzer
     /// runs (`windows`, `loom`, …): a same-named sibling is preferred.
     pub cfg_off: Vec<u32>,

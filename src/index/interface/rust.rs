@@ -56,6 +56,7 @@ pub(super) fn facts(defs: &[Def], scope: &Scope) -> Vec<Fact> {
         t.raw(if us.alias == NONE { "" } else { " as" });
         t.raw(if us.glob { " glob" } else { "" });
         t.raw(if us.public { " pub" } else { "" });
+        t.raw(if us.cfg_off { " off" } else { "" });
         let owner = (us.scope_fn != 0 && us.scope_fn != NONE).then_some(us.scope_fn);
         let binds = us.binding().filter(|_| owner.is_none()).map(|b| w.name(b));
         f.push_bound(owner, t, binds);
@@ -83,6 +84,14 @@ pub(super) fn facts(defs: &[Def], scope: &Scope) -> Vec<Fact> {
             f.push(Some(m), t);
         }
         f.push(None, h);
+    }
+    // A glob of the enum brings its variants.
+    for &(owner, name) in &scope.variants {
+        let mut t = Text::new("variant");
+        f.def(&mut t, owner);
+        t.raw(" ");
+        t.name(w.name(name));
+        f.push(Some(owner), t);
     }
     for fl in &scope.fields {
         let mut t = Text::new("field");

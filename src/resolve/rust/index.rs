@@ -132,6 +132,8 @@ pub struct Index {
     /// Package → the packages it may name: itself and, transitively, the
     /// dependencies its manifest lists that are in the tree.
     pkg_reach: Vec<HashSet<u32>>,
+    /// (enum, variant name): what a glob import of an enum brings.
+    pub variants: HashSet<(SymId, u32)>,
     /// Item → the module it is declared in.
     pub def_module: HashMap<SymId, u32>,
     pub inherent: HashMap<(SymId, u32), Vec<SymId>>,
@@ -269,6 +271,7 @@ pub fn build(world: &World) -> Index {
         edition_2015: HashSet::default(),
         file_pkg: vec![NONE; world.files.len()],
         pkg_reach: Vec::new(),
+        variants: HashSet::default(),
         def_module: HashMap::default(),
         inherent: HashMap::default(),
         trait_impl_methods: HashMap::default(),
@@ -546,6 +549,13 @@ pub fn build(world: &World) -> Index {
                     }
                 }
             }
+        }
+        for &(owner, name) in &scope.variants {
+            let sym = SymId {
+                file: f,
+                def: owner,
+            };
+            ix.variants.insert((sym, g[name as usize]));
         }
         for (u, us) in scope.uses.iter().enumerate() {
             if us.scope_fn != 0 {
@@ -861,6 +871,9 @@ pub struct PathWalk {
     pub hits: Vec<(Res, How)>,
     /// The first segment was found nowhere: std, prelude or a dependency.
     pub external: bool,
+    /// The first segment is bound to something outside the graph (an
+    /// outside `use`, a variant a glob of an enum brings), not unknown.
+    pub bound_outside: bool,
 }
 
 impl PathWalk {

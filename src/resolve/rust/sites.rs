@@ -574,10 +574,19 @@ impl Cx<'_, '_> {
                 if let Some(gs) = self.local_globs.get(&d) {
                     for &u in gs {
                         let target = self.ix.resolve_use(self.world, (self.file, u), Ns::Any, 1);
-                        if let Some((Res::Mod(t), _)) = target {
-                            if let Some((r, _)) = self.ix.lookup(self.world, t, name, ns, 1, None) {
-                                return Some((r, How::Import));
+                        match target {
+                            Some((Res::Mod(t), _)) => {
+                                if let Some((r, _)) =
+                                    self.ix.lookup(self.world, t, name, ns, 1, None)
+                                {
+                                    return Some((r, How::Import));
+                                }
                             }
+                            // `use Kind::*` in a fn body: its variants.
+                            Some((Res::Def(e), _)) if self.ix.variants.contains(&(e, name)) => {
+                                return Some((Res::Ext, How::Import));
+                            }
+                            _ => {}
                         }
                     }
                 }
@@ -688,7 +697,7 @@ impl Cx<'_, '_> {
         if i == 0 {
             if role == Role::Macro && names.len() == 1 {
                 self.crate_macro(src, m, names[0], &name, pos);
-            } else if names.len() == 1 && !PRELUDE.contains(&name.as_str()) {
+            } else if names.len() == 1 && !PRELUDE.contains(&name.as_str()) && !w.bound_outside {
                 self.unresolved(src, &name, kind, pos, "no definition in scope");
             }
             return;

@@ -1226,3 +1226,28 @@ fn a_use_under_a_cfg_likely_off_yields_to_the_one_compiled_in() {
         "{g:#?}"
     );
 }
+
+#[test]
+fn a_glob_of_an_enum_brings_its_variants() {
+    let src = r#"
+pub enum Kind { Status(u8), Method(u8), Unit }
+pub struct Status(pub u8);
+pub fn Method(x: u8) -> u8 { x }
+pub fn f(k: Kind) -> u8 {
+    use self::Kind::*;
+    match k { Status(e) => e, Method(e) => e, Unit => 0 }
+}
+mod inner {
+    use super::Kind::{self, *};
+    pub fn g(k: Kind) -> u8 { match k { Status(e) => e, Method(e) => e, Unit => 0 } }
+}
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    // In the fn, the glob's variants shadow the module's struct and fn.
+    assert!(!g.iter().any(|l| l.contains("@7:")), "{g:#?}");
+    // At module level, they are what the names are, and no site is left.
+    assert!(
+        !g.iter().any(|l| l.contains("@11:4") || l.contains("@11:5")),
+        "{g:#?}"
+    );
+}

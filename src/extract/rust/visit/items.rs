@@ -244,6 +244,10 @@ impl<'s> V<'s> {
                     }
                 }
                 "enum_variant" => {
+                    if let (Record::Own, Some(v)) = (record, k.field("name")) {
+                        let v = self.node_name(v);
+                        self.scope.variants.push((owner, v));
+                    }
                     if let Some(b) = k.field("body") {
                         match (record, k.field("name")) {
                             (Record::Own, Some(v)) => {

@@ -127,10 +127,37 @@ impl Index {
         if let Some(r) = self.lookup_explicit(world, m, name, ns, depth, exclude, false) {
             return Some(r);
         }
-        let found = self.lookup_globs(world, m, name, ns, depth, exclude);
+        let found = self
+            .lookup_globs(world, m, name, ns, depth, exclude)
+            .or_else(|| self.glob_variant(world, m, name, depth, exclude));
         // `#[cfg(x)] use a::f; use b::*;`: a use likely compiled out binds
         // the name only when nothing else does.
         found.or_else(|| self.lookup_explicit(world, m, name, ns, depth, exclude, true))
+    }
+
+    /// A variant a glob import of an enum in module `m` brings (`use
+    /// Kind::*`): no node, outside the graph as an outside name is.
+    pub fn glob_variant(
+        &self,
+        world: &World,
+        m: u32,
+        name: u32,
+        depth: u32,
+        exclude: Option<UseRef>,
+    ) -> Option<(Res, Via)> {
+        if self.variants.is_empty() {
+            return None;
+        }
+        let globs = self.globs.get(&m)?;
+        globs
+            .iter()
+            .filter(|&&u| Some(u) != exclude)
+            .find_map(|&u| match self.resolve_use(world, u, Ns::Any, depth + 1)? {
+                (Res::Def(e), _) if self.variants.contains(&(e, name)) => {
+                    Some((Res::Ext, Via::Use))
+                }
+                _ => None,
+            })
     }
 
     /// A name in what the glob imports of module `m` bring.
@@ -425,6 +452,7 @@ impl Index {
             };
             let Some(hit0) = hit0.filter(|h| h.0 != Res::Ext) else {
                 out.external = true;
+                out.bound_outside = hit0.is_some();
                 return out;
             };
             out.hits.push(hit0);
