@@ -134,6 +134,8 @@ pub struct Index {
     pkg_reach: Vec<HashSet<u32>>,
     /// (enum, variant name): what a glob import of an enum brings.
     pub variants: HashSet<(SymId, u32)>,
+    /// The names of [`Index::variants`].
+    pub variant_names: HashSet<u32>,
     /// Item → the module it is declared in.
     pub def_module: HashMap<SymId, u32>,
     pub inherent: HashMap<(SymId, u32), Vec<SymId>>,
@@ -272,6 +274,7 @@ pub fn build(world: &World) -> Index {
         file_pkg: vec![NONE; world.files.len()],
         pkg_reach: Vec::new(),
         variants: HashSet::default(),
+        variant_names: HashSet::default(),
         def_module: HashMap::default(),
         inherent: HashMap::default(),
         trait_impl_methods: HashMap::default(),
@@ -556,6 +559,7 @@ pub fn build(world: &World) -> Index {
                 def: owner,
             };
             ix.variants.insert((sym, g[name as usize]));
+            ix.variant_names.insert(g[name as usize]);
         }
         for (u, us) in scope.uses.iter().enumerate() {
             if us.scope_fn != 0 {
