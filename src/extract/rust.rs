@@ -85,6 +85,9 @@ pub struct Sig {
     pub has_self: bool,
 }
 
+/// The receiver id of `self` in every file's [`Refs::recvs`].
+pub const SELF_RECV: u32 = 1;
+
 /// Argument count of a call that could not be counted.
 pub const UNKNOWN_ARGS: u8 = u8::MAX;
 
@@ -175,6 +178,11 @@ pub enum Ty {
     Generic(Vec<u32>, Vec<Ty>),
     /// `[T]`, `[T; N]`.
     Slice(Box<Ty>),
+    /// A struct field typed by the struct's own unbounded type parameter
+    /// (`inner: T`, `&'a mut T`), by its position among the struct's
+    /// generic parameters: an impl's self type (`impl<T: Buf> Buf for
+    /// Take<T>`) says what it is there.
+    Param(u8),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

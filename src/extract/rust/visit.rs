@@ -6,7 +6,7 @@ use crate::extract::syntax::Syntax;
 
 use super::{
     Alias, CfgFeature, Field, Impl, InlineMod, Item, Recv, Refs, Ret, Role, Scope, Sig, Site,
-    SiteKind, Super, Ty, Use, GLOBAL_PATH, NONE, UNKNOWN_ARGS,
+    SiteKind, Super, Ty, Use, GLOBAL_PATH, NONE, SELF_RECV, UNKNOWN_ARGS,
 };
 use crate::extract::Def;
 use crate::graph::{NodeKind, Pos};
@@ -119,6 +119,9 @@ struct V<'s> {
     locals: Vec<HashMap<u32, u32>>,
     /// Generic parameters in scope with their first trait bound.
     generics: Vec<(u32, Option<Vec<u32>>)>,
+    /// The generic parameters of the struct whose fields are being read,
+    /// in order (`NONE` for a lifetime or const): see [`Ty::Param`].
+    adt_params: Vec<u32>,
     /// The path `Self` stands for.
     self_path: Option<Vec<u32>>,
     /// `Self` is a trait's type parameter (not a reference to the trait).
@@ -168,6 +171,7 @@ pub(super) fn run(module: Def, src: &[u8], root: Node) -> (Vec<Def>, Scope, Refs
         assoc: None,
         locals: Vec::new(),
         generics: Vec::new(),
+        adt_params: Vec::new(),
         self_path: None,
         self_is_trait: false,
         assoc_tys: Vec::new(),
@@ -257,7 +261,7 @@ impl<'s> V<'s> {
     fn recv(&mut self, r: Recv) -> u32 {
         match r {
             Recv::Unknown => 0,
-            Recv::SelfValue => 1,
+            Recv::SelfValue => SELF_RECV,
             r => {
                 self.refs.recvs.push(r);
                 self.refs.recvs.len() as u32 - 1

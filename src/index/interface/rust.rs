@@ -250,6 +250,10 @@ impl Writer<'_> {
                 self.ty(t, e);
                 t.raw(")");
             }
+            Ty::Param(i) => {
+                t.raw("T");
+                t.raw(&i.to_string());
+            }
         }
     }
 }

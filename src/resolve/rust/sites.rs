@@ -1,7 +1,9 @@
 //! One file's sites → edges, with the tables of [`super::index`].
 
 use super::index::{scope_of, HashMap, How, Index, Ns, Res, TyRes};
-use crate::extract::rust::{Recv, Refs, Role, Scope, Site, SiteKind, NONE, UNKNOWN_ARGS};
+use crate::extract::rust::{
+    Recv, Refs, Role, Scope, Site, SiteKind, Ty, NONE, SELF_RECV, UNKNOWN_ARGS,
+};
 use crate::extract::Def;
 use crate::graph::{EdgeKind, NodeKind, Pos};
 use crate::resolve::{
@@ -973,6 +975,39 @@ impl Cx<'_, '_> {
             .is_some_and(|d| !self.ix.assoc(self.world, t, d).is_empty())
     }
 
+    /// Argument `i` of the self type of the impl whose method encloses
+    /// `src` (`impl<T: Buf> Buf for Take<T>`: argument 0 is `Buf`).
+    fn self_arg(&self, src: u32, i: usize) -> TyRes {
+        let mut d = src;
+        while d != 0 {
+            let def = &self.defs[d as usize];
+            if def.kind == NodeKind::Method {
+                let Some(&imp) = self.method_impl.get(&d) else {
+                    return TyRes::Unknown;
+                };
+                let imp = &self.scope.impls[imp as usize];
+                return match &imp.ty {
+                    Ty::Generic(_, args) => match args.get(i) {
+                        Some(a) => self.ix.resolve_ty_with(
+                            self.world,
+                            self.file,
+                            self.fm + imp.module,
+                            a,
+                            None,
+                        ),
+                        None => TyRes::Unknown,
+                    },
+                    _ => TyRes::Unknown,
+                };
+            }
+            if is_fn(def.kind) {
+                return TyRes::Unknown;
+            }
+            d = def.parent.unwrap_or(0);
+        }
+        TyRes::Unknown
+    }
+
     /// The type of `self` in the fn enclosing `src`.
     fn self_ty(&self, src: u32) -> TyRes {
         let mut d = src;
@@ -1037,7 +1072,14 @@ impl Cx<'_, '_> {
             Recv::Field(base, name) => match self.eval(site, *base, depth + 1) {
                 TyRes::Def(t) => {
                     let t = self.ix.unalias(self.world, t);
-                    self.ix.field_ty(self.world, t, self.g[*name as usize])
+                    let name = self.g[*name as usize];
+                    match self.ix.field_param(self.world, t, name) {
+                        // `self.inner` typed `T` in `impl<T: Buf> Buf for
+                        // Take<T>`: what the impl's self type puts there.
+                        Some(i) if *base == SELF_RECV => self.self_arg(src, i),
+                        Some(_) => TyRes::Unknown,
+                        None => self.ix.field_ty(self.world, t, name),
+                    }
                 }
                 TyRes::External => TyRes::External,
                 _ => TyRes::Unknown,

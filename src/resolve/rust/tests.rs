@@ -1251,3 +1251,46 @@ mod inner {
         "{g:#?}"
     );
 }
+
+#[test]
+fn a_field_typed_by_a_struct_parameter_takes_the_impls_argument() {
+    // `struct Take<T> { inner: T }`: in `impl<T: Buf> Buf for Take<T>`,
+    // `self.inner` is a `Buf` (rust-analyzer names the trait's method); in
+    // `impl Take<Slice>` it is a `Slice`; in `impl<T> Take<T>` it is not
+    // known, and no impl's argument is taken for it.
+    let src = r#"pub trait Buf { fn remaining(&self) -> usize; }
+pub struct Slice;
+impl Buf for Slice { fn remaining(&self) -> usize { 0 } }
+pub struct Take<'a, T, U> { inner: &'a mut T, limit: U }
+impl<'a, T, U> Buf for Take<'a, T, U> where T: Buf { fn remaining(&self) -> usize { self.inner.remaining() } }
+impl<'a, U> Take<'a, Slice, U> { fn first(&self) -> usize { self.inner.remaining() } }
+impl<'a, T, U> Take<'a, T, U> { fn plain(&self) -> usize { self.inner.remaining() } }
+pub struct Pair<T>(T, Slice);
+impl<T: Buf> Pair<T> { fn both(&self) -> usize { self.0.remaining() + self.1.remaining() } }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::Take::remaining -> shop_app::Buf::remaining @5:96 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::Take::first -> shop_app::Slice::remaining @6:72 TypedReceiver",
+    );
+    assert_none(
+        &g,
+        "calls shop_app::Take::plain -> shop_app::Buf::remaining @7:71",
+    );
+    assert_none(
+        &g,
+        "calls shop_app::Take::plain -> shop_app::Slice::remaining @7:71",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::Pair::both -> shop_app::Buf::remaining @9:57 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::Pair::both -> shop_app::Slice::remaining @9:78 TypedReceiver",
+    );
+}

@@ -204,15 +204,29 @@ impl<'s> V<'s> {
         let saved_cur = self.cur;
         let generics_len = self.generics.len();
         self.cur = def;
+        let mut params = Vec::new();
         if let Some(tp) = n.field("type_parameters") {
             self.type_params(tp);
+            let mut cursor = tp.walk();
+            for k in tp.named_children(&mut cursor) {
+                match k.kind_name() {
+                    "attribute_item" | "comment" | "line_comment" | "block_comment" => {}
+                    "type_parameter" => match k.field("name") {
+                        Some(name) => params.push(self.node_name(name)),
+                        None => params.push(NONE),
+                    },
+                    _ => params.push(NONE),
+                }
+            }
         }
         if let Some(wc) = child_of_kind(n, "where_clause") {
             self.where_clause(wc);
         }
+        let saved_params = std::mem::replace(&mut self.adt_params, params);
         if let Some(body) = n.field("body") {
             self.fields(def, body, Record::Own);
         }
+        self.adt_params = saved_params;
         self.generics.truncate(generics_len);
         self.cur = saved_cur;
     }
@@ -228,7 +242,7 @@ impl<'s> V<'s> {
             match k.kind_name() {
                 "field_declaration" => {
                     let ty = match k.field("type") {
-                        Some(t) => self.ty(t),
+                        Some(t) => self.field_ty(t, record),
                         None => Ty::Unknown,
                     };
                     let name = match (record, k.field("name")) {
@@ -263,7 +277,7 @@ impl<'s> V<'s> {
                 }
                 "attribute_item" | "visibility_modifier" => {}
                 kind if is_type_kind(kind) => {
-                    let ty = self.ty(k);
+                    let ty = self.field_ty(k, record);
                     let name = match record {
                         Record::Own => Some(self.name(&ordinal.to_string())),
                         Record::Variant(v) => Some(self.name(&format!("{v}::{ordinal}"))),
@@ -276,6 +290,30 @@ impl<'s> V<'s> {
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// A field's type: [`Ty::Param`] for a struct's own field typed by
+    /// one of its unbounded type parameters (through references).
+    fn field_ty(&mut self, t: Node, record: Record) -> Ty {
+        let ty = self.ty(t);
+        if ty != Ty::Unknown || !matches!(record, Record::Own) {
+            return ty;
+        }
+        let mut bare = t;
+        while matches!(bare.kind_name(), "reference_type" | "pointer_type") {
+            match bare.field("type") {
+                Some(inner) => bare = inner,
+                None => return ty,
+            }
+        }
+        if bare.kind_name() != "type_identifier" {
+            return ty;
+        }
+        let name = self.node_name(bare);
+        match self.adt_params.iter().position(|&p| p == name) {
+            Some(i) if i <= u8::MAX as usize => Ty::Param(i as u8),
+            _ => ty,
         }
     }
 
@@ -428,7 +466,7 @@ impl<'s> V<'s> {
         }
         let self_path = match &ty {
             Ty::Path(p) | Ty::Generic(p, _) => Some(p.clone()),
-            Ty::Unknown | Ty::External | Ty::Slice(_) => None,
+            Ty::Unknown | Ty::External | Ty::Slice(_) | Ty::Param(_) => None,
         };
         let ty_name = match &self_path {
             Some(p) => self.str_of(*p.last().unwrap_or(&0)).to_string(),

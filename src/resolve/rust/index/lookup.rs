@@ -615,7 +615,9 @@ impl Index {
         first: Option<FirstLookup>,
     ) -> TyRes {
         match ty {
-            Ty::Unknown => TyRes::Unknown,
+            // (A type parameter is known only with the impl around a use:
+            // see `field_param`.)
+            Ty::Unknown | Ty::Param(_) => TyRes::Unknown,
             Ty::External => TyRes::External,
             Ty::Slice(elem) => {
                 TyRes::Container(Box::new(self.resolve_ty_with(world, f, m, elem, first)))
@@ -771,6 +773,16 @@ impl Index {
             .copied()
             .unwrap_or(self.file_mod[f.0 as usize]);
         self.resolve_ty(world, f, m, &scope.fields[i as usize].ty)
+    }
+
+    /// The position among the generic parameters of struct `t` of the one
+    /// that types its field `name`, if one does (see [`Ty::Param`]).
+    pub fn field_param(&self, world: &World, t: SymId, name: u32) -> Option<usize> {
+        let &(f, i) = self.fields.get(&(t, name))?;
+        match scope_of(world, f)?.fields[i as usize].ty {
+            Ty::Param(p) => Some(p as usize),
+            _ => None,
+        }
     }
 
     /// The declared return type of fn `d`.
