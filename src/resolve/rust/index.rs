@@ -156,6 +156,10 @@ pub struct Index {
     /// (`impl<T: Iterator + ?Sized> Itertools for T`), callable on outside
     /// types. The method is the blanket impl's own, else the trait's.
     pub ext_methods: HashMap<u32, Vec<(SymId, SymId)>>,
+    /// In-repo traits implemented for an outside type (`impl Buf for
+    /// &[u8]`): their methods are in `ext_methods` too, and callable on an
+    /// outside collection.
+    pub ext_self_traits: HashSet<SymId>,
     /// (struct, field name) → (file, index in `Scope::fields`).
     pub fields: HashMap<(SymId, u32), (FileIdx, u32)>,
     /// Structs with named fields: types only, never values.
@@ -286,6 +290,7 @@ pub fn build(world: &World) -> Index {
         blanket_traits: HashSet::default(),
         blanket_methods: HashMap::default(),
         ext_methods: HashMap::default(),
+        ext_self_traits: HashSet::default(),
         fields: HashMap::default(),
         braced: HashSet::default(),
         rets: HashMap::default(),
@@ -698,6 +703,8 @@ pub fn build(world: &World) -> Index {
     // Last, the tables of impls and supertraits, in file order.
     let mut ext_traits: HashSet<SymId> = HashSet::default();
     let mut ext_impl_methods: HashMap<(SymId, u32), SymId> = HashMap::default();
+    // Impls of in-repo traits for outside types: (trait, file, impl index).
+    let mut outside_impls: Vec<(SymId, FileIdx, u32)> = Vec::new();
     for (&f, types) in rust_files.iter().zip(resolved) {
         let Some(scope) = scope_of(world, f) else {
             continue;
@@ -705,6 +712,9 @@ pub fn build(world: &World) -> Index {
         for (i, (imp, res)) in scope.impls.iter().zip(types.impls).enumerate() {
             if let Some(t) = res.tr {
                 ix.impl_trait.insert((f, i as u32), t);
+                if res.ext_self {
+                    outside_impls.push((t, f, i as u32));
+                }
                 if let Some(b) = res.bound {
                     ix.blanket_traits.insert((t, b));
                 }
@@ -763,7 +773,7 @@ pub fn build(world: &World) -> Index {
             v.sort_by_key(|s| off.contains(s));
         }
     }
-    if !ix.blanket_traits.is_empty() || !ext_traits.is_empty() {
+    if !ix.blanket_traits.is_empty() || !ext_traits.is_empty() || !outside_impls.is_empty() {
         let mut by_trait: HashMap<SymId, Vec<(u32, SymId)>> = HashMap::default();
         for (&(tr, name), &m) in &ix.trait_methods {
             by_trait.entry(tr).or_default().push((name, m));
@@ -772,6 +782,26 @@ pub fn build(world: &World) -> Index {
             for &(name, m) in by_trait.get(&tr).into_iter().flatten() {
                 let m = ext_impl_methods.get(&(tr, name)).copied().unwrap_or(m);
                 ix.ext_methods.entry(name).or_default().push((m, tr));
+            }
+        }
+        // A trait implemented for outside types: what `x.name()` on one
+        // reaches is that impl's own method, else the trait's (a default
+        // method); each distinct one is a candidate.
+        for &(tr, f, i) in &outside_impls {
+            let Some(imp) = scope_of(world, f).map(|s| &s.impls[i as usize]) else {
+                continue;
+            };
+            ix.ext_self_traits.insert(tr);
+            for &(name, m) in by_trait.get(&tr).into_iter().flatten() {
+                let own = imp.methods.iter().find_map(|&md| {
+                    (def_names[f.0 as usize].get(md as usize) == Some(&name))
+                        .then_some(SymId { file: f, def: md })
+                });
+                let target = (own.unwrap_or(m), tr);
+                let list = ix.ext_methods.entry(name).or_default();
+                if !list.contains(&target) {
+                    list.push(target);
+                }
             }
         }
         // Deterministic order whatever the hash tables' order.
@@ -795,6 +825,9 @@ struct ImplTypes {
     bound: Option<SymId>,
     /// A blanket impl whose bound is an outside trait, or that has none.
     ext_bound: bool,
+    /// An in-repo trait's impl for an outside type (`impl Buf for &[u8]`,
+    /// `impl BufMut for Vec<u8>`).
+    ext_self: bool,
 }
 
 /// One file's impls (in order) and supertraits (trait def, supertrait),
@@ -823,7 +856,9 @@ fn file_types(ix: &Index, world: &World, f: FileIdx) -> FileTypes {
     let path = |p: &[u32], m: u32| walk(p, m).last_def();
     for imp in &scope.impls {
         let m = base + imp.module;
-        let self_ty = match ix.resolve_ty(world, f, m, &imp.ty) {
+        let resolved = ix.resolve_ty(world, f, m, &imp.ty);
+        let outside = !matches!(resolved, TyRes::Def(_) | TyRes::Unknown);
+        let self_ty = match resolved {
             TyRes::Def(t) => Some(t),
             // An alias of an outside type (`type Array = Rc<Vec<Value>>;
             // impl ToSql for Array`): the alias is what the repository
@@ -851,6 +886,7 @@ fn file_types(ix: &Index, world: &World, f: FileIdx) -> FileTypes {
             false => (None, false),
         };
         out.impls.push(ImplTypes {
+            ext_self: outside && self_ty.is_none() && tr.is_some() && !blanket,
             self_ty,
             tr,
             bound,

@@ -769,8 +769,9 @@ impl Cx<'_, '_> {
         let name = self.g[name_l as usize];
         let text = self.gstr(name_l).to_string();
         let src = site.src;
-        match self.eval(site, recv, 0) {
-            TyRes::Def(t) => {
+        let ty = self.eval(site, recv, 0);
+        match &ty {
+            &TyRes::Def(t) => {
                 let t = self.ix.unalias(self.world, t);
                 let cands = self.ix.assoc(self.world, t, name);
                 let strat = if recv == 1 {
@@ -800,10 +801,15 @@ impl Cx<'_, '_> {
             // A collection itself has inherent methods an extension trait
             // may share (`Vec::concat`, `Itertools::concat`); an iterator
             // over it (`v.iter()`) has not.
-            TyRes::Container(_) | TyRes::Map(..) if !self.is_iterator(recv) => {}
-            TyRes::External | TyRes::Container(_) | TyRes::Map(..) => match self
-                .ext_method(site, name, &text, args)
-            {
+            // (One an in-repo trait is implemented for does: `impl BufMut
+            // for Vec<u8>`.)
+            TyRes::External | TyRes::Container(_) | TyRes::Map(..) => match self.ext_method(
+                site,
+                name,
+                &text,
+                args,
+                matches!(ty, TyRes::Container(_) | TyRes::Map(..)) && !self.is_iterator(recv),
+            ) {
                 Ok(d) => self.edge(
                     self.sym(src),
                     d,
@@ -915,8 +921,16 @@ impl Cx<'_, '_> {
     /// The one method of an extension trait in scope at `site` (see
     /// `Index::ext_methods`) that `x.name(…)` with `args` arguments on an
     /// outside type `x` can reach; else how many there are. A name std
-    /// types have themselves is theirs, not an extension's.
-    fn ext_method(&self, site: &Site, name: u32, text: &str, args: u8) -> Result<SymId, usize> {
+    /// types have themselves is theirs, not an extension's. `explicit`:
+    /// only traits implemented for an outside type by name, not blanket.
+    fn ext_method(
+        &self,
+        site: &Site,
+        name: u32,
+        text: &str,
+        args: u8,
+        explicit: bool,
+    ) -> Result<SymId, usize> {
         let Some(all) = self.ix.ext_methods.get(&name) else {
             return Err(0);
         };
@@ -930,6 +944,7 @@ impl Cx<'_, '_> {
                 Some(&(params, has_self)) => has_self && (args == UNKNOWN_ARGS || params == args),
                 None => true,
             })
+            .filter(|&&(_, tr)| !explicit || self.ix.ext_self_traits.contains(&tr))
             .filter(|&&(_, tr)| {
                 // The trait is in scope: defined or imported in the module
                 // or the enclosing fns.
@@ -960,7 +975,7 @@ impl Cx<'_, '_> {
     /// an outside type. `None` without exactly one such method.
     fn ext_ret(&self, site: &Site, name: u32, text: &str) -> Option<TyRes> {
         let d = self
-            .ext_method(site, self.g[name as usize], text, UNKNOWN_ARGS)
+            .ext_method(site, self.g[name as usize], text, UNKNOWN_ARGS, false)
             .ok()?;
         Some(match self.ix.ret_ty(self.world, d) {
             TyRes::Def(t) if self.ix.traits.contains(&t) => TyRes::External,

@@ -1294,3 +1294,36 @@ impl<T: Buf> Pair<T> { fn both(&self) -> usize { self.0.remaining() + self.1.rem
         "calls shop_app::Pair::both -> shop_app::Slice::remaining @9:78 TypedReceiver",
     );
 }
+
+#[test]
+fn a_trait_implemented_for_an_outside_type_is_callable_on_it() {
+    // `impl BufMut for Vec<u8>`: `v.put_u8(1)` on a `Vec` reaches the
+    // trait's default method (the impl does not define it), `v.advance_mut`
+    // the impl's own; with a second outside impl that defines `advance_mut`
+    // too, which one depends on the receiver's type: not a guess. Without
+    // the trait in scope, no method of it is callable.
+    let lib = r#"pub trait BufMut { fn advance_mut(&mut self, n: usize); fn put_u8(&mut self, b: u8) { self.advance_mut(1) } }
+impl BufMut for Vec<u8> { fn advance_mut(&mut self, n: usize) {} }
+pub mod other { pub fn f(v: &mut Vec<u8>) { v.put_u8(1); } }
+"#;
+    let user = "use shop_app::BufMut;\npub fn g() { let mut v = Vec::new(); v.put_u8(1); v.advance_mut(2); }\n";
+    let g = graph(&[("src/lib.rs", lib), ("tests/t.rs", user)]);
+    assert_has(
+        &g,
+        "calls t::g -> shop_app::BufMut::put_u8 @2:40 Member { k: 1 }",
+    );
+    assert_has(
+        &g,
+        "calls t::g -> shop_app::Vec::advance_mut @2:53 Member { k: 1 }",
+    );
+    assert_none(&g, "calls shop_app::other::f -> shop_app::BufMut::put_u8");
+    let two =
+        format!("{lib}impl BufMut for &mut [u8] {{ fn advance_mut(&mut self, n: usize) {{}} }}\n");
+    let g = graph(&[("src/lib.rs", &two), ("tests/t.rs", user)]);
+    assert_has(
+        &g,
+        "calls t::g -> shop_app::BufMut::put_u8 @2:40 Member { k: 1 }",
+    );
+    assert_none(&g, "calls t::g -> shop_app::Vec::advance_mut");
+    assert_has(&g, "U calls advance_mut @2:53 (2 candidates)");
+}
