@@ -160,6 +160,8 @@ pub struct Index {
     /// &[u8]`): their methods are in `ext_methods` too, and callable on an
     /// outside collection.
     pub ext_self_traits: HashSet<SymId>,
+    /// Those impls themselves: (file, index in `Scope::impls`).
+    pub outside_impls: HashSet<(FileIdx, u32)>,
     /// (struct, field name) → (file, index in `Scope::fields`).
     pub fields: HashMap<(SymId, u32), (FileIdx, u32)>,
     /// Structs with named fields: types only, never values.
@@ -291,6 +293,7 @@ pub fn build(world: &World) -> Index {
         blanket_methods: HashMap::default(),
         ext_methods: HashMap::default(),
         ext_self_traits: HashSet::default(),
+        outside_impls: HashSet::default(),
         fields: HashMap::default(),
         braced: HashSet::default(),
         rets: HashMap::default(),
@@ -792,6 +795,7 @@ pub fn build(world: &World) -> Index {
                 continue;
             };
             ix.ext_self_traits.insert(tr);
+            ix.outside_impls.insert((f, i));
             for &(name, m) in by_trait.get(&tr).into_iter().flatten() {
                 let own = imp.methods.iter().find_map(|&md| {
                     (def_names[f.0 as usize].get(md as usize) == Some(&name))

@@ -824,6 +824,13 @@ impl Cx<'_, '_> {
             },
             TyRes::Wrap(_) => {}
             TyRes::Unknown => {
+                if recv == SELF_RECV {
+                    if let Some(d) = self.outside_self_method(src, &text) {
+                        let strat = Strategy::SelfMember;
+                        self.edge(self.sym(src), d, EdgeKind::Calls, strat, Some(pos));
+                        return;
+                    }
+                }
                 let all = self.ix.methods_by_name.get(&name).map_or(0, Vec::len);
                 if all > MAX_MEMBER_SCAN {
                     let reason = format!("{all} candidates");
@@ -883,6 +890,41 @@ impl Cx<'_, '_> {
                 }
             }
         }
+    }
+
+    /// `self.name()` in a method of an impl of an in-repo trait for an
+    /// outside type (`impl BufMut for &mut [u8]`): the impl's own method,
+    /// else the trait's. A name std types commonly have is left alone (an
+    /// inherent method of the outside type comes first).
+    fn outside_self_method(&self, src: u32, text: &str) -> Option<SymId> {
+        if COMMON_METHODS.binary_search(&text).is_ok() {
+            return None;
+        }
+        let mut d = src;
+        while d != 0 {
+            let def = &self.defs[d as usize];
+            if def.kind == NodeKind::Method {
+                let &imp = self.method_impl.get(&d)?;
+                if !self.ix.outside_impls.contains(&(self.file, imp)) {
+                    return None;
+                }
+                let own = self.scope.impls[imp as usize]
+                    .methods
+                    .iter()
+                    .find(|&&md| self.defs[md as usize].name == text);
+                if let Some(&md) = own {
+                    return Some(self.sym(md));
+                }
+                let tr = *self.ix.impl_trait.get(&(self.file, imp))?;
+                let name = self.ix.gname(text)?;
+                return self.ix.trait_methods.get(&(tr, name)).copied();
+            }
+            if is_fn(def.kind) {
+                return None;
+            }
+            d = def.parent.unwrap_or(0);
+        }
+        None
     }
 
     /// Whether receiver `r` is a collection's iterator (`v.iter()`,

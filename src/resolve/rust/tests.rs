@@ -1326,4 +1326,18 @@ pub mod other { pub fn f(v: &mut Vec<u8>) { v.put_u8(1); } }
     );
     assert_none(&g, "calls t::g -> shop_app::Vec::advance_mut");
     assert_has(&g, "U calls advance_mut @2:53 (2 candidates)");
+    // In such an impl, `self.name()` is the impl's own method, else the
+    // trait's; but a name the outside type has itself (`Vec::reserve`) is
+    // its inherent method, which comes first.
+    let own = "pub trait Put { fn put(&mut self); fn put_two(&mut self) { self.put() } fn grow(&mut self); fn reserve(&mut self); }\nimpl Put for Vec<u8> {\n    fn put(&mut self) { self.grow(); self.put_two(); self.reserve(); }\n    fn grow(&mut self) {}\n    fn reserve(&mut self) {}\n}\n";
+    let g = graph(&[("src/lib.rs", own)]);
+    assert_has(
+        &g,
+        "calls shop_app::Vec::put -> shop_app::Vec::grow @3:30 SelfMember",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::Vec::put -> shop_app::Put::put_two @3:43 SelfMember",
+    );
+    assert_none(&g, "calls shop_app::Vec::put -> shop_app::Vec::reserve");
 }
