@@ -1130,13 +1130,13 @@ impl Cx<'_, '_> {
                 TyRes::Def(t) => {
                     let t = self.ix.unalias(self.world, t);
                     let name = self.g[*name as usize];
-                    match self.ix.field_param(self.world, t, name) {
-                        // `self.inner` typed `T` in `impl<T: Buf> Buf for
-                        // Take<T>`: what the impl's self type puts there.
-                        Some(i) if *base == SELF_RECV => self.self_arg(src, i),
-                        Some(_) => TyRes::Unknown,
-                        None => self.ix.field_ty(self.world, t, name),
-                    }
+                    // `self.inner` typed `T` (or `Option<T>`) in `impl<T:
+                    // Buf> Buf for Take<T>`: what the impl's self type puts
+                    // there; unknown through any other base.
+                    let param = |i: usize| self.self_arg(src, i);
+                    let param: Option<&dyn Fn(usize) -> TyRes> =
+                        (*base == SELF_RECV).then_some(&param);
+                    self.ix.field_ty_with(self.world, t, name, param)
                 }
                 TyRes::External => TyRes::External,
                 _ => TyRes::Unknown,

@@ -1296,6 +1296,39 @@ impl<T: Buf> Pair<T> { fn both(&self) -> usize { self.0.remaining() + self.1.rem
 }
 
 #[test]
+fn a_struct_parameter_inside_a_fields_generic_type_takes_the_impls_argument() {
+    // `struct Chain<T> { head: Option<T>, rest: Vec<T> }`: in `impl<T:
+    // Buf> Buf for Chain<T>`, `self.head.unwrap()` and `self.rest[0]` are
+    // `Buf`s; in `impl Chain<Slice>` they are `Slice`s; through another
+    // base than `self` nothing is known.
+    let src = r#"pub trait Buf { fn remaining(&self) -> usize; }
+pub struct Slice;
+impl Buf for Slice { fn remaining(&self) -> usize { 0 } }
+pub struct Chain<T> { head: Option<T>, rest: Vec<T> }
+impl<T: Buf> Buf for Chain<T> { fn remaining(&self) -> usize { self.head.unwrap().remaining() + self.rest[0].remaining() } }
+impl Chain<Slice> { fn first(&self) -> usize { self.head.unwrap().remaining() } }
+pub fn other(c: Chain<Slice>) -> usize { c.head.unwrap().remaining() }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::Chain::remaining -> shop_app::Buf::remaining @5:83 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::Chain::remaining -> shop_app::Buf::remaining @5:110 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::Chain::first -> shop_app::Slice::remaining @6:67 TypedReceiver",
+    );
+    assert_none(
+        &g,
+        "calls shop_app::other -> shop_app::Slice::remaining @7:58 TypedReceiver",
+    );
+}
+
+#[test]
 fn a_trait_implemented_for_an_outside_type_is_callable_on_it() {
     // `impl BufMut for Vec<u8>`: `v.put_u8(1)` on a `Vec` reaches the
     // trait's default method (the impl does not define it), `v.advance_mut`

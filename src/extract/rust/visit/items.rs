@@ -294,26 +294,45 @@ impl<'s> V<'s> {
     }
 
     /// A field's type: [`Ty::Param`] for a struct's own field typed by
-    /// one of its unbounded type parameters (through references).
+    /// one of its unbounded type parameters (through references), or for
+    /// such an argument of a generic type (`inner: Option<T>`).
     fn field_ty(&mut self, t: Node, record: Record) -> Ty {
-        let ty = self.ty(t);
-        if ty != Ty::Unknown || !matches!(record, Record::Own) {
+        let mut ty = self.ty(t);
+        if !matches!(record, Record::Own) {
             return ty;
         }
-        let mut bare = t;
-        while matches!(bare.kind_name(), "reference_type" | "pointer_type") {
-            match bare.field("type") {
-                Some(inner) => bare = inner,
-                None => return ty,
+        match &mut ty {
+            Ty::Unknown => self.own_param(t).unwrap_or(ty),
+            Ty::Generic(_, args) if args.contains(&Ty::Unknown) => {
+                let bare = strip_refs(t);
+                let Some(ta) = bare.and_then(|b| b.field("type_arguments")) else {
+                    return ty;
+                };
+                let mut cursor = ta.walk();
+                for (a, k) in args.iter_mut().zip(ta.named_children(&mut cursor)) {
+                    if *a == Ty::Unknown {
+                        if let Some(p) = self.own_param(k) {
+                            *a = p;
+                        }
+                    }
+                }
+                ty
             }
+            _ => ty,
         }
+    }
+
+    /// [`Ty::Param`] when type node `t` is one of the struct's own type
+    /// parameters, through references.
+    fn own_param(&mut self, t: Node) -> Option<Ty> {
+        let bare = strip_refs(t)?;
         if bare.kind_name() != "type_identifier" {
-            return ty;
+            return None;
         }
         let name = self.node_name(bare);
         match self.adt_params.iter().position(|&p| p == name) {
-            Some(i) if i <= u8::MAX as usize => Ty::Param(i as u8),
-            _ => ty,
+            Some(i) if i <= u8::MAX as usize => Some(Ty::Param(i as u8)),
+            _ => None,
         }
     }
 
@@ -789,4 +808,12 @@ pub(super) enum Record<'a> {
     /// As fields of the enum, named for variant `V` (`V::name`, `V::0`):
     /// no field of the enum itself can be named so.
     Variant(&'a str),
+}
+
+/// The type under any references and pointers of type node `t`.
+fn strip_refs(mut t: Node) -> Option<Node> {
+    while matches!(t.kind_name(), "reference_type" | "pointer_type") {
+        t = t.field("type")?;
+    }
+    Some(t)
 }

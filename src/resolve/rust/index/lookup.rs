@@ -616,61 +616,71 @@ impl Index {
     ) -> TyRes {
         match ty {
             // (A type parameter is known only with the impl around a use:
-            // see `field_param`.)
+            // see `field_ty_with`.)
             Ty::Unknown | Ty::Param(_) => TyRes::Unknown,
             Ty::External => TyRes::External,
             Ty::Slice(elem) => {
                 TyRes::Container(Box::new(self.resolve_ty_with(world, f, m, elem, first)))
             }
-            Ty::Generic(p, args) => {
-                match self.path_ty(world, f, m, p, first) {
-                    TyRes::External => {
-                        let last = p
-                            .last()
-                            .and_then(|&l| scope_of(world, f).map(|s| &s.names[l as usize]))
-                            .unwrap_or("");
-                        let arg = |i: usize| match args.get(i) {
-                            Some(a) => Box::new(self.resolve_ty_with(world, f, m, a, first)),
-                            None => Box::new(TyRes::Unknown),
-                        };
-                        if DEREF_WRAPPERS.contains(&last) {
-                            *arg(0)
-                        } else if WRAPPERS.contains(&last) {
-                            TyRes::Wrap(arg(0))
-                        } else if CONTAINERS.contains(&last) {
-                            TyRes::Container(arg(0))
-                        } else if MAPS.contains(&last) {
-                            TyRes::Map(arg(0), arg(1))
-                        } else {
-                            TyRes::External
-                        }
-                    }
-                    // `type Result<T> = std::result::Result<T, Error>`: the
-                    // use site's arguments fill the alias's shape.
-                    TyRes::Def(d) if self.aliases.contains_key(&d) => {
-                        let arg = |i: usize| match args.get(i) {
-                            Some(a) => Box::new(self.resolve_ty_with(world, f, m, a, first)),
-                            None => Box::new(TyRes::Unknown),
-                        };
-                        match self.alias_target(world, d, 0) {
-                            Some(TyRes::Def(t)) => TyRes::Def(t),
-                            Some(TyRes::Wrap(_)) => TyRes::Wrap(arg(0)),
-                            Some(TyRes::Container(_)) => TyRes::Container(arg(0)),
-                            Some(TyRes::Map(k, _)) if args.len() < 2 => TyRes::Map(k, arg(0)),
-                            Some(TyRes::Map(..)) => TyRes::Map(arg(0), arg(1)),
-                            Some(other) => other,
-                            None => TyRes::Def(d),
-                        }
-                    }
-                    other => other,
-                }
-            }
+            Ty::Generic(p, args) => self.generic_ty(world, f, m, p, first, &|i| {
+                args.get(i)
+                    .map(|a| self.resolve_ty_with(world, f, m, a, first))
+            }),
             Ty::Path(p) => match self.path_ty(world, f, m, p, first) {
                 TyRes::Def(d) if self.aliases.contains_key(&d) => {
                     self.alias_target(world, d, 0).unwrap_or(TyRes::Def(d))
                 }
                 other => other,
             },
+        }
+    }
+
+    /// `P<…>` written in module `m` of file `f`, with its resolved type
+    /// arguments given by `arg` (`None` past the last one).
+    fn generic_ty(
+        &self,
+        world: &World,
+        f: FileIdx,
+        m: u32,
+        p: &[u32],
+        first: Option<FirstLookup>,
+        given: &dyn Fn(usize) -> Option<TyRes>,
+    ) -> TyRes {
+        let arg = |i: usize| Box::new(given(i).unwrap_or(TyRes::Unknown));
+        match self.path_ty(world, f, m, p, first) {
+            TyRes::External => {
+                let last = p
+                    .last()
+                    .and_then(|&l| scope_of(world, f).map(|s| &s.names[l as usize]))
+                    .unwrap_or("");
+                if DEREF_WRAPPERS.contains(&last) {
+                    *arg(0)
+                } else if WRAPPERS.contains(&last) {
+                    TyRes::Wrap(arg(0))
+                } else if CONTAINERS.contains(&last) {
+                    TyRes::Container(arg(0))
+                } else if MAPS.contains(&last) {
+                    TyRes::Map(arg(0), arg(1))
+                } else {
+                    TyRes::External
+                }
+            }
+            // `type Result<T> = std::result::Result<T, Error>`: the
+            // use site's arguments fill the alias's shape.
+            TyRes::Def(d) if self.aliases.contains_key(&d) => {
+                match self.alias_target(world, d, 0) {
+                    Some(TyRes::Def(t)) => TyRes::Def(t),
+                    Some(TyRes::Wrap(_)) => TyRes::Wrap(arg(0)),
+                    Some(TyRes::Container(_)) => TyRes::Container(arg(0)),
+                    Some(TyRes::Map(k, _)) => match given(1) {
+                        None => TyRes::Map(k, arg(0)),
+                        Some(v) => TyRes::Map(arg(0), Box::new(v)),
+                    },
+                    Some(other) => other,
+                    None => TyRes::Def(d),
+                }
+            }
+            other => other,
         }
     }
 
@@ -759,8 +769,22 @@ impl Index {
         )
     }
 
-    /// The declared type of field `name` of struct `t`.
+    /// The declared type of field `name` of struct `t`; a field typed by
+    /// the struct's own type parameter is unknown (see [`Ty::Param`]).
     pub fn field_ty(&self, world: &World, t: SymId, name: u32) -> TyRes {
+        self.field_ty_with(world, t, name, None)
+    }
+
+    /// [`Self::field_ty`], with what the struct's type parameter `i` is
+    /// where the field is read (`param(i)`: `self.inner` in `impl<T: Buf>
+    /// Buf for Take<T>`).
+    pub fn field_ty_with(
+        &self,
+        world: &World,
+        t: SymId,
+        name: u32,
+        param: Option<&dyn Fn(usize) -> TyRes>,
+    ) -> TyRes {
         let Some(&(f, i)) = self.fields.get(&(t, name)) else {
             return TyRes::Unknown;
         };
@@ -772,16 +796,20 @@ impl Index {
             .get(&t)
             .copied()
             .unwrap_or(self.file_mod[f.0 as usize]);
-        self.resolve_ty(world, f, m, &scope.fields[i as usize].ty)
-    }
-
-    /// The position among the generic parameters of struct `t` of the one
-    /// that types its field `name`, if one does (see [`Ty::Param`]).
-    pub fn field_param(&self, world: &World, t: SymId, name: u32) -> Option<usize> {
-        let &(f, i) = self.fields.get(&(t, name))?;
-        match scope_of(world, f)?.fields[i as usize].ty {
-            Ty::Param(p) => Some(p as usize),
-            _ => None,
+        let ty = &scope.fields[i as usize].ty;
+        match (ty, param) {
+            (Ty::Param(p), Some(param)) => param(*p as usize),
+            (Ty::Generic(p, args), Some(param))
+                if args.iter().any(|a| matches!(a, Ty::Param(_))) =>
+            {
+                self.generic_ty(world, f, m, p, None, &|i| {
+                    args.get(i).map(|a| match a {
+                        Ty::Param(k) => param(*k as usize),
+                        a => self.resolve_ty(world, f, m, a),
+                    })
+                })
+            }
+            _ => self.resolve_ty(world, f, m, ty),
         }
     }
 
