@@ -165,7 +165,7 @@ pub struct Impl {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Ty {
     Unknown,
-    /// A primitive, slice, tuple or array: never an in-repo type.
+    /// A primitive (or unit, or `!`): never an in-repo type.
     External,
     /// A path to resolve in the scope where it was written. Generic
     /// parameters are already replaced by their first trait bound, `Self`
@@ -183,6 +183,9 @@ pub enum Ty {
     /// generic parameters: an impl's self type (`impl<T: Buf> Buf for
     /// Take<T>`) says what it is there.
     Param(u8),
+    /// `(A, B)`: each element's type, reached by `.0`, `.1` and tuple
+    /// patterns (`let (ptr, len) = self.heap();`).
+    Tuple(Vec<Ty>),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -290,6 +293,9 @@ pub enum Recv {
     /// path, and the field's name `Float::0`, as [`Field`]s of the enum
     /// record it).
     Variant(Vec<u32>, u32),
+    /// Element `i` of a tuple pattern matched against `recv`: `let (a, b)
+    /// = recv;`, `for (i, x) in v.iter().enumerate()`.
+    TupleElem(u32, u32),
 }
 
 thread_local! {

@@ -226,6 +226,7 @@ cfg_feature! {
 fn f(cart: Cart) {
     assert_eq!(validate(&cart), Status::Paid);
     log!(self_check(), cart.total(1, 2));
+    println!("{n}", n = Cart::<u8>::new().count(|x| x.size()));
 }
 "#;
     let (defs, scope, _, _) = facts(src);
@@ -236,9 +237,14 @@ fn f(cart: Cart) {
     for want in [
         "cfg_feature@2:1 Macro",
         "validate@8:16 Call",
-        "Status::Paid@8:41 Ref",
+        // Parsed as expressions: a value, as outside a macro.
+        "Status::Paid@8:41 Value",
         "self_check@9:10 Call",
         ".total@9:29 args2",
+        // A turbofish, a closure, a named format argument.
+        "Cart::new@10:37 Call",
+        ".count@10:43 args1",
+        ".size@10:55 args0",
     ] {
         assert!(s.contains(&want.to_string()), "{want} not in {s:?}");
     }

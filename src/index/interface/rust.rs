@@ -254,6 +254,14 @@ impl Writer<'_> {
                 t.raw("T");
                 t.raw(&i.to_string());
             }
+            Ty::Tuple(elems) => {
+                t.raw("(");
+                for e in elems {
+                    self.ty(t, e);
+                    t.raw(",");
+                }
+                t.raw(")");
+            }
         }
     }
 }

@@ -80,6 +80,65 @@ pub enum How {
     Candidates(u8),
 }
 
+/// Names the std prelude (and primitive types) supply to every module: a
+/// bare one not defined or imported is std's, not an unresolved site.
+pub const PRELUDE: &[&str] = &[
+    "AsMut",
+    "AsRef",
+    "Box",
+    "Clone",
+    "Copy",
+    "Default",
+    "Drop",
+    "Eq",
+    "Err",
+    "Extend",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "From",
+    "FromIterator",
+    "Into",
+    "IntoIterator",
+    "Iterator",
+    "None",
+    "Ok",
+    "Option",
+    "Ord",
+    "PartialEq",
+    "PartialOrd",
+    "Result",
+    "Send",
+    "Sized",
+    "Some",
+    "String",
+    "Sync",
+    "ToOwned",
+    "ToString",
+    "TryFrom",
+    "TryInto",
+    "Unpin",
+    "Vec",
+    "bool",
+    "char",
+    "drop",
+    "f32",
+    "f64",
+    "i128",
+    "i16",
+    "i32",
+    "i64",
+    "i8",
+    "isize",
+    "str",
+    "u128",
+    "u16",
+    "u32",
+    "u64",
+    "u8",
+    "usize",
+];
+
 /// A resolved type, as receiver inference needs it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TyRes {
@@ -92,6 +151,8 @@ pub enum TyRes {
     Container(Box<TyRes>),
     /// An external map from the first type to the second.
     Map(Box<TyRes>, Box<TyRes>),
+    /// A tuple of these element types.
+    Tuple(Vec<TyRes>),
 }
 
 /// Looks the first segment of a path up before the module does: the
@@ -858,9 +919,30 @@ fn file_types(ix: &Index, world: &World, f: FileIdx) -> FileTypes {
         ix.walk(world, f, m, &segs, Ns::Any)
     };
     let path = |p: &[u32], m: u32| walk(p, m).last_def();
+    let defs = world.defs(f);
     for imp in &scope.impls {
         let m = base + imp.module;
-        let resolved = ix.resolve_ty(world, f, m, &imp.ty);
+        // An impl in a fn body may be of a type that fn (or one around
+        // it) defines: `fn deserialize() { struct Id; impl Visitor for Id }`.
+        let local = |n: u32, _: Ns| -> Option<(Res, How)> {
+            let mut d = imp.scope_fn;
+            while d != 0 {
+                let found = defs.iter().enumerate().find(|(_, x)| {
+                    x.parent == Some(d) && x.kind == NodeKind::Class && ix.gname(&x.name) == Some(n)
+                });
+                if let Some((i, _)) = found {
+                    let sym = SymId {
+                        file: f,
+                        def: i as u32,
+                    };
+                    return Some((Res::Def(sym), How::Local));
+                }
+                d = defs.get(d as usize).and_then(|x| x.parent).unwrap_or(0);
+            }
+            None
+        };
+        let first: Option<FirstLookup> = (imp.scope_fn != 0).then_some(&local);
+        let resolved = ix.resolve_ty_with(world, f, m, &imp.ty, first);
         let outside = !matches!(resolved, TyRes::Def(_) | TyRes::Unknown);
         let self_ty = match resolved {
             TyRes::Def(t) => Some(t),
@@ -868,7 +950,7 @@ fn file_types(ix: &Index, world: &World, f: FileIdx) -> FileTypes {
             // impl ToSql for Array`): the alias is what the repository
             // knows the impl by.
             _ => match &imp.ty {
-                Ty::Path(p) | Ty::Generic(p, _) => match ix.path_ty(world, f, m, p, None) {
+                Ty::Path(p) | Ty::Generic(p, _) => match ix.path_ty(world, f, m, p, first) {
                     TyRes::Def(d) if ix.aliases.contains_key(&d) => Some(d),
                     _ => None,
                 },
@@ -918,6 +1000,9 @@ pub struct PathWalk {
     /// The first segment is bound to something outside the graph (an
     /// outside `use`, a variant a glob of an enum brings), not unknown.
     pub bound_outside: bool,
+    /// The first segment is a plain name bound nowhere: the std prelude,
+    /// an outside glob, or an item a macro defines.
+    pub unbound: bool,
 }
 
 impl PathWalk {

@@ -1,6 +1,6 @@
 //! One file's sites → edges, with the tables of [`super::index`].
 
-use super::index::{scope_of, HashMap, How, Index, Ns, Res, TyRes};
+use super::index::{scope_of, HashMap, How, Index, Ns, Res, TyRes, PRELUDE};
 use crate::extract::rust::{
     Recv, Refs, Role, Scope, Site, SiteKind, Ty, NONE, SELF_RECV, UNKNOWN_ARGS,
 };
@@ -223,6 +223,14 @@ pub(super) const COMMON_METHODS: &[&str] = &[
 
 /// The type of `m` called on collection `c` of `elem`s: iterators keep the
 /// elements, accessors give one (maybe), the rest is std's.
+/// Element `i` of a tuple's element types (unknown past its end).
+fn tuple_elem(mut elems: Vec<TyRes>, i: Option<usize>) -> TyRes {
+    match i {
+        Some(i) if i < elems.len() => elems.swap_remove(i),
+        _ => TyRes::Unknown,
+    }
+}
+
 fn collection_method(c: TyRes, elem: TyRes, m: &str) -> TyRes {
     match m {
         "iter" | "iter_mut" | "into_iter" | "drain" | "filter" | "rev" | "skip" | "take"
@@ -235,6 +243,9 @@ fn collection_method(c: TyRes, elem: TyRes, m: &str) -> TyRes {
             TyRes::Wrap(Box::new(elem))
         }
         "remove" | "swap_remove" => elem,
+        // Pairs: the index (or the other iterator's element) first.
+        "enumerate" => TyRes::Container(Box::new(TyRes::Tuple(vec![TyRes::External, elem]))),
+        "zip" => TyRes::Container(Box::new(TyRes::Tuple(vec![elem, TyRes::Unknown]))),
         _ => TyRes::External,
     }
 }
@@ -281,65 +292,6 @@ const STD_MACROS: &[&str] = &[
     "vec",
     "write",
     "writeln",
-];
-
-/// Names the std prelude (and primitive types) supply to every module: a
-/// bare one not defined or imported is std's, not an unresolved site.
-const PRELUDE: &[&str] = &[
-    "AsMut",
-    "AsRef",
-    "Box",
-    "Clone",
-    "Copy",
-    "Default",
-    "Drop",
-    "Eq",
-    "Err",
-    "Extend",
-    "Fn",
-    "FnMut",
-    "FnOnce",
-    "From",
-    "FromIterator",
-    "Into",
-    "IntoIterator",
-    "Iterator",
-    "None",
-    "Ok",
-    "Option",
-    "Ord",
-    "PartialEq",
-    "PartialOrd",
-    "Result",
-    "Send",
-    "Sized",
-    "Some",
-    "String",
-    "Sync",
-    "ToOwned",
-    "ToString",
-    "TryFrom",
-    "TryInto",
-    "Unpin",
-    "Vec",
-    "bool",
-    "char",
-    "drop",
-    "f32",
-    "f64",
-    "i128",
-    "i16",
-    "i32",
-    "i64",
-    "i8",
-    "isize",
-    "str",
-    "u128",
-    "u16",
-    "u32",
-    "u64",
-    "u8",
-    "usize",
 ];
 
 /// Methods of external types that may return an in-repo element type.
@@ -803,13 +755,14 @@ impl Cx<'_, '_> {
             // over it (`v.iter()`) has not.
             // (One an in-repo trait is implemented for does: `impl BufMut
             // for Vec<u8>`.)
-            TyRes::External | TyRes::Container(_) | TyRes::Map(..) => match self.ext_method(
-                site,
-                name,
-                &text,
-                args,
-                matches!(ty, TyRes::Container(_) | TyRes::Map(..)) && !self.is_iterator(recv),
-            ) {
+            TyRes::External | TyRes::Container(_) | TyRes::Map(..) | TyRes::Tuple(_) => match self
+                .ext_method(
+                    site,
+                    name,
+                    &text,
+                    args,
+                    matches!(ty, TyRes::Container(_) | TyRes::Map(..)) && !self.is_iterator(recv),
+                ) {
                 Ok(d) => self.edge(
                     self.sym(src),
                     d,
@@ -1019,10 +972,38 @@ impl Cx<'_, '_> {
         let d = self
             .ext_method(site, self.g[name as usize], text, UNKNOWN_ARGS, false)
             .ok()?;
-        Some(match self.ix.ret_ty(self.world, d) {
+        Some(self.ext_ret_of(d))
+    }
+
+    /// The declared type extension-trait method `d` returns.
+    fn ext_ret_of(&self, d: SymId) -> TyRes {
+        match self.ix.ret_ty(self.world, d) {
             TyRes::Def(t) if self.ix.traits.contains(&t) => TyRes::External,
             other => other,
-        })
+        }
+    }
+
+    /// The declared return type of fn `d`; for a fn of this file, names
+    /// local to the fns around it come first.
+    fn ret_of(&self, d: SymId) -> TyRes {
+        if d.file != self.file {
+            return self.ix.ret_ty(self.world, d);
+        }
+        // (Items in its own body are not in scope in its signature.)
+        let around = self.defs[d.def as usize].parent.unwrap_or(0);
+        let first = |n: u32, ns: Ns| self.local_lookup(around, n, ns);
+        self.ix.ret_ty_with(self.world, d, Some(&first))
+    }
+
+    /// What `name` returns on an outside type whose own methods return
+    /// outside types: an in-repo extension trait's declared type when one
+    /// has a method of that name, else an outside type.
+    fn ext_or_external(&self, site: &Site, name: u32, text: &str) -> TyRes {
+        match self.ext_method(site, self.g[name as usize], text, UNKNOWN_ARGS, false) {
+            Ok(d) => self.ext_ret_of(d),
+            Err(0) => TyRes::External,
+            Err(_) => TyRes::Unknown,
+        }
     }
 
     /// Whether in-repo type `t` implements `Deref` (has a `deref` method).
@@ -1139,14 +1120,40 @@ impl Cx<'_, '_> {
                     self.ix.field_ty_with(self.world, t, name, param)
                 }
                 TyRes::External => TyRes::External,
+                TyRes::Tuple(elems) => tuple_elem(elems, self.gstr(*name).parse().ok()),
+                _ => TyRes::Unknown,
+            },
+            Recv::TupleElem(base, i) => match self.eval(site, *base, depth + 1) {
+                TyRes::Tuple(elems) => tuple_elem(elems, Some(*i as usize)),
                 _ => TyRes::Unknown,
             },
             Recv::Call(path) => {
                 let (w, last) = self.walk_recv_path(m, path, Ns::Value, &first);
                 if w.external {
-                    return TyRes::External;
+                    // `make()` bound nowhere: maybe an in-repo fn a macro
+                    // defines, maybe not.
+                    let name0 = path.first().map_or("", |&n| self.gstr(n));
+                    return if w.unbound
+                        && self.ix.unbound_is_unknown(self.world, m, name0, path.len())
+                    {
+                        TyRes::Unknown
+                    } else {
+                        TyRes::External
+                    };
                 }
-                self.ix.value_ty(self.world, &w, path.len(), last, true)
+                match w.last_def() {
+                    // A fn of this file: its return type may name items
+                    // local to the fns around it.
+                    Some(d) if d.file == self.file && w.hits.len() == path.len() => {
+                        match self.world.def(d).kind {
+                            NodeKind::Class | NodeKind::Module => {
+                                self.ix.value_ty(self.world, &w, path.len(), last, true)
+                            }
+                            _ => self.ret_of(d),
+                        }
+                    }
+                    _ => self.ix.value_ty(self.world, &w, path.len(), last, true),
+                }
             }
             Recv::Method(base_r, name) => {
                 let base = self.eval(site, *base_r, depth + 1);
@@ -1161,14 +1168,22 @@ impl Cx<'_, '_> {
                         self.ext_ret(site, *name, m).unwrap_or(TyRes::Unknown)
                     }
                     (TyRes::Container(x), m) => {
-                        collection_method(TyRes::Container(x.clone()), *x, m)
+                        match collection_method(TyRes::Container(x.clone()), *x, m) {
+                            // Not a collection's own method: maybe an
+                            // in-repo extension trait's (`v.par_iter()`).
+                            TyRes::External => self.ext_or_external(site, *name, m),
+                            t => t,
+                        }
                     }
                     (TyRes::Map(k, v), m) => match m {
                         "get" | "get_mut" | "remove" => TyRes::Wrap(v),
+                        "iter" | "iter_mut" | "into_iter" | "drain" => {
+                            TyRes::Container(Box::new(TyRes::Tuple(vec![*k, *v])))
+                        }
                         "values" | "values_mut" | "into_values" => TyRes::Container(v),
                         "keys" | "into_keys" => TyRes::Container(k),
                         "clone" | "as_ref" | "as_mut" | "borrow" | "borrow_mut" => TyRes::Map(k, v),
-                        _ => TyRes::External,
+                        _ => self.ext_or_external(site, *name, m),
                     },
                     (
                         TyRes::Wrap(x),
@@ -1189,7 +1204,7 @@ impl Cx<'_, '_> {
                     ) => {
                         let t = self.ix.unalias(self.world, t);
                         match self.ix.assoc(self.world, t, self.g[*name as usize]).first() {
-                            Some(&d) => self.ix.ret_ty(self.world, d),
+                            Some(&d) => self.ret_of(d),
                             None if m.starts_with("borrow") && !self.ix.has_ext_super(t, 0) => {
                                 TyRes::Def(t)
                             }
@@ -1205,7 +1220,7 @@ impl Cx<'_, '_> {
                         let t = self.ix.unalias(self.world, t);
                         let name = self.g[*name as usize];
                         match self.ix.assoc(self.world, t, name).first() {
-                            Some(&d) => self.ix.ret_ty(self.world, d),
+                            Some(&d) => self.ret_of(d),
                             // `self.enumerate()` in `trait Itertools: Iterator`:
                             // the outside supertrait's method, returning its type.
                             None if self.ix.blanket_method(t, name).is_none()
@@ -1220,7 +1235,7 @@ impl Cx<'_, '_> {
                     // type (`Self` there is the outside receiver's type);
                     // methods of std/dependency types return their own
                     // types, except accessors of what a container holds.
-                    (TyRes::External, m) => match self.ext_ret(site, *name, m) {
+                    (TyRes::External | TyRes::Tuple(_), m) => match self.ext_ret(site, *name, m) {
                         Some(t) => t,
                         None if !ELEMENT_ACCESSORS.contains(&m) => TyRes::External,
                         None => TyRes::Unknown,
@@ -1238,6 +1253,8 @@ impl Cx<'_, '_> {
             },
             Recv::Elem(base) => match self.eval(site, *base, depth + 1) {
                 TyRes::Container(x) | TyRes::Wrap(x) => *x,
+                // `for (k, v) in &map`
+                TyRes::Map(k, v) => TyRes::Tuple(vec![*k, *v]),
                 _ => TyRes::Unknown,
             },
             Recv::Variant(path, field) => {

@@ -240,7 +240,7 @@ pub struct A;
 pub struct B;
 impl A { pub fn process(&self) {} pub fn only_here(&self, x: u8) {} pub fn len(&self) -> usize { 0 } }
 impl B { pub fn process(&self) {} pub fn only_here(&self) {} }
-pub fn f(xs: Vec<(A, B)>) {
+pub fn f<T>(xs: Vec<(T, B)>) {
     for (x, _) in xs { x.process();
     x.only_here(1);
     x.len();
@@ -652,6 +652,7 @@ pub fn f(i: Item) {
     match i {
         Item::Table(t) => t.span(),
         Item::Pair(a, ref b) => { a.span(); b.span() }
+        Item::Pair(_, c) => c.span(),
         _ => {}
     }
     if let Option::Some(x) = Some(Table) { x.span() }
@@ -670,8 +671,13 @@ pub fn f(i: Item) {
         &g,
         "calls shop_app::f -> shop_app::Table::span @10:47 TypedReceiver",
     );
+    // `_` holds a place.
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Table::span @11:31 TypedReceiver",
+    );
     // A dependency's enum types nothing: still a guess among both.
-    assert_has(&g, "U calls span @13:46 (2 candidates)");
+    assert_has(&g, "U calls span @14:46 (2 candidates)");
 }
 
 #[test]
@@ -1159,8 +1165,8 @@ std = []
 #[test]
 fn an_unknown_receiver_is_not_guessed_from_a_crate_this_one_cannot_use() {
     let ledger = "pub struct Book;\nimpl Book { pub fn reconcile(&self) {} }\n";
-    // A pattern in a tuple leaves `b` of unknown type.
-    let caller = "pub fn f(xs: Vec<(u8, u8)>) { for (b, _) in xs { b.reconcile(); } }\n";
+    // An unbounded type parameter leaves `b` of unknown type.
+    let caller = "pub fn f<T>(xs: Vec<(T, u8)>) { for (b, _) in xs { b.reconcile(); } }\n";
     let g = graph_with(
         &[
             ("Cargo.toml", "[workspace]\nmembers = [\"ledger\", \"app\", \"tool\", \"cli\"]\n"),
@@ -1182,11 +1188,11 @@ fn an_unknown_receiver_is_not_guessed_from_a_crate_this_one_cannot_use() {
     );
     assert_has(
         &g,
-        "calls app::f -> shop_ledger::Book::reconcile @1:52 Member { k: 1 }",
+        "calls app::f -> shop_ledger::Book::reconcile @1:54 Member { k: 1 }",
     );
     assert_has(
         &g,
-        "calls cli::f -> shop_ledger::Book::reconcile @1:52 Member { k: 1 }",
+        "calls cli::f -> shop_ledger::Book::reconcile @1:54 Member { k: 1 }",
     );
     assert!(!g.iter().any(|l| l.starts_with("calls tool::f")), "{g:#?}");
 }
@@ -1373,4 +1379,102 @@ pub mod other { pub fn f(v: &mut Vec<u8>) { v.put_u8(1); } }
         "calls shop_app::Vec::put -> shop_app::Put::put_two @3:43 SelfMember",
     );
     assert_none(&g, "calls shop_app::Vec::put -> shop_app::Vec::reserve");
+}
+
+#[test]
+fn tuple_elements_take_their_declared_types() {
+    // A fn returning `(Cn, usize)`: its elements reach `.0` and tuple
+    // patterns; `enumerate`, a map's pairs and `zip` yield tuples; an
+    // element after `..` or of the other iterator of a `zip` is unknown,
+    // and says so.
+    let src = r#"use std::collections::HashMap;
+pub struct Cn(u8);
+impl Cn { fn as_ptr(self) -> usize { 0 } }
+pub struct Sv;
+impl Sv { fn heap(&self) -> (Cn, usize) { todo!() } fn triple(&self) -> (Cn, usize, usize) { todo!() } }
+pub fn c(s: Sv) { let (p, l) = s.heap(); p.as_ptr(); s.triple().0.as_ptr(); let (.., z) = s.triple(); z.as_ptr(); }
+pub fn d(v: Vec<Cn>, m: HashMap<u32, Cn>) { for (i, x) in v.iter().enumerate() { x.as_ptr(); } for (k, y) in &m { y.as_ptr(); } m.iter().map(|(k, w)| w.as_ptr()); for (a, b) in v.iter().zip(v.iter()) { a.as_ptr(); b.as_ptr(); } }
+pub fn e(t: (Cn, Sv)) { t.0.as_ptr(); t.1.heap(); let (q, r) = t; q.as_ptr(); }
+pub fn g(t: (u8, Cn)) { let (_, p) = t; p.as_ptr(); }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    for (src, col) in [
+        ("c", 44),
+        ("c", 67),
+        ("d", 84),
+        ("d", 117),
+        ("d", 153),
+        ("d", 205),
+    ] {
+        let line = if src == "c" { 6 } else { 7 };
+        assert_has(
+            &g,
+            &format!("calls shop_app::{src} -> shop_app::Cn::as_ptr @{line}:{col} TypedReceiver"),
+        );
+    }
+    assert_has(
+        &g,
+        "calls shop_app::e -> shop_app::Cn::as_ptr @8:29 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::e -> shop_app::Sv::heap @8:43 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::e -> shop_app::Cn::as_ptr @8:69 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "U calls as_ptr @6:105 (unknown receiver, common method name)",
+    );
+    assert_has(
+        &g,
+        "U calls as_ptr @7:217 (unknown receiver, common method name)",
+    );
+}
+
+#[test]
+fn a_type_bound_nowhere_is_unknown_unless_an_outside_glob_may_bring_it() {
+    // `bitflags! { struct Flags … }` defines a type the graph does not
+    // see: a receiver of it is unknown (its methods guessed, or flagged),
+    // not an outside type whose methods are dropped. With an outside
+    // glob in scope, the name most likely comes from there.
+    let g = graph(&[
+        ("src/lib.rs", "pub mod a;\npub mod b;\npub struct Cn;\nimpl Cn { pub fn go(&self) {} }\n"),
+        (
+            "src/a.rs",
+            "pub fn g(x: Unbound) { x.go(); make().go(); Unbound::A.go(); }\npub fn h(s: String, v: Vec<crate::Cn>) { s.go(); v[0].go(); }\n",
+        ),
+        (
+            "src/b.rs",
+            "use std::collections::*;\npub fn f(m: HashMap<u8, crate::Cn>, x: Unbound) { m.get(&1).unwrap().go(); x.go(); }\n",
+        ),
+    ]);
+    for col in [26, 39, 56] {
+        assert_has(
+            &g,
+            &format!("calls shop_app::a::g -> shop_app::Cn::go @1:{col} Member {{ k: 1 }}"),
+        );
+    }
+    // Prelude names stay outside types.
+    assert_none(&g, "calls shop_app::a::h -> shop_app::Cn::go @2:44");
+    assert_has(
+        &g,
+        "calls shop_app::a::h -> shop_app::Cn::go @2:55 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::b::f -> shop_app::Cn::go @2:70 TypedReceiver",
+    );
+    assert_none(&g, "calls shop_app::b::f -> shop_app::Cn::go @2:78");
+    // A type a fn body defines is bound there, for its impls too.
+    let g = graph(&[(
+        "src/lib.rs",
+        "pub fn de() { struct Id; impl serde::Visitor for Id { fn visit_str(&self) {} fn visit(&self) { self.visit_str(); } } }\nstruct Other; impl Other { fn visit_str(&self) {} }\n",
+    )]);
+    assert_has(
+        &g,
+        "calls shop_app::de::Id::visit -> shop_app::de::Id::visit_str @1:101 SelfMember",
+    );
 }

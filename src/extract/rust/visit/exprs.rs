@@ -244,11 +244,7 @@ impl<'s> V<'s> {
                     }
                 }
                 let inner = if unwrap { self.recv(Recv::Try(r)) } else { 0 };
-                let mut cursor = p.walk();
-                let kids: Vec<Node> = p
-                    .named_children(&mut cursor)
-                    .filter(|k| Some(*k) != p.field("type"))
-                    .collect();
+                let kids = pattern_elements(p, p.field("type"));
                 let inner = if kids.len() == 1 { inner } else { 0 };
                 // After `..` the positions are not known.
                 let rest = kids
@@ -298,6 +294,20 @@ impl<'s> V<'s> {
                     }
                 }
             }
+            "tuple_pattern" if r != 0 => {
+                let kids = pattern_elements(p, None);
+                // After `..` the positions are not known.
+                let mut known = true;
+                for (i, k) in kids.into_iter().enumerate() {
+                    known &= k.kind_name() != "remaining_field_pattern";
+                    let elem = if known {
+                        self.recv(Recv::TupleElem(r, i as u32))
+                    } else {
+                        0
+                    };
+                    self.pattern(k, elem);
+                }
+            }
             "tuple_pattern" | "slice_pattern" | "or_pattern" | "match_pattern"
             | "range_pattern" => {
                 if let Some(c) = p.field("condition") {
@@ -327,10 +337,68 @@ impl<'s> V<'s> {
         let mut cursor = n.walk();
         let kids: Vec<Node> = n.named_children(&mut cursor).collect();
         for k in kids {
-            if k.kind_name() == "token_tree" && !self.macro_items(n, k) {
+            if k.kind_name() == "token_tree" && !self.macro_items(n, k) && !self.macro_exprs(n, k) {
                 self.tokens(k);
             }
         }
+    }
+
+    /// `assert_eq!(a.len(), Vec::<u8>::new())`: the arguments of a std
+    /// macro that takes expressions (see [`EXPR_MACROS`]) are parsed and
+    /// walked as expressions when they parse cleanly: `(a, b)` as a tuple,
+    /// `[x; n]` as an array. Returns whether they were.
+    pub(super) fn macro_exprs(&mut self, mac: Node, tt: Node) -> bool {
+        let Some(name) = mac.field("macro") else {
+            return false;
+        };
+        let name = match name.kind_name() {
+            "identifier" => name,
+            "scoped_identifier" => match name.field("name") {
+                Some(n) => n,
+                None => return false,
+            },
+            _ => return false,
+        };
+        if !EXPR_MACROS.contains(&self.text(name)) || self.depth >= MAX_NESTING / 2 {
+            return false;
+        }
+        if tt.child(0).is_none_or(|o| o.kind_name() == "{") {
+            return false;
+        }
+        let range = tree_sitter::Range {
+            start_byte: tt.start_byte(),
+            end_byte: tt.end_byte(),
+            start_point: tt.start_position(),
+            end_point: tt.end_position(),
+        };
+        let Some(tree) = crate::extract::rust::parse(self.src, Some(range)) else {
+            return false;
+        };
+        let Some(e) = one_expression(tree.root_node()) else {
+            return false;
+        };
+        if !matches!(
+            e.kind_name(),
+            "tuple_expression"
+                | "parenthesized_expression"
+                | "array_expression"
+                | "unit_expression"
+        ) {
+            return false;
+        }
+        self.depth += 1;
+        let mut cursor = e.walk();
+        let args: Vec<Node> = e.named_children(&mut cursor).collect();
+        for a in args {
+            // `format!("{x}", x = a.b())`: a named argument's value.
+            let a = match (a.kind_name(), a.field("left"), a.field("right")) {
+                ("assignment_expression", Some(l), Some(r)) if l.kind_name() == "identifier" => r,
+                _ => a,
+            };
+            self.node(a);
+        }
+        self.depth -= 1;
+        true
     }
 
     /// `cfg_feature! { pub mod a; pub use a::B; }`: a brace-delimited macro
@@ -566,4 +634,71 @@ pub(super) fn token_args(tt: Node) -> u8 {
     }
     let n = commas + usize::from(!last_comma);
     n.min(UNKNOWN_ARGS as usize - 1) as u8
+}
+
+/// The element patterns of a tuple or tuple-struct pattern, in order: `_`
+/// included (an anonymous token, so not among the named children), the
+/// path `skip` and comments not.
+fn pattern_elements<'t>(p: Node<'t>, skip: Option<Node<'t>>) -> Vec<Node<'t>> {
+    let mut cursor = p.walk();
+    p.children(&mut cursor)
+        .filter(|k| {
+            Some(*k) != skip
+                && (k.is_named() || k.kind_name() == "_")
+                && !matches!(
+                    k.kind_name(),
+                    "line_comment" | "block_comment" | "attribute_item"
+                )
+        })
+        .collect()
+}
+
+/// Std macros whose arguments are expressions (a format string is one).
+/// Not `matches!`: its second argument is a pattern.
+const EXPR_MACROS: &[&str] = &[
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "dbg",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "eprint",
+    "eprintln",
+    "format",
+    "format_args",
+    "panic",
+    "print",
+    "println",
+    "todo",
+    "unimplemented",
+    "unreachable",
+    "vec",
+    "write",
+    "writeln",
+];
+
+/// The one expression a parse of a macro argument holds, if it parsed
+/// cleanly: a statement (its `;` missing) or an error node around exactly
+/// one error-free expression (`"{}"`, `[1, 2]` and `a = b` are errors at
+/// the top of a file).
+fn one_expression(root: Node) -> Option<Node> {
+    // (An error node can be the root itself.)
+    let s = if root.is_error() {
+        root
+    } else if root.named_child_count() == 1 {
+        root.named_child(0)?
+    } else {
+        return None;
+    };
+    if !matches!(s.kind_name(), "expression_statement" | "ERROR") {
+        return None;
+    }
+    let mut cursor = s.walk();
+    let mut kids = s.children(&mut cursor).filter(|k| !k.is_missing());
+    let e = kids.next()?;
+    if kids.next().is_some() || !e.is_named() || e.has_error() || e.is_error() {
+        return None;
+    }
+    Some(e)
 }

@@ -485,7 +485,7 @@ impl<'s> V<'s> {
         }
         let self_path = match &ty {
             Ty::Path(p) | Ty::Generic(p, _) => Some(p.clone()),
-            Ty::Unknown | Ty::External | Ty::Slice(_) | Ty::Param(_) => None,
+            Ty::Unknown | Ty::External | Ty::Slice(_) | Ty::Param(_) | Ty::Tuple(_) => None,
         };
         let ty_name = match &self_path {
             Some(p) => self.str_of(*p.last().unwrap_or(&0)).to_string(),

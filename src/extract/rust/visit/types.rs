@@ -170,14 +170,16 @@ impl<'s> V<'s> {
             | "qualified_type" => {
                 let mut cursor = n.walk();
                 let kids: Vec<Node> = n.named_children(&mut cursor).collect();
-                let mut first = None;
+                let mut all = Vec::new();
                 for k in kids {
                     let t = self.type_arg(k);
-                    first.get_or_insert(t);
+                    all.push(t);
                 }
                 match n.kind_name() {
-                    "array_type" => Ty::Slice(Box::new(first.unwrap_or(Ty::Unknown))),
-                    "tuple_type" => Ty::External,
+                    "array_type" => {
+                        Ty::Slice(Box::new(all.into_iter().next().unwrap_or(Ty::Unknown)))
+                    }
+                    "tuple_type" => Ty::Tuple(all),
                     _ => Ty::Unknown,
                 }
             }

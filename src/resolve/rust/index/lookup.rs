@@ -204,6 +204,40 @@ impl Index {
         None
     }
 
+    /// Whether plain name `name`, the first of `len` segments of a path
+    /// and bound nowhere in module `m`, may be an in-repo item a macro
+    /// defines: not a crate (`std::…`, a dependency's `serde::…`), not a
+    /// prelude or well-known std name, and no glob of `m` (or of the
+    /// in-repo modules its globs reach) brings names from outside.
+    pub fn unbound_is_unknown(&self, world: &World, m: u32, name: &str, len: usize) -> bool {
+        if (len > 1 && !name.starts_with(|c: char| c.is_ascii_uppercase()))
+            || PRELUDE.contains(&name)
+            || DEREF_WRAPPERS.contains(&name)
+            || WRAPPERS.contains(&name)
+            || CONTAINERS.contains(&name)
+            || MAPS.contains(&name)
+        {
+            return false;
+        }
+        let mut visited = Vec::new();
+        let mut stack = vec![m];
+        while let Some(t) = stack.pop() {
+            if visited.contains(&t) || visited.len() > MAX_GLOB_MODULES {
+                continue;
+            }
+            visited.push(t);
+            for &u in self.globs.get(&t).into_iter().flatten() {
+                match self.resolve_use(world, u, Ns::Any, 1) {
+                    Some((Res::Mod(next), _)) => stack.push(next),
+                    // `use Kind::*` of an in-repo enum: its variants.
+                    Some((Res::Def(_), _)) => {}
+                    _ => return false,
+                }
+            }
+        }
+        true
+    }
+
     pub(super) fn push_glob_targets(
         &self,
         world: &World,
@@ -456,6 +490,7 @@ impl Index {
             let Some(hit0) = hit0.filter(|h| h.0 != Res::Ext) else {
                 out.external = true;
                 out.bound_outside = hit0.is_some();
+                out.unbound = hit0.is_none();
                 return out;
             };
             out.hits.push(hit0);
@@ -622,6 +657,12 @@ impl Index {
             Ty::Slice(elem) => {
                 TyRes::Container(Box::new(self.resolve_ty_with(world, f, m, elem, first)))
             }
+            Ty::Tuple(elems) => TyRes::Tuple(
+                elems
+                    .iter()
+                    .map(|e| self.resolve_ty_with(world, f, m, e, first))
+                    .collect(),
+            ),
             Ty::Generic(p, args) => self.generic_ty(world, f, m, p, first, &|i| {
                 args.get(i)
                     .map(|a| self.resolve_ty_with(world, f, m, a, first))
@@ -696,12 +737,18 @@ impl Index {
         let g = &self.gnames[f.0 as usize];
         let segs: Vec<u32> = p.iter().map(|&n| g[n as usize]).collect();
         let w = self.walk_from(world, f, m, &segs, Ns::Any, 0, None, first);
+        let name = |l: u32| scope_of(world, f).map(|s| &s.names[l as usize]);
         if w.external {
-            return TyRes::External;
+            // A type bound nowhere (`bitflags! { struct Flags … }`) may be
+            // an in-repo type a macro defines: unknown, not outside.
+            let name0 = p.first().and_then(|&n| name(n)).unwrap_or("");
+            return if w.unbound && self.unbound_is_unknown(world, m, name0, p.len()) {
+                TyRes::Unknown
+            } else {
+                TyRes::External
+            };
         }
-        let last = p
-            .last()
-            .and_then(|&l| scope_of(world, f).map(|s| &s.names[l as usize]));
+        let last = p.last().and_then(|&l| name(l));
         match self.value_ty(world, &w, segs.len(), last.unwrap_or(""), false) {
             TyRes::Def(d) if world.def(d).kind == NodeKind::Class => TyRes::Def(d),
             _ => TyRes::Unknown,
@@ -815,6 +862,13 @@ impl Index {
 
     /// The declared return type of fn `d`.
     pub fn ret_ty(&self, world: &World, d: SymId) -> TyRes {
+        self.ret_ty_with(world, d, None)
+    }
+
+    /// The declared return type of fn `d`, with `first` looking names up
+    /// in the fns around `d` first (`type Handles = JoinSet<()>;` in the
+    /// body of the fn that nests `fn make() -> (Senders, Handles)`).
+    pub fn ret_ty_with(&self, world: &World, d: SymId, first: Option<FirstLookup>) -> TyRes {
         let Some(&(f, i)) = self.rets.get(&d) else {
             return TyRes::Unknown;
         };
@@ -822,6 +876,7 @@ impl Index {
             return TyRes::Unknown;
         };
         let r = &scope.rets[i as usize];
-        self.resolve_ty(world, f, self.file_mod[f.0 as usize] + r.module, &r.ty)
+        let m = self.file_mod[f.0 as usize] + r.module;
+        self.resolve_ty_with(world, f, m, &r.ty, first)
     }
 }
