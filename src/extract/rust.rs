@@ -41,6 +41,8 @@ pub struct Scope {
     pub mods: Vec<InlineMod>,
     /// Items directly in a module (not in fn bodies, not associated).
     pub items: Vec<Item>,
+    /// Defs of `macro_rules!` in fn bodies (in scope in that body).
+    pub local_macros: Vec<u32>,
     pub uses: Vec<Use>,
     pub impls: Vec<Impl>,
     /// Named (and tuple: `0`, `1`, …) struct fields with their types.

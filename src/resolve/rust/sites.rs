@@ -344,6 +344,8 @@ struct Cx<'a, 'w> {
     fm: u32,
     /// (fn def, name) → item defined in the fn's body.
     local_items: HashMap<(u32, u32), u32>,
+    /// (fn, name) → a `macro_rules!` in its body.
+    local_macros: HashMap<(u32, u32), u32>,
     /// (fn def, name) → `use`s in the fn's body.
     local_uses: HashMap<(u32, u32), Vec<u32>>,
     local_globs: HashMap<u32, Vec<u32>>,
@@ -372,6 +374,7 @@ pub fn resolve(world: &World, ix: &Index, file: FileIdx, refs: &Refs) -> FileRes
         defs,
         fm,
         local_items: HashMap::default(),
+        local_macros: HashMap::default(),
         local_uses: HashMap::default(),
         local_globs: HashMap::default(),
         method_impl: HashMap::default(),
@@ -417,10 +420,19 @@ impl Cx<'_, '_> {
             let Some(p) = def.parent.filter(|&p| p != 0) else {
                 continue;
             };
-            if def.kind != NodeKind::Method && is_fn(self.defs[p as usize].kind) {
+            if def.kind != NodeKind::Method
+                && is_fn(self.defs[p as usize].kind)
+                && !self.scope.local_macros.contains(&(d as u32))
+            {
                 if let Some(n) = self.ix.gname(&def.name) {
                     self.local_items.entry((p, n)).or_insert(d as u32);
                 }
+            }
+        }
+        for &d in &self.scope.local_macros {
+            let def = &self.defs[d as usize];
+            if let (Some(p), Some(n)) = (def.parent, self.ix.gname(&def.name)) {
+                self.local_macros.entry((p, n)).or_insert(d);
             }
         }
         for (u, us) in self.scope.uses.iter().enumerate() {
@@ -512,10 +524,13 @@ impl Cx<'_, '_> {
         while d != 0 {
             let def = &self.defs[d as usize];
             if is_fn(def.kind) {
-                if ns != Ns::Macro {
-                    if let Some(&x) = self.local_items.get(&(d, name)) {
-                        return Some((Res::Def(self.sym(x)), How::Local));
-                    }
+                let items = if ns == Ns::Macro {
+                    &self.local_macros
+                } else {
+                    &self.local_items
+                };
+                if let Some(&x) = items.get(&(d, name)) {
+                    return Some((Res::Def(self.sym(x)), How::Local));
                 }
                 if let Some(us) = self.local_uses.get(&(d, name)) {
                     for &u in us {

@@ -1478,3 +1478,13 @@ fn a_type_bound_nowhere_is_unknown_unless_an_outside_glob_may_bring_it() {
         "calls shop_app::de::Id::visit -> shop_app::de::Id::visit_str @1:101 SelfMember",
     );
 }
+
+#[test]
+fn a_macro_defined_in_a_fn_body_is_in_scope_there() {
+    // smallvec's tests/macro.rs: `macro_rules! check { … }` in a test fn,
+    // then `check!([1; 1]);`. A fn of the same name elsewhere is not it.
+    let src = "pub fn t() {\n    macro_rules! check { ($x:tt) => {} }\n    check!([1]);\n    check([1]);\n}\npub fn check(_: [u8; 1]) {}\n";
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(&g, "calls shop_app::t -> shop_app::t::check @3:5 Local");
+    assert_has(&g, "calls shop_app::t -> shop_app::check @4:5 Local");
+}

@@ -63,6 +63,8 @@ impl<'s> V<'s> {
                 module: self.module,
                 is_macro,
             });
+        } else if is_macro {
+            self.scope.local_macros.push(def);
         }
     }
 
