@@ -298,6 +298,9 @@ pub enum Recv {
     /// Element `i` of a tuple pattern matched against `recv`: `let (a, b)
     /// = recv;`, `for (i, x) in v.iter().enumerate()`.
     TupleElem(u32, u32),
+    /// Element `k` from the end (0: the last) of a tuple pattern after
+    /// `..`: `let (first, .., last) = recv;`.
+    TupleElemBack(u32, u32),
 }
 
 thread_local! {

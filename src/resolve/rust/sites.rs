@@ -1142,6 +1142,13 @@ impl Cx<'_, '_> {
                 TyRes::Tuple(elems) => tuple_elem(elems, Some(*i as usize)),
                 _ => TyRes::Unknown,
             },
+            Recv::TupleElemBack(base, k) => match self.eval(site, *base, depth + 1) {
+                TyRes::Tuple(elems) => {
+                    let i = elems.len().checked_sub(1 + *k as usize);
+                    tuple_elem(elems, i)
+                }
+                _ => TyRes::Unknown,
+            },
             Recv::Call(path) => {
                 let (w, last) = self.walk_recv_path(m, path, Ns::Value, &first);
                 if w.external {

@@ -1384,14 +1384,14 @@ pub mod other { pub fn f(v: &mut Vec<u8>) { v.put_u8(1); } }
 #[test]
 fn tuple_elements_take_their_declared_types() {
     // A fn returning `(Cn, usize)`: its elements reach `.0` and tuple
-    // patterns; `enumerate`, a map's pairs and `zip` yield tuples; an
-    // element after `..` or of the other iterator of a `zip` is unknown,
-    // and says so.
+    // patterns (after `..`, counted from the end); `enumerate`, a map's
+    // pairs and `zip` yield tuples; an element of the other iterator of a
+    // `zip` is unknown, and says so.
     let src = r#"use std::collections::HashMap;
 pub struct Cn(u8);
 impl Cn { fn as_ptr(self) -> usize { 0 } }
 pub struct Sv;
-impl Sv { fn heap(&self) -> (Cn, usize) { todo!() } fn triple(&self) -> (Cn, usize, usize) { todo!() } }
+impl Sv { fn heap(&self) -> (Cn, usize) { todo!() } fn triple(&self) -> (Cn, usize, Cn) { todo!() } }
 pub fn c(s: Sv) { let (p, l) = s.heap(); p.as_ptr(); s.triple().0.as_ptr(); let (.., z) = s.triple(); z.as_ptr(); }
 pub fn d(v: Vec<Cn>, m: HashMap<u32, Cn>) { for (i, x) in v.iter().enumerate() { x.as_ptr(); } for (k, y) in &m { y.as_ptr(); } m.iter().map(|(k, w)| w.as_ptr()); for (a, b) in v.iter().zip(v.iter()) { a.as_ptr(); b.as_ptr(); } }
 pub fn e(t: (Cn, Sv)) { t.0.as_ptr(); t.1.heap(); let (q, r) = t; q.as_ptr(); }
@@ -1424,9 +1424,10 @@ pub fn g(t: (u8, Cn)) { let (_, p) = t; p.as_ptr(); }
         &g,
         "calls shop_app::e -> shop_app::Cn::as_ptr @8:69 TypedReceiver",
     );
+    // After `..`, from the end.
     assert_has(
         &g,
-        "U calls as_ptr @6:105 (unknown receiver, common method name)",
+        "calls shop_app::c -> shop_app::Cn::as_ptr @6:105 TypedReceiver",
     );
     assert_has(
         &g,

@@ -296,15 +296,18 @@ impl<'s> V<'s> {
             }
             "tuple_pattern" if r != 0 => {
                 let kids = pattern_elements(p, None);
-                // After `..` the positions are not known.
-                let mut known = true;
+                // After `..` the positions count from the end.
+                let rest = kids
+                    .iter()
+                    .position(|k| k.kind_name() == "remaining_field_pattern");
+                let n = kids.len();
                 for (i, k) in kids.into_iter().enumerate() {
-                    known &= k.kind_name() != "remaining_field_pattern";
-                    let elem = if known {
-                        self.recv(Recv::TupleElem(r, i as u32))
-                    } else {
-                        0
+                    let elem = match rest {
+                        Some(at) if i == at => continue,
+                        Some(at) if i > at => Recv::TupleElemBack(r, (n - 1 - i) as u32),
+                        _ => Recv::TupleElem(r, i as u32),
                     };
+                    let elem = self.recv(elem);
                     self.pattern(k, elem);
                 }
             }
@@ -365,13 +368,7 @@ impl<'s> V<'s> {
         if tt.child(0).is_none_or(|o| o.kind_name() == "{") {
             return false;
         }
-        let range = tree_sitter::Range {
-            start_byte: tt.start_byte(),
-            end_byte: tt.end_byte(),
-            start_point: tt.start_position(),
-            end_point: tt.end_position(),
-        };
-        let Some(tree) = crate::extract::rust::parse(self.src, Some(range)) else {
+        let Some(tree) = crate::extract::rust::parse(self.src, Some(tt.range())) else {
             return false;
         };
         let Some(e) = one_expression(tree.root_node()) else {
@@ -421,12 +418,7 @@ impl<'s> V<'s> {
         {
             return false;
         }
-        let range = tree_sitter::Range {
-            start_byte: open.end_byte(),
-            end_byte: close.start_byte(),
-            start_point: open.end_position(),
-            end_point: close.start_position(),
-        };
+        let range = between(open, close);
         let Some(tree) = crate::extract::rust::parse(self.src, Some(range)) else {
             return false;
         };
@@ -701,4 +693,14 @@ fn one_expression(root: Node) -> Option<Node> {
         return None;
     }
     Some(e)
+}
+
+/// The source between the end of `open` and the start of `close`.
+fn between(open: Node, close: Node) -> tree_sitter::Range {
+    tree_sitter::Range {
+        start_byte: open.end_byte(),
+        end_byte: close.start_byte(),
+        start_point: open.end_position(),
+        end_point: close.start_position(),
+    }
 }
