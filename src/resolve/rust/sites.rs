@@ -221,8 +221,6 @@ pub(super) const COMMON_METHODS: &[&str] = &[
     "zip",
 ];
 
-/// The type of `m` called on collection `c` of `elem`s: iterators keep the
-/// elements, accessors give one (maybe), the rest is std's.
 /// Element `i` of a tuple's element types (unknown past its end).
 fn tuple_elem(mut elems: Vec<TyRes>, i: Option<usize>) -> TyRes {
     match i {
@@ -231,6 +229,8 @@ fn tuple_elem(mut elems: Vec<TyRes>, i: Option<usize>) -> TyRes {
     }
 }
 
+/// The type of `m` called on collection `c` of `elem`s: iterators keep the
+/// elements, accessors give one (maybe), the rest is std's.
 fn collection_method(c: TyRes, elem: TyRes, m: &str) -> TyRes {
     match m {
         "iter" | "iter_mut" | "into_iter" | "drain" | "filter" | "rev" | "skip" | "take"
@@ -1152,29 +1152,19 @@ impl Cx<'_, '_> {
             Recv::Call(path) => {
                 let (w, last) = self.walk_recv_path(m, path, Ns::Value, &first);
                 if w.external {
-                    // `make()` bound nowhere: maybe an in-repo fn a macro
-                    // defines, maybe not.
+                    // (`make()` bound nowhere may be a fn a macro defines.)
                     let name0 = path.first().map_or("", |&n| self.gstr(n));
-                    return if w.unbound
-                        && self.ix.unbound_is_unknown(self.world, m, name0, path.len())
-                    {
-                        TyRes::Unknown
-                    } else {
-                        TyRes::External
-                    };
+                    return self.ix.outside_ty(self.world, m, &w, name0, path.len());
                 }
-                match w.last_def() {
-                    // A fn of this file: its return type may name items
-                    // local to the fns around it.
-                    Some(d) if d.file == self.file && w.hits.len() == path.len() => {
-                        match self.world.def(d).kind {
-                            NodeKind::Class | NodeKind::Module => {
-                                self.ix.value_ty(self.world, &w, path.len(), last, true)
-                            }
-                            _ => self.ret_of(d),
-                        }
-                    }
-                    _ => self.ix.value_ty(self.world, &w, path.len(), last, true),
+                let callee = w.last_def().filter(|&d| {
+                    w.hits.len() == path.len()
+                        && !matches!(self.world.def(d).kind, NodeKind::Class | NodeKind::Module)
+                });
+                match callee {
+                    // A fn's return type (`ret_of`: with the items local to
+                    // the fns around one of this file).
+                    Some(d) => self.ret_of(d),
+                    None => self.ix.value_ty(self.world, &w, path.len(), last, true),
                 }
             }
             Recv::Method(base_r, name) => {

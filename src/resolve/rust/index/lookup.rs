@@ -204,12 +204,24 @@ impl Index {
         None
     }
 
+    /// The type of the value or type of a path whose walk from module `m`
+    /// ended outside the graph (`name`: its first segment, of `len`):
+    /// outside, unless bound nowhere and possibly an in-repo item a macro
+    /// defines (see [`Self::unbound_is_unknown`]).
+    pub fn outside_ty(&self, world: &World, m: u32, w: &PathWalk, name: &str, len: usize) -> TyRes {
+        if w.unbound && self.unbound_is_unknown(world, m, name, len) {
+            TyRes::Unknown
+        } else {
+            TyRes::External
+        }
+    }
+
     /// Whether plain name `name`, the first of `len` segments of a path
     /// and bound nowhere in module `m`, may be an in-repo item a macro
     /// defines: not a crate (`std::…`, a dependency's `serde::…`), not a
     /// prelude or well-known std name, and no glob of `m` (or of the
     /// in-repo modules its globs reach) brings names from outside.
-    pub fn unbound_is_unknown(&self, world: &World, m: u32, name: &str, len: usize) -> bool {
+    fn unbound_is_unknown(&self, world: &World, m: u32, name: &str, len: usize) -> bool {
         if (len > 1 && !name.starts_with(|c: char| c.is_ascii_uppercase()))
             || PRELUDE.contains(&name)
             || DEREF_WRAPPERS.contains(&name)
@@ -742,11 +754,7 @@ impl Index {
             // A type bound nowhere (`bitflags! { struct Flags … }`) may be
             // an in-repo type a macro defines: unknown, not outside.
             let name0 = p.first().and_then(|&n| name(n)).unwrap_or("");
-            return if w.unbound && self.unbound_is_unknown(world, m, name0, p.len()) {
-                TyRes::Unknown
-            } else {
-                TyRes::External
-            };
+            return self.outside_ty(world, m, &w, name0, p.len());
         }
         let last = p.last().and_then(|&l| name(l));
         match self.value_ty(world, &w, segs.len(), last.unwrap_or(""), false) {
