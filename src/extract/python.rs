@@ -649,7 +649,7 @@ impl<'s> Extractor<'s> {
         let narrowing = self.narrowing.len();
         let class_body = self.scopes[sid].kind == ScopeKind::Class;
         let stmt_end = self.class_stmt_end;
-        for c in children {
+        for (i, &c) in children.iter().enumerate() {
             if class_body {
                 self.class_stmt_end = Pos::from_ts(c.end_position());
             }
@@ -658,8 +658,11 @@ impl<'s> Extractor<'s> {
                 && c.named_child(0)
                     .is_some_and(|a| a.kind_name() == "assignment")
             {
-                if let Some(t) = c
-                    .next_named_sibling()
+                // The next named sibling (asking the node for it walks
+                // down from the parent again).
+                if let Some(t) = children
+                    .get(i + 1)
+                    .copied()
                     .filter(|n| n.kind_name() == "comment")
                     .filter(|n| n.start_position().row == c.end_position().row)
                 {

@@ -161,6 +161,12 @@ pub struct Impl {
     pub blanket: bool,
     /// The first bound of a blanket impl's type parameter (empty: none).
     pub bound: Vec<u32>,
+    /// The trait's first type argument (`From<&'static str>`: `str`;
+    /// `Unknown` when there is none). A primitive keeps its name here
+    /// (`Ty::Path(["str"])`), and `Ty::Param(0)` is a type parameter of
+    /// the impl (`impl<T: Buf> From<T>`): `T::from(x)` with several `impl
+    /// From<_>` picks the impl by what `x` is.
+    pub tr_arg: Ty,
 }
 
 /// A type as far as receiver inference needs it.
@@ -224,6 +230,28 @@ pub struct Refs {
     pub sites: Vec<Site>,
     /// Receiver expressions; 0 is `Unknown`, 1 is `self`.
     pub recvs: Vec<Recv>,
+    /// The argument of `Type::f(x)` calls with one argument, by site
+    /// (in site order): what tells `impl From<A>` from `impl From<B>`.
+    pub call_args: Vec<CallArg>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallArg {
+    /// Index of the call's path site in [`Refs::sites`].
+    pub site: u32,
+    pub arg: ArgTy,
+}
+
+/// What the syntax says of a call's argument.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ArgTy {
+    /// Its receiver expression: its type as inference finds it.
+    Recv(u32),
+    /// A value of a named outside type: a literal's primitive (`"a"` is
+    /// `str`, `1u8` is `u8`), `vec![…]`'s `Vec`, `format!(…)`'s `String`.
+    Named(u32),
+    /// `&x[..]`, `&x[a..b]`: a slice.
+    Slice,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,8 +5,8 @@ use tree_sitter::Node;
 use crate::extract::syntax::Syntax;
 
 use super::{
-    Alias, CfgFeature, Field, Impl, InlineMod, Item, Recv, Refs, Ret, Role, Scope, Sig, Site,
-    SiteKind, Super, Ty, Use, GLOBAL_PATH, NONE, SELF_RECV, UNKNOWN_ARGS,
+    Alias, ArgTy, CallArg, CfgFeature, Field, Impl, InlineMod, Item, Recv, Refs, Ret, Role, Scope,
+    Sig, Site, SiteKind, Super, Ty, Use, GLOBAL_PATH, NONE, SELF_RECV, UNKNOWN_ARGS,
 };
 use crate::extract::Def;
 use crate::graph::{NodeKind, Pos};
@@ -15,6 +15,12 @@ use foldhash::HashMap;
 mod exprs;
 mod items;
 mod types;
+
+/// Type suffixes of number literals (`1u8`, `2.0f32`); longest first.
+const NUMBER_SUFFIXES: [&str; 14] = [
+    "usize", "isize", "u128", "i128", "u16", "u32", "u64", "i16", "i32", "i64", "f32", "f64", "u8",
+    "i8",
+];
 
 /// Attribute names (last path segment) that make a function a test.
 const TEST_ATTRS: [&str; 4] = ["test", "rstest", "test_case", "quickcheck"];
@@ -152,6 +158,8 @@ struct V<'s> {
     /// and of a `Vec` of unknown elements (`vec![…]`, `[a, b]`), once made.
     outside_recv: Option<u32>,
     vec_recv: Option<u32>,
+    /// `vec![…]`'s: a `Vec` by name.
+    vec_macro_recv: Option<u32>,
 }
 
 pub(super) fn run(module: Def, src: &[u8], root: Node) -> (Vec<Def>, Scope, Refs) {
@@ -162,6 +170,7 @@ pub(super) fn run(module: Def, src: &[u8], root: Node) -> (Vec<Def>, Scope, Refs
         refs: Refs {
             sites: Vec::new(),
             recvs: vec![Recv::Unknown, Recv::SelfValue],
+            call_args: Vec::new(),
         },
         intern: HashMap::default(),
         module: 0,
@@ -186,8 +195,11 @@ pub(super) fn run(module: Def, src: &[u8], root: Node) -> (Vec<Def>, Scope, Refs
         pending_parents: Vec::new(),
         outside_recv: None,
         vec_recv: None,
+        vec_macro_recv: None,
     };
     v.children(root);
+    // An inner call's argument is recorded before the outer call's.
+    v.refs.call_args.sort_by_key(|c| c.site);
     for (def, owner) in std::mem::take(&mut v.pending_parents) {
         if let Some(&c) = v.classes.get(&owner) {
             v.defs[def as usize].parent = Some(c);
@@ -278,6 +290,17 @@ impl<'s> V<'s> {
             |v| &mut v.vec_recv,
             || Recv::Ty(Ty::Slice(Box::new(Ty::Unknown))),
         )
+    }
+
+    /// `vec![…]`: a `Vec` (an array literal is only some collection).
+    fn vec_macro_recv(&mut self) -> u32 {
+        if let Some(id) = self.vec_macro_recv {
+            return id;
+        }
+        let vec = self.name("Vec");
+        let id = self.recv(Recv::Ty(Ty::Generic(vec![vec], Vec::new())));
+        self.vec_macro_recv = Some(id);
+        id
     }
 
     /// A receiver made once per file and kept in `slot`.
@@ -524,7 +547,7 @@ impl<'s> V<'s> {
                     .field("macro")
                     .is_some_and(|m| m.kind_name() == "identifier" && self.text(m) == "vec");
                 if vec {
-                    self.vec_recv()
+                    self.vec_macro_recv()
                 } else {
                     0
                 }

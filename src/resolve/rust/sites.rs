@@ -2,7 +2,7 @@
 
 use super::index::{scope_of, HashMap, How, Index, Ns, Res, TyRes, PRELUDE};
 use crate::extract::rust::{
-    Recv, Refs, Role, Scope, Site, SiteKind, Ty, NONE, SELF_RECV, UNKNOWN_ARGS,
+    ArgTy, Recv, Refs, Role, Scope, Site, SiteKind, Ty, NONE, SELF_RECV, UNKNOWN_ARGS,
 };
 use crate::extract::Def;
 use crate::graph::{EdgeKind, NodeKind, Pos};
@@ -332,6 +332,28 @@ const MAX_MEMBER_CANDIDATES: u32 = 1;
 /// receiver is not worth filtering them: the site stays unresolved.
 const MAX_MEMBER_SCAN: usize = 64;
 
+/// What an argument is, or what an impl's trait takes (`impl From<A>`),
+/// as far as telling same-named associated fns apart goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Shape<'a> {
+    Def(SymId),
+    /// An outside type or a primitive, by name (`String`, `Vec`, `str`).
+    Named(&'a str),
+    Slice,
+    /// A type parameter of the impl: what no other impl takes.
+    Param,
+    Unknown,
+}
+
+/// Std conversions whose value is a known outside type, by method name.
+const CONVERSIONS: [(&str, &str); 5] = [
+    ("into_boxed_slice", "Box"),
+    ("into_boxed_str", "Box"),
+    ("into_bytes", "Vec"),
+    ("to_string", "String"),
+    ("to_vec", "Vec"),
+];
+
 struct Cx<'a, 'w> {
     world: &'a World<'w>,
     ix: &'a Index,
@@ -352,6 +374,8 @@ struct Cx<'a, 'w> {
     /// Method def → its impl.
     method_impl: HashMap<u32, u32>,
     file_macros: HashMap<u32, u32>,
+    /// Index of the site being resolved.
+    cur_site: u32,
     out: FileResolution,
 }
 
@@ -379,10 +403,12 @@ pub fn resolve(world: &World, ix: &Index, file: FileIdx, refs: &Refs) -> FileRes
         local_globs: HashMap::default(),
         method_impl: HashMap::default(),
         file_macros: HashMap::default(),
+        cur_site: 0,
         out: FileResolution::default(),
     };
     cx.tables();
-    for site in &refs.sites {
+    for (i, site) in refs.sites.iter().enumerate() {
+        cx.cur_site = i as u32;
         match &site.kind {
             SiteKind::Path { segs, role, hidden } => cx.path_site(site, segs, *role, *hidden),
             SiteKind::Method {
@@ -633,6 +659,15 @@ impl Cx<'_, '_> {
                         .into_iter()
                         .filter(|c| !self.ix.off.contains(c))
                         .collect();
+                    // `Bytes::from(v)` with `v: Vec<u8>`: the impl of
+                    // `From<Vec<u8>>`, when the argument tells.
+                    if last && role == Role::Call {
+                        if let Some(d) = self.pick_by_arg(site, &cands) {
+                            let s = Strategy::TypedReceiver;
+                            self.edge(self.sym(src), d, last_kind, s, Some(pos));
+                            continue;
+                        }
+                    }
                     if cands.len() > MAX_CANDIDATES as usize {
                         let name = self.gstr(segs[i].0).to_string();
                         let reason = format!("{} candidates", cands.len());
@@ -1280,6 +1315,113 @@ impl Cx<'_, '_> {
                     _ => TyRes::Unknown,
                 }
             }
+        }
+    }
+
+    /// Of the same-named associated fns `cands` (`T::from` of several
+    /// `impl From<_> for T`), the one whose trait takes what the call's
+    /// one argument is: the only one taking exactly that, else the only
+    /// generic one when every other takes a known, different type.
+    fn pick_by_arg(&self, site: &Site, cands: &[SymId]) -> Option<SymId> {
+        let calls = &self.refs.call_args;
+        let i = calls
+            .binary_search_by_key(&self.cur_site, |c| c.site)
+            .ok()?;
+        let arg = self.arg_shape(site, &calls[i].arg);
+        if matches!(arg, Shape::Unknown | Shape::Param) {
+            return None;
+        }
+        let shapes: Vec<Shape> = cands.iter().map(|&c| self.impl_arg_shape(c)).collect();
+        let only = |want: &dyn Fn(&Shape) -> bool| {
+            let mut hits = cands.iter().zip(&shapes).filter(|(_, s)| want(s));
+            match (hits.next(), hits.next()) {
+                (Some((&c, _)), None) => Some(c),
+                _ => None,
+            }
+        };
+        if let Some(c) = only(&|s| *s == arg) {
+            return Some(c);
+        }
+        if shapes.iter().any(|s| *s == arg || *s == Shape::Unknown) {
+            return None;
+        }
+        only(&|s| *s == Shape::Param)
+    }
+
+    /// What a call's argument is.
+    fn arg_shape(&self, site: &Site, arg: &ArgTy) -> Shape<'_> {
+        match arg {
+            ArgTy::Named(n) => Shape::Named(self.gstr(*n)),
+            ArgTy::Slice => Shape::Slice,
+            ArgTy::Recv(r) => self.recv_shape(site, *r, 0),
+        }
+    }
+
+    /// What receiver expression `r` is, as [`Cx::arg_shape`] tells.
+    fn recv_shape(&self, site: &Site, r: u32, depth: u32) -> Shape<'_> {
+        if depth > 4 {
+            return Shape::Unknown;
+        }
+        if let TyRes::Def(t) = self.eval(site, r, 0) {
+            return Shape::Def(self.ix.unalias(self.world, t));
+        }
+        let src = site.src;
+        let first = |n: u32, ns: Ns| self.local_lookup(src, n, ns);
+        let m = self.fm + site.module;
+        // An outside type named by the path: the value's declared type
+        // (`v: Vec<u8>`), or the type of `String::from(…)`.
+        let outside = |p: &[u32]| match self.walk_recv_path(m, p, Ns::Any, &first) {
+            (w, last) if w.external => Shape::Named(last),
+            _ => Shape::Unknown,
+        };
+        match self.refs.recvs.get(r as usize) {
+            Some(Recv::Ty(Ty::Path(p) | Ty::Generic(p, _))) => outside(p),
+            Some(Recv::Call(p)) if p.len() > 1 => outside(&p[..p.len() - 1]),
+            Some(Recv::Method(base, name)) => {
+                let name = self.gstr(*name);
+                // (What this tells is never `str` or a slice, whose
+                // `to_owned` is another type.)
+                if matches!(name, "clone" | "to_owned") {
+                    return self.recv_shape(site, *base, depth + 1);
+                }
+                CONVERSIONS
+                    .iter()
+                    .find(|(m, _)| *m == name)
+                    .map_or(Shape::Unknown, |(_, ty)| Shape::Named(ty))
+            }
+            _ => Shape::Unknown,
+        }
+    }
+
+    /// What the trait of method `c`'s impl takes: `impl From<A> for T`'s `A`.
+    fn impl_arg_shape(&self, c: SymId) -> Shape<'_> {
+        let Some(scope) = scope_of(self.world, c.file) else {
+            return Shape::Unknown;
+        };
+        let Some(imp) = scope.impls.iter().find(|i| i.methods.contains(&c.def)) else {
+            return Shape::Unknown;
+        };
+        let g = &self.ix.gnames[c.file.0 as usize];
+        let m = self.ix.file_mod[c.file.0 as usize] + imp.module;
+        match &imp.tr_arg {
+            Ty::Path(p) | Ty::Generic(p, _) => {
+                let names: Vec<u32> = p.iter().map(|&n| g[n as usize]).collect();
+                let w = self.ix.walk(self.world, c.file, m, &names, Ns::Any);
+                if w.external {
+                    return p
+                        .last()
+                        .map_or(Shape::Unknown, |&l| Shape::Named(&scope.names[l as usize]));
+                }
+                match w.last_def().filter(|_| w.hits.len() == names.len()) {
+                    // A parameter replaced by its bound.
+                    Some(d) if self.ix.traits.contains(&d) => Shape::Param,
+                    Some(d) => Shape::Def(self.ix.unalias(self.world, d)),
+                    None => Shape::Unknown,
+                }
+            }
+            Ty::Slice(_) => Shape::Slice,
+            Ty::Param(_) => Shape::Param,
+            _ => Shape::Unknown,
         }
     }
 

@@ -954,21 +954,93 @@ fn a_trait_typed_receiver_calls_the_trait_method_not_an_impl_through_a_wrapper()
 fn an_associated_fn_several_impls_give_is_a_guess_among_them() {
     // `Bytes::from(v)` with `impl From<Vec<u8>> for Bytes` and `impl
     // From<String> for Bytes`: which `from` is meant depends on `v`'s type
-    // (rust-analyzer picks by it). Both are guesses, not a syntactic edge
-    // to the first; a name one impl gives stays a path.
+    // (rust-analyzer picks by it). Without a known argument both are
+    // guesses, not a syntactic edge to the first; a name one impl gives
+    // stays a path.
     let g = graph(&[(
         "src/lib.rs",
-        "pub struct Bytes;\npub struct Other;\nimpl From<Vec<u8>> for Bytes { fn from(_: Vec<u8>) -> Self { Bytes } }\nimpl From<String> for Bytes { fn from(_: String) -> Self { Bytes } }\nimpl From<u8> for Other { fn from(_: u8) -> Self { Other } }\npub fn f(v: String) -> Bytes { let _ = Other::from(1); Bytes::from(v) }\n",
+        "pub struct Bytes;\npub struct Other;\nimpl From<Vec<u8>> for Bytes { fn from(_: Vec<u8>) -> Self { Bytes } }\nimpl From<String> for Bytes { fn from(_: String) -> Self { Bytes } }\nimpl From<u8> for Other { fn from(_: u8) -> Self { Other } }\npub fn f(v: Unknown) -> Bytes { let _ = Other::from(1); Bytes::from(v) }\n",
     )]);
     assert_has(
         &g,
-        "calls shop_app::f -> shop_app::Bytes::from @6:63 Member { k: 2 }",
+        "calls shop_app::f -> shop_app::Bytes::from @6:64 Member { k: 2 }",
     );
     assert_has(
         &g,
-        "calls shop_app::f -> shop_app::Bytes::from#2 @6:63 Member { k: 2 }",
+        "calls shop_app::f -> shop_app::Bytes::from#2 @6:64 Member { k: 2 }",
     );
-    assert_has(&g, "calls shop_app::f -> shop_app::Other::from @6:47 Path");
+    assert_has(&g, "calls shop_app::f -> shop_app::Other::from @6:48 Path");
+}
+
+#[test]
+fn an_associated_fn_of_several_impls_is_picked_by_its_argument() {
+    // rust-analyzer picks `Bytes::from`'s impl by the argument's type; so
+    // does the graph when the argument says what it is: a literal, `vec!`,
+    // `format!`, a slice, a typed binding, a conversion, an in-repo value.
+    // A generic impl takes what no other does; an argument of unknown type
+    // leaves every impl a guess.
+    let g = graph(&[(
+        "src/lib.rs",
+        "pub struct Bytes;
+pub struct Mut;
+pub trait Buf {}
+impl Mut { pub fn new() -> Mut { Mut } }
+impl From<&'static str> for Bytes { fn from(_: &'static str) -> Self { Bytes } }
+impl From<Vec<u8>> for Bytes { fn from(_: Vec<u8>) -> Self { Bytes } }
+impl From<String> for Bytes { fn from(_: String) -> Self { Bytes } }
+impl From<&'static [u8]> for Bytes { fn from(_: &'static [u8]) -> Self { Bytes } }
+impl From<Mut> for Bytes { fn from(_: Mut) -> Self { Bytes } }
+pub struct Wrap;
+impl From<u8> for Wrap { fn from(_: u8) -> Self { Wrap } }
+impl<T: Buf> From<T> for Wrap { fn from(_: T) -> Self { Wrap } }
+pub fn lit() -> Bytes { Bytes::from(\"abc\") }
+pub fn vec() -> Bytes { Bytes::from(vec![1u8]) }
+pub fn fmt(n: u8) -> Bytes { Bytes::from(format!(\"{n}\")) }
+pub fn slice(b: &[u8]) -> Bytes { Bytes::from(&b[..2]) }
+pub fn typed(v: Vec<u8>) -> Bytes { Bytes::from(v) }
+pub fn conv(s: &str) -> Bytes { Bytes::from(s.to_string()) }
+pub fn call() -> Bytes { Bytes::from(String::new()) }
+pub fn own() -> Bytes { let m = Mut::new(); Bytes::from(m) }
+pub fn byte() -> Wrap { Wrap::from(1u8) }
+pub fn generic() -> Wrap { Wrap::from(Mut::new()) }
+pub fn unknown(x: u64) -> Bytes { Bytes::from(x) }
+pub fn bound() -> Bytes { let v = vec![1u8]; Bytes::from(v) }
+pub fn cloned(v: Vec<u8>) -> Bytes { Bytes::from(v.clone()) }
+pub fn owned() -> Bytes { Bytes::from(\"abc\".to_owned()) }
+",
+    )]);
+    for (f, to) in [
+        ("lit", "Bytes::from"),
+        ("vec", "Bytes::from#2"),
+        ("fmt", "Bytes::from#3"),
+        ("slice", "Bytes::from#4"),
+        ("typed", "Bytes::from#2"),
+        ("conv", "Bytes::from#3"),
+        ("call", "Bytes::from#3"),
+        ("own", "Bytes::from#5"),
+        ("byte", "Wrap::from"),
+        ("generic", "Wrap::from#2"),
+        ("bound", "Bytes::from#2"),
+        ("cloned", "Bytes::from#2"),
+        ("owned", "Bytes::from#3"),
+    ] {
+        let hits: Vec<&String> = g
+            .iter()
+            .filter(|l| {
+                l.starts_with(&format!("calls shop_app::{f} -> shop_app::")) && l.contains("::from")
+            })
+            .collect();
+        assert_eq!(hits.len(), 1, "{f}: {hits:#?}");
+        assert!(
+            hits[0].contains(&format!("-> shop_app::{to} @")) && hits[0].ends_with("TypedReceiver"),
+            "{f}: {hits:#?}"
+        );
+    }
+    // `u64` is a primitive the graph does not name at a binding: unknown.
+    assert_has(
+        &g,
+        "calls shop_app::unknown -> shop_app::Bytes::from#5 @23:42 Member { k: 5 }",
+    );
 }
 
 #[test]
@@ -979,10 +1051,15 @@ fn an_associated_fn_more_impls_give_than_guesses_allow_is_left_to_the_server() {
         .iter()
         .map(|t| format!("impl From<{t}> for Big {{ fn from(_: {t}) -> Self {{ Big }} }}\n"))
         .collect();
-    let src = format!("pub struct Big;\n{impls}pub fn f() -> Big {{ Big::from(1u8) }}\n");
+    let src = format!("pub struct Big;\n{impls}pub fn f() -> Big {{ Big::from(1) }}\npub fn g() -> Big {{ Big::from(1u32) }}\n");
     let g = graph(&[("src/lib.rs", &src)]);
     assert_none(&g, "calls shop_app::f -> shop_app::Big::from");
     assert_has(&g, "U calls from @8:26 (6 candidates)");
+    // A suffixed literal says which.
+    assert_has(
+        &g,
+        "calls shop_app::g -> shop_app::Big::from#3 @9:26 TypedReceiver",
+    );
 }
 
 #[test]

@@ -45,6 +45,8 @@ impl<'s> V<'s> {
     pub(super) fn call(&mut self, n: Node) -> u32 {
         let mut r = 0;
         let mut elem_hint = None;
+        // The site of a `Type::f(…)` callee, whose argument is recorded.
+        let mut typed_call = None;
         if let Some(f) = n.field("function") {
             let target = if f.kind_name() == "generic_function" {
                 if let Some(ta) = f.field("type_arguments") {
@@ -56,10 +58,19 @@ impl<'s> V<'s> {
             };
             if let Some(t) = target {
                 r = match t.kind_name() {
-                    "identifier" | "scoped_identifier" => match self.value_path(t, Role::Call) {
-                        Some(names) => self.recv(Recv::Call(names)),
-                        None => 0,
-                    },
+                    "identifier" | "scoped_identifier" => {
+                        let before = self.refs.sites.len();
+                        match self.value_path(t, Role::Call) {
+                            Some(names) => {
+                                // The path's own site is the last one added.
+                                if names.len() > 1 && self.refs.sites.len() > before {
+                                    typed_call = Some(self.refs.sites.len() as u32 - 1);
+                                }
+                                self.recv(Recv::Call(names))
+                            }
+                            None => 0,
+                        }
+                    }
                     "field_expression" => {
                         let recv = match t.field("value") {
                             Some(v) => self.node(v),
@@ -110,16 +121,78 @@ impl<'s> V<'s> {
         if let Some(args) = n.field("arguments") {
             let mut cursor = args.walk();
             let kids: Vec<Node> = args.named_children(&mut cursor).collect();
+            let one = typed_call.filter(|_| {
+                kids.iter()
+                    .filter(|k| !matches!(k.kind_name(), "line_comment" | "block_comment"))
+                    .count()
+                    == 1
+            });
             for k in kids {
                 match elem_hint {
                     Some(e) if k.kind_name() == "closure_expression" => self.closure(k, e),
                     _ => {
-                        self.node(k);
+                        let kr = self.node(k);
+                        if let Some(site) = one.filter(|_| !k.kind_name().ends_with("comment")) {
+                            if let Some(arg) = self.arg_ty(k, kr) {
+                                self.refs.call_args.push(CallArg { site, arg });
+                            }
+                        }
                     }
                 }
             }
         }
         r
+    }
+
+    /// What the syntax says of argument `k`, whose receiver is `r`.
+    fn arg_ty(&mut self, k: Node, r: u32) -> Option<ArgTy> {
+        let text = self.text(k);
+        let named = |v: &mut Self, s: &str| Some(ArgTy::Named(v.name(s)));
+        match k.kind_name() {
+            // `b"…"` is an array reference, not `str`.
+            "string_literal" | "raw_string_literal" if !text.starts_with('b') => named(self, "str"),
+            "char_literal" if text.starts_with('b') => named(self, "u8"),
+            "char_literal" => named(self, "char"),
+            "boolean_literal" => named(self, "bool"),
+            "integer_literal" | "float_literal" => {
+                // `0x1f32` is hex digits, not an `f32`.
+                let hex = text.starts_with("0x");
+                let suffix = NUMBER_SUFFIXES
+                    .iter()
+                    .find(|s| text.ends_with(*s) && !(hex && s.starts_with('f')))?;
+                named(self, suffix)
+            }
+            "reference_expression" => {
+                let v = k.field("value")?;
+                let ranged = v.kind_name() == "index_expression"
+                    && v.named_child(1)
+                        .is_some_and(|i| i.kind_name() == "range_expression");
+                ranged.then_some(ArgTy::Slice)
+            }
+            // `"a".to_owned()`: a `String` (the literal's receiver does not
+            // say `str`).
+            "call_expression"
+                if k.field("function").is_some_and(|f| {
+                    f.kind_name() == "field_expression"
+                        && f.field("field").is_some_and(|m| self.text(m) == "to_owned")
+                        && f.field("value").is_some_and(|v| {
+                            matches!(v.kind_name(), "string_literal" | "raw_string_literal")
+                                && !self.text(v).starts_with('b')
+                        })
+                }) =>
+            {
+                named(self, "String")
+            }
+            "macro_invocation" => {
+                let m = k.field("macro")?;
+                match (m.kind_name(), self.text(m)) {
+                    ("identifier", "vec") => named(self, "Vec"),
+                    ("identifier", "format") => named(self, "String"),
+                    _ => None,
+                }
+            }
+            _ => (r != 0).then_some(ArgTy::Recv(r)),
+        }
     }
 
     pub(super) fn struct_expr(&mut self, n: Node) -> u32 {

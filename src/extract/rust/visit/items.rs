@@ -469,6 +469,7 @@ impl<'s> V<'s> {
             (false, ty) => (ty, Vec::new()),
         };
         let mut tr = Vec::new();
+        let mut tr_arg = Ty::Unknown;
         if let Some(t) = n.field("trait") {
             let (base, args) = match t.kind_name() {
                 "generic_type" => (t.field("type"), t.field("type_arguments")),
@@ -482,7 +483,22 @@ impl<'s> V<'s> {
                 }
             }
             if let Some(a) = args {
-                self.ty(a);
+                let mut cursor = a.walk();
+                let kids: Vec<Node> = a.named_children(&mut cursor).collect();
+                for (i, k) in kids.into_iter().enumerate() {
+                    let t = self.type_arg(k);
+                    if i == 0 {
+                        let param = k.kind_name() == "type_identifier" && {
+                            let name = self.node_name(k);
+                            self.generic(name).is_some()
+                        };
+                        tr_arg = match self.primitive_named(k) {
+                            Some(p) => p,
+                            None if param => Ty::Param(0),
+                            None => t,
+                        };
+                    }
+                }
             }
         }
         let self_path = match &ty {
@@ -504,6 +520,7 @@ impl<'s> V<'s> {
             methods: Vec::new(),
             blanket,
             bound,
+            tr_arg,
         });
         if let Some(body) = n.field("body") {
             let saved_assoc = self.assoc.replace(Assoc::Impl(idx, ty_name, is_trait));

@@ -190,6 +190,15 @@ impl<'s> V<'s> {
         }
     }
 
+    /// `str`, `&'static str`, `u8`: a primitive type (behind references)
+    /// as a path of its name, where telling primitives apart matters.
+    pub(super) fn primitive_named(&mut self, mut k: Node) -> Option<Ty> {
+        while matches!(k.kind_name(), "reference_type" | "pointer_type") {
+            k = k.field("type")?;
+        }
+        (k.kind_name() == "primitive_type").then(|| Ty::Path(vec![self.node_name(k)]))
+    }
+
     /// A type argument, a parameter of a function type, an array length…
     pub(super) fn type_arg(&mut self, k: Node) -> Ty {
         match k.kind_name() {
