@@ -154,6 +154,8 @@ pub enum Cont {
     /// what calling it returns (`a, b = make()`; `u32::MAX`: a part after
     /// a starred one).
     Unpacked(u32),
+    /// A callable returning a value of it (`Callable[[F], X]`).
+    Returns,
 }
 
 const SEQ_TYPES: [&str; 20] = [
@@ -243,6 +245,11 @@ pub struct Func {
     /// [`PROPERTY`], [`STATIC`], [`CLASSMETHOD`], [`FIXTURE`],
     /// [`SELF_TYPED`], [`OVERLOAD`].
     pub flags: u8,
+    /// A module-level function's decorators, topmost first, as the dotted
+    /// paths they call (`@click.group()` and `@click.group` are both
+    /// `click.group`; `""`: one that is not a dotted path). What they make
+    /// of the function (`@click.group()` makes a `Group`) is its value.
+    pub decos: Vec<String>,
 }
 
 pub const PROPERTY: u8 = 1;
@@ -591,6 +598,30 @@ fn pos(n: Node) -> Pos {
 
 /// How deep the walk descends into nested syntax.
 const MAX_NESTING: u32 = 256;
+
+/// The dotted path a decorator calls: `@a.b` and `@a.b(…)` are `a.b`.
+fn decorator_path(d: Node, src: &[u8]) -> Option<String> {
+    let mut e = d.named_child(0)?;
+    if e.kind_name() == "call" {
+        e = e.field("function")?;
+    }
+    let mut parts = Vec::new();
+    loop {
+        match e.kind_name() {
+            "identifier" => {
+                parts.push(e.utf8_text(src).ok()?);
+                break;
+            }
+            "attribute" => {
+                parts.push(e.field("attribute")?.utf8_text(src).ok()?);
+                e = e.field("object")?;
+            }
+            _ => return None,
+        }
+    }
+    parts.reverse();
+    Some(parts.join("."))
+}
 
 const TYPING_WRAPPERS: [&str; 8] = [
     "Optional",
@@ -1288,6 +1319,7 @@ impl<'s> Extractor<'s> {
         };
         let name = self.text(name_node);
         let mut flags = 0u8;
+        let mut decos = Vec::new();
         for d in decorators {
             let t = self.text(*d).trim_start_matches('@').trim();
             let head = t.split('(').next().unwrap_or(t).trim();
@@ -1299,10 +1331,13 @@ impl<'s> Extractor<'s> {
                 "overload" | "typing.overload" | "t.overload" | "typing_extensions.overload" => {
                     flags |= OVERLOAD
                 }
-                _ => {}
+                _ => decos.push(decorator_path(*d, self.src).unwrap_or_default()),
             }
         }
         let scope_kind = self.scopes[sid].kind;
+        if scope_kind != ScopeKind::Module || flags != 0 {
+            decos.clear();
+        }
         let method_of = (scope_kind == ScopeKind::Class).then_some(self.scopes[sid].def);
         let kind = if let Some(class) = method_of {
             if self.test_file && name.starts_with("test") && self.is_test_class(class) {
@@ -1417,7 +1452,7 @@ impl<'s> Extractor<'s> {
         if let Some(body) = node.field("body") {
             self.block(body, fsid, idx);
         }
-        if ret.is_some() || flags != 0 {
+        if ret.is_some() || flags != 0 || !decos.is_empty() {
             // Resolved to a TypeRef in `finish`, when names are bound.
             if let Some((c, k)) = ret {
                 self.ret_chains.push((self.scope.funcs.len(), c, k));
@@ -1426,6 +1461,7 @@ impl<'s> Extractor<'s> {
                 def: idx,
                 ret: None,
                 flags,
+                decos,
             });
         }
     }
@@ -2244,6 +2280,9 @@ impl<'s> Extractor<'s> {
                 if TYPING_WRAPPERS.contains(&head) {
                     return self.principal(*args.first()?, cont);
                 }
+                if cont == Cont::One && head == "Callable" {
+                    return self.principal(*args.get(1)?, Cont::Returns);
+                }
                 if cont == Cont::One {
                     if SEQ_TYPES.contains(&head) {
                         return self.principal(*args.first()?, Cont::Seq);
@@ -2871,6 +2910,7 @@ impl<'s> Extractor<'s> {
                     def: f,
                     ret: ty,
                     flags: 0,
+                    decos: Vec::new(),
                 }),
             }
         }

@@ -981,11 +981,64 @@ impl Ctx<'_, '_> {
             _ => {
                 if self.func_flags(sym) & PROPERTY != 0 {
                     self.returns(sym, recv, depth + 1)
+                } else if let Some(c) = self.decorated(sym, depth + 1) {
+                    Val::Inst(c)
                 } else {
                     Val::Func { sym, recv }
                 }
             }
         }
+    }
+
+    /// The class of what a module-level function's decorators make of it
+    /// (`@click.group()` makes a `Group`, `@cli.command()` a `Command`):
+    /// the class its topmost decorator returns, passing over decorators
+    /// that return the type they are given (`@click.option(…)`).
+    fn decorated(&self, sym: SymId, depth: u32) -> Option<SymId> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let &i = self.tables(sym.file).func_idx.get(&sym.def)?;
+        let func = &self.scope(sym.file)?.funcs[i as usize];
+        for path in &func.decos {
+            if path.is_empty() {
+                return None;
+            }
+            let Val::Func { sym: d, .. } = self.eval_path(sym.file, path, None, depth + 1) else {
+                return None;
+            };
+            match self.result_class(d, depth + 1)? {
+                Some(c) => return Some(c),
+                None => continue,
+            }
+        }
+        None
+    }
+
+    /// The class a decorator returns an instance of, directly or through
+    /// the callable it returns (`-> Group`, `-> Callable[[F], Group]`),
+    /// when its declared returns (every `@overload`'s) name one class;
+    /// `Some(None)` when they all return a TypeVar (the decorator gives
+    /// back what it is given, or a class chosen by an argument); `None`
+    /// when anything else is declared, or nothing.
+    fn result_class(&self, d: SymId, depth: u32) -> Option<Option<SymId>> {
+        let set = self.overloads(d).unwrap_or_else(|| vec![d]);
+        let mut class = None;
+        for o in set {
+            let &i = self.tables(o.file).func_idx.get(&o.def)?;
+            let t = self.scope(o.file)?.funcs[i as usize].ret.as_ref()?;
+            if t.call || !matches!(t.cont, Cont::One | Cont::Returns) {
+                return None;
+            }
+            if !t.path.contains('.') && self.is_typevar(o.file, &t.path, depth) {
+                continue;
+            }
+            match self.eval_path(o.file, &t.path, None, depth + 1) {
+                Val::Class(c) if class.is_none_or(|k| k == c) => class = Some(c),
+                _ => return None,
+            }
+        }
+        Some(class)
     }
 
     fn func_flags(&self, sym: SymId) -> u8 {

@@ -1399,3 +1399,75 @@ fn a_stub_beside_a_module_is_what_its_importers_reach() {
     assert_has(&out, "calls app -> pkg.define @app.py:7:1 Import");
     assert_none_to(&out, "pkg._impl.define @app.py");
 }
+
+#[test]
+fn a_decorated_function_is_what_its_decorators_make_of_it() {
+    // click: `@click.group()` makes `cli` a `Group` (the overload pyright
+    // picks returns `Callable[[F], Group]`, another `Group` itself), and
+    // `@cli.command()` a `Command`; `@click.option(…)` gives back what it
+    // is given (`Callable[[FC], FC]`), so the decorator above it decides.
+    // A decorator declaring nothing leaves the function a function.
+    let out = edges(&[
+        (
+            "pkg/core.py",
+            "import typing as t
+F = t.TypeVar(\"F\")
+G = t.TypeVar(\"G\", bound=\"Group\")
+class Command:
+    def invoke(self): pass
+class Group(Command):
+    @t.overload
+    def command(self, __func: t.Callable[..., t.Any]) -> Command: ...
+    @t.overload
+    def command(self, *args: t.Any) -> t.Callable[[t.Callable[..., t.Any]], Command]: ...
+    def command(self, *args):
+        pass
+    def add_command(self, cmd): pass
+@t.overload
+def group(name: t.Callable) -> Group: ...
+@t.overload
+def group(name: str, cls: t.Type[G]) -> t.Callable[[F], G]: ...
+@t.overload
+def group(name: str = None) -> t.Callable[[F], Group]: ...
+def group(name=None, cls=None):
+    pass
+def option(*decls: str) -> t.Callable[[F], F]:
+    pass
+def plain(f):
+    return f
+",
+        ),
+        (
+            "app.py",
+            "from pkg import core
+@core.group()
+def cli():
+    pass
+@cli.command()
+@core.option(\"--n\")
+def run(n):
+    pass
+@core.plain
+def other():
+    pass
+cli.add_command(run)
+run.invoke()
+other.invoke()
+",
+        ),
+    ]);
+    assert_has(
+        &out,
+        "calls app.run -> core.Group.command @app.py:5:6 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls app -> core.Group.add_command @app.py:12:5 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls app -> core.Command.invoke @app.py:13:5 TypedReceiver",
+    );
+    assert_has(&out, "references app -> app.run @app.py:12:17 Local");
+    assert_none_to(&out, "@app.py:14:7");
+}
