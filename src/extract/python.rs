@@ -245,10 +245,12 @@ pub struct Func {
     /// [`PROPERTY`], [`STATIC`], [`CLASSMETHOD`], [`FIXTURE`],
     /// [`SELF_TYPED`], [`OVERLOAD`].
     pub flags: u8,
-    /// A module-level function's decorators, topmost first, as the dotted
-    /// paths they call (`@click.group()` and `@click.group` are both
-    /// `click.group`; `""`: one that is not a dotted path). What they make
-    /// of the function (`@click.group()` makes a `Group`) is its value.
+    /// A function's decorators (not a method's), topmost first, as the
+    /// dotted paths they call, looked up in the module (`@click.group()`
+    /// and `@click.group` are both `click.group`; `""`: one that is not a
+    /// dotted path, or starts with a name a function around binds). What
+    /// they make of the function (`@click.group()` makes a `Group`) is
+    /// its value.
     pub decos: Vec<String>,
 }
 
@@ -1213,6 +1215,22 @@ impl<'s> Extractor<'s> {
         self.scopes.len() - 1
     }
 
+    /// Whether a scope between `sid` and the module binds `name`.
+    fn bound_in_functions(&self, sid: usize, name: &str) -> bool {
+        let mut at = Some(sid);
+        while let Some(i) = at {
+            let s = &self.scopes[i];
+            if s.kind == ScopeKind::Module {
+                return false;
+            }
+            if s.binds.contains_key(name) {
+                return true;
+            }
+            at = s.parent;
+        }
+        false
+    }
+
     fn bind(&mut self, sid: usize, name: String, b: Bind) {
         let s = &mut self.scopes[sid];
         if s.kind == ScopeKind::Module {
@@ -1335,8 +1353,18 @@ impl<'s> Extractor<'s> {
             }
         }
         let scope_kind = self.scopes[sid].kind;
-        if scope_kind != ScopeKind::Module || flags != 0 {
+        if scope_kind == ScopeKind::Class || flags != 0 {
+            // (A method's decorators make descriptors: not followed.)
             decos.clear();
+        }
+        // The paths are looked up in the module: one starting with a name
+        // a function around binds (`@cli.command()` under a local `cli`)
+        // is not followed.
+        for d in &mut decos {
+            let first = d.split('.').next().unwrap_or("");
+            if self.bound_in_functions(sid, first) {
+                d.clear();
+            }
         }
         let method_of = (scope_kind == ScopeKind::Class).then_some(self.scopes[sid].def);
         let kind = if let Some(class) = method_of {

@@ -990,7 +990,7 @@ impl Ctx<'_, '_> {
         }
     }
 
-    /// The class of what a module-level function's decorators make of it
+    /// The class of what a function's decorators make of it
     /// (`@click.group()` makes a `Group`, `@cli.command()` a `Command`):
     /// the class its topmost decorator returns, passing over decorators
     /// that return the type they are given (`@click.option(…)`).

@@ -1453,6 +1453,15 @@ def other():
 cli.add_command(run)
 run.invoke()
 other.invoke()
+def test_nested():
+    @core.group()
+    def local():
+        pass
+    @local.command()
+    def sub():
+        pass
+    local.add_command(sub)
+    sub.invoke()
 ",
         ),
     ]);
@@ -1470,4 +1479,15 @@ other.invoke()
     );
     assert_has(&out, "references app -> app.run @app.py:12:17 Local");
     assert_none_to(&out, "@app.py:14:7");
+    // In a function body too; `@local.command()` under a local `local` is
+    // not looked up in the module, so `sub` stays a function.
+    assert_has(
+        &out,
+        "calls app.test_nested.sub -> core.Group.command @app.py:19:12 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls app.test_nested -> core.Group.add_command @app.py:22:11 TypedReceiver",
+    );
+    assert_none_to(&out, "@app.py:23:9");
 }
