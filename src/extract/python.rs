@@ -245,13 +245,23 @@ pub struct Func {
     /// [`PROPERTY`], [`STATIC`], [`CLASSMETHOD`], [`FIXTURE`],
     /// [`SELF_TYPED`], [`OVERLOAD`].
     pub flags: u8,
-    /// A function's decorators (not a method's), topmost first, as the
-    /// dotted paths they call, looked up in the module (`@click.group()`
+    /// A function's decorators (not a method's), topmost first. What they
+    /// make of the function (`@click.group()` makes a `Group`) is its
+    /// value.
+    pub decos: Vec<Deco>,
+}
+
+/// A decorator, as far as what it makes of a function goes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Deco {
+    /// The dotted path it calls, looked up in the module (`@click.group()`
     /// and `@click.group` are both `click.group`; `""`: one that is not a
-    /// dotted path, or starts with a name a function around binds). What
-    /// they make of the function (`@click.group()` makes a `Group`) is
-    /// its value.
-    pub decos: Vec<String>,
+    /// dotted path, or starts with a name a function around binds).
+    pub path: String,
+    /// The dotted path of its `cls=` argument (`@click.command(cls=
+    /// AliasedGroup)`), `""` when none: the class a decorator declaring a
+    /// TypeVar (`-> Callable[[F], CmdType]`) makes.
+    pub cls: String,
 }
 
 pub const PROPERTY: u8 = 1;
@@ -601,12 +611,37 @@ fn pos(n: Node) -> Pos {
 /// How deep the walk descends into nested syntax.
 const MAX_NESTING: u32 = 256;
 
-/// The dotted path a decorator calls: `@a.b` and `@a.b(…)` are `a.b`.
-fn decorator_path(d: Node, src: &[u8]) -> Option<String> {
-    let mut e = d.named_child(0)?;
-    if e.kind_name() == "call" {
-        e = e.field("function")?;
+/// What decorator `d` calls (`@a.b` and `@a.b(…)` call `a.b`), and its
+/// `cls=` argument.
+fn decorator(d: Node, src: &[u8]) -> Deco {
+    let Some(e) = d.named_child(0) else {
+        return Deco::default();
+    };
+    if e.kind_name() != "call" {
+        return Deco {
+            path: dotted(e, src).unwrap_or_default(),
+            cls: String::new(),
+        };
     }
+    let cls = e.field("arguments").and_then(|args| {
+        let mut cur = args.walk();
+        let kw = args.named_children(&mut cur).find(|a| {
+            a.kind_name() == "keyword_argument"
+                && a.field("name").and_then(|n| n.utf8_text(src).ok()) == Some("cls")
+        });
+        dotted(kw?.field("value")?, src)
+    });
+    Deco {
+        path: e
+            .field("function")
+            .and_then(|f| dotted(f, src))
+            .unwrap_or_default(),
+        cls: cls.unwrap_or_default(),
+    }
+}
+
+/// `a.b.c` as a string, when `e` is a dotted name.
+fn dotted(mut e: Node, src: &[u8]) -> Option<String> {
     let mut parts = Vec::new();
     loop {
         match e.kind_name() {
@@ -1349,7 +1384,7 @@ impl<'s> Extractor<'s> {
                 "overload" | "typing.overload" | "t.overload" | "typing_extensions.overload" => {
                     flags |= OVERLOAD
                 }
-                _ => decos.push(decorator_path(*d, self.src).unwrap_or_default()),
+                _ => decos.push(decorator(*d, self.src)),
             }
         }
         let scope_kind = self.scopes[sid].kind;
@@ -1361,9 +1396,11 @@ impl<'s> Extractor<'s> {
         // a function around binds (`@cli.command()` under a local `cli`)
         // is not followed.
         for d in &mut decos {
-            let first = d.split('.').next().unwrap_or("");
-            if self.bound_in_functions(sid, first) {
-                d.clear();
+            for path in [&mut d.path, &mut d.cls] {
+                let first = path.split('.').next().unwrap_or("");
+                if self.bound_in_functions(sid, first) {
+                    path.clear();
+                }
             }
         }
         let method_of = (scope_kind == ScopeKind::Class).then_some(self.scopes[sid].def);

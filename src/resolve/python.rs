@@ -1000,16 +1000,25 @@ impl Ctx<'_, '_> {
         }
         let &i = self.tables(sym.file).func_idx.get(&sym.def)?;
         let func = &self.scope(sym.file)?.funcs[i as usize];
-        for path in &func.decos {
-            if path.is_empty() {
+        for deco in &func.decos {
+            if deco.path.is_empty() {
                 return None;
             }
-            let Val::Func { sym: d, .. } = self.eval_path(sym.file, path, None, depth + 1) else {
+            let f = sym.file;
+            let Val::Func { sym: d, .. } = self.eval_path(f, &deco.path, None, depth + 1) else {
                 return None;
             };
             match self.result_class(d, depth + 1)? {
-                Some(c) => return Some(c),
-                None => continue,
+                (Some(c), false) => return Some(c),
+                // `cls=AliasedGroup` is what a TypeVar there stands for.
+                (c, true) if !deco.cls.is_empty() => {
+                    match self.eval_path(f, &deco.cls, None, depth + 1) {
+                        Val::Class(k) => return Some(k),
+                        _ => return c,
+                    }
+                }
+                (Some(c), true) => return Some(c),
+                (None, _) => continue,
             }
         }
         None
@@ -1017,13 +1026,14 @@ impl Ctx<'_, '_> {
 
     /// The class a decorator returns an instance of, directly or through
     /// the callable it returns (`-> Group`, `-> Callable[[F], Group]`),
-    /// when its declared returns (every `@overload`'s) name one class;
-    /// `Some(None)` when they all return a TypeVar (the decorator gives
-    /// back what it is given, or a class chosen by an argument); `None`
-    /// when anything else is declared, or nothing.
-    fn result_class(&self, d: SymId, depth: u32) -> Option<Option<SymId>> {
+    /// when its declared returns (every `@overload`'s) name one class,
+    /// with whether some return a TypeVar instead (what the decorator is
+    /// given, or a class chosen by an argument); `(None, true)` when all
+    /// do. `None` when anything else is declared, or nothing.
+    fn result_class(&self, d: SymId, depth: u32) -> Option<(Option<SymId>, bool)> {
         let set = self.overloads(d).unwrap_or_else(|| vec![d]);
         let mut class = None;
+        let mut typevar = false;
         for o in set {
             let &i = self.tables(o.file).func_idx.get(&o.def)?;
             let t = self.scope(o.file)?.funcs[i as usize].ret.as_ref()?;
@@ -1031,6 +1041,7 @@ impl Ctx<'_, '_> {
                 return None;
             }
             if !t.path.contains('.') && self.is_typevar(o.file, &t.path, depth) {
+                typevar = true;
                 continue;
             }
             match self.eval_path(o.file, &t.path, None, depth + 1) {
@@ -1038,7 +1049,7 @@ impl Ctx<'_, '_> {
                 _ => return None,
             }
         }
-        Some(class)
+        Some((class, typevar))
     }
 
     fn func_flags(&self, sym: SymId) -> u8 {

@@ -1462,6 +1462,12 @@ def test_nested():
         pass
     local.add_command(sub)
     sub.invoke()
+class Aliased(core.Group):
+    def resolve(self): pass
+@core.group(cls=Aliased)
+def custom():
+    pass
+custom.resolve()
 ",
         ),
     ]);
@@ -1490,4 +1496,9 @@ def test_nested():
         "calls app.test_nested -> core.Group.add_command @app.py:22:11 TypedReceiver",
     );
     assert_none_to(&out, "@app.py:23:9");
+    // `cls=` is the class a TypeVar return (`-> Callable[[F], G]`) stands for.
+    assert_has(
+        &out,
+        "calls app -> app.Aliased.resolve @app.py:29:8 TypedReceiver",
+    );
 }
