@@ -759,6 +759,11 @@ pub fn free() -> S {
                 "impl T for S {\n",
                 "impl T for S {\n    pub fn new() -> S {\n        S { f: 1 }\n    }\n",
             ),
+            (
+                "a trait's type argument (`From<A>`)",
+                "impl T for S {\n",
+                "impl T<u8> for S {\n",
+            ),
             ("a mod declaration", "pub mod m;", "pub mod n;"),
             (
                 "an inline module",

@@ -72,6 +72,9 @@ pub(super) fn facts(defs: &[Def], scope: &Scope) -> Vec<Fact> {
         w.ty(&mut h, &imp.ty);
         h.raw(" for ");
         w.path(&mut h, &imp.tr);
+        // `From<A>`: which impl a `T::from(x)` picks.
+        h.raw(" of ");
+        w.ty(&mut h, &imp.tr_arg);
         h.raw(if imp.blanket { " blanket " } else { " " });
         w.path(&mut h, &imp.bound);
         f.rank(&mut h);
