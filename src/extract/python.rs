@@ -256,7 +256,7 @@ pub struct Func {
 pub struct Deco {
     /// The dotted path it calls, looked up in the module (`@click.group()`
     /// and `@click.group` are both `click.group`; `""`: one that is not a
-    /// dotted path, or starts with a name a function around binds).
+    /// dotted path, or whose first name is not the module's).
     pub path: String,
     /// The dotted path of its `cls=` argument (`@click.command(cls=
     /// AliasedGroup)`), `""` when none: the class a decorator declaring a
@@ -452,6 +452,7 @@ pub fn extract(path: &str, src: &[u8]) -> FileFacts {
         var_assigns: Vec::new(),
         class_of_def: HashMap::new(),
         ret_chains: Vec::new(),
+        deco_scopes: Vec::new(),
         dead: false,
         in_except: false,
         depth: 0,
@@ -581,6 +582,10 @@ struct Extractor<'s> {
     class_of_def: HashMap<u32, usize>,
     /// Return annotations: (index in `scope.funcs`, chain).
     ret_chains: Vec<(usize, u32, Cont)>,
+    /// Decorated functions: (index in `scope.funcs`, the scope and place
+    /// of the decorators), whose paths are kept in `finish` only when
+    /// their first names are the module's.
+    deco_scopes: Vec<(usize, usize, Pos)>,
     /// Inside unreachable code.
     dead: bool,
     /// Inside an `except` clause at module level.
@@ -641,23 +646,13 @@ fn decorator(d: Node, src: &[u8]) -> Deco {
 }
 
 /// `a.b.c` as a string, when `e` is a dotted name.
-fn dotted(mut e: Node, src: &[u8]) -> Option<String> {
-    let mut parts = Vec::new();
-    loop {
-        match e.kind_name() {
-            "identifier" => {
-                parts.push(e.utf8_text(src).ok()?);
-                break;
-            }
-            "attribute" => {
-                parts.push(e.field("attribute")?.utf8_text(src).ok()?);
-                e = e.field("object")?;
-            }
-            _ => return None,
-        }
+fn dotted(e: Node, src: &[u8]) -> Option<String> {
+    let mut ids = Vec::new();
+    if !flatten_member(e, &mut ids) {
+        return None;
     }
-    parts.reverse();
-    Some(parts.join("."))
+    let parts: Option<Vec<&str>> = ids.iter().map(|i| i.utf8_text(src).ok()).collect();
+    Some(parts?.join("."))
 }
 
 const TYPING_WRAPPERS: [&str; 8] = [
@@ -1250,22 +1245,6 @@ impl<'s> Extractor<'s> {
         self.scopes.len() - 1
     }
 
-    /// Whether a scope between `sid` and the module binds `name`.
-    fn bound_in_functions(&self, sid: usize, name: &str) -> bool {
-        let mut at = Some(sid);
-        while let Some(i) = at {
-            let s = &self.scopes[i];
-            if s.kind == ScopeKind::Module {
-                return false;
-            }
-            if s.binds.contains_key(name) {
-                return true;
-            }
-            at = s.parent;
-        }
-        false
-    }
-
     fn bind(&mut self, sid: usize, name: String, b: Bind) {
         let s = &mut self.scopes[sid];
         if s.kind == ScopeKind::Module {
@@ -1392,17 +1371,6 @@ impl<'s> Extractor<'s> {
             // (A method's decorators make descriptors: not followed.)
             decos.clear();
         }
-        // The paths are looked up in the module: one starting with a name
-        // a function around binds (`@cli.command()` under a local `cli`)
-        // is not followed.
-        for d in &mut decos {
-            for path in [&mut d.path, &mut d.cls] {
-                let first = path.split('.').next().unwrap_or("");
-                if self.bound_in_functions(sid, first) {
-                    path.clear();
-                }
-            }
-        }
         let method_of = (scope_kind == ScopeKind::Class).then_some(self.scopes[sid].def);
         let kind = if let Some(class) = method_of {
             if self.test_file && name.starts_with("test") && self.is_test_class(class) {
@@ -1521,6 +1489,10 @@ impl<'s> Extractor<'s> {
             // Resolved to a TypeRef in `finish`, when names are bound.
             if let Some((c, k)) = ret {
                 self.ret_chains.push((self.scope.funcs.len(), c, k));
+            }
+            if !decos.is_empty() {
+                let at = Pos::from_ts(outer.start_position());
+                self.deco_scopes.push((self.scope.funcs.len(), sid, at));
             }
             self.scope.funcs.push(Func {
                 def: idx,
@@ -2944,6 +2916,21 @@ impl<'s> Extractor<'s> {
             .collect();
         tuples.sort_by_key(|(c, _)| *c);
         self.refs.tuples = tuples;
+        // Decorator paths are looked up in the module: one whose first
+        // name is bound in a function around (`@cli.command()` under a
+        // local `cli`) is not followed.
+        for (fi, sid, at) in std::mem::take(&mut self.deco_scopes) {
+            let mut decos = std::mem::take(&mut self.scope.funcs[fi].decos);
+            for d in &mut decos {
+                for path in [&mut d.path, &mut d.cls] {
+                    let first = path.split('.').next().unwrap_or("");
+                    if !matches!(self.resolve_name(sid, first, at), Root::Global(_)) {
+                        path.clear();
+                    }
+                }
+            }
+            self.scope.funcs[fi].decos = decos;
+        }
         // Return annotations: chain → TypeRef.
         for (fi, c, k) in std::mem::take(&mut self.ret_chains) {
             self.scope.funcs[fi].ret = self.typeref(Rhs::Annot(c, k), 0);

@@ -282,33 +282,35 @@ impl<'s> V<'s> {
     }
 
     fn outside_recv(&mut self) -> u32 {
-        self.made_recv(|v| &mut v.outside_recv, || Recv::Ty(Ty::External))
+        self.made_recv(|v| &mut v.outside_recv, |_| Recv::Ty(Ty::External))
     }
 
     fn vec_recv(&mut self) -> u32 {
         self.made_recv(
             |v| &mut v.vec_recv,
-            || Recv::Ty(Ty::Slice(Box::new(Ty::Unknown))),
+            |_| Recv::Ty(Ty::Slice(Box::new(Ty::Unknown))),
         )
     }
 
     /// `vec![…]`: a `Vec` (an array literal is only some collection).
     fn vec_macro_recv(&mut self) -> u32 {
-        if let Some(id) = self.vec_macro_recv {
-            return id;
-        }
-        let vec = self.name("Vec");
-        let id = self.recv(Recv::Ty(Ty::Generic(vec![vec], Vec::new())));
-        self.vec_macro_recv = Some(id);
-        id
+        self.made_recv(
+            |v| &mut v.vec_macro_recv,
+            |v| Recv::Ty(Ty::Generic(vec![v.name("Vec")], Vec::new())),
+        )
     }
 
     /// A receiver made once per file and kept in `slot`.
-    fn made_recv(&mut self, slot: fn(&mut Self) -> &mut Option<u32>, r: fn() -> Recv) -> u32 {
+    fn made_recv(
+        &mut self,
+        slot: fn(&mut Self) -> &mut Option<u32>,
+        r: fn(&mut Self) -> Recv,
+    ) -> u32 {
         if let Some(id) = *slot(self) {
             return id;
         }
-        let id = self.recv(r());
+        let r = r(self);
+        let id = self.recv(r);
         *slot(self) = Some(id);
         id
     }
@@ -329,6 +331,14 @@ impl<'s> V<'s> {
             .rev()
             .find(|(n, _)| *n == name)
             .map(|(_, b)| b)
+    }
+
+    /// Whether `n` is a bare type name naming a generic parameter in scope.
+    fn names_generic(&mut self, n: Node) -> bool {
+        n.kind_name() == "type_identifier" && {
+            let name = self.node_name(n);
+            self.generic(name).is_some()
+        }
     }
 
     fn site(&mut self, kind: SiteKind) {

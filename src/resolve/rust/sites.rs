@@ -1,6 +1,6 @@
 //! One file's sites → edges, with the tables of [`super::index`].
 
-use super::index::{scope_of, HashMap, How, Index, Ns, Res, TyRes, PRELUDE};
+use super::index::{scope_of, FirstLookup, HashMap, How, Index, Ns, Res, TyRes, PRELUDE};
 use crate::extract::rust::{
     ArgTy, Recv, Refs, Role, Scope, Site, SiteKind, Ty, NONE, SELF_RECV, UNKNOWN_ARGS,
 };
@@ -374,8 +374,6 @@ struct Cx<'a, 'w> {
     /// Method def → its impl.
     method_impl: HashMap<u32, u32>,
     file_macros: HashMap<u32, u32>,
-    /// Index of the site being resolved.
-    cur_site: u32,
     out: FileResolution,
 }
 
@@ -403,14 +401,15 @@ pub fn resolve(world: &World, ix: &Index, file: FileIdx, refs: &Refs) -> FileRes
         local_globs: HashMap::default(),
         method_impl: HashMap::default(),
         file_macros: HashMap::default(),
-        cur_site: 0,
         out: FileResolution::default(),
     };
     cx.tables();
+    // (The call arguments are in site order.)
+    let mut call_args = refs.call_args.iter().peekable();
     for (i, site) in refs.sites.iter().enumerate() {
-        cx.cur_site = i as u32;
+        let arg = call_args.next_if(|c| c.site == i as u32).map(|c| &c.arg);
         match &site.kind {
-            SiteKind::Path { segs, role, hidden } => cx.path_site(site, segs, *role, *hidden),
+            SiteKind::Path { segs, role, hidden } => cx.path_site(site, segs, *role, *hidden, arg),
             SiteKind::Method {
                 recv,
                 name,
@@ -596,7 +595,15 @@ impl Cx<'_, '_> {
         None
     }
 
-    fn path_site(&mut self, site: &Site, segs: &[(u32, Pos)], role: Role, hidden: u8) {
+    /// `arg`: what the argument of a one-argument call is.
+    fn path_site(
+        &mut self,
+        site: &Site,
+        segs: &[(u32, Pos)],
+        role: Role,
+        hidden: u8,
+        arg: Option<&ArgTy>,
+    ) {
         let names: Vec<u32> = segs.iter().map(|s| self.g[s.0 as usize]).collect();
         let ns = match role {
             Role::Macro => Ns::Macro,
@@ -661,8 +668,8 @@ impl Cx<'_, '_> {
                         .collect();
                     // `Bytes::from(v)` with `v: Vec<u8>`: the impl of
                     // `From<Vec<u8>>`, when the argument tells.
-                    if last && role == Role::Call {
-                        if let Some(d) = self.pick_by_arg(site, &cands) {
+                    if let Some(arg) = arg.filter(|_| last && role == Role::Call) {
+                        if let Some(d) = self.pick_by_arg(site, arg, &cands) {
                             let s = Strategy::TypedReceiver;
                             self.edge(self.sym(src), d, last_kind, s, Some(pos));
                             continue;
@@ -1322,12 +1329,8 @@ impl Cx<'_, '_> {
     /// `impl From<_> for T`), the one whose trait takes what the call's
     /// one argument is: the only one taking exactly that, else the only
     /// generic one when every other takes a known, different type.
-    fn pick_by_arg(&self, site: &Site, cands: &[SymId]) -> Option<SymId> {
-        let calls = &self.refs.call_args;
-        let i = calls
-            .binary_search_by_key(&self.cur_site, |c| c.site)
-            .ok()?;
-        let arg = self.arg_shape(site, &calls[i].arg);
+    fn pick_by_arg(&self, site: &Site, arg: &ArgTy, cands: &[SymId]) -> Option<SymId> {
+        let arg = self.arg_shape(site, arg);
         if matches!(arg, Shape::Unknown | Shape::Param) {
             return None;
         }
@@ -1368,15 +1371,12 @@ impl Cx<'_, '_> {
         let src = site.src;
         let first = |n: u32, ns: Ns| self.local_lookup(src, n, ns);
         let m = self.fm + site.module;
-        // An outside type named by the path: the value's declared type
-        // (`v: Vec<u8>`), or the type of `String::from(…)`.
-        let outside = |p: &[u32]| match self.walk_recv_path(m, p, Ns::Any, &first) {
-            (w, last) if w.external => Shape::Named(last),
-            _ => Shape::Unknown,
-        };
+        // The type a path names: the value's declared type (`v: Vec<u8>`),
+        // or the type of `String::from(…)`.
+        let named = |p: &[u32]| self.path_shape(self.file, m, p, Some(&first));
         match self.refs.recvs.get(r as usize) {
-            Some(Recv::Ty(Ty::Path(p) | Ty::Generic(p, _))) => outside(p),
-            Some(Recv::Call(p)) if p.len() > 1 => outside(&p[..p.len() - 1]),
+            Some(Recv::Ty(Ty::Path(p) | Ty::Generic(p, _))) => named(p),
+            Some(Recv::Call(p)) if p.len() > 1 => named(&p[..p.len() - 1]),
             Some(Recv::Method(base, name)) => {
                 let name = self.gstr(*name);
                 // (What this tells is never `str` or a slice, whose
@@ -1401,26 +1401,26 @@ impl Cx<'_, '_> {
         let Some(imp) = scope.impls.iter().find(|i| i.methods.contains(&c.def)) else {
             return Shape::Unknown;
         };
-        let g = &self.ix.gnames[c.file.0 as usize];
         let m = self.ix.file_mod[c.file.0 as usize] + imp.module;
         match &imp.tr_arg {
-            Ty::Path(p) | Ty::Generic(p, _) => {
-                let names: Vec<u32> = p.iter().map(|&n| g[n as usize]).collect();
-                let w = self.ix.walk(self.world, c.file, m, &names, Ns::Any);
-                if w.external {
-                    return p
-                        .last()
-                        .map_or(Shape::Unknown, |&l| Shape::Named(&scope.names[l as usize]));
-                }
-                match w.last_def().filter(|_| w.hits.len() == names.len()) {
-                    // A parameter replaced by its bound.
-                    Some(d) if self.ix.traits.contains(&d) => Shape::Param,
-                    Some(d) => Shape::Def(self.ix.unalias(self.world, d)),
-                    None => Shape::Unknown,
-                }
-            }
+            Ty::Path(p) | Ty::Generic(p, _) => self.path_shape(c.file, m, p, None),
             Ty::Slice(_) => Shape::Slice,
             Ty::Param(_) => Shape::Param,
+            _ => Shape::Unknown,
+        }
+    }
+
+    /// What the type path `p` (local names of file `f`) written in module
+    /// `m` names: an in-repo type (a trait: a parameter replaced by its
+    /// bound), or an outside type by its last name (`Vec`, `str`).
+    fn path_shape(&self, f: FileIdx, m: u32, p: &[u32], first: Option<FirstLookup>) -> Shape<'_> {
+        match self.ix.path_ty(self.world, f, m, p, first) {
+            TyRes::Def(d) if self.ix.traits.contains(&d) => Shape::Param,
+            TyRes::Def(d) => Shape::Def(self.ix.unalias(self.world, d)),
+            TyRes::External => match (scope_of(self.world, f), p.last()) {
+                (Some(s), Some(&l)) => Shape::Named(&s.names[l as usize]),
+                _ => Shape::Unknown,
+            },
             _ => Shape::Unknown,
         }
     }

@@ -81,19 +81,7 @@ impl<'s> V<'s> {
                                 let name = self.node_name(field);
                                 let args = match n.field("arguments") {
                                     Some(a) => {
-                                        let mut cursor = a.walk();
-                                        let count = a
-                                            .named_children(&mut cursor)
-                                            .filter(|c| {
-                                                !matches!(
-                                                    c.kind_name(),
-                                                    "line_comment"
-                                                        | "block_comment"
-                                                        | "attribute_item"
-                                                )
-                                            })
-                                            .count();
-                                        count.min(UNKNOWN_ARGS as usize - 1) as u8
+                                        arguments(a).len().min(UNKNOWN_ARGS as usize - 1) as u8
                                     }
                                     None => UNKNOWN_ARGS,
                                 };
@@ -121,18 +109,17 @@ impl<'s> V<'s> {
         if let Some(args) = n.field("arguments") {
             let mut cursor = args.walk();
             let kids: Vec<Node> = args.named_children(&mut cursor).collect();
-            let one = typed_call.filter(|_| {
-                kids.iter()
-                    .filter(|k| !matches!(k.kind_name(), "line_comment" | "block_comment"))
-                    .count()
-                    == 1
-            });
+            // `Type::f(x)`: what `x` is, recorded for the call's site.
+            let one = match (typed_call, &arguments(args)[..]) {
+                (Some(site), &[x]) => Some((site, x)),
+                _ => None,
+            };
             for k in kids {
                 match elem_hint {
                     Some(e) if k.kind_name() == "closure_expression" => self.closure(k, e),
                     _ => {
                         let kr = self.node(k);
-                        if let Some(site) = one.filter(|_| !k.kind_name().ends_with("comment")) {
+                        if let Some((site, _)) = one.filter(|&(_, x)| x == k) {
                             if let Some(arg) = self.arg_ty(k, kr) {
                                 self.refs.call_args.push(CallArg { site, arg });
                             }
@@ -144,7 +131,8 @@ impl<'s> V<'s> {
         r
     }
 
-    /// What the syntax says of argument `k`, whose receiver is `r`.
+    /// What the syntax says of argument `k`, whose receiver is `r` (0:
+    /// none known).
     fn arg_ty(&mut self, k: Node, r: u32) -> Option<ArgTy> {
         let text = self.text(k);
         let named = |v: &mut Self, s: &str| Some(ArgTy::Named(v.name(s)));
@@ -171,17 +159,15 @@ impl<'s> V<'s> {
             }
             // `"a".to_owned()`: a `String` (the literal's receiver does not
             // say `str`).
-            "call_expression"
-                if k.field("function").is_some_and(|f| {
-                    f.kind_name() == "field_expression"
-                        && f.field("field").is_some_and(|m| self.text(m) == "to_owned")
-                        && f.field("value").is_some_and(|v| {
-                            matches!(v.kind_name(), "string_literal" | "raw_string_literal")
-                                && !self.text(v).starts_with('b')
-                        })
-                }) =>
-            {
-                named(self, "String")
+            "call_expression" => {
+                let f = k
+                    .field("function")
+                    .filter(|f| f.kind_name() == "field_expression")
+                    .filter(|f| f.field("field").is_some_and(|m| self.text(m) == "to_owned"));
+                match f.and_then(|f| f.field("value")).map(|v| self.arg_ty(v, 0)) {
+                    Some(Some(ArgTy::Named(n))) if self.str_of(n) == "str" => named(self, "String"),
+                    _ => (r != 0).then_some(ArgTy::Recv(r)),
+                }
             }
             "macro_invocation" => {
                 let m = k.field("macro")?;
@@ -699,6 +685,19 @@ pub(super) fn token_args(tt: Node) -> u8 {
     }
     let n = commas + usize::from(!last_comma);
     n.min(UNKNOWN_ARGS as usize - 1) as u8
+}
+
+/// The arguments of a call's argument list: comments and attributes not.
+fn arguments(args: Node) -> Vec<Node> {
+    let mut cursor = args.walk();
+    args.named_children(&mut cursor)
+        .filter(|c| {
+            !matches!(
+                c.kind_name(),
+                "line_comment" | "block_comment" | "attribute_item"
+            )
+        })
+        .collect()
 }
 
 /// The element patterns of a tuple or tuple-struct pattern, in order: `_`

@@ -453,12 +453,7 @@ impl<'s> V<'s> {
         {
             bare = t.field("type");
         }
-        let blanket = bare.is_some_and(|t| {
-            t.kind_name() == "type_identifier" && {
-                let name = self.node_name(t);
-                self.generic(name).is_some()
-            }
-        });
+        let blanket = bare.is_some_and(|t| self.names_generic(t));
         let ty = match ty_node {
             Some(t) => self.ty(t),
             None => Ty::Unknown,
@@ -488,10 +483,7 @@ impl<'s> V<'s> {
                 for (i, k) in kids.into_iter().enumerate() {
                     let t = self.type_arg(k);
                     if i == 0 {
-                        let param = k.kind_name() == "type_identifier" && {
-                            let name = self.node_name(k);
-                            self.generic(name).is_some()
-                        };
+                        let param = self.names_generic(k);
                         tr_arg = match self.primitive_named(k) {
                             Some(p) => p,
                             None if param => Ty::Param(0),

@@ -738,7 +738,7 @@ impl Index {
     }
 
     /// The type a path names, aliases not followed.
-    pub(super) fn path_ty(
+    pub fn path_ty(
         &self,
         world: &World,
         f: FileIdx,
