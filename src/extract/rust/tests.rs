@@ -286,3 +286,16 @@ fn scan_dir() {
         }
     }
 }
+
+#[test]
+fn std_macros_are_sorted_for_their_lookup() {
+    assert!(
+        super::STD_MACROS.windows(2).all(|w| w[0].0 < w[1].0),
+        "STD_MACROS must stay sorted: std_macro searches it by halves"
+    );
+    assert_eq!(super::std_macro("assert_eq"), Some(true));
+    assert_eq!(super::std_macro("writeln"), Some(true));
+    // `matches!`'s second argument is a pattern.
+    assert_eq!(super::std_macro("matches"), Some(false));
+    assert_eq!(super::std_macro("my_macro"), None);
+}

@@ -2,7 +2,7 @@
 
 use super::index::{scope_of, FirstLookup, HashMap, How, Index, Ns, Res, TyRes, PRELUDE};
 use crate::extract::rust::{
-    ArgTy, Recv, Refs, Role, Scope, Site, SiteKind, Ty, NONE, SELF_RECV, UNKNOWN_ARGS,
+    std_macro, ArgTy, Recv, Refs, Role, Scope, Site, SiteKind, Ty, NONE, SELF_RECV, UNKNOWN_ARGS,
 };
 use crate::extract::Def;
 use crate::graph::{EdgeKind, NodeKind, Pos};
@@ -249,50 +249,6 @@ fn collection_method(c: TyRes, elem: TyRes, m: &str) -> TyRes {
         _ => TyRes::External,
     }
 }
-
-/// Macros std exports to every crate. A crate's own `macro_rules!` of the
-/// same name reaches other modules only through `#[macro_use]` order,
-/// which the index does not model; a bare call of one of these names that
-/// is not in textual scope (same file) is taken to be std's. Measured on
-/// regex-syntax 0.8.12: 726 calls of `assert_eq!` in other files had been
-/// linked to the `assert_eq!` its `ast::parse::tests` module defines, and
-/// rust-analyzer refuted every one.
-const STD_MACROS: &[&str] = &[
-    "assert",
-    "assert_eq",
-    "assert_ne",
-    "cfg",
-    "column",
-    "compile_error",
-    "concat",
-    "dbg",
-    "debug_assert",
-    "debug_assert_eq",
-    "debug_assert_ne",
-    "env",
-    "eprint",
-    "eprintln",
-    "file",
-    "format",
-    "format_args",
-    "include",
-    "include_bytes",
-    "include_str",
-    "line",
-    "matches",
-    "module_path",
-    "option_env",
-    "panic",
-    "print",
-    "println",
-    "stringify",
-    "todo",
-    "unimplemented",
-    "unreachable",
-    "vec",
-    "write",
-    "writeln",
-];
 
 /// Methods of external types that may return an in-repo element type.
 const ELEMENT_ACCESSORS: &[&str] = &[
@@ -730,7 +686,7 @@ impl Cx<'_, '_> {
     /// A bare `m!` not in textual or `use` scope: a `macro_rules!` of the
     /// same crate (reached through `#[macro_use]` module order).
     fn crate_macro(&mut self, src: u32, m: u32, name: u32, text: &str, pos: Pos) {
-        if STD_MACROS.contains(&text) {
+        if std_macro(text).is_some() {
             return;
         }
         let root = self.ix.mods[m as usize].root;

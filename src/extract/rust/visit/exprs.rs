@@ -1,6 +1,7 @@
 //! Expressions, patterns and macro arguments: sites and receivers.
 
 use super::*;
+use crate::extract::rust::std_macro;
 
 impl<'s> V<'s> {
     pub(super) fn ident_value(&mut self, n: Node) -> u32 {
@@ -406,7 +407,7 @@ impl<'s> V<'s> {
     }
 
     /// `assert_eq!(a.len(), Vec::<u8>::new())`: the arguments of a std
-    /// macro that takes expressions (see [`EXPR_MACROS`]) are parsed and
+    /// macro that takes expressions (see [`std_macro`]) are parsed and
     /// walked as expressions when they parse cleanly: `(a, b)` as a tuple,
     /// `[x; n]` as an array. Returns whether they were.
     pub(super) fn macro_exprs(&mut self, mac: Node, tt: Node) -> bool {
@@ -421,7 +422,7 @@ impl<'s> V<'s> {
             },
             _ => return false,
         };
-        if !EXPR_MACROS.contains(&self.text(name)) || self.depth >= MAX_NESTING / 2 {
+        if std_macro(self.text(name)) != Some(true) || self.depth >= MAX_NESTING / 2 {
             return false;
         }
         if tt.child(0).is_none_or(|o| o.kind_name() == "{") {
@@ -716,31 +717,6 @@ fn pattern_elements<'t>(p: Node<'t>, skip: Option<Node<'t>>) -> Vec<Node<'t>> {
         })
         .collect()
 }
-
-/// Std macros whose arguments are expressions (a format string is one).
-/// Not `matches!`: its second argument is a pattern.
-const EXPR_MACROS: &[&str] = &[
-    "assert",
-    "assert_eq",
-    "assert_ne",
-    "dbg",
-    "debug_assert",
-    "debug_assert_eq",
-    "debug_assert_ne",
-    "eprint",
-    "eprintln",
-    "format",
-    "format_args",
-    "panic",
-    "print",
-    "println",
-    "todo",
-    "unimplemented",
-    "unreachable",
-    "vec",
-    "write",
-    "writeln",
-];
 
 /// The one expression a parse of a macro argument holds, if it parsed
 /// cleanly: a statement (its `;` missing) or an error node around exactly
