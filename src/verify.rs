@@ -385,15 +385,17 @@ pub async fn verify(
             };
             entry.checked += 1;
             let mut rows = Vec::new();
-            for l in &locations {
+            // The server names the site itself: a declaration (a pytest
+            // test's fixture parameter, which the graph links to its
+            // fixture), where the server can neither confirm nor refute the
+            // graph's edge: no answer. Its other answers are the same
+            // local's other declarations (`for env in …` in a test taking
+            // the fixture `env`), no more about the edge.
+            let names_site = locations.iter().any(|l| {
+                l.pos == site.pos && relative(&root, &l.path).as_deref() == Some(site.path.as_str())
+            });
+            for l in locations.iter().filter(|_| !names_site) {
                 let rel = relative(&root, &l.path);
-                // The server names the site itself: a declaration (a pytest
-                // test's fixture parameter, which the graph links to its
-                // fixture), where the server can neither confirm nor refute
-                // the graph's edge: no answer.
-                if rel.as_deref() == Some(site.path.as_str()) && l.pos == site.pos {
-                    continue;
-                }
                 let outcome = match rel {
                     Some(rel) => match hashes.get(&rel) {
                         Some(h) => {

@@ -156,6 +156,8 @@ pub enum Cont {
     Unpacked(u32),
     /// A callable returning a value of it (`Callable[[F], X]`).
     Returns,
+    /// The class itself (`type[X]`, `Type[X]`): calling it makes an `X`.
+    Class,
 }
 
 const SEQ_TYPES: [&str; 20] = [
@@ -2319,6 +2321,14 @@ impl<'s> Extractor<'s> {
                 }
                 if cont == Cont::One && head == "Callable" {
                     return self.principal(*args.get(1)?, Cont::Returns);
+                }
+                // `type[X]`: the class named, not an instance (`type[A | B]`
+                // and `type[Any]` name no one class).
+                if cont == Cont::One && (head == "type" || head == "Type") && args.len() == 1 {
+                    return match self.principal(args[0], Cont::One)? {
+                        (n, Cont::One) => Some((n, Cont::Class)),
+                        _ => None,
+                    };
                 }
                 if cont == Cont::One {
                     if SEQ_TYPES.contains(&head) {

@@ -1274,6 +1274,12 @@ impl Ctx<'_, '_> {
     fn call(&self, v: Val, depth: u32) -> Val {
         match v {
             Val::Class(c) => Val::Inst(c),
+            // An instance whose class defines `__call__` (a callback
+            // protocol, a factory object): what that method returns.
+            Val::Inst(c) => match self.member(v, "__call__", c.file, depth + 1) {
+                Member::Def(s, _) => self.returns(s, Some(c), depth + 1),
+                _ => Val::Unknown,
+            },
             Val::Func { sym, recv } => self.returns(sym, recv, depth + 1),
             Val::ContMethod(m, c) => match m {
                 ContMethod::Elem => Val::Inst(c),
@@ -1571,6 +1577,8 @@ fn annotate(v: Val) -> Val {
 fn annotate_as(v: Val, cont: Cont) -> Val {
     match (cont, v) {
         (Cont::Value, _) => return v,
+        (Cont::Class, Val::Class(_) | Val::External) => return v,
+        (Cont::Class, _) => return Val::Unknown,
         // What subscripting the object gives (as `Op::Index`).
         (Cont::Subscript, Val::Class(_) | Val::External) => return v,
         (Cont::Subscript, Val::Seq(c) | Val::Map(c)) => return Val::Inst(c),

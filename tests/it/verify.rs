@@ -461,6 +461,44 @@ fn pyright_runs_at_each_projects_own_root() {
     assert_eq!(calls, 8, "{g}");
 }
 
+/// pyright answers a fixture parameter with every declaration of the name in
+/// the test, the parameter's own among them: when the body binds the name
+/// again, that is no answer about the fixture edge, not a retarget.
+#[test]
+fn a_fixture_parameter_bound_again_in_its_test_is_not_judged() {
+    if !servers_present(&["pyright"]) {
+        return;
+    }
+    let repo = tempfile::tempdir().unwrap();
+    write(
+        repo.path(),
+        &[
+            (
+                "pyproject.toml",
+                "[project]\nname = \"demo\"\nversion = \"0\"\n",
+            ),
+            (
+                "tests/conftest.py",
+                "import pytest\n\n\n@pytest.fixture\ndef env():\n    return 1\n",
+            ),
+            (
+                "tests/test_env.py",
+                "def test_each(env):\n    for env in (1, 2):\n        assert env\n\n\ndef test_plain(env):\n    assert env\n",
+            ),
+        ],
+    );
+    let v = verify(repo.path());
+    let py = &v["languages"]["python"];
+    // Both parameters are sites the server names itself: unanswered, never
+    // retargeted to the loop variable.
+    assert_eq!(py["retargeted"], 0, "{v}");
+    assert_eq!(py["refuted"], 0, "{v}");
+    assert!(py["unanswered"].as_u64().unwrap() >= 2, "{v}");
+    for r in v["findings"]["results"].as_array().unwrap() {
+        assert_ne!(r["file"], "tests/test_env.py", "{r}");
+    }
+}
+
 /// `refs` with on-the-spot verification asks the server of the symbol's root.
 #[test]
 fn refs_verifies_on_the_spot_at_the_projects_root() {

@@ -1502,3 +1502,65 @@ custom.resolve()
         "calls app -> app.Aliased.resolve @app.py:29:8 TypedReceiver",
     );
 }
+
+#[test]
+fn type_annotations_hold_the_class_and_called_instances_return_what_call_returns() {
+    let out = edges(&[(
+        "m.py",
+        "\
+from typing import Protocol, Type
+class Store:
+    def getlist(self): ...
+    @classmethod
+    def build(cls): ...
+class Client:
+    def get(self): ...
+class Factory(Protocol):
+    def __call__(self, app: str) -> Client: ...
+class Plain:
+    pass
+class Tests:
+    storage_class: type[Store]
+    def test(self, make: Factory, plain: Plain, other: Type[Store], many: type[Store | Client]):
+        md = self.storage_class()
+        md.getlist()
+        self.storage_class.build()
+        make('a').get()
+        plain().get()
+        other().getlist()
+        many().getlist()
+",
+    )]);
+    assert_has(
+        &out,
+        "calls m.Tests.test -> m.Store.getlist @m.py:16:12 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.Tests.test -> m.Store.build @m.py:17:28 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.Tests.test -> m.Client.get @m.py:18:19 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.Tests.test -> m.Store.getlist @m.py:20:17 TypedReceiver",
+    );
+    // An instance of a class without `__call__`, and `type[A | B]`, make
+    // nothing known: the member is guessed by name, as before.
+    assert!(
+        !has(
+            &out,
+            "calls m.Tests.test -> m.Client.get @m.py:19:17 TypedReceiver"
+        ),
+        "{out:#?}"
+    );
+    assert!(
+        !has(
+            &out,
+            "calls m.Tests.test -> m.Store.getlist @m.py:21:16 TypedReceiver"
+        ),
+        "{out:#?}"
+    );
+}

@@ -197,6 +197,9 @@ pub struct Index {
     pub variants: HashSet<(SymId, u32)>,
     /// The names of [`Index::variants`].
     pub variant_names: HashSet<u32>,
+    /// Enums with a variant: types only, never values (`Err(e)` under `use
+    /// nom::Err` is the prelude's `Result::Err`).
+    pub enums: HashSet<SymId>,
     /// Item → the module it is declared in.
     pub def_module: HashMap<SymId, u32>,
     pub inherent: HashMap<(SymId, u32), Vec<SymId>>,
@@ -341,6 +344,7 @@ pub fn build(world: &World) -> Index {
         file_pkg: vec![NONE; world.files.len()],
         pkg_reach: Vec::new(),
         variants: HashSet::default(),
+        enums: HashSet::default(),
         variant_names: HashSet::default(),
         def_module: HashMap::default(),
         inherent: HashMap::default(),
@@ -629,6 +633,7 @@ pub fn build(world: &World) -> Index {
             };
             ix.variants.insert((sym, g[name as usize]));
             ix.variant_names.insert(g[name as usize]);
+            ix.enums.insert(sym);
         }
         for (u, us) in scope.uses.iter().enumerate() {
             if us.scope_fn != 0 {

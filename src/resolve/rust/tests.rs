@@ -807,6 +807,24 @@ pub fn user() { let mut p = crate::peek(); p.next(); }
 }
 
 #[test]
+fn enums_and_type_aliases_are_no_values() {
+    // nom's `use crate::internal::Err;` brings an enum: `Err(…)` called is
+    // still the prelude's `Result::Err`, and `Err::Error` the enum's.
+    let lib = r#"pub mod internal { pub enum Err { Error(u8) } pub type Res = Result<u8, Err>; }
+use crate::internal::{Err, Res};
+pub fn f() -> Result<u8, Err> { Err(Err::Error(1)) }
+pub fn g() -> Res { Res(1) }
+"#;
+    let g = graph(&[("src/lib.rs", lib)]);
+    assert_has(
+        &g,
+        "references shop_app::f -> shop_app::internal::Err @3:37 Import",
+    );
+    assert_none(&g, "calls shop_app::f -> shop_app::internal::Err");
+    assert_none(&g, "calls shop_app::g -> shop_app::internal::Res");
+}
+
+#[test]
 fn methods_missing_on_a_trait_with_an_outside_supertrait_are_outside() {
     // `self.enumerate()` in `trait Itertools: Iterator` is `Iterator`'s and
     // returns a std type: its `max_by` is no in-repo method of that name

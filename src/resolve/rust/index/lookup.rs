@@ -367,10 +367,13 @@ impl Index {
     }
 
     /// Whether def `d` can be named as a value: anything but a module, a
-    /// trait or a struct with named fields.
+    /// trait, an enum, a type alias or a struct with named fields.
     pub fn is_value(&self, world: &World, d: SymId) -> bool {
         world.def(d).kind != NodeKind::Class
-            || !(self.braced.contains(&d) || self.traits.contains(&d))
+            || !(self.braced.contains(&d)
+                || self.traits.contains(&d)
+                || self.enums.contains(&d)
+                || self.aliases.contains_key(&d))
     }
 
     /// What a `use` binds; the flag says it went through another module's
