@@ -233,6 +233,20 @@ pub struct Refs {
     /// The argument of `Type::f(x)` calls with one argument, by site
     /// (in site order): what tells `impl From<A>` from `impl From<B>`.
     pub call_args: Vec<CallArg>,
+    /// Generic parameters of fns bounded by several in-repo-looking traits.
+    pub bound_sets: Vec<BoundSet>,
+}
+
+/// A fn's generic parameter with several trait bounds
+/// (`where I: Slice<…> + InputIter + InputLength`). Its type is written as
+/// the first bound (see [`Ty::Path`]); a method not found on that trait is
+/// looked for in the others.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BoundSet {
+    /// The fn's def.
+    pub owner: u32,
+    /// Trait paths, the one the parameter's type is written as first.
+    pub bounds: Vec<Vec<u32>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,8 +5,8 @@ use tree_sitter::Node;
 use crate::extract::syntax::Syntax;
 
 use super::{
-    Alias, ArgTy, CallArg, CfgFeature, Field, Impl, InlineMod, Item, Recv, Refs, Ret, Role, Scope,
-    Sig, Site, SiteKind, Super, Ty, Use, GLOBAL_PATH, NONE, SELF_RECV, UNKNOWN_ARGS,
+    Alias, ArgTy, BoundSet, CallArg, CfgFeature, Field, Impl, InlineMod, Item, Recv, Refs, Ret,
+    Role, Scope, Sig, Site, SiteKind, Super, Ty, Use, GLOBAL_PATH, NONE, SELF_RECV, UNKNOWN_ARGS,
 };
 use crate::extract::Def;
 use crate::graph::{NodeKind, Pos};
@@ -125,6 +125,10 @@ struct V<'s> {
     locals: Vec<HashMap<u32, u32>>,
     /// Generic parameters in scope with their first trait bound.
     generics: Vec<(u32, Option<Vec<u32>>)>,
+    /// While a fn's generics are read: each bounded parameter's trait
+    /// bounds that are not common std traits (see [`BoundSet`]); `None`
+    /// elsewhere.
+    fn_bounds: Option<Vec<(u32, Vec<Vec<u32>>)>>,
     /// The generic parameters of the struct whose fields are being read,
     /// in order (`NONE` for a lifetime or const): see [`Ty::Param`].
     adt_params: Vec<u32>,
@@ -171,6 +175,7 @@ pub(super) fn run(module: Def, src: &[u8], root: Node) -> (Vec<Def>, Scope, Refs
             sites: Vec::new(),
             recvs: vec![Recv::Unknown, Recv::SelfValue],
             call_args: Vec::new(),
+            bound_sets: Vec::new(),
         },
         intern: HashMap::default(),
         module: 0,
@@ -180,6 +185,7 @@ pub(super) fn run(module: Def, src: &[u8], root: Node) -> (Vec<Def>, Scope, Refs
         assoc: None,
         locals: Vec::new(),
         generics: Vec::new(),
+        fn_bounds: None,
         adt_params: Vec::new(),
         self_path: None,
         self_is_trait: false,

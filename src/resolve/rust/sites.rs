@@ -748,6 +748,7 @@ impl Cx<'_, '_> {
                     .first()
                     .copied()
                     .or_else(|| self.ix.blanket_method(t, name))
+                    .or_else(|| self.other_bound_method(site, t, name))
                 {
                     Some(d) => self.edge(self.sym(src), d, EdgeKind::Calls, strat, Some(pos)),
                     None => {
@@ -856,6 +857,44 @@ impl Cx<'_, '_> {
                 }
             }
         }
+    }
+
+    /// Method `name` of trait `t` is missing: when a generic parameter of
+    /// a fn around the site is bounded by `t` and other traits (`I:
+    /// Slice<…> + InputLength`, typed as `Slice`), the first of the others
+    /// that has it.
+    fn other_bound_method(&self, site: &Site, t: SymId, name: u32) -> Option<SymId> {
+        if self.refs.bound_sets.is_empty() || !self.ix.traits.contains(&t) {
+            return None;
+        }
+        let m = self.fm + site.module;
+        let src = site.src;
+        let first = |n: u32, ns: Ns| self.local_lookup(src, n, ns);
+        let trait_of = |p: &[u32]| match self.ix.path_ty(self.world, self.file, m, p, Some(&first))
+        {
+            TyRes::Def(d) if self.ix.traits.contains(&d) => Some(d),
+            _ => None,
+        };
+        let mut d = src;
+        while d != 0 {
+            for set in self.refs.bound_sets.iter().filter(|b| b.owner == d) {
+                let Some((head, rest)) = set.bounds.split_first() else {
+                    continue;
+                };
+                if trait_of(head) != Some(t) {
+                    continue;
+                }
+                for other in rest {
+                    let found = trait_of(other)
+                        .and_then(|o| self.ix.assoc(self.world, o, name).first().copied());
+                    if found.is_some() {
+                        return found;
+                    }
+                }
+            }
+            d = self.defs[d as usize].parent.unwrap_or(0);
+        }
+        None
     }
 
     /// `self.name()` in a method of an impl of an in-repo trait for an

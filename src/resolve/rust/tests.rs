@@ -1584,3 +1584,48 @@ fn a_macro_defined_in_a_fn_body_is_in_scope_there() {
     assert_has(&g, "calls shop_app::t -> shop_app::t::check @3:5 Local");
     assert_has(&g, "calls shop_app::t -> shop_app::check @4:5 Local");
 }
+
+#[test]
+fn a_generic_bounded_by_several_traits_has_the_methods_of_each() {
+    // nom's `escaped`: `Input` is written as its first bound, `Offset`;
+    // `input_len` is `Len`'s, in a closure and on a clone. A method no
+    // bound has stays unresolved.
+    let lib = r#"pub trait Len { fn input_len(&self) -> usize; }
+pub trait Offset { fn offset(&self) -> usize; }
+pub trait Parser<I> { fn parse(&mut self, i: I) -> usize; }
+pub struct Other;
+impl Other { pub fn missing(&self) {} }
+pub fn escaped<'a, Input: 'a, F>(mut normal: F) -> impl FnMut(Input) -> usize
+where
+  Input: Clone
+    + crate::Offset
+    + Len,
+  F: Parser<Input>,
+{
+  move |input: Input| {
+    let mut i = input.clone();
+    while i.input_len() > 0 {
+      normal.parse(i.clone());
+    }
+    input.missing();
+    input.offset()
+  }
+}
+pub fn single<T: Offset>(t: T) -> usize { t.input_len() }
+"#;
+    let g = graph(&[("src/lib.rs", lib)]);
+    assert_has(
+        &g,
+        "calls shop_app::escaped -> shop_app::Len::input_len @15:13 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::escaped -> shop_app::Offset::offset @19:11 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::escaped -> shop_app::Parser::parse @16:14 TypedReceiver",
+    );
+    assert_none(&g, "calls shop_app::escaped -> shop_app::Other::missing");
+    assert_none(&g, "calls shop_app::single -> shop_app::Len::input_len");
+}

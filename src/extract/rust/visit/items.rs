@@ -114,12 +114,14 @@ impl<'s> V<'s> {
         let saved_cur = self.cur;
         let generics_len = self.generics.len();
         self.cur = def;
+        self.fn_bounds = Some(Vec::new());
         if let Some(tp) = n.field("type_parameters") {
             self.type_params(tp);
         }
         if let Some(wc) = child_of_kind(n, "where_clause") {
             self.where_clause(wc);
         }
+        self.bound_sets(def);
         self.locals.push(HashMap::default());
         if let Some(params) = n.field("parameters") {
             let mut cursor = params.walk();
@@ -181,6 +183,36 @@ impl<'s> V<'s> {
         self.locals.pop();
         self.generics.truncate(generics_len);
         self.cur = saved_cur;
+    }
+
+    /// The fn's generic parameters bounded by several traits
+    /// (`I: Slice<…> + InputLength`): a receiver of such a type is typed by
+    /// the first, and the resolver looks for a method missing there in the
+    /// others.
+    fn bound_sets(&mut self, def: u32) {
+        let Some(noted) = self.fn_bounds.take() else {
+            return;
+        };
+        let mut by_name: Vec<(u32, Vec<Vec<u32>>)> = Vec::new();
+        for (name, paths) in noted {
+            match by_name.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, all)) => all.extend(paths),
+                None => by_name.push((name, paths)),
+            }
+        }
+        for (name, mut bounds) in by_name {
+            // The bound the parameter's type is written as comes first.
+            let Some(Some(first)) = self.generic(name).cloned() else {
+                continue;
+            };
+            bounds.retain(|b| *b != first);
+            bounds.dedup();
+            if bounds.is_empty() {
+                continue;
+            }
+            bounds.insert(0, first);
+            self.refs.bound_sets.push(BoundSet { owner: def, bounds });
+        }
     }
 
     pub(super) fn adt(&mut self, n: Node) {

@@ -23,6 +23,8 @@ impl<'s> V<'s> {
                         let bound = self.bounds(b);
                         if let Some(g) = self.generics.get_mut(slot) {
                             g.1 = bound;
+                            let name = g.0;
+                            self.note_bounds(name, b);
                         }
                     }
                     if let Some(d) = k.field("default_type") {
@@ -62,6 +64,34 @@ impl<'s> V<'s> {
         best.or(first)
     }
 
+    /// In a fn's generics, the trait bounds of parameter `name` (those
+    /// that are not common std traits), for [`BoundSet`].
+    fn note_bounds(&mut self, name: u32, b: Node) {
+        if self.fn_bounds.is_none() {
+            return;
+        }
+        let mut cursor = b.walk();
+        let kids: Vec<Node> = b.named_children(&mut cursor).collect();
+        let mut paths = Vec::new();
+        for k in kids {
+            let mut segs = Vec::new();
+            let base = match k.kind_name() {
+                "generic_type" => k.field("type"),
+                "type_identifier" | "scoped_type_identifier" => Some(k),
+                _ => None,
+            };
+            if base.is_some_and(|t| self.path(t, &mut segs)) {
+                let path: Vec<u32> = segs.iter().map(|s| s.0).collect();
+                if !self.is_std_trait(&path) {
+                    paths.push(path);
+                }
+            }
+        }
+        if let Some(fb) = self.fn_bounds.as_mut() {
+            fb.push((name, paths));
+        }
+    }
+
     pub(super) fn is_std_trait(&self, path: &[u32]) -> bool {
         path.last()
             .is_some_and(|&l| STD_TRAITS.contains(&self.str_of(l)))
@@ -80,6 +110,9 @@ impl<'s> V<'s> {
             };
             if left.kind_name() == "type_identifier" {
                 let name = self.node_name(left);
+                if let Some(b) = p.field("bounds") {
+                    self.note_bounds(name, b);
+                }
                 let std_bound =
                     |s: &Self, b: &Option<Vec<u32>>| b.as_ref().is_none_or(|p| s.is_std_trait(p));
                 let better = !std_bound(self, &bound);
