@@ -251,6 +251,36 @@ pub struct Func {
     /// make of the function (`@click.group()` makes a `Group`) is its
     /// value.
     pub decos: Vec<Deco>,
+    /// A method's parameters, `self` and separators included, when one
+    /// after the first is annotated (else empty): an override whose
+    /// parameters match them by name and kind takes the annotation of an
+    /// unannotated one (pyright's inference from the base class method).
+    pub params: Vec<Param>,
+}
+
+/// A parameter as far as matching an override's goes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Param {
+    /// Its name; `*` and `/` for the bare separators.
+    pub name: String,
+    /// [`PARAM_PLAIN`], [`PARAM_ARGS`] (`*args`, a bare `*`) or
+    /// [`PARAM_KWARGS`].
+    pub kind: u8,
+    /// Its annotation (only in [`Func::params`]).
+    pub ty: Option<TypeRef>,
+}
+
+pub const PARAM_PLAIN: u8 = 0;
+pub const PARAM_ARGS: u8 = 1;
+pub const PARAM_KWARGS: u8 = 2;
+
+/// A method with an unannotated parameter, which may take its type from the
+/// method it overrides ([`Src::Inherited`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MethodSig {
+    pub def: u32,
+    /// Every parameter, as in [`Func::params`] (without types).
+    pub params: Vec<Param>,
 }
 
 /// A decorator, as far as what it makes of a function goes.
@@ -294,6 +324,8 @@ pub struct Refs {
     /// Fixed-size tuple annotations (`tuple[int, Tag]`): the chain of the
     /// tuple type → its parts' type chains (as [`Src::Annot`]), by chain.
     pub tuples: Vec<(u32, TupleParts)>,
+    /// Methods with unannotated parameters (see [`Src::Inherited`]).
+    pub method_sigs: Vec<MethodSig>,
 }
 
 /// A fixed-size tuple type's parts: each part's type chain and container
@@ -379,6 +411,10 @@ pub enum Src {
     /// element of a sequence, that part of a tuple (`u32::MAX`: a part
     /// after a starred one).
     Part(u32, u32),
+    /// An unannotated parameter of a method: parameter `i` of
+    /// `Refs::method_sigs[s]`, typed by the annotation of the same
+    /// parameter of the method it overrides, when their parameters match.
+    Inherited(u32, u32),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -454,6 +490,7 @@ pub fn extract(path: &str, src: &[u8]) -> FileFacts {
         var_assigns: Vec::new(),
         class_of_def: HashMap::new(),
         ret_chains: Vec::new(),
+        param_chains: Vec::new(),
         deco_scopes: Vec::new(),
         dead: false,
         in_except: false,
@@ -584,6 +621,9 @@ struct Extractor<'s> {
     class_of_def: HashMap<u32, usize>,
     /// Return annotations: (index in `scope.funcs`, chain).
     ret_chains: Vec<(usize, u32, Cont)>,
+    /// (index in `Scope::funcs`, parameter index, chain, container) of
+    /// annotated method parameters: typed in `finish`, as returns are.
+    param_chains: Vec<(usize, usize, u32, Cont)>,
     /// Decorated functions: (index in `scope.funcs`, the scope and place
     /// of the decorators), whose paths are kept in `finish` only when
     /// their first names are the module's.
@@ -1401,6 +1441,12 @@ impl<'s> Extractor<'s> {
         let fsid = self.push_scope(sid, ScopeKind::Function, idx, method_of);
         let wants_fixtures = kind == NodeKind::Test || flags & FIXTURE != 0;
         let mut self_annot = None;
+        // A method's parameters, for overrides ([`Func::params`]) and for
+        // inheriting types ([`Src::Inherited`]).
+        let mut plist: Vec<Param> = Vec::new();
+        let mut annotated: Vec<(usize, u32, Cont)> = Vec::new();
+        let mut inherits = false;
+        let sig = self.refs.method_sigs.len() as u32;
         if let Some(params) = node.field("parameters") {
             let mut cur = params.walk();
             let list: Vec<Node> = params.named_children(&mut cur).collect();
@@ -1408,11 +1454,18 @@ impl<'s> Extractor<'s> {
             for p in list {
                 // (A comment between parameters is a named child too:
                 // `def update(  # type: ignore` must keep `self` first.)
-                if matches!(
-                    p.kind_name(),
-                    "keyword_separator" | "positional_separator" | "comment"
-                ) {
-                    continue;
+                match p.kind_name() {
+                    "comment" => continue,
+                    "keyword_separator" | "positional_separator" => {
+                        let bare_star = p.kind_name() == "keyword_separator";
+                        plist.push(Param {
+                            name: if bare_star { "*" } else { "/" }.into(),
+                            kind: if bare_star { PARAM_ARGS } else { PARAM_PLAIN },
+                            ty: None,
+                        });
+                        continue;
+                    }
+                    _ => {}
                 }
                 let mut annot = None;
                 if let Some(t) = p.field("type") {
@@ -1433,9 +1486,26 @@ impl<'s> Extractor<'s> {
                 });
                 let Some(id) = param_name(p) else {
                     first = false;
+                    plist.push(Param::default());
                     continue;
                 };
                 let pname = self.text(id).to_string();
+                let at = plist.len();
+                let splat_kind = |n: Node| match n.kind_name() {
+                    "list_splat_pattern" => Some(PARAM_ARGS),
+                    "dictionary_splat_pattern" => Some(PARAM_KWARGS),
+                    _ => None,
+                };
+                plist.push(Param {
+                    name: pname.clone(),
+                    kind: splat_kind(p)
+                        .or_else(|| p.named_child(0).and_then(splat_kind))
+                        .unwrap_or(PARAM_PLAIN),
+                    ty: None,
+                });
+                if let (Some((c, k)), false) = (annot, first) {
+                    annotated.push((at, c, k));
+                }
                 if first && !splat {
                     if let Some(class) = method_of {
                         if flags & STATIC == 0 {
@@ -1462,9 +1532,25 @@ impl<'s> Extractor<'s> {
                         pos: pos(id),
                     });
                 }
-                let s = annot.map(|(c, k)| Src::Annot(c, k)).unwrap_or(Src::Unknown);
+                let s = match annot {
+                    Some((c, k)) => Src::Annot(c, k),
+                    None if method_of.is_some() && !splat => {
+                        inherits = true;
+                        Src::Inherited(sig, at as u32)
+                    }
+                    None => Src::Unknown,
+                };
                 self.bind_local(fsid, pname, s);
             }
+        }
+        if method_of.is_none() {
+            annotated.clear();
+        }
+        if inherits {
+            self.refs.method_sigs.push(MethodSig {
+                def: idx,
+                params: plist.clone(),
+            });
         }
         let ret_type = node.field("return_type");
         if ret_type.is_some() {
@@ -1487,10 +1573,17 @@ impl<'s> Extractor<'s> {
         if let Some(body) = node.field("body") {
             self.block(body, fsid, idx);
         }
-        if ret.is_some() || flags != 0 || !decos.is_empty() {
+        if ret.is_some() || flags != 0 || !decos.is_empty() || !annotated.is_empty() {
             // Resolved to a TypeRef in `finish`, when names are bound.
             if let Some((c, k)) = ret {
                 self.ret_chains.push((self.scope.funcs.len(), c, k));
+            }
+            for (at, c, k) in &annotated {
+                self.param_chains
+                    .push((self.scope.funcs.len(), *at, *c, *k));
+            }
+            if annotated.is_empty() {
+                plist.clear();
             }
             if !decos.is_empty() {
                 let at = Pos::from_ts(outer.start_position());
@@ -1501,6 +1594,7 @@ impl<'s> Extractor<'s> {
                 ret: None,
                 flags,
                 decos,
+                params: plist,
             });
         }
     }
@@ -2945,6 +3039,9 @@ impl<'s> Extractor<'s> {
         for (fi, c, k) in std::mem::take(&mut self.ret_chains) {
             self.scope.funcs[fi].ret = self.typeref(Rhs::Annot(c, k), 0);
         }
+        for (fi, pi, c, k) in std::mem::take(&mut self.param_chains) {
+            self.scope.funcs[fi].params[pi].ty = self.typeref(Rhs::Annot(c, k), 0);
+        }
         // Unannotated functions: what they return, when every `return`
         // agrees (pyright infers it the same way).
         let mut returns: Vec<(u32, Vec<Option<u32>>)> = std::mem::take(&mut self.returns)
@@ -2973,6 +3070,7 @@ impl<'s> Extractor<'s> {
                     ret: ty,
                     flags: 0,
                     decos: Vec::new(),
+                    params: Vec::new(),
                 }),
             }
         }

@@ -2059,8 +2059,14 @@ impl Resolver<'_, '_> {
     /// assignments when they agree (literals only count when nothing else
     /// is assigned).
     fn combine(&self, srcs: &[Src]) -> Val {
+        let inherited = srcs.iter().find_map(|s| match *s {
+            Src::Inherited(m, i) => Some(self.inherited(m, i)).filter(|v| *v != Val::Unknown),
+            _ => None,
+        });
         if let Some(Src::Annot(c, k)) = srcs.iter().find(|s| matches!(s, Src::Annot(..))) {
             self.annotated(*c, *k)
+        } else if let Some(v) = inherited {
+            v
         } else {
             let mut out: Option<Val> = None;
             let mut external = false;
@@ -2101,7 +2107,7 @@ impl Resolver<'_, '_> {
                             Val::Unknown
                         }
                     }
-                    Src::Annot(..) | Src::Unknown => Val::Unknown,
+                    Src::Annot(..) | Src::Inherited(..) | Src::Unknown => Val::Unknown,
                 };
                 // `x = x.next()`: a source that depends on the variable
                 // itself says nothing new about its type.
@@ -2120,6 +2126,45 @@ impl Resolver<'_, '_> {
                 None if external => Val::External,
                 None => Val::Unknown,
             }
+        }
+    }
+
+    /// An unannotated parameter `i` of method `Refs::method_sigs[m]`: the
+    /// annotation of the same parameter of the method it overrides, the
+    /// first along the MRO past its class, when that is one function whose
+    /// parameters have the same names and kinds (pyright's rule).
+    fn inherited(&self, m: u32, i: u32) -> Val {
+        let Some(sig) = self.refs.method_sigs.get(m as usize) else {
+            return Val::Unknown;
+        };
+        let method = self.sym(sig.def);
+        let def = self.cx.world.def(method);
+        let Some(class) = def.parent.filter(|&p| p != 0).map(|p| self.sym(p)) else {
+            return Val::Unknown;
+        };
+        let Member::Def(base, _) = self.cx.member(Val::Super(class), &def.name, self.file, 0)
+        else {
+            return Val::Unknown;
+        };
+        if self.cx.overloads(base).is_some() {
+            return Val::Unknown;
+        }
+        let params = self
+            .cx
+            .tables(base.file)
+            .func_idx
+            .get(&base.def)
+            .and_then(|&fi| self.cx.scope(base.file)?.funcs.get(fi as usize))
+            .map(|f| f.params.as_slice())
+            .unwrap_or_default();
+        let same = params.len() == sig.params.len()
+            && params
+                .iter()
+                .zip(&sig.params)
+                .all(|(a, b)| a.name == b.name && a.kind == b.kind);
+        match params.get(i as usize).and_then(|p| p.ty.as_ref()) {
+            Some(t) if same => self.cx.eval_typeref(base.file, t, Some(class), 0),
+            _ => Val::Unknown,
         }
     }
 

@@ -272,10 +272,24 @@ def gen():
     assert_eq!(ty("gw"), t("Gateway", false));
     assert_eq!(ty("primary"), t("make_gateway", true));
     assert_eq!(ty("backup"), t("Backup", false));
-    let rets: Vec<Option<TypeRef>> = scope.funcs.iter().map(|f| f.ret.clone()).collect();
+    let rets: Vec<Option<TypeRef>> = scope
+        .funcs
+        .iter()
+        .filter(|f| f.ret.is_some())
+        .map(|f| f.ret.clone())
+        .collect();
     // `return self` is `Self`; an unannotated `return Svc()` is inferred;
     // generators are not.
     assert_eq!(rets, [t("Self", false), t("Svc", true)]);
+    // A method with an annotated parameter keeps its parameters, for the
+    // overrides that inherit their types.
+    let init = scope.funcs.iter().find(|f| !f.params.is_empty()).unwrap();
+    let params: Vec<(&str, Option<TypeRef>)> = init
+        .params
+        .iter()
+        .map(|p| (p.name.as_str(), p.ty.clone()))
+        .collect();
+    assert_eq!(params, [("self", None), ("backup", t("Backup", false))]);
 }
 
 #[test]

@@ -1564,3 +1564,47 @@ class Tests:
         "{out:#?}"
     );
 }
+
+#[test]
+fn unannotated_parameters_of_an_override_take_the_base_methods_annotations() {
+    let out = edges(&[
+        (
+            "base.py",
+            "\
+class Parser:
+    def parse_expression(self): ...
+class Extension:
+    def parse(self, parser: 'Parser', *, strict: bool = False): ...
+    def other(self, parser: Parser): ...
+",
+        ),
+        (
+            "ext.py",
+            "\
+from base import Extension
+class Cache(Extension):
+    def parse(self, parser, *, strict=False):
+        parser.parse_expression()
+    def other(self, p):
+        p.parse_expression()
+class Deeper(Cache):
+    def parse(self, parser, *, strict=False):
+        parser.parse_expression()
+",
+        ),
+    ]);
+    // Same names and kinds: `parser` is a `Parser`.
+    assert_has(
+        &out,
+        "calls ext.Cache.parse -> base.Parser.parse_expression @ext.py:4:16 TypedReceiver",
+    );
+    // A parameter renamed (`p`) matches nothing, and `Deeper.parse`
+    // overrides `Cache.parse`, whose `parser` has no annotation: pyright
+    // 1.1.414 has no type for either, and they stay guesses by name.
+    for line in [
+        "calls ext.Cache.other -> base.Parser.parse_expression @ext.py:6:11 TypedReceiver",
+        "calls ext.Deeper.parse -> base.Parser.parse_expression @ext.py:9:16 TypedReceiver",
+    ] {
+        assert!(!has(&out, line), "{line} in {out:#?}");
+    }
+}
