@@ -738,7 +738,9 @@ impl Cx<'_, '_> {
         match &ty {
             &TyRes::Def(t) => {
                 let t = self.ix.unalias(self.world, t);
-                let cands = self.ix.assoc(self.world, t, name);
+                let cands = self
+                    .ix
+                    .assoc_from(self.world, t, name, self.fm + site.module);
                 let strat = if recv == 1 {
                     Strategy::SelfMember
                 } else {
@@ -1268,7 +1270,7 @@ impl Cx<'_, '_> {
                     (TyRes::Def(t), _) => {
                         let t = self.ix.unalias(self.world, t);
                         let name = self.g[*name as usize];
-                        match self.ix.assoc(self.world, t, name).first() {
+                        match self.ix.assoc_from(self.world, t, name, m).first() {
                             Some(&d) => self.ret_of(d),
                             // `self.enumerate()` in `trait Itertools: Iterator`:
                             // the outside supertrait's method, returning its type.

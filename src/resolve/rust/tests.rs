@@ -1629,3 +1629,31 @@ pub fn single<T: Offset>(t: T) -> usize { t.input_len() }
     assert_none(&g, "calls shop_app::escaped -> shop_app::Other::missing");
     assert_none(&g, "calls shop_app::single -> shop_app::Len::input_len");
 }
+
+#[test]
+fn a_private_inherent_method_out_of_reach_yields_to_the_trait_impls() {
+    // chrono: `NaiveDate` has a private `const fn year` and `impl Datelike
+    // for NaiveDate`; from another module, `d.year()` is the impl's, as
+    // rust-analyzer answers.
+    let lib = r#"pub mod date {
+    pub trait Datelike { fn year(&self) -> i32; }
+    pub struct NaiveDate;
+    impl NaiveDate {
+        const fn year(&self) -> i32 { 0 }
+        pub fn inner(&self) -> i32 { self.year() }
+    }
+    impl Datelike for NaiveDate { fn year(&self) -> i32 { 1 } }
+}
+use date::{Datelike, NaiveDate};
+pub fn outer(d: NaiveDate) -> i32 { d.year() }
+"#;
+    let g = graph(&[("src/lib.rs", lib)]);
+    assert_has(
+        &g,
+        "calls shop_app::date::NaiveDate::inner -> shop_app::date::NaiveDate::year @6:43 SelfMember",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::outer -> shop_app::date::NaiveDate::year#2 @11:39 TypedReceiver",
+    );
+}

@@ -569,6 +569,39 @@ impl Index {
         if let Some(v) = self.inherent.get(&(t, name)) {
             return v.clone();
         }
+        self.assoc_of_traits(world, t, name)
+    }
+
+    /// [`Index::assoc`] as seen from module `from`: an inherent method
+    /// that is not `pub` is out of reach outside its impl's module, and
+    /// the call is a trait's (chrono's private `const fn year` beside
+    /// `impl Datelike for NaiveDate`); when no trait has one either, the
+    /// inherent methods after all.
+    pub fn assoc_from(&self, world: &World, t: SymId, name: u32, from: u32) -> Vec<SymId> {
+        let Some(v) = self.inherent.get(&(t, name)) else {
+            return self.assoc_of_traits(world, t, name);
+        };
+        let reachable = |c: &SymId| {
+            world.def(*c).exported
+                || self
+                    .method_module
+                    .get(c)
+                    .is_none_or(|&cm| self.within(from, cm))
+        };
+        if v.iter().any(reachable) {
+            return v.iter().copied().filter(reachable).collect();
+        }
+        let traits = self.assoc_of_traits(world, t, name);
+        if traits.is_empty() {
+            v.clone()
+        } else {
+            traits
+        }
+    }
+
+    /// The trait methods `t.name()` reaches: its own if `t` is a trait, its
+    /// trait impls', or a provided method of a trait it implements.
+    fn assoc_of_traits(&self, world: &World, t: SymId, name: u32) -> Vec<SymId> {
         if self.traits.contains(&t) {
             if let Some(m) = self.trait_method(t, name, 0) {
                 return vec![m];
