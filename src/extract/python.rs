@@ -229,6 +229,9 @@ pub struct TypeRef {
 pub struct Var {
     pub name: String,
     pub ty: Option<TypeRef>,
+    /// Assigned only in code pyright considers unreachable (the `else:` of
+    /// `if TYPE_CHECKING:`): a reachable declaration elsewhere comes first.
+    pub dead: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -614,9 +617,9 @@ struct Extractor<'s> {
     chain_at: HashMap<(usize, usize), u32>,
     names: BTreeSet<String>,
     /// `self.x = …` in methods: (index in `scope.classes`, name, value).
-    attr_assigns: Vec<(usize, String, Rhs)>,
+    attr_assigns: Vec<(usize, String, Rhs, bool)>,
     /// Module-level `x = …`.
-    var_assigns: Vec<(String, Rhs)>,
+    var_assigns: Vec<(String, Rhs, bool)>,
     /// Class def → index in `scope.classes`.
     class_of_def: HashMap<u32, usize>,
     /// Return annotations: (index in `scope.funcs`, chain).
@@ -2045,12 +2048,13 @@ impl<'s> Extractor<'s> {
                     if self.scopes[sid].kind == ScopeKind::Module {
                         self.refs.globals.push((name.clone(), s));
                     }
-                    self.var_assigns.push((name, Rhs::of(Some(s))));
+                    self.var_assigns.push((name, Rhs::of(Some(s)), self.dead));
                 } else {
                     if self.scopes[sid].kind == ScopeKind::Class {
                         let class = self.scopes[sid].def;
                         if let Some(&ci) = self.class_of_def.get(&class) {
-                            self.attr_assigns.push((ci, name.clone(), Rhs::of(Some(s))));
+                            self.attr_assigns
+                                .push((ci, name.clone(), Rhs::of(Some(s)), self.dead));
                         }
                     }
                     self.bind_local(sid, name, s);
@@ -2064,7 +2068,7 @@ impl<'s> Extractor<'s> {
                         if let Some(class) = self.self_class(sid, o) {
                             if let Some(&ci) = self.class_of_def.get(&class) {
                                 let n = self.text(attr).to_string();
-                                self.attr_assigns.push((ci, n, Rhs::of(s)));
+                                self.attr_assigns.push((ci, n, Rhs::of(s), self.dead));
                             }
                         }
                     }
@@ -3075,11 +3079,12 @@ impl<'s> Extractor<'s> {
             }
         }
         let attrs = std::mem::take(&mut self.attr_assigns);
-        for (ci, name, rhs) in attrs {
+        for (ci, name, rhs, dead) in attrs {
             let ty = self.typeref(rhs, 0);
             let literal = matches!(rhs, Rhs::Literal);
             let class = &mut self.scope.classes[ci];
             if let Some(v) = class.attrs.iter_mut().find(|v| v.name == name) {
+                v.dead &= dead;
                 let was_literal = v.ty.as_ref().is_some_and(|t| t.path == LITERAL_PATH);
                 if was_literal && !literal {
                     // Not only literals: what else is assigned (or nothing known).
@@ -3092,14 +3097,14 @@ impl<'s> Extractor<'s> {
                     v.ty = ty;
                 }
             } else {
-                class.attrs.push(Var { name, ty });
+                class.attrs.push(Var { name, ty, dead });
             }
         }
         let vars = std::mem::take(&mut self.var_assigns);
-        for (name, rhs) in vars {
+        for (name, rhs, dead) in vars {
             let ty = self.typeref(rhs, 0);
             self.name(&name);
-            self.scope.vars.push(Var { name, ty });
+            self.scope.vars.push(Var { name, ty, dead });
         }
         let mut extra = Vec::new();
         for t in self

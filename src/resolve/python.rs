@@ -909,6 +909,18 @@ impl Ctx<'_, '_> {
                     }
                 }
             }
+            // A reachable assignment before unreachable definitions (`if
+            // TYPE_CHECKING: Json = Annotated[…]` / `else: class Json`).
+            let live_var = bs.iter().find(|b| match b {
+                Binding::Var(v) => scope.vars.get(*v as usize).is_some_and(|x| !x.dead),
+                _ => false,
+            });
+            if let Some(Binding::Var(v)) = live_var {
+                return Some(Hit {
+                    found: Found::Var(f, *v),
+                    hops: 0,
+                });
+            }
             if let Some(Binding::Def(d)) = bs.iter().rev().find(|b| matches!(b, Binding::Def(_))) {
                 return Some(Hit {
                     found: Found::Def(SymId { file: f, def: *d }),
@@ -1416,26 +1428,32 @@ impl Ctx<'_, '_> {
                                     .and_then(|m| m.get(name))
                             })
                             .flatten();
-                        if let Some(ds) = def {
+                        // An unreachable def (the `else:` of `if
+                        // TYPE_CHECKING:`) yields to a reachable one, and
+                        // to an annotation in the reachable branch.
+                        let scope = self.scope(cls.file);
+                        let dead = |d: &u32| scope.is_some_and(|s| s.dead_defs.contains(d));
+                        let def = def.map(|ds| *ds.iter().find(|d| !dead(d)).unwrap_or(&ds[0]));
+                        let def = def.filter(|d| {
+                            !dead(d)
+                                || !self
+                                    .class_attrs(*cls)
+                                    .iter()
+                                    .any(|a| a.name == name && is_declared(a) && !a.dead)
+                        });
+                        if let Some(d) = def {
                             return Member::Def(
                                 SymId {
                                     file: cls.file,
-                                    def: ds[0],
+                                    def: d,
                                 },
                                 0,
                             );
                         }
                         let attr = self
-                            .tables(cls.file)
-                            .class_idx
-                            .get(&cls.def)
-                            .and_then(|&ci| {
-                                let class = &self.scope(cls.file)?.classes[ci as usize];
-                                class
-                                    .attrs
-                                    .iter()
-                                    .find(|a| a.name == name && (!declared || is_declared(a)))
-                            });
+                            .class_attrs(*cls)
+                            .iter()
+                            .find(|a| a.name == name && (!declared || is_declared(a)));
                         if let Some(a) = attr {
                             return Member::Value(match &a.ty {
                                 Some(t) => self.eval_typeref(cls.file, t, Some(c), depth + 1),
@@ -1466,6 +1484,23 @@ impl Ctx<'_, '_> {
 }
 
 impl<'a, 'w> Ctx<'a, 'w> {
+    /// The attributes of class `c` (declared and assigned).
+    fn class_attrs(&self, c: SymId) -> &[Var] {
+        self.tables(c.file)
+            .class_idx
+            .get(&c.def)
+            .and_then(|&ci| {
+                Some(
+                    self.scope(c.file)?
+                        .classes
+                        .get(ci as usize)?
+                        .attrs
+                        .as_slice(),
+                )
+            })
+            .unwrap_or_default()
+    }
+
     fn submodule_visible(&self, m: u32, from: FileIdx) -> bool {
         self.stage == Stage::Resolve
             && (self.ix.visible_subs.contains(&m)

@@ -1608,3 +1608,50 @@ class Deeper(Cache):
         assert!(!has(&out, line), "{line} in {out:#?}");
     }
 }
+
+#[test]
+fn a_declaration_under_type_checking_comes_before_the_else_branch_defs() {
+    // pydantic: `if TYPE_CHECKING: Json = Annotated[…]` / `else: class
+    // Json`, and a `ClassVar` annotation beside a property in the `else:`.
+    // pyright takes `TYPE_CHECKING` as true: the names are the variable and
+    // the annotated attribute, which are no nodes.
+    let out = edges(&[
+        (
+            "types.py",
+            "\
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
+if TYPE_CHECKING:
+    Json = Annotated[Any, ...]
+else:
+    class Json:
+        pass
+class Model:
+    if TYPE_CHECKING:
+        fields: ClassVar[dict]
+    else:
+        @property
+        def fields(self): ...
+    def other(self): ...
+if TYPE_CHECKING:
+    pass
+else:
+    def only(): ...
+",
+        ),
+        (
+            "u.py",
+            "\
+from types import Json, Model, only
+x: Json
+Model().fields
+Model().other()
+only()
+",
+        ),
+    ]);
+    assert_none_to(&out, "-> types.Json");
+    assert_none_to(&out, "-> types.Model.fields");
+    assert_has(&out, "calls u -> types.Model.other @u.py:4:9 TypedReceiver");
+    // With no reachable declaration, the def in the `else:` still stands.
+    assert_has(&out, "calls u -> types.only @u.py:5:1 Import");
+}
