@@ -391,11 +391,14 @@ pub async fn verify(
             // graph's edge: no answer. Its other answers are the same
             // local's other declarations (`for env in …` in a test taking
             // the fixture `env`), no more about the edge.
-            let names_site = locations.iter().any(|l| {
-                l.pos == site.pos && relative(&root, &l.path).as_deref() == Some(site.path.as_str())
-            });
-            for l in locations.iter().filter(|_| !names_site) {
-                let rel = relative(&root, &l.path);
+            let located: Vec<(Option<String>, &Location)> = locations
+                .iter()
+                .map(|l| (relative(&root, &l.path), l))
+                .collect();
+            let names_site = located
+                .iter()
+                .any(|(rel, l)| l.pos == site.pos && rel.as_deref() == Some(site.path.as_str()));
+            for (rel, l) in located.into_iter().filter(|_| !names_site) {
                 let outcome = match rel {
                     Some(rel) => match hashes.get(&rel) {
                         Some(h) => {

@@ -1478,15 +1478,15 @@ impl<'s> Extractor<'s> {
                 if let Some(v) = default {
                     self.expr(v, sid, idx);
                 }
-                let splat = matches!(
-                    p.kind_name(),
-                    "list_splat_pattern" | "dictionary_splat_pattern"
-                ) || p.named_child(0).is_some_and(|c| {
-                    matches!(
-                        c.kind_name(),
-                        "list_splat_pattern" | "dictionary_splat_pattern"
-                    )
-                });
+                let splat_kind = |n: Node| match n.kind_name() {
+                    "list_splat_pattern" => Some(PARAM_ARGS),
+                    "dictionary_splat_pattern" => Some(PARAM_KWARGS),
+                    _ => None,
+                };
+                let kind = splat_kind(p)
+                    .or_else(|| p.named_child(0).and_then(splat_kind))
+                    .unwrap_or(PARAM_PLAIN);
+                let splat = kind != PARAM_PLAIN;
                 let Some(id) = param_name(p) else {
                     first = false;
                     plist.push(Param::default());
@@ -1494,16 +1494,9 @@ impl<'s> Extractor<'s> {
                 };
                 let pname = self.text(id).to_string();
                 let at = plist.len();
-                let splat_kind = |n: Node| match n.kind_name() {
-                    "list_splat_pattern" => Some(PARAM_ARGS),
-                    "dictionary_splat_pattern" => Some(PARAM_KWARGS),
-                    _ => None,
-                };
                 plist.push(Param {
                     name: pname.clone(),
-                    kind: splat_kind(p)
-                        .or_else(|| p.named_child(0).and_then(splat_kind))
-                        .unwrap_or(PARAM_PLAIN),
+                    kind,
                     ty: None,
                 });
                 if let (Some((c, k)), false) = (annot, first) {

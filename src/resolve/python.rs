@@ -2094,13 +2094,15 @@ impl Resolver<'_, '_> {
     /// assignments when they agree (literals only count when nothing else
     /// is assigned).
     fn combine(&self, srcs: &[Src]) -> Val {
-        let inherited = srcs.iter().find_map(|s| match *s {
-            Src::Inherited(m, i) => Some(self.inherited(m, i)).filter(|v| *v != Val::Unknown),
-            _ => None,
-        });
+        let inherited = || {
+            srcs.iter().find_map(|s| match *s {
+                Src::Inherited(m, i) => Some(self.inherited(m, i)).filter(|v| *v != Val::Unknown),
+                _ => None,
+            })
+        };
         if let Some(Src::Annot(c, k)) = srcs.iter().find(|s| matches!(s, Src::Annot(..))) {
             self.annotated(*c, *k)
-        } else if let Some(v) = inherited {
+        } else if let Some(v) = inherited() {
             v
         } else {
             let mut out: Option<Val> = None;

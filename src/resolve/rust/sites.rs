@@ -1270,8 +1270,9 @@ impl Cx<'_, '_> {
                     (TyRes::Def(t), _) => {
                         let t = self.ix.unalias(self.world, t);
                         let name = self.g[*name as usize];
-                        match self.ix.assoc_from(self.world, t, name, m).first() {
-                            Some(&d) => self.ret_of(d),
+                        let found = self.ix.assoc_from(self.world, t, name, m).first().copied();
+                        match found.or_else(|| self.other_bound_method(site, t, name)) {
+                            Some(d) => self.ret_of(d),
                             // `self.enumerate()` in `trait Itertools: Iterator`:
                             // the outside supertrait's method, returning its type.
                             None if self.ix.blanket_method(t, name).is_none()

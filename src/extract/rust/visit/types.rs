@@ -20,11 +20,10 @@ impl<'s> V<'s> {
             match k.kind_name() {
                 "type_parameter" => {
                     if let Some(b) = k.field("bounds") {
-                        let bound = self.bounds(b);
+                        let name = self.generics.get(slot).map(|g| g.0);
+                        let bound = self.bounds(b, name);
                         if let Some(g) = self.generics.get_mut(slot) {
                             g.1 = bound;
-                            let name = g.0;
-                            self.note_bounds(name, b);
                         }
                     }
                     if let Some(d) = k.field("default_type") {
@@ -44,10 +43,12 @@ impl<'s> V<'s> {
     }
 
     /// Record sites of every bound; return the bound that best names the
-    /// type's methods: the first that is not a common std trait.
-    pub(super) fn bounds(&mut self, b: Node) -> Option<Vec<u32>> {
+    /// type's methods: the first that is not a common std trait. The bounds
+    /// of a fn's generic parameter `param` that are not common std traits
+    /// are noted for [`BoundSet`].
+    pub(super) fn bounds(&mut self, b: Node, param: Option<u32>) -> Option<Vec<u32>> {
         let mut first = None;
-        let mut best = None;
+        let mut uncommon = Vec::new();
         let mut cursor = b.walk();
         let kids: Vec<Node> = b.named_children(&mut cursor).collect();
         for k in kids {
@@ -55,41 +56,17 @@ impl<'s> V<'s> {
                 continue;
             }
             if let Ty::Path(p) | Ty::Generic(p, _) = self.ty(k) {
-                if best.is_none() && !self.is_std_trait(&p) {
-                    best = Some(p.clone());
+                if !self.is_std_trait(&p) {
+                    uncommon.push(p.clone());
                 }
                 first.get_or_insert(p);
             }
         }
-        best.or(first)
-    }
-
-    /// In a fn's generics, the trait bounds of parameter `name` (those
-    /// that are not common std traits), for [`BoundSet`].
-    fn note_bounds(&mut self, name: u32, b: Node) {
-        if self.fn_bounds.is_none() {
-            return;
+        let best = uncommon.first().cloned().or(first);
+        if let (Some(name), Some(noted)) = (param, self.fn_bounds.as_mut()) {
+            noted.push((name, uncommon));
         }
-        let mut cursor = b.walk();
-        let kids: Vec<Node> = b.named_children(&mut cursor).collect();
-        let mut paths = Vec::new();
-        for k in kids {
-            let mut segs = Vec::new();
-            let base = match k.kind_name() {
-                "generic_type" => k.field("type"),
-                "type_identifier" | "scoped_type_identifier" => Some(k),
-                _ => None,
-            };
-            if base.is_some_and(|t| self.path(t, &mut segs)) {
-                let path: Vec<u32> = segs.iter().map(|s| s.0).collect();
-                if !self.is_std_trait(&path) {
-                    paths.push(path);
-                }
-            }
-        }
-        if let Some(fb) = self.fn_bounds.as_mut() {
-            fb.push((name, paths));
-        }
+        best
     }
 
     pub(super) fn is_std_trait(&self, path: &[u32]) -> bool {
@@ -101,18 +78,18 @@ impl<'s> V<'s> {
         let mut cursor = wc.walk();
         let preds: Vec<Node> = wc.named_children(&mut cursor).collect();
         for p in preds {
-            let bound = match p.field("bounds") {
-                Some(b) => self.bounds(b),
-                None => None,
-            };
             let Some(left) = p.field("left") else {
+                if let Some(b) = p.field("bounds") {
+                    self.bounds(b, None);
+                }
                 continue;
             };
-            if left.kind_name() == "type_identifier" {
-                let name = self.node_name(left);
-                if let Some(b) = p.field("bounds") {
-                    self.note_bounds(name, b);
-                }
+            let param = (left.kind_name() == "type_identifier").then(|| self.node_name(left));
+            let bound = match p.field("bounds") {
+                Some(b) => self.bounds(b, param),
+                None => None,
+            };
+            if let Some(name) = param {
                 let std_bound =
                     |s: &Self, b: &Option<Vec<u32>>| b.as_ref().is_none_or(|p| s.is_std_trait(p));
                 let better = !std_bound(self, &bound);
@@ -190,7 +167,7 @@ impl<'s> V<'s> {
                 self.macro_call(n);
                 Ty::Unknown
             }
-            "trait_bounds" => match self.bounds(n) {
+            "trait_bounds" => match self.bounds(n, None) {
                 Some(p) => Ty::Path(p),
                 None => Ty::Unknown,
             },
