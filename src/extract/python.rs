@@ -371,8 +371,82 @@ pub enum Root {
     Narrowed { class: u32 },
     /// A literal: its type is not in the repository.
     External,
-    /// Anything else (an operator, a conditional…).
+    /// A binary operator (`path / "x"`): what its left operand's dunder
+    /// method (`__truediv__`) returns.
+    Binary {
+        left: Operand,
+        op: BinOp,
+        right: Operand,
+    },
+    /// Anything else (a comparison, a conditional…).
     Unknown,
+}
+
+/// An operand of a [`Root::Binary`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Operand {
+    Chain(u32),
+    /// A literal, or an operator of literals.
+    Literal,
+    Other,
+}
+
+/// A binary operator, by the dunder methods that implement it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    MatMul,
+    TrueDiv,
+    FloorDiv,
+    Mod,
+    Pow,
+    LShift,
+    RShift,
+    And,
+    Or,
+    Xor,
+}
+
+impl BinOp {
+    fn parse(op: &str) -> Option<BinOp> {
+        Some(match op {
+            "+" => BinOp::Add,
+            "-" => BinOp::Sub,
+            "*" => BinOp::Mul,
+            "@" => BinOp::MatMul,
+            "/" => BinOp::TrueDiv,
+            "//" => BinOp::FloorDiv,
+            "%" => BinOp::Mod,
+            "**" => BinOp::Pow,
+            "<<" => BinOp::LShift,
+            ">>" => BinOp::RShift,
+            "&" => BinOp::And,
+            "|" => BinOp::Or,
+            "^" => BinOp::Xor,
+            _ => return None,
+        })
+    }
+
+    /// The method of the left operand, and the reflected one of the right.
+    pub fn dunders(self) -> (&'static str, &'static str) {
+        match self {
+            BinOp::Add => ("__add__", "__radd__"),
+            BinOp::Sub => ("__sub__", "__rsub__"),
+            BinOp::Mul => ("__mul__", "__rmul__"),
+            BinOp::MatMul => ("__matmul__", "__rmatmul__"),
+            BinOp::TrueDiv => ("__truediv__", "__rtruediv__"),
+            BinOp::FloorDiv => ("__floordiv__", "__rfloordiv__"),
+            BinOp::Mod => ("__mod__", "__rmod__"),
+            BinOp::Pow => ("__pow__", "__rpow__"),
+            BinOp::LShift => ("__lshift__", "__rlshift__"),
+            BinOp::RShift => ("__rshift__", "__rrshift__"),
+            BinOp::And => ("__and__", "__rand__"),
+            BinOp::Or => ("__or__", "__ror__"),
+            BinOp::Xor => ("__xor__", "__rxor__"),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -2725,7 +2799,7 @@ impl<'s> Extractor<'s> {
     /// Visit an expression; returns its chain when it is one.
     fn expr(&mut self, node: Node, sid: usize, src: u32) -> Option<u32> {
         match node.kind_name() {
-            "identifier" | "attribute" | "call" | "subscript" | "await" => {
+            "identifier" | "attribute" | "call" | "subscript" | "await" | "binary_operator" => {
                 self.chain_expr(node, sid, src, false)
             }
             "parenthesized_expression" if node.named_child_count() == 1 => {
@@ -2856,6 +2930,23 @@ impl<'s> Extractor<'s> {
                     None => (None, Root::Unknown, pos(node)),
                 }
             }
+            "binary_operator" if !annot => {
+                let op = node
+                    .child_by_field_name("operator")
+                    .and_then(|o| BinOp::parse(o.kind()));
+                let (Some(l), Some(r), Some(op)) = (node.field("left"), node.field("right"), op)
+                else {
+                    self.visit(node, sid, src);
+                    return (None, Root::Unknown, pos(node));
+                };
+                let left = self.operand(l, sid, src);
+                let right = self.operand(r, sid, src);
+                let root = match (left, right) {
+                    (Operand::Literal, Operand::Literal) => Root::External,
+                    _ => Root::Binary { left, op, right },
+                };
+                (None, root, pos(node))
+            }
             k => {
                 self.visit(node, sid, src);
                 let root = if is_literal(k) {
@@ -2865,6 +2956,27 @@ impl<'s> Extractor<'s> {
                 };
                 (None, root, pos(node))
             }
+        }
+    }
+
+    /// Visit an operand of a binary operator: its chain, or whether it is
+    /// a literal.
+    fn operand(&mut self, node: Node, sid: usize, src: u32) -> Operand {
+        match self.expr(node, sid, src) {
+            Some(c) => match self.refs.chains[c as usize] {
+                // An operator of literals (`"a" + "b"`).
+                Chain {
+                    root: Root::External,
+                    ref ops,
+                    ..
+                } if ops.is_empty() => Operand::Literal,
+                _ => Operand::Chain(c),
+            },
+            // (An operator chain is only missing for one of literals.)
+            None if is_literal(node.kind_name()) || node.kind_name() == "binary_operator" => {
+                Operand::Literal
+            }
+            None => Operand::Other,
         }
     }
 

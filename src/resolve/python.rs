@@ -23,8 +23,9 @@ use super::{
     MAX_CANDIDATES,
 };
 use crate::extract::python::{
-    Chain, Cont, Import, ImportKind, Op, Refs, Root, Scope, Src, TypeRef, Var, CLS_PATH, FIXTURE,
-    LITERAL_PATH, OVERLOAD, PROPERTY, SELF_PATH, SELF_TYPED, TUPLE_PATH, UNKNOWN_PATH,
+    BinOp, Chain, Cont, Import, ImportKind, Op, Operand, Refs, Root, Scope, Src, TypeRef, Var,
+    CLS_PATH, FIXTURE, LITERAL_PATH, OVERLOAD, PROPERTY, SELF_PATH, SELF_TYPED, TUPLE_PATH,
+    UNKNOWN_PATH,
 };
 use crate::extract::{Family, LangScope};
 use crate::graph::{EdgeKind, NodeKind, Pos};
@@ -1943,6 +1944,7 @@ impl Resolver<'_, '_> {
             Root::Super { class } => V::new(Val::Super(self.sym(*class)), How::SelfM),
             Root::Narrowed { class } => V::new(annotate(self.chain(*class, false).val), How::Typed),
             Root::External => V::new(Val::External, How::Syn),
+            Root::Binary { left, op, right } => V::new(self.binary(*left, *op, *right), How::Typed),
             Root::Unknown => V::new(Val::Unknown, How::Typed),
         };
         for (k, op) in c.ops.iter().enumerate() {
@@ -1954,6 +1956,42 @@ impl Resolver<'_, '_> {
             };
         }
         v
+    }
+
+    /// What a binary operator gives: the return value of the left
+    /// operand's dunder method (`__truediv__`), else of the right one's
+    /// reflected method (`__rtruediv__`). Between builtins (`tmp_path /
+    /// "x"`, `name + suffix`) it is a builtin, unless the right operand is
+    /// an instance whose class may reflect it.
+    fn binary(&self, left: Operand, op: BinOp, right: Operand) -> Val {
+        let val = |o: Operand| match o {
+            Operand::Chain(c) => self.chain(c, false).val,
+            Operand::Literal => Val::External,
+            Operand::Other => Val::Unknown,
+        };
+        let (dunder, reflected) = op.dunders();
+        let l = val(left);
+        match l {
+            Val::Inst(c) => match self.cx.member(l, dunder, self.file, 0) {
+                Member::Def(s, _) => self.cx.returns(s, Some(c), 0),
+                _ => Val::Unknown,
+            },
+            // `items + [x]`, `a | b` of sequences: still a sequence of
+            // the same class when both are.
+            Val::Seq(c) if op == BinOp::Add => match val(right) {
+                Val::Seq(d) if d == c => Val::Seq(c),
+                _ => Val::Unknown,
+            },
+            Val::External => match val(right) {
+                r @ Val::Inst(c) => match self.cx.member(r, reflected, self.file, 0) {
+                    Member::Def(s, _) => self.cx.returns(s, Some(c), 0),
+                    Member::NotFound => Val::External,
+                    _ => Val::Unknown,
+                },
+                _ => Val::External,
+            },
+            _ => Val::Unknown,
+        }
     }
 
     fn attr(&self, c: &Chain, v: V, name: &str, pos: Pos, kind: EdgeKind, emit: bool) -> V {

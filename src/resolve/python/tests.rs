@@ -1655,3 +1655,38 @@ only()
     // With no reachable declaration, the def in the `else:` still stands.
     assert_has(&out, "calls u -> types.only @u.py:5:1 Import");
 }
+
+#[test]
+fn a_binary_operator_gives_what_its_dunder_method_returns() {
+    let out = edges(&[(
+        "m.py",
+        "\
+import pathlib
+class Path:
+    def mkdir(self): ...
+    def read_text(self): ...
+class Vec:
+    def __add__(self, other) -> \"Vec\": ...
+    def norm(self): ...
+class Money:
+    def __radd__(self, other) -> \"Money\": ...
+    def cents(self): ...
+def f(tmp: pathlib.Path, name, v: Vec, w: Vec, m: Money):
+    sub = tmp / \"sub\"
+    sub.mkdir()
+    (tmp / name).read_text()
+    (v + w).norm()
+    (1 + m).cents()
+    u = v - w
+    u.norm()
+",
+    )]);
+    // A builtin divided by a string is a builtin: nothing to guess.
+    assert_none_to(&out, "m.Path.mkdir");
+    assert_none_to(&out, "m.Path.read_text");
+    // An in-repo class's operator method says what the result is.
+    assert_has(&out, "calls m.f -> m.Vec.norm @m.py:15:13 TypedReceiver");
+    assert_has(&out, "calls m.f -> m.Money.cents @m.py:16:13 TypedReceiver");
+    // `Vec` has no `__sub__`: the result is unknown, the member guessed.
+    assert_has(&out, "calls m.f -> m.Vec.norm @m.py:18:7 Member { k: 1 }");
+}
