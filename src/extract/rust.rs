@@ -53,6 +53,8 @@ pub struct Scope {
     pub supers: Vec<Super>,
     /// `mod x;` declarations of the file's own module.
     pub mod_decls: Vec<u32>,
+    /// Those of them with a `#[path = "…"]` attribute.
+    pub mod_paths: Vec<ModPath>,
     /// Signatures of associated fns: what a method call can reach.
     pub sigs: Vec<Sig>,
     /// `type A = T;`: what each alias stands for.
@@ -100,6 +102,16 @@ pub struct InlineMod {
     pub parent: u32,
     /// Under a `#[cfg(…)]` that is most likely off (see `Scope::cfg_off`).
     pub cfg_off: bool,
+    /// Under `#[cfg(feature = "x")]` (name, on) (see `Scope::cfg_features`).
+    pub feature: Option<(u32, bool)>,
+}
+
+/// `#[path = "…"] mod name;`
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModPath {
+    pub name: u32,
+    /// As written: relative to the directory of the file.
+    pub path: String,
     /// Under `#[cfg(feature = "x")]` (name, on) (see `Scope::cfg_features`).
     pub feature: Option<(u32, bool)>,
 }

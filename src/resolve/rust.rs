@@ -8,7 +8,7 @@
 //! resolves one file's sites with Rust's rules: fn-local items and `use`s,
 //! then the module's items and `use`s, then glob imports, then other crates
 //! of the workspace; anything else (std, prelude, dependencies) is dropped.
-//! `#[path]` attributes on `mod` are not followed.
+//! A `#[path]` attribute on a file-level `mod x;` names the file it is.
 
 mod index;
 mod sites;

@@ -5,8 +5,9 @@ use tree_sitter::Node;
 use crate::extract::syntax::Syntax;
 
 use super::{
-    Alias, ArgTy, BoundSet, CallArg, CfgFeature, Field, Impl, InlineMod, Item, Recv, Refs, Ret,
-    Role, Scope, Sig, Site, SiteKind, Super, Ty, Use, GLOBAL_PATH, NONE, SELF_RECV, UNKNOWN_ARGS,
+    Alias, ArgTy, BoundSet, CallArg, CfgFeature, Field, Impl, InlineMod, Item, ModPath, Recv, Refs,
+    Ret, Role, Scope, Sig, Site, SiteKind, Super, Ty, Use, GLOBAL_PATH, NONE, SELF_RECV,
+    UNKNOWN_ARGS,
 };
 use crate::extract::Def;
 use crate::graph::{NodeKind, Pos};

@@ -128,6 +128,17 @@ pub(super) fn facts(defs: &[Def], scope: &Scope) -> Vec<Fact> {
         t.name(w.name(d));
         f.push(None, t);
     }
+    for m in &scope.mod_paths {
+        let mut t = Text::new("decl-path");
+        t.name(w.name(m.name));
+        t.raw(" ");
+        t.raw(&m.path);
+        if let Some((feature, on)) = m.feature {
+            t.raw(if on { " if " } else { " unless " });
+            t.name(w.name(feature));
+        }
+        f.push(None, t);
+    }
     for s in &scope.sigs {
         let mut t = Text::new("sig");
         f.def(&mut t, s.def);

@@ -323,6 +323,22 @@ fn package_graph(ix: &mut Index, files: &[FileIdx], roles: &[super::CrateFile]) 
         .collect();
 }
 
+/// `rel` (a `#[path]`, `/`-separated, maybe with `..`) from directory
+/// `dir` of the tree; `None` when it leaves the tree.
+fn join_rel(dir: &str, rel: &str) -> Option<String> {
+    let mut parts: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
+    for seg in rel.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s),
+        }
+    }
+    Some(parts.join("/"))
+}
+
 pub fn build(world: &World) -> Index {
     let mut ix = Index {
         names: lookup::NameTable::default(),
@@ -553,9 +569,36 @@ pub fn build(world: &World) -> Index {
                 format!("{dir}/{stem}")
             }
         };
+        // `#[path = "../src/lexical/mod.rs"] mod lexical;`: that file's
+        // module, whatever the layout says (serde_json's tests include its
+        // sources this way); a module already placed elsewhere in the tree
+        // keeps its parent and is reached from here too.
+        for mp in &scope.mod_paths {
+            // A cfg on a feature is decided by the package's default features.
+            if let Some((name, on)) = mp.feature {
+                let named = &scope.names[name as usize];
+                if role.features.iter().any(|f| f == named) != on {
+                    continue;
+                }
+            }
+            let dg = ix.gnames[f.0 as usize][mp.name as usize];
+            let Some(target) = join_rel(dir, &mp.path) else {
+                continue;
+            };
+            let Some(&c) = world.by_path.get(target.as_str()) else {
+                continue;
+            };
+            let cm = ix.file_mod[c.0 as usize];
+            if cm != NONE && cm != m {
+                ix.children.insert((m, dg), cm);
+                if ix.mods[cm as usize].parent == NONE {
+                    ix.mods[cm as usize].parent = m;
+                }
+            }
+        }
         for &d in &scope.mod_decls {
             let dg = ix.gnames[f.0 as usize][d as usize];
-            if ix.children.contains_key(&(m, dg)) {
+            if ix.children.contains_key(&(m, dg)) || scope.mod_paths.iter().any(|p| p.name == d) {
                 continue;
             }
             let name = &scope.names[d as usize];

@@ -1657,3 +1657,55 @@ pub fn outer(d: NaiveDate) -> i32 { d.year() }
         "calls shop_app::outer -> shop_app::date::NaiveDate::year#2 @11:39 TypedReceiver",
     );
 }
+
+#[test]
+fn a_path_attribute_names_the_module_file() {
+    // serde_json's tests include its sources a second time by path.
+    let manifest = format!("{MANIFEST}[features]\ndefault = [\"std\"]\nstd = []\n");
+    let g = graph_with(&[("Cargo.toml", manifest.as_str())], &[
+        (
+            "src/lib.rs",
+            "mod lexical;\n#[path = \"sys/unix.rs\"]\nmod imp;\npub fn f() { imp::open(); }\n\
+             #[cfg(not(feature = \"std\"))]\n#[path = \"sys/core.rs\"]\nmod io;\n\
+             #[cfg(feature = \"std\")]\nuse std::io;\npub fn g() { io::stdout(); }\n",
+        ),
+        ("src/lexical/mod.rs", "pub mod float;\n"),
+        (
+            "src/lexical/float.rs",
+            "pub struct ExtendedFloat;\nimpl ExtendedFloat { pub fn normalize(&self) {} }\n",
+        ),
+        ("src/sys/unix.rs", "pub fn open() {}\n"),
+        ("src/sys/core.rs", "pub fn stdout() {}\n"),
+        // A decoy where the layout alone would look.
+        ("src/imp.rs", "pub fn open() {}\n"),
+        (
+            "tests/lexical.rs",
+            "#[path = \"../src/lexical/mod.rs\"]\nmod lexical;\nmod float;\n",
+        ),
+        (
+            "tests/lexical/float.rs",
+            "use crate::lexical::float::ExtendedFloat;\nfn t(x: &ExtendedFloat) { x.normalize(); }\n",
+        ),
+    ]);
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::sys::unix::open @4:19 Path",
+    );
+    assert!(
+        !g.iter().any(|l| l.contains("-> shop_app::imp::open")),
+        "the layout's file was taken: {g:#?}"
+    );
+    // Compiled out under the default features: `io` is std's.
+    assert!(
+        !g.iter().any(|l| l.contains("-> shop_app::sys::core")),
+        "a module compiled out was taken: {g:#?}"
+    );
+    assert_has(
+        &g,
+        "references lexical::float -> shop_app::lexical::float::ExtendedFloat @1:28 Import",
+    );
+    assert_has(
+        &g,
+        "calls lexical::float::t -> shop_app::lexical::float::ExtendedFloat::normalize @2:29 TypedReceiver",
+    );
+}
