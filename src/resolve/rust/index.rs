@@ -226,6 +226,10 @@ pub struct Index {
     pub ext_self_traits: HashSet<SymId>,
     /// Those impls themselves: (file, index in `Scope::impls`).
     pub outside_impls: HashSet<(FileIdx, u32)>,
+    /// In-repo types that implement an outside trait (`impl Iterator for
+    /// PutBack`): an extension trait's blanket impl over such a trait may
+    /// give them methods (`put_back(…).peeking_take_while(…)`).
+    pub outside_trait_types: HashSet<SymId>,
     /// (struct, field name) → (file, index in `Scope::fields`).
     pub fields: HashMap<(SymId, u32), (FileIdx, u32)>,
     /// Structs with named fields: types only, never values.
@@ -375,6 +379,7 @@ pub fn build(world: &World) -> Index {
         ext_methods: HashMap::default(),
         ext_self_traits: HashSet::default(),
         outside_impls: HashSet::default(),
+        outside_trait_types: HashSet::default(),
         fields: HashMap::default(),
         braced: HashSet::default(),
         rets: HashMap::default(),
@@ -847,8 +852,12 @@ pub fn build(world: &World) -> Index {
                 continue;
             };
             ix.impl_self.insert((f, i as u32), t);
-            if let Some(tr) = res.tr {
-                ix.type_traits.entry(t).or_default().push(tr);
+            match res.tr {
+                Some(tr) => ix.type_traits.entry(t).or_default().push(tr),
+                None if !imp.tr.is_empty() => {
+                    ix.outside_trait_types.insert(t);
+                }
+                None => {}
             }
             for &md in &imp.methods {
                 let Some(&name) = def_names[f.0 as usize].get(md as usize) else {

@@ -753,6 +753,13 @@ impl Cx<'_, '_> {
                     .or_else(|| self.other_bound_method(site, t, name))
                 {
                     Some(d) => self.edge(self.sym(src), d, EdgeKind::Calls, strat, Some(pos)),
+                    // An extension trait's method, when the type
+                    // implements some outside trait (`impl Iterator for
+                    // PutBack`) and one such method is in scope.
+                    None if let Some(d) = self.outside_trait_ext(site, t, name, &text, args) => {
+                        let strat = Strategy::Member { k: 1 };
+                        self.edge(self.sym(src), d, EdgeKind::Calls, strat, Some(pos));
+                    }
                     None => {
                         if self.ix.methods_by_name.contains_key(&name) {
                             self.unresolved(
@@ -965,6 +972,25 @@ impl Cx<'_, '_> {
                 | "into_keys"
                 | "into_values"
         )
+    }
+
+    /// The one extension-trait method (see [`Self::ext_method`]) that
+    /// `x.name(…)` reaches on an in-repo type `t` without such a method of
+    /// its own, when `t` implements some outside trait (which the
+    /// extension's blanket impl may be bounded by: `impl<T: Iterator>
+    /// Itertools for T`).
+    fn outside_trait_ext(
+        &self,
+        site: &Site,
+        t: SymId,
+        name: u32,
+        text: &str,
+        args: u8,
+    ) -> Option<SymId> {
+        if !self.ix.outside_trait_types.contains(&t) || self.ix.blanket_method(t, name).is_some() {
+            return None;
+        }
+        self.ext_method(site, name, text, args, false).ok()
     }
 
     /// The one method of an extension trait in scope at `site` (see
@@ -1280,7 +1306,11 @@ impl Cx<'_, '_> {
                             {
                                 TyRes::External
                             }
-                            None => TyRes::Unknown,
+                            None => match self.outside_trait_ext(site, t, name, text, UNKNOWN_ARGS)
+                            {
+                                Some(d) => self.ext_ret_of(d),
+                                None => TyRes::Unknown,
+                            },
                         }
                     }
                     // An extension trait's method returns its declared

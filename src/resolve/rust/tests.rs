@@ -1709,3 +1709,41 @@ fn a_path_attribute_names_the_module_file() {
         "calls lexical::float::t -> shop_app::lexical::float::ExtendedFloat::normalize @2:29 TypedReceiver",
     );
 }
+
+#[test]
+fn extension_trait_methods_reach_in_repo_types_that_implement_outside_traits() {
+    // itertools: `put_back(0..10).peeking_take_while(…)` — `PutBack`
+    // implements `Iterator`, so `impl<T: Iterator> Ext for T` gives it
+    // `Ext`'s methods where `Ext` is in scope. A type implementing no
+    // outside trait gets none.
+    let ext = r#"pub trait Ext: Iterator {
+    fn pairs(self) -> Pairs<Self> where Self: Sized { Pairs(self) }
+}
+impl<T: Iterator + ?Sized> Ext for T {}
+pub struct Pairs<I>(I);
+impl<I> Pairs<I> { pub fn total(&self) -> usize { 0 } }
+pub struct PutBack;
+impl Iterator for PutBack { type Item = u8; fn next(&mut self) -> Option<u8> { None } }
+pub struct Plain;
+"#;
+    let user = r#"use crate::ext::{Ext, Plain, PutBack};
+pub fn u(p: PutBack, q: Plain) { p.pairs().total(); q.pairs(); }
+"#;
+    let g = graph(&[
+        ("src/lib.rs", "pub mod ext;\npub mod user;\n"),
+        ("src/ext.rs", ext),
+        ("src/user.rs", user),
+    ]);
+    assert_has(
+        &g,
+        "calls shop_app::user::u -> shop_app::ext::Ext::pairs @2:36 Member { k: 1 }",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::user::u -> shop_app::ext::Pairs::total @2:44 TypedReceiver",
+    );
+    assert!(
+        !g.iter().any(|l| l.contains("@2:56")),
+        "a type implementing no outside trait got an extension method: {g:#?}"
+    );
+}
