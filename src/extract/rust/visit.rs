@@ -130,6 +130,11 @@ struct V<'s> {
     /// bounds that are not common std traits (see [`BoundSet`]); `None`
     /// elsewhere.
     fn_bounds: Option<Vec<(u32, Vec<Vec<u32>>)>>,
+    /// Typing a fn's return type, as its callers see it: a generic
+    /// parameter bounded only by common std traits (`-> T` of `impl<T:
+    /// Debug> LocalResult<T>`) is whatever the caller's type argument is,
+    /// not an outside type.
+    caller_view: bool,
     /// The generic parameters of the struct whose fields are being read,
     /// in order (`NONE` for a lifetime or const): see [`Ty::Param`].
     adt_params: Vec<u32>,
@@ -187,6 +192,7 @@ pub(super) fn run(module: Def, src: &[u8], root: Node) -> (Vec<Def>, Scope, Refs
         locals: Vec::new(),
         generics: Vec::new(),
         fn_bounds: None,
+        caller_view: false,
         adt_params: Vec::new(),
         self_path: None,
         self_is_trait: false,

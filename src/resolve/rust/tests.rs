@@ -1747,3 +1747,47 @@ pub fn u(p: PutBack, q: Plain) { p.pairs().total(); q.pairs(); }
         "a type implementing no outside trait got an extension method: {g:#?}"
     );
 }
+
+#[test]
+fn a_unit_struct_written_as_a_value_is_typed() {
+    // chrono: `Utc.with_ymd_and_hms(…).unwrap()` — `Utc` is a value of the
+    // unit struct, so the trait's default method and what it returns
+    // (through a generic alias) are known.
+    let src = r#"pub type Mapped<T> = LocalResult<T>;
+pub enum LocalResult<T> { None, Single(T) }
+impl<T> LocalResult<T> { pub fn unwrap(self) -> T { todo!() } }
+pub trait TimeZone: Sized { fn make(&self) -> Mapped<Self> { LocalResult::None } }
+pub struct Utc;
+impl TimeZone for Utc {}
+pub fn f() { Utc.make().unwrap(); }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::TimeZone::make @7:18 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::LocalResult::unwrap @7:25 TypedReceiver",
+    );
+}
+
+#[test]
+fn a_generic_return_type_bounded_by_std_traits_is_the_callers_type() {
+    // `impl<T: Debug> LocalResult<T> { fn unwrap(self) -> T }`: what a
+    // caller unwraps is its own type argument, not an outside type whose
+    // methods would be dropped; here it is unknown, and the method is
+    // guessed by name rather than silently left out.
+    let src = r#"pub enum LocalResult<T> { None, Single(T) }
+impl<T: std::fmt::Debug> LocalResult<T> { pub fn unwrap(self) -> T { todo!() } }
+pub struct DateTime;
+impl DateTime { pub fn nano(&self) -> u8 { 0 } }
+pub fn make() -> LocalResult<DateTime> { LocalResult::None }
+pub fn f() { make().unwrap().nano(); }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::DateTime::nano @6:30 Member { k: 1 }",
+    );
+}

@@ -161,7 +161,9 @@ impl<'s> V<'s> {
             }
         }
         if let Some(rt) = n.field("return_type") {
+            self.caller_view = true;
             let ty = self.ty(rt);
+            self.caller_view = false;
             if ty != Ty::Unknown {
                 self.scope.rets.push(Ret {
                     def,

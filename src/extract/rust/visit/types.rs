@@ -252,13 +252,16 @@ impl<'s> V<'s> {
             return Ty::Unknown;
         }
         let own = self.own_assoc_ty(&segs);
+        let std_generic = self.caller_view
+            && segs.len() == 1
+            && matches!(self.generic(segs[0].0), Some(Some(b)) if self.is_std_trait(b));
         match self.subst(segs) {
             Some((segs, hidden)) => {
                 let names: Vec<u32> = segs.iter().map(|s| s.0).collect();
                 // `T::Assoc` of a generic `T`: an associated type, unknown.
                 let ty = if let Some(t) = own {
                     t
-                } else if hidden > 0 && segs.len() > hidden as usize {
+                } else if std_generic || (hidden > 0 && segs.len() > hidden as usize) {
                     Ty::Unknown
                 } else {
                     Ty::Path(names)
