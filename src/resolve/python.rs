@@ -2275,14 +2275,23 @@ impl Resolver<'_, '_> {
     fn enter(&self, v: Val) -> Val {
         match v {
             Val::Inst(c) => {
+                // (Either method: `with` and `async with` are not told
+                // apart here. One the class defines comes before one an
+                // outside base may: a class under `Generic[T]` that defines
+                // only `__aenter__` has no known `__enter__`.)
+                let mut external = false;
                 for name in ["__enter__", "__aenter__"] {
                     match self.cx.member(v, name, self.file, 0) {
                         Member::Def(s, _) => return self.cx.returns(s, Some(c), 0),
-                        Member::External => return Val::External,
+                        Member::External => external = true,
                         _ => {}
                     }
                 }
-                Val::Unknown
+                if external {
+                    Val::External
+                } else {
+                    Val::Unknown
+                }
             }
             Val::External | Val::Tuple(_) => Val::External,
             // A `@contextmanager` function's `Iterator[tuple[…]]`.

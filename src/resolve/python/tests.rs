@@ -1690,3 +1690,29 @@ def f(tmp: pathlib.Path, name, v: Vec, w: Vec, m: Money):
     // `Vec` has no `__sub__`: the result is unknown, the member guessed.
     assert_has(&out, "calls m.f -> m.Vec.norm @m.py:18:7 Member { k: 1 }");
 }
+
+#[test]
+fn async_with_binds_what_aenter_returns_under_an_outside_base() {
+    // anyio: `class Listener(Generic[T], AsyncResource)`, whose
+    // `__aenter__(self: T) -> T` is in-repo; `__enter__` is not found (an
+    // outside base may have it), which must not hide `__aenter__`.
+    let out = edges(&[(
+        "m.py",
+        "\
+from typing import TypeVar, Generic
+T = TypeVar(\"T\")
+class AsyncResource:
+    async def __aenter__(self: T) -> T: ...
+class Listener(Generic[T], AsyncResource):
+    def extra(self): ...
+def make() -> Listener[int]: ...
+async def use():
+    async with make() as multi:
+        multi.extra()
+",
+    )]);
+    assert_has(
+        &out,
+        "calls m.use -> m.Listener.extra @m.py:10:15 TypedReceiver",
+    );
+}
