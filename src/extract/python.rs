@@ -473,8 +473,9 @@ pub enum Src {
     /// The `i`-th part of an element of iterating a chain
     /// (`for k, v in chain`).
     IterPart(u32, u32),
-    /// What entering a context manager returns (`with chain as x`).
-    Enter(u32),
+    /// What entering a context manager returns (`with chain as x`; `true`:
+    /// `async with`).
+    Enter(u32, bool),
     /// Anything we cannot follow.
     Unknown,
     /// The value of one chain or the other (`a if c else b`, `a or b`):
@@ -1147,10 +1148,20 @@ impl<'s> Extractor<'s> {
                 let mut cur = node.walk();
                 let children: Vec<Node> = node.named_children(&mut cur).collect();
                 let mut value = None;
+                // `async with` (the statement's first token): `__aenter__`.
+                let is_async = node
+                    .parent()
+                    .and_then(|item| item.parent())
+                    .and_then(|clause| clause.parent())
+                    .filter(|w| w.kind_name() == "with_statement")
+                    .and_then(|w| w.child(0))
+                    .is_some_and(|t| t.kind() == "async");
                 for c in children {
                     if Some(c) == alias {
                         // `with X() as x`: what `X.__enter__` returns.
-                        let s = value.map(Src::Enter).unwrap_or(Src::Unknown);
+                        let s = value
+                            .map(|v| Src::Enter(v, is_async))
+                            .unwrap_or(Src::Unknown);
                         self.target(c, Some(s), sid, src);
                     } else {
                         value = self.expr(c, sid, src);
@@ -2963,19 +2974,8 @@ impl<'s> Extractor<'s> {
     /// a literal.
     fn operand(&mut self, node: Node, sid: usize, src: u32) -> Operand {
         match self.expr(node, sid, src) {
-            Some(c) => match self.refs.chains[c as usize] {
-                // An operator of literals (`"a" + "b"`).
-                Chain {
-                    root: Root::External,
-                    ref ops,
-                    ..
-                } if ops.is_empty() => Operand::Literal,
-                _ => Operand::Chain(c),
-            },
-            // (An operator chain is only missing for one of literals.)
-            None if is_literal(node.kind_name()) || node.kind_name() == "binary_operator" => {
-                Operand::Literal
-            }
+            Some(c) => Operand::Chain(c),
+            None if literal_operand(node) => Operand::Literal,
             None => Operand::Other,
         }
     }
@@ -3411,6 +3411,15 @@ fn unpacked_items<'t>(left: Node<'t>, right: Node<'t>) -> Option<Vec<(Node<'t>, 
         return None;
     }
     Some(targets.into_iter().zip(values).collect())
+}
+
+/// A literal, or an operator of literals (`"a" + "b"`, which makes no
+/// chain).
+fn literal_operand(node: Node) -> bool {
+    is_literal(node.kind_name())
+        || (node.kind_name() == "binary_operator"
+            && node.field("left").is_some_and(literal_operand)
+            && node.field("right").is_some_and(literal_operand))
 }
 
 fn is_literal(kind: &str) -> bool {

@@ -106,6 +106,12 @@ pub struct InlineMod {
     pub feature: Option<(u32, bool)>,
 }
 
+/// Whether `s` is written like a type or variant (`Utc`, `Float`), not a
+/// const (`MAX`) or a fn (`new`).
+pub fn type_like(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_uppercase()) && s.chars().any(|c| c.is_ascii_lowercase())
+}
+
 /// `#[path = "…"] mod name;`
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModPath {

@@ -1970,26 +1970,30 @@ impl Resolver<'_, '_> {
             Operand::Other => Val::Unknown,
         };
         let (dunder, reflected) = op.dunders();
+        // The right operand's reflected method: `None` when it is no
+        // instance or its class has no such method.
+        let reflect = || match val(right) {
+            r @ Val::Inst(c) => match self.cx.member(r, reflected, self.file, 0) {
+                Member::Def(s, _) => Some(self.cx.returns(s, Some(c), 0)),
+                Member::NotFound => None,
+                _ => Some(Val::Unknown),
+            },
+            _ => None,
+        };
         let l = val(left);
         match l {
             Val::Inst(c) => match self.cx.member(l, dunder, self.file, 0) {
                 Member::Def(s, _) => self.cx.returns(s, Some(c), 0),
+                Member::NotFound => reflect().unwrap_or(Val::Unknown),
                 _ => Val::Unknown,
             },
-            // `items + [x]`, `a | b` of sequences: still a sequence of
-            // the same class when both are.
+            // `items + more`: still a sequence of the same class when both
+            // are.
             Val::Seq(c) if op == BinOp::Add => match val(right) {
                 Val::Seq(d) if d == c => Val::Seq(c),
                 _ => Val::Unknown,
             },
-            Val::External => match val(right) {
-                r @ Val::Inst(c) => match self.cx.member(r, reflected, self.file, 0) {
-                    Member::Def(s, _) => self.cx.returns(s, Some(c), 0),
-                    Member::NotFound => Val::External,
-                    _ => Val::Unknown,
-                },
-                _ => Val::External,
-            },
+            Val::External => reflect().unwrap_or(Val::External),
             _ => Val::Unknown,
         }
     }
@@ -2167,7 +2171,7 @@ impl Resolver<'_, '_> {
                         Val::External | Val::Map(_) | Val::Items(_) => Val::External,
                         _ => Val::Unknown,
                     },
-                    Src::Enter(c) => self.enter(self.chain(*c, false).val),
+                    Src::Enter(c, is_async) => self.enter(self.chain(*c, false).val, *is_async),
                     Src::Part(c, i) => self.cx.unpacked(self.chain(*c, false).val, *i),
                     Src::SeqOf(c) => match self.chain(*c, false).val {
                         Val::Seq(x) => Val::Seq(x),
@@ -2271,26 +2275,16 @@ impl Resolver<'_, '_> {
         }
     }
 
-    /// What `with v as x` binds: `__enter__`'s return value.
-    fn enter(&self, v: Val) -> Val {
+    /// What `with v as x` binds: `__enter__`'s return value (`async with`:
+    /// `__aenter__`'s).
+    fn enter(&self, v: Val, is_async: bool) -> Val {
         match v {
             Val::Inst(c) => {
-                // (Either method: `with` and `async with` are not told
-                // apart here. One the class defines comes before one an
-                // outside base may: a class under `Generic[T]` that defines
-                // only `__aenter__` has no known `__enter__`.)
-                let mut external = false;
-                for name in ["__enter__", "__aenter__"] {
-                    match self.cx.member(v, name, self.file, 0) {
-                        Member::Def(s, _) => return self.cx.returns(s, Some(c), 0),
-                        Member::External => external = true,
-                        _ => {}
-                    }
-                }
-                if external {
-                    Val::External
-                } else {
-                    Val::Unknown
+                let name = if is_async { "__aenter__" } else { "__enter__" };
+                match self.cx.member(v, name, self.file, 0) {
+                    Member::Def(s, _) => self.cx.returns(s, Some(c), 0),
+                    Member::External => Val::External,
+                    _ => Val::Unknown,
                 }
             }
             Val::External | Val::Tuple(_) => Val::External,

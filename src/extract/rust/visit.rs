@@ -88,7 +88,7 @@ const ELEM_CLOSURE_METHODS: [&str; 21] = [
 const MAX_NESTING: u32 = 256;
 
 /// The attributes seen before an item.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Default)]
 struct Pending {
     /// First line of the first attribute.
     start: u32,
@@ -98,6 +98,8 @@ struct Pending {
     off: bool,
     /// `cfg(feature = "x")` (name, on).
     feature: Option<(u32, bool)>,
+    /// `#[path = "…"]`, as written.
+    path: Option<String>,
 }
 
 /// The associated-item context of the walk.
@@ -158,6 +160,8 @@ struct V<'s> {
     cfg_off: bool,
     /// The feature cfg of the last [`V::attrs`] call: (name, on).
     cfg_feature: Option<(u32, bool)>,
+    /// The `#[path = "…"]` of the last [`V::attrs`] call.
+    attr_path: Option<String>,
     /// Inside an `impl` or inline `mod` whose cfg is likely off.
     block_off: bool,
     /// Inside an `impl` or inline `mod` under a feature cfg.
@@ -203,6 +207,7 @@ pub(super) fn run(module: Def, src: &[u8], root: Node) -> (Vec<Def>, Scope, Refs
         attrs: None,
         cfg_off: false,
         cfg_feature: None,
+        attr_path: None,
         block_off: false,
         block_feature: None,
         pending_parents: Vec::new(),
@@ -405,6 +410,9 @@ impl<'s> V<'s> {
                     p.export |= export;
                     p.off |= off;
                     p.feature = p.feature.or(feature);
+                    if p.path.is_none() {
+                        p.path = self.path_value(c);
+                    }
                 }
                 "line_comment" | "block_comment" => {}
                 _ if c.is_error() => {
@@ -419,6 +427,18 @@ impl<'s> V<'s> {
             }
         }
         last
+    }
+
+    /// The string of a `#[path = "…"]` attribute item.
+    fn path_value(&self, item: Node) -> Option<String> {
+        let attr = item.named_child(0)?;
+        let name = attr.named_child(0)?;
+        if name.kind_name() != "identifier" || self.text(name) != "path" {
+            return None;
+        }
+        let raw = self.text(attr.field("value")?);
+        let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+        (!inner.contains('\\')).then(|| inner.to_string())
     }
 
     /// (is a test attribute, is `#[macro_export]`, is a cfg likely off,

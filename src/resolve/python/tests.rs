@@ -1671,7 +1671,7 @@ class Vec:
 class Money:
     def __radd__(self, other) -> \"Money\": ...
     def cents(self): ...
-def f(tmp: pathlib.Path, name, v: Vec, w: Vec, m: Money):
+def f(tmp: pathlib.Path, name, v: Vec, w: Vec, m: Money, p: Path):
     sub = tmp / \"sub\"
     sub.mkdir()
     (tmp / name).read_text()
@@ -1679,6 +1679,7 @@ def f(tmp: pathlib.Path, name, v: Vec, w: Vec, m: Money):
     (1 + m).cents()
     u = v - w
     u.norm()
+    (p + m).cents()
 ",
     )]);
     // A builtin divided by a string is a builtin: nothing to guess.
@@ -1689,6 +1690,8 @@ def f(tmp: pathlib.Path, name, v: Vec, w: Vec, m: Money):
     assert_has(&out, "calls m.f -> m.Money.cents @m.py:16:13 TypedReceiver");
     // `Vec` has no `__sub__`: the result is unknown, the member guessed.
     assert_has(&out, "calls m.f -> m.Vec.norm @m.py:18:7 Member { k: 1 }");
+    // `Path` has no `__add__`: `Money.__radd__` decides.
+    assert_has(&out, "calls m.f -> m.Money.cents @m.py:19:13 TypedReceiver");
 }
 
 #[test]
@@ -1709,10 +1712,20 @@ def make() -> Listener[int]: ...
 async def use():
     async with make() as multi:
         multi.extra()
+    with make() as plain:
+        plain.extra()
 ",
     )]);
     assert_has(
         &out,
         "calls m.use -> m.Listener.extra @m.py:10:15 TypedReceiver",
+    );
+    // A plain `with` takes `__enter__`, which only an outside base may have.
+    assert!(
+        !has(
+            &out,
+            "calls m.use -> m.Listener.extra @m.py:12:15 TypedReceiver"
+        ),
+        "{out:#?}"
     );
 }

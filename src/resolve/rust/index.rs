@@ -327,6 +327,16 @@ fn package_graph(ix: &mut Index, files: &[FileIdx], roles: &[super::CrateFile]) 
         .collect();
 }
 
+/// Whether `cfg(feature = "name")` (`on`) or `cfg(not(feature = "name"))`
+/// (not `on`) compiles its item out: a cfg on a feature is decided by the
+/// package's default features.
+fn feature_off(role: &super::CrateFile, scope: &Scope, name: u32, on: bool) -> bool {
+    role.features
+        .iter()
+        .any(|f| *f == scope.names[name as usize])
+        != on
+}
+
 /// `rel` (a `#[path]`, `/`-separated, maybe with `..`) from directory
 /// `dir` of the tree; `None` when it leaves the tree.
 fn join_rel(dir: &str, rel: &str) -> Option<String> {
@@ -463,13 +473,7 @@ pub fn build(world: &World) -> Index {
             root: NONE,
         });
         let role = packages.crate_file(wf.path);
-        // A cfg on a feature is decided by the package's default features.
-        let feature_off = |name: u32, on: bool| {
-            role.features
-                .iter()
-                .any(|f| *f == scope.names[name as usize])
-                != on
-        };
+        let feature_off = |name: u32, on: bool| feature_off(&role, scope, name, on);
         for (k, m) in scope.mods.iter().enumerate() {
             let mid = ix.mods.len() as u32;
             let parent = id + m.parent;
@@ -579,12 +583,11 @@ pub fn build(world: &World) -> Index {
         // sources this way); a module already placed elsewhere in the tree
         // keeps its parent and is reached from here too.
         for mp in &scope.mod_paths {
-            // A cfg on a feature is decided by the package's default features.
-            if let Some((name, on)) = mp.feature {
-                let named = &scope.names[name as usize];
-                if role.features.iter().any(|f| f == named) != on {
-                    continue;
-                }
+            if mp
+                .feature
+                .is_some_and(|(n, on)| feature_off(role, scope, n, on))
+            {
+                continue;
             }
             let dg = ix.gnames[f.0 as usize][mp.name as usize];
             let Some(target) = join_rel(dir, &mp.path) else {

@@ -15,10 +15,7 @@ impl<'s> V<'s> {
         self.path_site(vec![(name, pos(n))], 0, Role::Value);
         // A unit struct as a value (`Utc.timestamp_opt(…)`): a value of
         // the type, as `Unit` written with a path is.
-        let text = self.text(n);
-        let type_like = text.starts_with(|c: char| c.is_ascii_uppercase())
-            && text.chars().any(|c| c.is_ascii_lowercase());
-        if type_like {
+        if super::super::type_like(self.text(n)) {
             return self.recv(Recv::Ty(Ty::Path(vec![name])));
         }
         0

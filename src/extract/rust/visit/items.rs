@@ -10,11 +10,13 @@ impl<'s> V<'s> {
             Some(p) => {
                 self.cfg_off = p.off;
                 self.cfg_feature = p.feature;
+                self.attr_path = p.path;
                 (p.start.min(own), p.test, p.export)
             }
             None => {
                 self.cfg_off = false;
                 self.cfg_feature = None;
+                self.attr_path = None;
                 (own, false, false)
             }
         }
@@ -642,7 +644,7 @@ impl<'s> V<'s> {
                 // (A module compiled out leaves the name to another
                 // declaration: `#[cfg(not(feature = "std"))] #[path =
                 // "core.rs"] mod imp;` beside `use std::io as imp;`.)
-                if let Some(path) = self.path_attr(n).filter(|_| !cfg_off) {
+                if let Some(path) = self.attr_path.take().filter(|_| !cfg_off) {
                     self.scope.mod_paths.push(ModPath {
                         name,
                         path,
@@ -675,30 +677,6 @@ impl<'s> V<'s> {
         self.cur_fn = saved_fn;
         self.prefix = saved_prefix;
         self.module = saved_module;
-    }
-
-    /// The string of a `#[path = "…"]` attribute before item `n`.
-    fn path_attr(&self, n: Node) -> Option<String> {
-        let mut prev = n.prev_named_sibling();
-        while let Some(p) = prev {
-            match p.kind_name() {
-                "line_comment" | "block_comment" => {}
-                "attribute_item" => {
-                    let attr = p.named_child(0)?;
-                    let is_path = attr
-                        .named_child(0)
-                        .is_some_and(|i| i.kind_name() == "identifier" && self.text(i) == "path");
-                    if let Some(v) = attr.field("value").filter(|_| is_path) {
-                        let raw = self.text(v);
-                        let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
-                        return (!inner.contains('\\')).then(|| inner.to_string());
-                    }
-                }
-                _ => return None,
-            }
-            prev = p.prev_named_sibling();
-        }
-        None
     }
 
     pub(super) fn macro_def(&mut self, n: Node) {

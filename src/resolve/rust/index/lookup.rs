@@ -810,11 +810,7 @@ impl Index {
         last: &str,
         call: bool,
     ) -> TyRes {
-        let variant = |s: &str| {
-            s.starts_with(|c: char| c.is_ascii_uppercase())
-                && s.chars().any(|c| c.is_ascii_lowercase())
-        };
-        if w.hits.len() + 1 == len && variant(last) {
+        if w.hits.len() + 1 == len && crate::extract::rust::type_like(last) {
             return match w.last_def() {
                 Some(d) if world.def(d).kind == NodeKind::Class => TyRes::Def(d),
                 _ => TyRes::Unknown,
