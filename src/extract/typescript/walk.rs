@@ -1186,14 +1186,10 @@ impl<'s> Walker<'s> {
             "new_expression" => self.new_expr(n),
             "member_expression" => self.member_ref(n),
             "identifier" => self.ident_ref(n, NS_VALUE),
-            "shorthand_property_identifier" => {
-                // tsserver defines `{ x }` at x's local declaration: for an
-                // imported x that is the import, not the imported definition.
-                let name = self.text(n);
-                if let Some(b @ Binding::Def(_)) = self.lookup(name, NS_VALUE) {
-                    self.site(n, SiteKind::Ref, NS_VALUE, b.expr());
-                }
-            }
+            // `{ x }` refers to x: tsserver lists it among the references of
+            // x's definition, an imported x's too (its go-to-definition stops
+            // at the import, which `verify` follows one step).
+            "shorthand_property_identifier" => self.ident_ref(n, NS_VALUE),
             "type_identifier" => self.ident_ref(n, NS_TYPE),
             "nested_type_identifier" => {
                 if let Some(name) = n.field("name") {
@@ -1368,7 +1364,7 @@ impl<'s> Walker<'s> {
             })
             .and(self.this_class);
         for name in jsdoc::names(text) {
-            let mut base: Option<Expr> = None;
+            let mut base: Option<Expr> = name.module.map(|m| Expr::Require(self.intern_spec(m)));
             for seg in &name.segments {
                 let e = match (base.take(), seg.sep) {
                     (None, _) => match (self.lookup_doc(seg.name, name.ns), host) {
@@ -1401,15 +1397,12 @@ impl<'s> Walker<'s> {
             .collect();
         for k in comments {
             let text = self.text(k);
-            let start = k.start_position();
             for t in jsdoc::typedef_imports(text) {
+                // The members are references where the comment is walked.
                 let spec = self.intern_spec(t.spec);
                 let mut e = Expr::Require(spec);
                 for seg in &t.members {
-                    let n = self.intern(seg.name);
-                    e = Expr::Member(Box::new(e), n);
-                    let pos = doc_pos(text, start, seg.offset);
-                    self.site_at(pos, SiteKind::Ref, NS_TYPE, e.clone());
+                    e = Expr::Member(Box::new(e), self.intern(seg.name));
                 }
                 let v = self.scope.vars.len() as u32;
                 self.scope.vars.push(e);

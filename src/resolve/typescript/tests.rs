@@ -1303,3 +1303,30 @@ fn map_values_and_single_elements_are_typed() {
     assert_eq!(targets(&r, "8:11"), ["o.ts:Opt.is"]);
     assert_eq!(targets(&r, "9:29"), ["o.ts:Opt.is"]);
 }
+
+#[test]
+fn inline_jsdoc_import_types_and_shorthand_properties_of_imports() {
+    let r = resolve_all(&[
+        (
+            "internal.d.ts",
+            "export interface VNode { type: string }\n\
+             export namespace NS { export interface Inner {} }\n",
+        ),
+        ("hooks.js", "export function useState() {}\n"),
+        (
+            "index.js",
+            "import { useState } from './hooks';\n\
+             /**\n * @param {import('./internal').VNode} v\n\
+             \x20* @returns {Array<import(\"./internal\").NS.Inner>}\n */\n\
+             function f(v) {}\n\
+             export default { useState };\n",
+        ),
+    ]);
+    // `import("./m").X` in a type tag: X is the module's, each member a
+    // reference.
+    assert_eq!(targets(&r, "3:33"), ["internal.d.ts:VNode"]);
+    assert_eq!(targets(&r, "4:41"), ["internal.d.ts:NS"]);
+    assert_eq!(targets(&r, "4:44"), ["internal.d.ts:NS.Inner"]);
+    // `{ useState }` refers to the imported function, as the call would.
+    assert_eq!(targets(&r, "7:18"), ["hooks.js:useState"]);
+}
