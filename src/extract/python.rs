@@ -2554,18 +2554,21 @@ impl<'s> Extractor<'s> {
                 flat.push(p);
             }
         }
-        let builtin = |n: &Node| {
+        let head = |n: &Node| {
             let n = match n.kind_name() {
                 "type" => n.named_child(0).unwrap_or(*n),
                 _ => *n,
             };
-            let head = match n.kind_name() {
+            match n.kind_name() {
                 "subscript" => n.field("value").map(|v| self.text(v)),
                 "generic_type" => n.named_child(0).map(|v| self.text(v)),
                 "identifier" | "attribute" => Some(self.text(n)),
                 _ => None,
-            };
-            head.map(|h| h.rsplit('.').next().unwrap_or(h))
+            }
+        };
+        let builtin = |n: &Node| {
+            head(n)
+                .map(|h| h.rsplit('.').next().unwrap_or(h))
                 .is_some_and(|h| {
                     BUILTIN_TYPES.contains(&h) || SEQ_TYPES.contains(&h) || MAP_TYPES.contains(&h)
                 })
@@ -2574,6 +2577,13 @@ impl<'s> Extractor<'s> {
         match (&others[..], flat.first()) {
             ([one], _) => self.principal(*one, cont),
             ([], Some(first)) => self.principal(*first, cont),
+            // One generic with different arguments (`IO[str] | IO[bytes]`):
+            // its members are the generic's.
+            ([first, rest @ ..], _)
+                if head(first).is_some() && rest.iter().all(|p| head(p) == head(first)) =>
+            {
+                self.principal(*first, cont)
+            }
             _ => None,
         }
     }

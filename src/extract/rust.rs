@@ -361,6 +361,8 @@ pub enum Recv {
     /// Element `k` from the end (0: the last) of a tuple pattern after
     /// `..`: `let (first, .., last) = recv;`.
     TupleElemBack(u32, u32),
+    /// `(a, b)`: each element's receiver (`let (x, y) = (&v[0], &v[1]);`).
+    Tuple(Vec<u32>),
 }
 
 /// Macros std exports to every crate. A crate's own `macro_rules!` of the

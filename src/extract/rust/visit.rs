@@ -59,9 +59,11 @@ const STD_TRAITS: [&str; 28] = [
     "Unpin",
 ];
 
-/// Iterator/collection methods whose closure argument takes an element.
-const ELEM_CLOSURE_METHODS: [&str; 21] = [
+/// Iterator, collection, `Option` and `Result` methods whose closure
+/// argument takes an element (the `Some`/`Ok` value) first.
+const ELEM_CLOSURE_METHODS: [&str; 26] = [
     "all",
+    "and_then",
     "any",
     "filter",
     "filter_map",
@@ -70,7 +72,12 @@ const ELEM_CLOSURE_METHODS: [&str; 21] = [
     "flat_map",
     "for_each",
     "inspect",
+    "is_none_or",
+    "is_ok_and",
+    "is_some_and",
     "map",
+    "map_or",
+    "map_while",
     "max_by_key",
     "min_by_key",
     "partition",
@@ -81,7 +88,17 @@ const ELEM_CLOSURE_METHODS: [&str; 21] = [
     "sort_unstable_by_key",
     "take_while",
     "try_for_each",
-    "map_while",
+];
+
+/// Methods whose closure takes two elements (`sort_by(|a, b| …)`).
+const ELEM_PAIR_CLOSURE_METHODS: [&str; 7] = [
+    "dedup_by",
+    "is_sorted_by",
+    "max_by",
+    "min_by",
+    "reduce",
+    "sort_by",
+    "sort_unstable_by",
 ];
 
 /// Deeper expressions are skipped (a stack overflow would kill the indexer).
@@ -624,6 +641,16 @@ impl<'s> V<'s> {
                 }
             }
             "struct_expression" => self.struct_expr(n),
+            "tuple_expression" => {
+                let mut cursor = n.walk();
+                let kids: Vec<Node> = n.named_children(&mut cursor).collect();
+                let elems = kids
+                    .into_iter()
+                    .filter(|k| k.kind_name() != "attribute_item")
+                    .map(|k| self.node(k))
+                    .collect();
+                self.recv(Recv::Tuple(elems))
+            }
             "reference_expression" | "parenthesized_expression" | "await_expression" => {
                 let mut r = 0;
                 let mut cursor = n.walk();
@@ -668,7 +695,7 @@ impl<'s> V<'s> {
                 self.recv(Recv::Try(r))
             }
             "closure_expression" => {
-                self.closure(n, 0);
+                self.closure(n, 0, false);
                 0
             }
             "type_cast_expression" => {

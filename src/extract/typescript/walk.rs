@@ -1181,6 +1181,12 @@ impl<'s> Walker<'s> {
             "import_statement" => {
                 // Handled when its block was hoisted.
             }
+            // `import X = A.B;` (a namespace alias): A and B are references.
+            "import_alias" => {
+                if let Some(v) = n.named_child(1) {
+                    self.qualifier_sites(v);
+                }
+            }
             "export_statement" => self.export(n),
             "call_expression" => self.call(n),
             "new_expression" => self.new_expr(n),

@@ -1333,6 +1333,12 @@ impl Cx<'_, '_> {
                 TyRes::Def(t) if self.has_deref(t) => TyRes::Unknown,
                 other => other,
             },
+            Recv::Tuple(elems) => TyRes::Tuple(
+                elems
+                    .iter()
+                    .map(|e| self.eval(site, *e, depth + 1))
+                    .collect(),
+            ),
             Recv::Elem(base) => match self.eval(site, *base, depth + 1) {
                 TyRes::Container(x) | TyRes::Wrap(x) => *x,
                 // `for (k, v) in &map`

@@ -1791,3 +1791,49 @@ pub fn f() { make().unwrap().nano(); }
         "calls shop_app::f -> shop_app::DateTime::nano @6:30 Member { k: 1 }",
     );
 }
+
+#[test]
+fn option_and_comparator_closures_take_elements() {
+    // `Option::and_then`/`map_or`/`is_some_and` pass the `Some` value;
+    // `sort_by` passes two elements.
+    let src = r#"pub struct Cn(u8);
+impl Cn { fn as_ptr(&self) -> usize { 0 } }
+pub fn f(o: Option<Cn>, v: Vec<Cn>) {
+    o.and_then(|c| Some(c.as_ptr()));
+    o.map_or(0, |c| c.as_ptr());
+    o.is_some_and(|c| c.as_ptr() > 0);
+    v.sort_by(|a, b| a.as_ptr().cmp(&b.as_ptr()));
+}
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    for (line, col) in [(4, 27), (5, 23), (6, 25), (7, 24), (7, 40)] {
+        assert_has(
+            &g,
+            &format!("calls shop_app::f -> shop_app::Cn::as_ptr @{line}:{col} TypedReceiver"),
+        );
+    }
+}
+
+#[test]
+fn a_tuple_pattern_takes_a_tuple_expression_element_by_element() {
+    let src = r#"pub struct Cn(u8);
+impl Cn { fn as_ptr(&self) -> usize { 0 } }
+pub struct Sv;
+impl Sv { fn ents(&self) -> Vec<Cn> { todo!() } fn heap(&self) -> usize { 0 } }
+pub fn f(s: Sv) {
+    let ents = s.ents();
+    let (a, b) = (&ents[1], Sv);
+    a.as_ptr();
+    b.heap();
+}
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Cn::as_ptr @8:7 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Sv::heap @9:7 TypedReceiver",
+    );
+}

@@ -1330,3 +1330,25 @@ fn inline_jsdoc_import_types_and_shorthand_properties_of_imports() {
     // `{ useState }` refers to the imported function, as the call would.
     assert_eq!(targets(&r, "7:18"), ["hooks.js:useState"]);
 }
+
+#[test]
+fn namespace_aliases_reference_what_they_name() {
+    let r = resolve_all(&[
+        (
+            "hooks.d.ts",
+            "export type Reducer<S> = (s: S) => S;\nexport declare namespace Inner { type T = 1; }\n",
+        ),
+        (
+            "compat.d.ts",
+            "import * as _hooks from './hooks';\n\
+             declare namespace React {\n\
+             \texport import Reducer = _hooks.Reducer;\n\
+             \texport import T = _hooks.Inner.T;\n\
+             }\n\
+             export = React;\n",
+        ),
+    ]);
+    assert_eq!(targets(&r, "3:33"), ["hooks.d.ts:Reducer"]);
+    assert_eq!(targets(&r, "4:27"), ["hooks.d.ts:Inner"]);
+    assert_eq!(targets(&r, "4:33"), ["hooks.d.ts:Inner.T"]);
+}

@@ -97,8 +97,10 @@ impl<'s> V<'s> {
                                     pos: pos(field),
                                     args,
                                 });
-                                if ELEM_CLOSURE_METHODS.contains(&self.str_of(name)) {
-                                    elem_hint = Some(self.recv(Recv::Elem(recv)));
+                                let method = self.str_of(name);
+                                let pair = ELEM_PAIR_CLOSURE_METHODS.contains(&method);
+                                if pair || ELEM_CLOSURE_METHODS.contains(&method) {
+                                    elem_hint = Some((self.recv(Recv::Elem(recv)), pair));
                                 }
                                 self.recv(Recv::Method(recv, name))
                             }
@@ -122,7 +124,9 @@ impl<'s> V<'s> {
             };
             for k in kids {
                 match elem_hint {
-                    Some(e) if k.kind_name() == "closure_expression" => self.closure(k, e),
+                    Some((e, pair)) if k.kind_name() == "closure_expression" => {
+                        self.closure(k, e, pair)
+                    }
                     _ => {
                         let kr = self.node(k);
                         if let Some((site, _)) = one.filter(|&(_, x)| x == k) {
@@ -224,9 +228,9 @@ impl<'s> V<'s> {
         }
     }
 
-    /// A closure; `first` types its first parameter (an element of the
-    /// iterator whose `map`/`filter`/… it is passed to).
-    pub(super) fn closure(&mut self, n: Node, first: u32) {
+    /// A closure; `first` is what its first parameter is (0: unknown), and
+    /// its second too when `pair`.
+    pub(super) fn closure(&mut self, n: Node, first: u32, pair: bool) {
         let own = self.locals.is_empty();
         if own {
             self.locals.push(HashMap::default());
@@ -235,7 +239,7 @@ impl<'s> V<'s> {
             let mut cursor = params.walk();
             let kids: Vec<Node> = params.named_children(&mut cursor).collect();
             for (i, p) in kids.into_iter().enumerate() {
-                let hint = if i == 0 { first } else { 0 };
+                let hint = if i == 0 || (i == 1 && pair) { first } else { 0 };
                 if p.kind_name() == "parameter" {
                     let r = match p.field("type") {
                         Some(t) => {
