@@ -87,6 +87,9 @@ pub struct Sig {
     pub params: u8,
     /// Takes `self` (in any form): callable as `x.f()`.
     pub has_self: bool,
+    /// An inherent method declared `pub(super)`: visible in the parent of
+    /// its impl's module only.
+    pub super_only: bool,
 }
 
 /// The receiver id of `self` in every file's [`Refs::recvs`].

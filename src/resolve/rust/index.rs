@@ -250,6 +250,8 @@ pub struct Index {
     pub sigs: HashMap<SymId, (u8, bool)>,
     /// Method → the module of its impl or trait (for visibility).
     pub method_module: HashMap<SymId, u32>,
+    /// Inherent methods declared `pub(super)`.
+    pub super_visible: HashSet<SymId>,
     pub macros_by_name: HashMap<u32, Vec<SymId>>,
     /// Global name id → whether some Rust definition other than a file's
     /// module has that name (what [`World::named`] answers for Rust,
@@ -400,6 +402,7 @@ pub fn build(world: &World) -> Index {
         methods_by_name: HashMap::default(),
         sigs: HashMap::default(),
         method_module: HashMap::default(),
+        super_visible: HashSet::default(),
         macros_by_name: HashMap::default(),
         def_named: Vec::new(),
     };
@@ -736,13 +739,14 @@ pub fn build(world: &World) -> Index {
         let base = ix.file_mod[f.0 as usize];
         let defs = world.defs(f);
         for sig in &scope.sigs {
-            ix.sigs.insert(
-                SymId {
-                    file: f,
-                    def: sig.def,
-                },
-                (sig.params, sig.has_self),
-            );
+            let id = SymId {
+                file: f,
+                def: sig.def,
+            };
+            ix.sigs.insert(id, (sig.params, sig.has_self));
+            if sig.super_only {
+                ix.super_visible.insert(id);
+            }
         }
         let mut in_impl = HashSet::default();
         for imp in &scope.impls {

@@ -1837,3 +1837,34 @@ pub fn f(s: Sv) {
         "calls shop_app::f -> shop_app::Sv::heap @9:7 TypedReceiver",
     );
 }
+
+#[test]
+fn a_pub_super_inherent_method_is_out_of_reach_beyond_the_parent_module() {
+    // chrono: `pub(super) const fn weekday` in `naive::date`; from
+    // `format`, `d.weekday()` is `Datelike`'s, from `naive` the inherent one.
+    let lib = r#"pub trait Datelike { fn weekday(&self) -> i32; }
+pub mod naive {
+    pub mod date {
+        pub struct NaiveDate;
+        impl NaiveDate {
+            pub(super) const fn weekday(&self) -> i32 { 0 }
+        }
+        impl crate::Datelike for NaiveDate { fn weekday(&self) -> i32 { 1 } }
+    }
+    pub fn near(d: date::NaiveDate) -> i32 { d.weekday() }
+}
+pub mod format {
+    use crate::Datelike;
+    pub fn far(d: crate::naive::date::NaiveDate) -> i32 { d.weekday() }
+}
+"#;
+    let g = graph(&[("src/lib.rs", lib)]);
+    assert_has(
+        &g,
+        "calls shop_app::naive::near -> shop_app::naive::date::NaiveDate::weekday @10:48 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::format::far -> shop_app::naive::date::NaiveDate::weekday#2 @14:61 TypedReceiver",
+    );
+}

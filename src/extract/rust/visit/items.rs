@@ -76,7 +76,16 @@ impl<'s> V<'s> {
         };
         let name = self.text(name_node).to_string();
         let (start, test, _) = self.attrs(n);
-        let vis = has_child(n, "visibility_modifier");
+        // `pub(self)` is private; `pub(super)` reaches the parent module.
+        let restricted = child_of_kind(n, "visibility_modifier").map(|v| {
+            let text: String = self.text(v).split_whitespace().collect();
+            match text.as_str() {
+                "pub(self)" => Some(false),
+                "pub(super)" => Some(true),
+                _ => None,
+            }
+        });
+        let vis = matches!(restricted, Some(None | Some(true)));
         let base = self.base();
         let assoc = self.assoc.clone();
         let (kind, local, parent, exported) = match &assoc {
@@ -146,6 +155,8 @@ impl<'s> V<'s> {
                     def,
                     params: params.min(UNKNOWN_ARGS as usize - 1) as u8,
                     has_self,
+                    super_only: matches!(assoc, Some(Assoc::Impl(_, _, false)))
+                        && restricted == Some(Some(true)),
                 });
             }
             for p in kids {

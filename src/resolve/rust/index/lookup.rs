@@ -573,20 +573,23 @@ impl Index {
     }
 
     /// [`Index::assoc`] as seen from module `from`: an inherent method
-    /// that is not `pub` is out of reach outside its impl's module, and
-    /// the call is a trait's (chrono's private `const fn year` beside
-    /// `impl Datelike for NaiveDate`); when no trait has one either, the
-    /// inherent methods after all.
+    /// that is not `pub` is out of reach outside its impl's module (one
+    /// `pub(super)` outside the parent of that module), and the call is a
+    /// trait's (chrono's private `const fn year` beside `impl Datelike for
+    /// NaiveDate`); when no trait has one either, the inherent methods
+    /// after all.
     pub fn assoc_from(&self, world: &World, t: SymId, name: u32, from: u32) -> Vec<SymId> {
         let Some(v) = self.inherent.get(&(t, name)) else {
             return self.assoc_of_traits(world, t, name);
         };
         let reachable = |c: &SymId| {
-            world.def(*c).exported
-                || self
-                    .method_module
-                    .get(c)
-                    .is_none_or(|&cm| self.within(from, cm))
+            let Some(&cm) = self.method_module.get(c) else {
+                return true;
+            };
+            if self.super_visible.contains(c) {
+                return self.within(from, self.parent(cm).unwrap_or(cm));
+            }
+            world.def(*c).exported || self.within(from, cm)
         };
         if v.iter().any(reachable) {
             return v.iter().copied().filter(reachable).collect();
