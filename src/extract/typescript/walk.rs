@@ -357,6 +357,9 @@ struct Walker<'s> {
     /// What `this` is in a function declaring it (`function (this:
     /// SchedulerAction<T>) {}`): it wins over [`Walker::this_class`].
     this_value: Option<Expr>,
+    /// The class of the static method about to be walked: `this` in its
+    /// body is the class itself (`new this(x)` is an instance).
+    static_this: Option<u32>,
     /// Function whose `return` values are recorded.
     fn_def: Option<u32>,
     returned: HashSet<u32>,
@@ -427,6 +430,7 @@ impl<'s> Walker<'s> {
             cur: 0,
             this_class: None,
             this_value: None,
+            static_this: None,
             fn_def: None,
             returned: HashSet::new(),
             ret_ctx: None,
@@ -1558,6 +1562,9 @@ impl<'s> Walker<'s> {
         } else {
             self.this_value.take()
         };
+        if let Some(c) = self.static_this.take() {
+            self.this_value = Some(Expr::Def(c));
+        }
         if let Some(d) = def {
             self.cur = d;
         }
@@ -2496,6 +2503,9 @@ impl<'s> Walker<'s> {
                     }
                     self.walk_decorators(m);
                     let ctor = if is_ctor { class } else { None };
+                    let mut cur = m.walk();
+                    let is_static = m.children(&mut cur).any(|k| k.kind_name() == "static");
+                    self.static_this = class.filter(|_| is_static);
                     self.function_with(m, def, class, ctor);
                 }
                 "public_field_definition" | "field_definition" | "property_signature" => {
@@ -3399,6 +3409,24 @@ impl<'s> Walker<'s> {
                         Expr::Global => Expr::Unknown,
                         e => e,
                     },
+                    e => e,
+                }
+            }
+            // `c ? a : b`: `a` when its value is known, `b` when `a`'s is
+            // unknown (a narrowed `x instanceof this ? x : new this(x)` is
+            // the class's instance either way); nothing when `a` is a
+            // global (`typeof URLSearchParams !== 'undefined' ?
+            // URLSearchParams : Polyfill` is either).
+            "ternary_expression" => {
+                let (Some(a), Some(b)) = (n.field("consequence"), n.field("alternative")) else {
+                    return Expr::Unknown;
+                };
+                match self.expr(a) {
+                    Expr::Unknown => match self.expr(b) {
+                        Expr::Global => Expr::Unknown,
+                        e => e,
+                    },
+                    Expr::Global => Expr::Unknown,
                     e => e,
                 }
             }

@@ -1352,3 +1352,39 @@ fn namespace_aliases_reference_what_they_name() {
     assert_eq!(targets(&r, "4:27"), ["hooks.d.ts:Inner"]);
     assert_eq!(targets(&r, "4:33"), ["hooks.d.ts:Inner.T"]);
 }
+
+#[test]
+fn this_in_a_static_method_is_the_class() {
+    // axios: `static from(thing) { return thing instanceof this ? thing :
+    // new this(thing); }` returns an instance.
+    let r = resolve_all(&[
+        (
+            "h.js",
+            "class Headers {\n\
+             set(k) { return this; }\n\
+             static from(thing) { return thing instanceof this ? thing : new this(thing); }\n\
+             static make() { return this.from({}); }\n\
+             }\n\
+             export default Headers;\n",
+        ),
+        (
+            "u.js",
+            "import Headers from './h.js';\nHeaders.from({}).set('a');\nHeaders.make().set('b');\n",
+        ),
+    ]);
+    assert_eq!(targets(&r, "2:18"), ["h.js:Headers.set"]);
+    assert_eq!(targets(&r, "3:16"), ["h.js:Headers.set"]);
+    // `this.from` in a static method is the static member.
+    assert_eq!(targets(&r, "4:29"), ["h.js:Headers.from"]);
+    // A global or a polyfill: neither is the value.
+    let r = resolve_all(&[
+        ("p.js", "export default class Polyfill { get(k) {} }\n"),
+        (
+            "u.js",
+            "import P from './p.js';\n\
+             const U = typeof URLSearchParams !== 'undefined' ? URLSearchParams : P;\n\
+             new U().get('a');\n",
+        ),
+    ]);
+    assert!(targets(&r, "3:9").is_empty(), "{:?}", r.0);
+}
