@@ -332,44 +332,9 @@ pub async fn verify(
                             let locs = twins
                                 .resolve(locs, |p| pool.source_definition(doc, p), s.pos)
                                 .await;
-                            // tsserver defines the shorthand `{ x }` of an
-                            // imported x at its import (and at the property of
-                            // the object's contextual type): the import's own
-                            // definition is what x names. One step, from the
-                            // answers in this file, where no answer is the
-                            // graph's (a declaration's definition is itself:
-                            // no change).
                             if lang.family() == Family::Script {
-                                let at_line = |l: &Location| {
-                                    let rel = relative(root, &l.path);
-                                    s.expected.iter().any(|(p, at)| {
-                                        rel.as_deref() == Some(p.as_str()) && at.line == l.pos.line
-                                    })
-                                };
-                                let here = |l: &Location| {
-                                    relative(root, &l.path).as_deref() == Some(s.path.as_str())
-                                };
-                                if !locs.iter().any(at_line) && locs.iter().any(here) {
-                                    let mut out = Vec::with_capacity(locs.len());
-                                    for l in locs {
-                                        if here(&l) && l.pos != s.pos {
-                                            let next = pool.definition(doc, l.pos).await?;
-                                            let next = twins
-                                                .resolve(
-                                                    next,
-                                                    |p| pool.source_definition(doc, p),
-                                                    l.pos,
-                                                )
-                                                .await;
-                                            if next.iter().any(|n| !here(n)) {
-                                                out.extend(next);
-                                                continue;
-                                            }
-                                        }
-                                        out.push(l);
-                                    }
-                                    return Ok(out);
-                                }
+                                return follow_local_answers(pool, twins, doc, root, &s, locs)
+                                    .await;
                             }
                             Ok(locs)
                         }
@@ -933,6 +898,48 @@ fn name_findings(
         total,
         results,
     })
+}
+
+/// tsserver defines the shorthand `{ x }` of an imported x at its import
+/// (and at the property of the object's contextual type), though it lists
+/// the site among the references of the imported definition: the import's
+/// own definition is what x names. Where no answer is the graph's, each
+/// answer elsewhere in the site's file is asked once more, and replaced
+/// when that answer leads out of the file (a declaration's definition is
+/// itself: no change).
+async fn follow_local_answers(
+    pool: &Pool,
+    twins: &Twins<'_>,
+    doc: Document<'_>,
+    root: &Path,
+    site: &Site,
+    locs: Vec<Location>,
+) -> Result<Vec<Location>, LspError> {
+    let expected = |l: &Location| {
+        let rel = relative(root, &l.path);
+        site.expected
+            .iter()
+            .any(|(p, at)| rel.as_deref() == Some(p.as_str()) && at.line == l.pos.line)
+    };
+    let here = |l: &Location| relative(root, &l.path).as_deref() == Some(site.path.as_str());
+    if locs.iter().any(expected) || !locs.iter().any(here) {
+        return Ok(locs);
+    }
+    let mut out = Vec::with_capacity(locs.len());
+    for l in locs {
+        if here(&l) && l.pos != site.pos {
+            let next = pool.definition(doc, l.pos).await?;
+            let next = twins
+                .resolve(next, |p| pool.source_definition(doc, p), l.pos)
+                .await;
+            if next.iter().any(|n| !here(n)) {
+                out.extend(next);
+                continue;
+            }
+        }
+        out.push(l);
+    }
+    Ok(out)
 }
 
 /// Definitions that land in a declaration file a package ships beside its

@@ -790,6 +790,31 @@ impl<'s> V<'s> {
     // ---- definitions -------------------------------------------------
 }
 
+/// How far an item is visible, as far as resolution tells them apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Vis {
+    /// No modifier, or `pub(self)`: its module (and the modules inside).
+    Private,
+    /// `pub(super)`: its module's parent.
+    Super,
+    /// `pub`, `pub(crate)`, `pub(in path)`.
+    Public,
+}
+
+impl V<'_> {
+    fn visibility(&self, item: Node) -> Vis {
+        let Some(v) = child_of_kind(item, "visibility_modifier") else {
+            return Vis::Private;
+        };
+        let text: String = self.text(v).split_whitespace().collect();
+        match text.as_str() {
+            "pub(self)" => Vis::Private,
+            "pub(super)" => Vis::Super,
+            _ => Vis::Public,
+        }
+    }
+}
+
 fn has_child(n: Node, kind: &str) -> bool {
     child_of_kind(n, kind).is_some()
 }

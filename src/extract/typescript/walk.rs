@@ -357,9 +357,6 @@ struct Walker<'s> {
     /// What `this` is in a function declaring it (`function (this:
     /// SchedulerAction<T>) {}`): it wins over [`Walker::this_class`].
     this_value: Option<Expr>,
-    /// The class of the static method about to be walked: `this` in its
-    /// body is the class itself (`new this(x)` is an instance).
-    static_this: Option<u32>,
     /// Function whose `return` values are recorded.
     fn_def: Option<u32>,
     returned: HashSet<u32>,
@@ -430,7 +427,6 @@ impl<'s> Walker<'s> {
             cur: 0,
             this_class: None,
             this_value: None,
-            static_this: None,
             fn_def: None,
             returned: HashSet::new(),
             ret_ctx: None,
@@ -1562,7 +1558,9 @@ impl<'s> Walker<'s> {
         } else {
             self.this_value.take()
         };
-        if let Some(c) = self.static_this.take() {
+        // In a static method `this` is the class itself (`new this(x)` is
+        // an instance).
+        if let Some(c) = this.filter(|_| is_static(n)) {
             self.this_value = Some(Expr::Def(c));
         }
         if let Some(d) = def {
@@ -2503,9 +2501,6 @@ impl<'s> Walker<'s> {
                     }
                     self.walk_decorators(m);
                     let ctor = if is_ctor { class } else { None };
-                    let mut cur = m.walk();
-                    let is_static = m.children(&mut cur).any(|k| k.kind_name() == "static");
-                    self.static_this = class.filter(|_| is_static);
                     self.function_with(m, def, class, ctor);
                 }
                 "public_field_definition" | "field_definition" | "property_signature" => {
@@ -3303,6 +3298,15 @@ impl<'s> Walker<'s> {
         e
     }
 
+    /// The value of the fallback operand of `a || b` or `c ? a : b`: none
+    /// when it is a global (the whole is then no in-repo value).
+    fn known_value(&mut self, n: Node<'s>) -> Expr {
+        match self.expr(n) {
+            Expr::Global => Expr::Unknown,
+            e => e,
+        }
+    }
+
     fn expr_node(&mut self, n: Node<'s>) -> Expr {
         match n.kind_name() {
             "identifier" => {
@@ -3405,10 +3409,7 @@ impl<'s> Walker<'s> {
                     return Expr::Unknown;
                 };
                 match self.expr(l) {
-                    Expr::Unknown | Expr::Global => match self.expr(r) {
-                        Expr::Global => Expr::Unknown,
-                        e => e,
-                    },
+                    Expr::Unknown | Expr::Global => self.known_value(r),
                     e => e,
                 }
             }
@@ -3422,10 +3423,7 @@ impl<'s> Walker<'s> {
                     return Expr::Unknown;
                 };
                 match self.expr(a) {
-                    Expr::Unknown => match self.expr(b) {
-                        Expr::Global => Expr::Unknown,
-                        e => e,
-                    },
+                    Expr::Unknown => self.known_value(b),
                     Expr::Global => Expr::Unknown,
                     e => e,
                 }
@@ -3830,6 +3828,16 @@ fn returns(e: Expr) -> Expr {
 
 /// An array of `e`s.
 /// `get name() {}` (a `get` keyword before the name).
+/// `static m() {}` in a class body.
+fn is_static(m: Node<'_>) -> bool {
+    let mut c = m.walk();
+    let found = m
+        .children(&mut c)
+        .take_while(|k| k.kind_name() != "property_identifier")
+        .any(|k| k.kind_name() == "static");
+    found
+}
+
 fn is_getter(m: Node<'_>) -> bool {
     let mut c = m.walk();
     let found = m

@@ -250,8 +250,8 @@ pub struct Index {
     pub sigs: HashMap<SymId, (u8, bool)>,
     /// Method → the module of its impl or trait (for visibility).
     pub method_module: HashMap<SymId, u32>,
-    /// Inherent methods declared `pub(super)`.
-    pub super_visible: HashSet<SymId>,
+    /// Inherent methods declared `pub(super)` (`Sig::super_only`).
+    pub super_only: HashSet<SymId>,
     pub macros_by_name: HashMap<u32, Vec<SymId>>,
     /// Global name id → whether some Rust definition other than a file's
     /// module has that name (what [`World::named`] answers for Rust,
@@ -402,7 +402,7 @@ pub fn build(world: &World) -> Index {
         methods_by_name: HashMap::default(),
         sigs: HashMap::default(),
         method_module: HashMap::default(),
-        super_visible: HashSet::default(),
+        super_only: HashSet::default(),
         macros_by_name: HashMap::default(),
         def_named: Vec::new(),
     };
@@ -745,7 +745,7 @@ pub fn build(world: &World) -> Index {
             };
             ix.sigs.insert(id, (sig.params, sig.has_self));
             if sig.super_only {
-                ix.super_visible.insert(id);
+                ix.super_only.insert(id);
             }
         }
         let mut in_impl = HashSet::default();

@@ -76,16 +76,7 @@ impl<'s> V<'s> {
         };
         let name = self.text(name_node).to_string();
         let (start, test, _) = self.attrs(n);
-        // `pub(self)` is private; `pub(super)` reaches the parent module.
-        let restricted = child_of_kind(n, "visibility_modifier").map(|v| {
-            let text: String = self.text(v).split_whitespace().collect();
-            match text.as_str() {
-                "pub(self)" => Some(false),
-                "pub(super)" => Some(true),
-                _ => None,
-            }
-        });
-        let vis = matches!(restricted, Some(None | Some(true)));
+        let vis = self.visibility(n);
         let base = self.base();
         let assoc = self.assoc.clone();
         let (kind, local, parent, exported) = match &assoc {
@@ -93,7 +84,7 @@ impl<'s> V<'s> {
                 NodeKind::Method,
                 format!("{base}{ty}::{name}"),
                 self.free_parent(),
-                vis || *is_trait,
+                vis != Vis::Private || *is_trait,
             ),
             Some(Assoc::Trait(d, tr)) => {
                 let exported = self.defs[*d as usize].exported;
@@ -108,7 +99,7 @@ impl<'s> V<'s> {
                 NodeKind::Function,
                 format!("{base}{name}"),
                 self.cur_fn,
-                vis,
+                vis != Vis::Private,
             ),
         };
         let kind = if test { NodeKind::Test } else { kind };
@@ -156,7 +147,7 @@ impl<'s> V<'s> {
                     params: params.min(UNKNOWN_ARGS as usize - 1) as u8,
                     has_self,
                     super_only: matches!(assoc, Some(Assoc::Impl(_, _, false)))
-                        && restricted == Some(Some(true)),
+                        && vis == Vis::Super,
                 });
             }
             for p in kids {

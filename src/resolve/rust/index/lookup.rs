@@ -586,7 +586,7 @@ impl Index {
             let Some(&cm) = self.method_module.get(c) else {
                 return true;
             };
-            if self.super_visible.contains(c) {
+            if self.super_only.contains(c) {
                 return self.within(from, self.parent(cm).unwrap_or(cm));
             }
             world.def(*c).exported || self.within(from, cm)
