@@ -129,6 +129,10 @@ pub struct FileFacts {
     pub refs: LangRefs,
 }
 
+/// (One per file, read and decoded in bulk: unboxed, a Python or
+/// TypeScript scope costs some 200 bytes more than it needs, less than an
+/// allocation and an indirection per Rust file.)
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum LangScope {
     Python(python::Scope),

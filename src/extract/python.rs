@@ -1903,9 +1903,13 @@ impl<'s> Extractor<'s> {
     fn assignment(&mut self, node: Node, sid: usize, src: u32) {
         let left = node.field("left");
         let right = node.field("right");
-        let annot = node
-            .field("type")
-            .and_then(|t| self.annotation(t, sid, src));
+        let annot = node.field("type").and_then(|t| {
+            let a = self.annotation(t, sid, src);
+            // `converter: Final = Converter()`: the value's type, as pyright
+            // infers it.
+            let bare_final = matches!(self.text(t).rsplit('.').next(), Some("Final"));
+            a.filter(|_| !bare_final || right.is_none())
+        });
         if let (Some(l), Some(r)) = (left, right) {
             if sid == 0 && self.text(l) == "__all__" {
                 self.all_literal(r, false);
@@ -2024,6 +2028,9 @@ impl<'s> Extractor<'s> {
                         .chain_at
                         .get(&(p.start_byte(), p.end_byte()))
                         .map_or(Src::Unknown, |c| Src::Value(*c)),
+                    // `Context = Union[Dict[str, Any], Dict[Any, Any]]`
+                    // (structlog): a builtin container.
+                    Some((_, Cont::Seq | Cont::Map)) => Src::External,
                     _ => Src::Unknown,
                 }
             }

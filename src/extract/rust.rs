@@ -49,6 +49,9 @@ pub struct Scope {
     pub fields: Vec<Field>,
     /// Declared return types of functions and methods.
     pub rets: Vec<Ret>,
+    /// Parameters of functions and methods that take a closure, with the
+    /// types the closure is passed.
+    pub closures: Vec<ClosureSig>,
     /// `trait A: B + C` → (A, path of B), (A, path of C).
     pub supers: Vec<Super>,
     /// `mod x;` declarations of the file's own module.
@@ -215,6 +218,22 @@ pub enum Ty {
     /// `(A, B)`: each element's type, reached by `.0`, `.1` and tuple
     /// patterns (`let (ptr, len) = self.heap();`).
     Tuple(Vec<Ty>),
+    /// `Fn(A, B) -> R`, `fn(A) -> R`: a callable taking these types.
+    Fn(Vec<Ty>),
+}
+
+/// A parameter that takes a closure (`f: impl Fn(&mut Table)`, `func: F`
+/// with `F: FnMut(&str, Value)`, `&dyn Fn(T)`): what the closure's
+/// parameters are.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClosureSig {
+    pub def: u32,
+    /// Module id the types were written in.
+    pub module: u32,
+    /// The parameter's position among a call's arguments (besides `self`).
+    pub arg: u8,
+    /// The closure's parameter types.
+    pub params: Vec<Ty>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -366,6 +385,12 @@ pub enum Recv {
     TupleElemBack(u32, u32),
     /// `(a, b)`: each element's receiver (`let (x, y) = (&v[0], &v[1]);`).
     Tuple(Vec<u32>),
+    /// Parameter `param` of a closure passed as argument `arg` to
+    /// `recv.method(…)` (receiver, method name, arg, param).
+    MethodClosure(u32, u32, u8, u8),
+    /// Parameter `param` of a closure passed as argument `arg` to a call
+    /// of the path (names, arg, param).
+    CallClosure(Vec<u32>, u8, u8),
 }
 
 /// Macros std exports to every crate. A crate's own `macro_rules!` of the

@@ -1463,6 +1463,28 @@ impl Ctx<'_, '_> {
                         }
                     }
                 }
+                // `def __getattr__(self, name) -> HookCaller` (pluggy's
+                // `HookRelay`): any other attribute of an instance is what
+                // it returns.
+                if matches!(v, Val::Inst(_)) && !name.starts_with("__") {
+                    let getattr = mro.iter().find_map(|cls| {
+                        let ds = self
+                            .tables(cls.file)
+                            .members
+                            .get(&cls.def)?
+                            .get("__getattr__")?;
+                        Some(SymId {
+                            file: cls.file,
+                            def: *ds.last()?,
+                        })
+                    });
+                    if let Some(g) = getattr {
+                        return match self.returns(g, Some(c), depth + 1) {
+                            Val::Unknown => Member::Unknown,
+                            r => Member::Value(r),
+                        };
+                    }
+                }
                 if open || OBJECT_ATTRS.contains(&name) {
                     Member::External
                 } else {

@@ -5,9 +5,9 @@ use tree_sitter::Node;
 use crate::extract::syntax::Syntax;
 
 use super::{
-    Alias, ArgTy, BoundSet, CallArg, CfgFeature, Field, Impl, InlineMod, Item, ModPath, Recv, Refs,
-    Ret, Role, Scope, Sig, Site, SiteKind, Super, Ty, Use, GLOBAL_PATH, NONE, SELF_RECV,
-    UNKNOWN_ARGS,
+    Alias, ArgTy, BoundSet, CallArg, CfgFeature, ClosureSig, Field, Impl, InlineMod, Item, ModPath,
+    Recv, Refs, Ret, Role, Scope, Sig, Site, SiteKind, Super, Ty, Use, GLOBAL_PATH, NONE,
+    SELF_RECV, UNKNOWN_ARGS,
 };
 use crate::extract::Def;
 use crate::graph::{NodeKind, Pos};
@@ -145,6 +145,9 @@ struct V<'s> {
     locals: Vec<HashMap<u32, u32>>,
     /// Generic parameters in scope with their first trait bound.
     generics: Vec<(u32, Option<Vec<u32>>)>,
+    /// Generic parameters in scope bounded by a closure trait (`F:
+    /// Fn(&mut Table)`), with its parameter types.
+    closure_bounds: Vec<(u32, Vec<Ty>)>,
     /// While a fn's generics are read: each bounded parameter's trait
     /// bounds that are not common std traits (see [`BoundSet`]); `None`
     /// elsewhere.
@@ -212,6 +215,7 @@ pub(super) fn run(module: Def, src: &[u8], root: Node) -> (Vec<Def>, Scope, Refs
         assoc: None,
         locals: Vec::new(),
         generics: Vec::new(),
+        closure_bounds: Vec::new(),
         fn_bounds: None,
         caller_view: false,
         adt_params: Vec::new(),
@@ -695,7 +699,7 @@ impl<'s> V<'s> {
                 self.recv(Recv::Try(r))
             }
             "closure_expression" => {
-                self.closure(n, 0, false);
+                self.closure(n, &[]);
                 0
             }
             "type_cast_expression" => {

@@ -114,6 +114,15 @@ pub(super) fn facts(defs: &[Def], scope: &Scope) -> Vec<Fact> {
         w.ty(&mut t, &r.ty);
         f.push(Some(r.def), t);
     }
+    for c in &scope.closures {
+        let mut t = Text::new("closure");
+        f.def(&mut t, c.def);
+        f.rank(&mut t);
+        w.module(&mut t, c.module);
+        t.raw(&format!(" {} ", c.arg));
+        w.ty(&mut t, &Ty::Fn(c.params.clone()));
+        f.push(Some(c.def), t);
+    }
     for s in &scope.supers {
         let mut t = Text::new("super");
         f.def(&mut t, s.def);
@@ -272,6 +281,14 @@ impl Writer<'_> {
                 t.raw("(");
                 for e in elems {
                     self.ty(t, e);
+                    t.raw(",");
+                }
+                t.raw(")");
+            }
+            Ty::Fn(params) => {
+                t.raw("F(");
+                for p in params {
+                    self.ty(t, p);
                     t.raw(",");
                 }
                 t.raw(")");

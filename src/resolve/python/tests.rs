@@ -1729,3 +1729,68 @@ async def use():
         "{out:#?}"
     );
 }
+
+/// `converter: Final = Converter()` (cattrs): a bare `Final` leaves the
+/// type to the value, as pyright infers it.
+#[test]
+fn a_bare_final_annotation_takes_the_values_type() {
+    let out = edges(&[
+        (
+            "conv.py",
+            "from typing import Final\nclass Converter:\n    def structure(self): ...\nclass Other:\n    def structure(self): ...\nconverter: Final = Converter()\nlimit: Final[int] = 3\nstructure = converter.structure\n",
+        ),
+    ]);
+    assert_has(
+        &out,
+        "references conv -> conv.Converter.structure @conv.py:8:23 TypedReceiver",
+    );
+    assert_none_to(&out, "Other.structure");
+}
+
+/// `Context = Union[Dict[str, Any], Dict[Any, Any]]` (structlog): an
+/// alias of a builtin container, whose `update` is dict's, not a guess at
+/// an in-repo `update`.
+#[test]
+fn a_union_alias_of_builtin_containers_is_outside_the_repository() {
+    let out = edges(&[
+        (
+            "typ.py",
+            "from typing import Any, Dict, List, Union\nContext = Union[Dict[str, Any], Dict[Any, Any]]\nItems = Union[List[int], List[str], None]\n",
+        ),
+        ("other.py", "class Class:\n    def update(self): ...\n    def append(self): ...\n"),
+        (
+            "app.py",
+            "from typ import Context, Items\ndef f(a: Context, b: Items):\n    a.update()\n    b.append()\n",
+        ),
+    ]);
+    assert_none_to(&out, "other.Class");
+}
+
+/// `def __getattr__(self, name) -> HookCaller` (pluggy's `HookRelay`):
+/// an attribute the class does not define is what `__getattr__` returns.
+#[test]
+fn getattr_types_the_attributes_a_class_does_not_define() {
+    let out = edges(&[(
+        "hooks.py",
+        "\
+from typing import Final
+class HookCaller:
+    def spec(self): ...
+class Subset(HookCaller):
+    @property
+    def spec(self): ...
+class Relay:
+    def __getattr__(self, name: str) -> HookCaller: ...
+class Manager:
+    def __init__(self):
+        self.hook: Final = Relay()
+def f(pm: Manager):
+    return pm.hook.myhook.spec()
+",
+    )]);
+    assert_has(
+        &out,
+        "calls hooks.f -> hooks.HookCaller.spec @hooks.py:13:27 TypedReceiver",
+    );
+    assert_none_to(&out, "Subset.spec");
+}

@@ -236,6 +236,8 @@ pub struct Index {
     pub braced: HashSet<SymId>,
     /// fn → (file, index in `Scope::rets`).
     pub rets: HashMap<SymId, (FileIdx, u32)>,
+    /// fn → indexes of its entries in its file's `Scope::closures`.
+    pub closures: HashMap<SymId, Vec<u32>>,
     /// Defs most likely compiled out (cfg on another OS, a custom flag, a
     /// feature that is not on by default).
     pub off: HashSet<SymId>,
@@ -395,6 +397,7 @@ pub fn build(world: &World) -> Index {
         fields: HashMap::default(),
         braced: HashSet::default(),
         rets: HashMap::default(),
+        closures: HashMap::default(),
         aliases: HashMap::default(),
         off: HashSet::default(),
         impl_self: HashMap::default(),
@@ -665,6 +668,14 @@ pub fn build(world: &World) -> Index {
                 continue;
             };
             let m = base + item.module;
+            // `#[cfg(target_arch = "wasm32")] macro_rules! println`: where
+            // it is compiled out, std's is the one in scope.
+            if item.is_macro
+                && crate::extract::rust::std_macro(&def.name).is_some()
+                && scope.cfg_off.contains(&item.def)
+            {
+                continue;
+            }
             ix.def_module.insert(sym, m);
             ix.items
                 .entry((m, name))
@@ -802,6 +813,13 @@ pub fn build(world: &World) -> Index {
                 },
                 (f, i as u32),
             );
+        }
+        for (i, c) in scope.closures.iter().enumerate() {
+            let d = SymId {
+                file: f,
+                def: c.def,
+            };
+            ix.closures.entry(d).or_default().push(i as u32);
         }
         for (i, a) in scope.aliases.iter().enumerate() {
             ix.aliases.insert(

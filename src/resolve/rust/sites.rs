@@ -439,8 +439,14 @@ impl Cx<'_, '_> {
         }
         for item in &self.scope.items {
             if item.is_macro {
-                if let Some(n) = self.ix.gname(&self.defs[item.def as usize].name) {
-                    let off = |d: u32| self.ix.off.contains(&self.sym(d));
+                let name = &self.defs[item.def as usize].name;
+                let off = |d: u32| self.ix.off.contains(&self.sym(d));
+                // `#[cfg(target_arch = "wasm32")] macro_rules! println`:
+                // where it is compiled out, std's is the one in scope.
+                if off(item.def) && std_macro(name).is_some() {
+                    continue;
+                }
+                if let Some(n) = self.ix.gname(name) {
                     match self.file_macros.get(&n) {
                         Some(&prev) if !off(prev) || off(item.def) => {}
                         _ => {
@@ -815,6 +821,7 @@ impl Cx<'_, '_> {
                 }
                 // Only methods callable here with this many arguments.
                 let m = self.fm + site.module;
+                let around = self.outside_trait_method_around(src);
                 let cands: Vec<SymId> = self
                     .ix
                     .methods_by_name
@@ -838,6 +845,10 @@ impl Cx<'_, '_> {
                     })
                     // Not from a crate this one cannot use.
                     .filter(|c| self.ix.may_depend(self.file, c.file))
+                    // `inner.read_exact(buf)` in the `read_exact` of `impl
+                    // Read for Either<L, R>`: a delegation to whatever the
+                    // inner value is, not a call of the method itself.
+                    .filter(|c| Some(*c) != around)
                     .collect();
                 if cands.is_empty() {
                     return;
@@ -902,6 +913,23 @@ impl Cx<'_, '_> {
                 }
             }
             d = self.defs[d as usize].parent.unwrap_or(0);
+        }
+        None
+    }
+
+    /// The method around `src`, when it is in an impl of a trait from
+    /// outside the repository (`impl Read for Either<L, R>`).
+    fn outside_trait_method_around(&self, src: u32) -> Option<SymId> {
+        let mut d = src;
+        while d != 0 {
+            let def = &self.defs[d as usize];
+            if def.kind == NodeKind::Method {
+                let &imp = self.method_impl.get(&d)?;
+                let outside = !self.scope.impls[imp as usize].tr.is_empty()
+                    && !self.ix.impl_trait.contains_key(&(self.file, imp));
+                return outside.then(|| self.sym(d));
+            }
+            d = def.parent.unwrap_or(0);
         }
         None
     }
@@ -1345,6 +1373,29 @@ impl Cx<'_, '_> {
                 TyRes::Map(k, v) => TyRes::Tuple(vec![*k, *v]),
                 _ => TyRes::Unknown,
             },
+            // `.running(|root| …)` with `fn running<F: Fn(&mut Table)>(&mut
+            // self, func: F)`: what the method passes its closure.
+            Recv::MethodClosure(base, name, arg, param) => {
+                let TyRes::Def(t) = self.eval(site, *base, depth + 1) else {
+                    return TyRes::Unknown;
+                };
+                let t = self.ix.unalias(self.world, t);
+                let name = self.g[*name as usize];
+                match self.ix.assoc_from(self.world, t, name, m).first() {
+                    Some(&d) => self.ix.closure_param_ty(self.world, d, *arg, *param),
+                    None => TyRes::Unknown,
+                }
+            }
+            Recv::CallClosure(path, arg, param) => {
+                let (w, _) = self.walk_recv_path(m, path, Ns::Value, &first);
+                if w.external || w.hits.len() != path.len() {
+                    return TyRes::Unknown;
+                }
+                match w.last_def() {
+                    Some(d) => self.ix.closure_param_ty(self.world, d, *arg, *param),
+                    None => TyRes::Unknown,
+                }
+            }
             Recv::Variant(path, field) => {
                 let (w, last) = self.walk_recv_path(m, path, Ns::Any, &first);
                 // A dependency's enum (`Option::Some(x)`) may hold anything.

@@ -330,6 +330,40 @@ fn std_macro_names_outside_textual_scope_are_std() {
     assert_has(&g, "calls shop_app::b::g -> shop_app::tally @1:39 Path");
 }
 
+/// A `macro_rules! println` compiled out where rust-analyzer runs (url's
+/// tests redefine it for wasm32) leaves std's in scope.
+#[test]
+fn a_compiled_out_macro_does_not_shadow_std() {
+    let src = "#[cfg(all(target_arch = \"wasm32\", target_os = \"unknown\"))]\nmacro_rules! println { ($($a:tt)*) => {} }\nmacro_rules! tally { () => { 1 } }\npub fn f() -> u32 { println!(\"x\"); tally!() }\n";
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_none(&g, "calls shop_app::f -> shop_app::println");
+    assert_has(&g, "calls shop_app::f -> shop_app::tally @4:36 Local");
+}
+
+/// `cfg_if!` picks one branch where rust-analyzer runs: the first whose
+/// cfg is on (`not(miri)` is off: rust-analyzer sets `miri`), else `else`.
+#[test]
+fn cfg_if_branches_compiled_out_lose_to_the_one_compiled_in() {
+    let group = "cfg_if! {\n    // SSE2 where it can.\n    if #[cfg(all(\n        target_feature = \"sse2\", // (x86)\n        not(miri),\n    ))] {\n        mod sse2;\n        use sse2 as imp;\n    } else if #[cfg(unix)] {\n        mod generic;\n        use generic as imp;\n    } else {\n        mod other;\n        use other as imp;\n    }\n}\npub use self::imp::Group;\n";
+    let body = "pub struct Group;\nimpl Group { pub fn load() {} }\n";
+    let g = graph(&[
+        (
+            "src/lib.rs",
+            "pub mod group;\npub fn f() { group::Group::load(); }\n",
+        ),
+        ("src/group/mod.rs", group),
+        ("src/group/sse2.rs", body),
+        ("src/group/generic.rs", body),
+        ("src/group/other.rs", body),
+    ]);
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::group::generic::Group::load @2:28 Path",
+    );
+    assert_none(&g, "calls shop_app::f -> shop_app::group::sse2");
+    assert_none(&g, "calls shop_app::f -> shop_app::group::other");
+}
+
 #[test]
 fn qualified_and_self_paths() {
     let src = r#"
@@ -1866,5 +1900,93 @@ pub mod format {
     assert_has(
         &g,
         "calls shop_app::format::far -> shop_app::naive::date::NaiveDate::weekday#2 @14:61 TypedReceiver",
+    );
+}
+
+/// `inner.read_exact(buf)` in the `read_exact` of `impl Read for
+/// Either<L, R>` (either's `for_both!`): a delegation to the inner value,
+/// not a call of the method itself. A same-named method elsewhere is still
+/// a candidate, and an inherent method may still recurse.
+#[test]
+fn an_outside_trait_method_does_not_guess_itself_for_an_unknown_receiver() {
+    let src = r#"
+use std::io::{self, Read};
+pub enum Either<L, R> { Left(L), Right(R) }
+impl<L: Read, R: Read> Read for Either<L, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> { Ok(0) }
+    fn read_exact(&mut self, buf: &mut [u8]) -> io::Result<()> {
+        unknown_inner(self).read_exact(buf)
+    }
+    fn read_to_end(&mut self, buf: &mut Vec<u8>) -> io::Result<usize> {
+        unknown_inner(self).walk_tree(buf)
+    }
+}
+pub struct Tree;
+impl Tree {
+    pub fn walk_tree(&self, b: &mut Vec<u8>) -> io::Result<usize> { unknown_inner(self).walk_tree(b) }
+}
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_none(
+        &g,
+        "calls shop_app::Either::read_exact -> shop_app::Either::read_exact",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::Either::read_to_end -> shop_app::Tree::walk_tree @10:29 Member { k: 1 }",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::Tree::walk_tree -> shop_app::Tree::walk_tree @15:89 Member { k: 1 }",
+    );
+}
+
+/// A closure passed to an in-repo fn or method has the parameter types the
+/// callee's bound gives it: `F: Fn(&mut Table)` in a where clause, `impl
+/// FnMut(Doc)`, `&dyn Fn(usize, &Table)`, an inline `<F: FnOnce(Doc)>`
+/// (toml_edit's tests: `.running(|root| root.decor_mut())`).
+#[test]
+fn closures_passed_to_in_repo_fns_take_the_bound_s_parameter_types() {
+    let src = r#"
+pub struct Table;
+impl Table { pub fn decor_mut(&mut self) {} }
+pub struct Doc;
+impl Doc { pub fn set_trailing(&self) {} }
+pub struct Test { t: Table }
+impl Test {
+    pub fn running<F>(&mut self, func: F) -> &mut Self
+    where
+        F: Fn(&mut Table),
+    {
+        func(&mut self.t);
+        self
+    }
+    pub fn on_doc(&mut self, f: impl FnMut(Doc)) {}
+    pub fn each(&self, f: &dyn Fn(usize, &Table)) {}
+}
+pub fn with_doc<F: FnOnce(Doc)>(f: F) {}
+pub fn t(mut x: Test) {
+    x.running(|root| root.decor_mut());
+    x.on_doc(|d| d.set_trailing());
+    x.each(|i, tb| tb.decor_mut());
+    with_doc(|d| d.set_trailing());
+}
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::t -> shop_app::Table::decor_mut @20:27 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::t -> shop_app::Doc::set_trailing @21:20 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::t -> shop_app::Table::decor_mut @22:23 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::t -> shop_app::Doc::set_trailing @23:20 TypedReceiver",
     );
 }

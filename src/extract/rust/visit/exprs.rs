@@ -51,6 +51,8 @@ impl<'s> V<'s> {
     pub(super) fn call(&mut self, n: Node) -> u32 {
         let mut r = 0;
         let mut elem_hint = None;
+        // What a closure argument's parameters are, asked of the callee.
+        let mut callee: Option<Recv> = None;
         // The site of a `Type::f(…)` callee, whose argument is recorded.
         let mut typed_call = None;
         if let Some(f) = n.field("function") {
@@ -72,6 +74,7 @@ impl<'s> V<'s> {
                                 if names.len() > 1 && self.refs.sites.len() > before {
                                     typed_call = Some(self.refs.sites.len() as u32 - 1);
                                 }
+                                callee = Some(Recv::CallClosure(names.clone(), 0, 0));
                                 self.recv(Recv::Call(names))
                             }
                             None => 0,
@@ -101,6 +104,8 @@ impl<'s> V<'s> {
                                 let pair = ELEM_PAIR_CLOSURE_METHODS.contains(&method);
                                 if pair || ELEM_CLOSURE_METHODS.contains(&method) {
                                     elem_hint = Some((self.recv(Recv::Elem(recv)), pair));
+                                } else if recv != 0 {
+                                    callee = Some(Recv::MethodClosure(recv, name, 0, 0));
                                 }
                                 self.recv(Recv::Method(recv, name))
                             }
@@ -122,10 +127,33 @@ impl<'s> V<'s> {
                 (Some(site), &[x]) => Some((site, x)),
                 _ => None,
             };
+            let positions = arguments(args);
             for k in kids {
-                match elem_hint {
-                    Some((e, pair)) if k.kind_name() == "closure_expression" => {
-                        self.closure(k, e, pair)
+                match (elem_hint, &callee) {
+                    (Some((e, pair)), _) if k.kind_name() == "closure_expression" => {
+                        let hints = [e, e];
+                        self.closure(k, &hints[..1 + usize::from(pair)])
+                    }
+                    (None, Some(c)) if k.kind_name() == "closure_expression" => {
+                        let arg = positions.iter().position(|p| *p == k).unwrap_or(0);
+                        let arg = arg.min(u8::MAX as usize) as u8;
+                        let count = k
+                            .field("parameters")
+                            .map_or(0, |p| p.named_child_count().min(u8::MAX as usize));
+                        let hints: Vec<u32> = (0..count as u8)
+                            .map(|param| {
+                                self.recv(match c {
+                                    Recv::MethodClosure(recv, name, ..) => {
+                                        Recv::MethodClosure(*recv, *name, arg, param)
+                                    }
+                                    Recv::CallClosure(names, ..) => {
+                                        Recv::CallClosure(names.clone(), arg, param)
+                                    }
+                                    _ => Recv::Unknown,
+                                })
+                            })
+                            .collect();
+                        self.closure(k, &hints)
                     }
                     _ => {
                         let kr = self.node(k);
@@ -228,9 +256,9 @@ impl<'s> V<'s> {
         }
     }
 
-    /// A closure; `first` is what its first parameter is (0: unknown), and
-    /// its second too when `pair`.
-    pub(super) fn closure(&mut self, n: Node, first: u32, pair: bool) {
+    /// A closure; `hints` are what its parameters are, in order (0 or
+    /// missing: unknown).
+    pub(super) fn closure(&mut self, n: Node, hints: &[u32]) {
         let own = self.locals.is_empty();
         if own {
             self.locals.push(HashMap::default());
@@ -239,7 +267,7 @@ impl<'s> V<'s> {
             let mut cursor = params.walk();
             let kids: Vec<Node> = params.named_children(&mut cursor).collect();
             for (i, p) in kids.into_iter().enumerate() {
-                let hint = if i == 0 || (i == 1 && pair) { first } else { 0 };
+                let hint = hints.get(i).copied().unwrap_or(0);
                 if p.kind_name() == "parameter" {
                     let r = match p.field("type") {
                         Some(t) => {
@@ -409,7 +437,11 @@ impl<'s> V<'s> {
         let mut cursor = n.walk();
         let kids: Vec<Node> = n.named_children(&mut cursor).collect();
         for k in kids {
-            if k.kind_name() == "token_tree" && !self.macro_items(n, k) && !self.macro_exprs(n, k) {
+            if k.kind_name() == "token_tree"
+                && !self.cfg_if_items(n, k)
+                && !self.macro_items(n, k)
+                && !self.macro_exprs(n, k)
+            {
                 self.tokens(k);
             }
         }
@@ -464,6 +496,113 @@ impl<'s> V<'s> {
             self.node(a);
         }
         self.depth -= 1;
+        true
+    }
+
+    /// `cfg_if! { if #[cfg(a)] { items } else if #[cfg(b)] { items } else
+    /// { items } }` in item position: every branch's items are walked, and
+    /// those of a branch compiled out where rust-analyzer runs (its cfg is
+    /// off, or an earlier one is on) are marked off, as under `#[cfg]`
+    /// (hashbrown picks its `Group` so, libc its platform modules). Returns
+    /// whether it did.
+    pub(super) fn cfg_if_items(&mut self, mac: Node, tt: Node) -> bool {
+        let name = mac.field("macro").and_then(|m| match m.kind_name() {
+            "identifier" => Some(m),
+            "scoped_identifier" => m.field("name"),
+            _ => None,
+        });
+        let in_items = mac
+            .parent()
+            .is_some_and(|p| matches!(p.kind_name(), "source_file" | "declaration_list"));
+        if name.is_none_or(|n| self.text(n) != "cfg_if")
+            || !in_items
+            || self.depth >= MAX_NESTING / 2
+            || tt.child(0).is_none_or(|o| o.kind_name() != "{")
+        {
+            return false;
+        }
+        // (cfg value, body) per branch; the final `else` has no cfg.
+        let mut cursor = tt.walk();
+        let toks: Vec<Node> = tt
+            .children(&mut cursor)
+            .filter(|t| !t.kind_name().ends_with("comment"))
+            .collect();
+        let toks = &toks[1..toks.len().saturating_sub(1).max(1)];
+        let mut branches: Vec<(Option<items::Cfg>, Node)> = Vec::new();
+        let mut i = 0;
+        loop {
+            let word = |i: usize| toks.get(i).map(|t| self.text(*t));
+            let cfg = if word(i) == Some("if") && word(i + 1) == Some("#") {
+                // `[cfg(…)]`: the attribute's token tree.
+                let attr = toks.get(i + 2).filter(|t| t.kind_name() == "token_tree");
+                let args = attr.and_then(|a| {
+                    let mut c = a.walk();
+                    let kids: Vec<Node> = a
+                        .named_children(&mut c)
+                        .filter(|t| !t.kind_name().ends_with("comment"))
+                        .collect();
+                    match kids.as_slice() {
+                        [k, args] if self.text(*k) == "cfg" => Some(self.text(*args)),
+                        _ => None,
+                    }
+                });
+                let Some(args) = args else {
+                    return false;
+                };
+                i += 3;
+                Some(items::cfg_value(args))
+            } else if branches.is_empty() {
+                return false;
+            } else {
+                None
+            };
+            let Some(body) = toks
+                .get(i)
+                .filter(|t| t.kind_name() == "token_tree")
+                .filter(|t| t.child(0).is_some_and(|o| o.kind_name() == "{"))
+            else {
+                return false;
+            };
+            branches.push((cfg, *body));
+            i += 1;
+            if cfg.is_none() || i == toks.len() {
+                break;
+            }
+            if word(i) != Some("else") {
+                return false;
+            }
+            i += 1;
+        }
+        if i != toks.len() {
+            return false;
+        }
+        let mut earlier_on = false;
+        for (cfg, body) in branches {
+            let off = earlier_on || cfg == Some(items::Cfg::Off);
+            earlier_on |= cfg == Some(items::Cfg::On);
+            let (Some(open), Some(close)) = (
+                body.child(0),
+                body.child(body.child_count().saturating_sub(1)),
+            ) else {
+                continue;
+            };
+            if open.end_byte() >= close.start_byte() {
+                continue;
+            }
+            let Some(tree) = crate::extract::rust::parse(self.src, Some(between(open, close)))
+            else {
+                continue;
+            };
+            let root = tree.root_node();
+            let mut cursor = root.walk();
+            let kids: Vec<Node> = root.named_children(&mut cursor).collect();
+            let saved = self.block_off;
+            self.block_off |= off;
+            self.depth += 1;
+            self.seq(kids);
+            self.depth -= 1;
+            self.block_off = saved;
+        }
         true
     }
 

@@ -115,6 +115,7 @@ impl<'s> V<'s> {
 
         let saved_cur = self.cur;
         let generics_len = self.generics.len();
+        let closure_bounds_len = self.closure_bounds.len();
         self.cur = def;
         self.fn_bounds = Some(Vec::new());
         if let Some(tp) = n.field("type_parameters") {
@@ -150,6 +151,7 @@ impl<'s> V<'s> {
                         && vis == Vis::Super,
                 });
             }
+            let mut arg = 0u8;
             for p in kids {
                 if p.kind_name() != "parameter" {
                     continue;
@@ -158,6 +160,21 @@ impl<'s> V<'s> {
                     Some(t) => self.ty(t),
                     None => Ty::Unknown,
                 };
+                let is_self = p
+                    .field("pattern")
+                    .is_some_and(|pat| pat.kind_name() == "self");
+                if !is_self {
+                    if let Some(params) = p.field("type").and_then(|t| self.closure_params(t, &ty))
+                    {
+                        self.scope.closures.push(ClosureSig {
+                            def,
+                            module: self.module,
+                            arg,
+                            params,
+                        });
+                    }
+                    arg = arg.saturating_add(1);
+                }
                 let r = self.recv(Recv::Ty(ty));
                 if let Some(pat) = p.field("pattern") {
                     self.pattern(pat, r);
@@ -188,7 +205,36 @@ impl<'s> V<'s> {
         }
         self.locals.pop();
         self.generics.truncate(generics_len);
+        self.closure_bounds.truncate(closure_bounds_len);
         self.cur = saved_cur;
+    }
+
+    /// The parameter types of the closure a parameter of type `t` (typed
+    /// `ty`) takes: `impl Fn(A)`, `&dyn FnMut(A)`, `Box<dyn Fn(A)>`,
+    /// `fn(A)`, or a generic parameter bounded by one of those.
+    fn closure_params(&self, t: Node, ty: &Ty) -> Option<Vec<Ty>> {
+        match ty {
+            Ty::Fn(params) => return Some(params.clone()),
+            Ty::Generic(_, args) => {
+                if let [Ty::Fn(params)] = &args[..] {
+                    return Some(params.clone());
+                }
+            }
+            _ => {}
+        }
+        let mut t = t;
+        while t.kind_name() == "reference_type" {
+            t = t.field("type")?;
+        }
+        if t.kind_name() != "type_identifier" {
+            return None;
+        }
+        let name = self.text(t);
+        self.closure_bounds
+            .iter()
+            .rev()
+            .find(|(n, _)| self.str_of(*n) == name)
+            .map(|(_, params)| params.clone())
     }
 
     /// The fn's generic parameters bounded by several traits
@@ -243,6 +289,7 @@ impl<'s> V<'s> {
 
         let saved_cur = self.cur;
         let generics_len = self.generics.len();
+        let closure_bounds_len = self.closure_bounds.len();
         self.cur = def;
         let mut params = Vec::new();
         if let Some(tp) = n.field("type_parameters") {
@@ -268,6 +315,7 @@ impl<'s> V<'s> {
         }
         self.adt_params = saved_params;
         self.generics.truncate(generics_len);
+        self.closure_bounds.truncate(closure_bounds_len);
         self.cur = saved_cur;
     }
 
@@ -399,6 +447,7 @@ impl<'s> V<'s> {
 
         let saved_cur = self.cur;
         let generics_len = self.generics.len();
+        let closure_bounds_len = self.closure_bounds.len();
         self.cur = def;
         if let Some(tp) = n.field("type_parameters") {
             self.type_params(tp);
@@ -432,6 +481,7 @@ impl<'s> V<'s> {
             self.self_path = saved_self;
         }
         self.generics.truncate(generics_len);
+        self.closure_bounds.truncate(closure_bounds_len);
         self.cur = saved_cur;
     }
 
@@ -474,6 +524,7 @@ impl<'s> V<'s> {
 
     pub(super) fn impl_inner(&mut self, n: Node) {
         let generics_len = self.generics.len();
+        let closure_bounds_len = self.closure_bounds.len();
         if let Some(tp) = n.field("type_parameters") {
             self.type_params(tp);
         }
@@ -533,7 +584,9 @@ impl<'s> V<'s> {
         }
         let self_path = match &ty {
             Ty::Path(p) | Ty::Generic(p, _) => Some(p.clone()),
-            Ty::Unknown | Ty::External | Ty::Slice(_) | Ty::Param(_) | Ty::Tuple(_) => None,
+            Ty::Unknown | Ty::External | Ty::Slice(_) | Ty::Param(_) | Ty::Tuple(_) | Ty::Fn(_) => {
+                None
+            }
         };
         let ty_name = match &self_path {
             Some(p) => self.str_of(*p.last().unwrap_or(&0)).to_string(),
@@ -565,6 +618,7 @@ impl<'s> V<'s> {
             self.self_path = saved_self;
         }
         self.generics.truncate(generics_len);
+        self.closure_bounds.truncate(closure_bounds_len);
     }
 
     pub(super) fn type_item(&mut self, n: Node) {
@@ -594,6 +648,7 @@ impl<'s> V<'s> {
         self.classes.insert(local, def);
         let saved_cur = self.cur;
         let generics_len = self.generics.len();
+        let closure_bounds_len = self.closure_bounds.len();
         self.cur = def;
         if let Some(tp) = n.field("type_parameters") {
             self.type_params(tp);
@@ -605,6 +660,7 @@ impl<'s> V<'s> {
             }
         }
         self.generics.truncate(generics_len);
+        self.closure_bounds.truncate(closure_bounds_len);
         self.cur = saved_cur;
     }
 
@@ -790,32 +846,142 @@ impl<'s> V<'s> {
 }
 
 /// Whether the arguments of a `#[cfg(…)]` name a configuration that is
-/// most likely off where rust-analyzer runs (Linux, default features,
-/// `test` on): another OS, or a custom flag such as `loom` or `docsrs`.
+/// most likely off where rust-analyzer runs: Linux on a 64-bit little-endian
+/// target, `test`, `debug_assertions` and `miri` on (rust-analyzer's
+/// default `cargo.cfgs`), any other flag (`loom`, `docsrs`) off. Features
+/// are decided elsewhere ([`cfg_feature`]), from the package's defaults.
 pub(super) fn cfg_likely_off(args: &str) -> bool {
-    let a: String = args.chars().filter(|c| !c.is_whitespace()).collect();
-    let a = a.trim_start_matches('(').trim_end_matches(')');
-    if a.starts_with("not(") || a.starts_with("any(") {
-        return false;
+    cfg_value(args) == Cfg::Off
+}
+
+/// The value of a `#[cfg(…)]`'s arguments where rust-analyzer runs (see
+/// [`cfg_likely_off`]); unknown for text that is not a predicate.
+pub(super) fn cfg_value(args: &str) -> Cfg {
+    // Whitespace and comments outside string literals carry no meaning.
+    let mut a = String::with_capacity(args.len());
+    let mut quoted = false;
+    let mut chars = args.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '"' {
+            quoted = !quoted;
+        }
+        if !quoted && c == '/' && chars.peek() == Some(&'/') {
+            chars.find(|&c| c == '\n');
+            continue;
+        }
+        if !quoted && c == '/' && chars.peek() == Some(&'*') {
+            chars.next();
+            let mut prev = ' ';
+            chars.find(|&c| std::mem::replace(&mut prev, c) == '*' && c == '/');
+            continue;
+        }
+        if quoted || !c.is_whitespace() {
+            a.push(c);
+        }
     }
-    const OTHER_OS: [&str; 7] = [
-        "windows",
-        "target_os=\"windows\"",
-        "target_os=\"macos\"",
-        "target_os=\"ios\"",
-        "target_os=\"freebsd\"",
-        "target_family=\"wasm\"",
-        "target_arch=\"wasm32\"",
-    ];
-    let parts: Vec<&str> = match a.strip_prefix("all(") {
-        Some(rest) => rest.trim_end_matches(')').split(',').collect(),
-        None => vec![a],
-    };
-    parts.iter().any(|p| {
-        OTHER_OS.contains(p)
-            || (p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                && !matches!(*p, "unix" | "test" | "debug_assertions" | "target_os" | ""))
-    })
+    let inner = a
+        .strip_prefix('(')
+        .and_then(|r| r.strip_suffix(')'))
+        .unwrap_or(&a);
+    let mut p = CfgParser { s: inner, at: 0 };
+    match p.pred() {
+        Some(v) if p.at == inner.len() => v,
+        _ => Cfg::Unknown,
+    }
+}
+
+/// A configuration predicate's value where rust-analyzer runs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Cfg {
+    On,
+    Off,
+    Unknown,
+}
+
+/// `cfg` predicates over their text (no whitespace outside literals).
+struct CfgParser<'a> {
+    s: &'a str,
+    at: usize,
+}
+
+impl CfgParser<'_> {
+    fn ident(&mut self) -> &str {
+        let rest = &self.s[self.at..];
+        let n = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        self.at += n;
+        &rest[..n]
+    }
+
+    fn eat(&mut self, c: char) -> bool {
+        let hit = self.s[self.at..].starts_with(c);
+        if hit {
+            self.at += c.len_utf8();
+        }
+        hit
+    }
+
+    /// One predicate; `None` on text that is not one.
+    fn pred(&mut self) -> Option<Cfg> {
+        let name = self.ident();
+        if name.is_empty() {
+            return None;
+        }
+        let name = name.to_string();
+        if self.eat('=') {
+            let rest = &self.s[self.at..];
+            let body = rest.strip_prefix('"')?;
+            let end = body.find('"')?;
+            let value = &body[..end];
+            self.at += end + 2;
+            return Some(key_value(&name, value));
+        }
+        if !self.eat('(') {
+            return Some(match name.as_str() {
+                "unix" | "test" | "debug_assertions" | "miri" => Cfg::On,
+                // A custom flag (`loom`, `docsrs`, `doc`), another OS.
+                _ => Cfg::Off,
+            });
+        }
+        let mut args = Vec::new();
+        while !self.eat(')') {
+            args.push(self.pred()?);
+            if !self.eat(',') && !self.s[self.at..].starts_with(')') {
+                return None;
+            }
+        }
+        let all = |v: Cfg| args.iter().all(|a| *a == v);
+        let some = |v: Cfg| args.contains(&v);
+        Some(match name.as_str() {
+            "not" if args.len() == 1 => match args[0] {
+                Cfg::On => Cfg::Off,
+                Cfg::Off => Cfg::On,
+                Cfg::Unknown => Cfg::Unknown,
+            },
+            "all" if some(Cfg::Off) => Cfg::Off,
+            "all" if all(Cfg::On) => Cfg::On,
+            "any" if some(Cfg::On) => Cfg::On,
+            "any" if all(Cfg::Off) => Cfg::Off,
+            _ => Cfg::Unknown,
+        })
+    }
+}
+
+/// `key = "value"` on 64-bit little-endian Linux with panics unwinding.
+fn key_value(key: &str, value: &str) -> Cfg {
+    let on = |yes: bool| if yes { Cfg::On } else { Cfg::Off };
+    match key {
+        "target_os" => on(value == "linux"),
+        "target_family" => on(value == "unix"),
+        "target_arch" if value.starts_with("wasm") => Cfg::Off,
+        "target_vendor" if value == "apple" => Cfg::Off,
+        "target_pointer_width" => on(value == "64"),
+        "target_endian" => on(value == "little"),
+        "target_has_atomic" if value != "128" => Cfg::On,
+        "panic" => on(value == "unwind"),
+        _ => Cfg::Unknown,
+    }
 }
 
 /// `feature = "x"` → ("x", true); `not(feature = "x")` → ("x", false).
@@ -875,4 +1041,49 @@ fn strip_refs(mut t: Node) -> Option<Node> {
         t = t.field("type")?;
     }
     Some(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cfg_likely_off;
+
+    /// What rust-analyzer 0.0.330 on x86_64 Linux answered for a call of
+    /// each fn (an answer: compiled in; none: compiled out).
+    #[test]
+    fn cfgs_are_judged_as_rust_analyzer_on_linux_takes_them() {
+        for on in [
+            "(miri)",
+            "(test)",
+            "(debug_assertions)",
+            "(unix)",
+            "(target_has_atomic = \"ptr\")",
+            "(any(windows, unix))",
+            "(all(unix, not(windows)))",
+            "(feature = \"std\")",
+            "(all(feature = \"std\", unix))",
+            "(target_arch = \"aarch64\")",
+        ] {
+            assert!(!cfg_likely_off(on), "{on} is not off");
+        }
+        for off in [
+            "(not(miri))",
+            "(not(test))",
+            "(not(target_has_atomic = \"ptr\"))",
+            "(any(windows, target_os = \"macos\"))",
+            "(target_pointer_width = \"32\")",
+            "(panic = \"abort\")",
+            "(target_endian = \"big\")",
+            "(doc)",
+            "(loom)",
+            "(all(not(feature = \"std\"), no_core_error))",
+            "(all(target_arch = \"wasm32\", target_os = \"unknown\"))",
+            "(not(unix))",
+            "(all(\n    target_arch = \"aarch64\", // a comment, with a comma\n    /* and (this) */ not(miri),\n))",
+        ] {
+            assert!(cfg_likely_off(off), "{off} is off");
+        }
+        // Text that is not a predicate decides nothing.
+        assert!(!cfg_likely_off("(windows"));
+        assert!(!cfg_likely_off("(version(\"1.80\"))"));
+    }
 }

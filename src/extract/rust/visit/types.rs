@@ -55,7 +55,11 @@ impl<'s> V<'s> {
             if k.kind_name() == "lifetime" {
                 continue;
             }
-            if let Ty::Path(p) | Ty::Generic(p, _) = self.ty(k) {
+            let t = self.ty(k);
+            if let (Ty::Fn(params), Some(name)) = (&t, param) {
+                self.closure_bounds.push((name, params.clone()));
+            }
+            if let Ty::Path(p) | Ty::Generic(p, _) = t {
                 if !self.is_std_trait(&p) {
                     uncommon.push(p.clone());
                 }
@@ -171,10 +175,33 @@ impl<'s> V<'s> {
                 Some(p) => Ty::Path(p),
                 None => Ty::Unknown,
             },
+            "function_type" => {
+                if let Some(tr) = n.field("trait") {
+                    self.type_arg(tr);
+                }
+                let mut params = Vec::new();
+                if let Some(ps) = n.field("parameters") {
+                    let mut cursor = ps.walk();
+                    let kids: Vec<Node> = ps.named_children(&mut cursor).collect();
+                    for k in kids {
+                        let k = match k.kind_name() {
+                            "parameter" => match k.field("type") {
+                                Some(t) => t,
+                                None => continue,
+                            },
+                            _ => k,
+                        };
+                        params.push(self.type_arg(k));
+                    }
+                }
+                if let Some(r) = n.field("return_type") {
+                    self.type_arg(r);
+                }
+                Ty::Fn(params)
+            }
             "type_arguments"
             | "tuple_type"
             | "array_type"
-            | "function_type"
             | "removed_trait_bound"
             | "bracketed_type"
             | "qualified_type" => {

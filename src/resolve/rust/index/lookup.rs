@@ -703,7 +703,7 @@ impl Index {
         match ty {
             // (A type parameter is known only with the impl around a use:
             // see `field_ty_with`.)
-            Ty::Unknown | Ty::Param(_) => TyRes::Unknown,
+            Ty::Unknown | Ty::Param(_) | Ty::Fn(_) => TyRes::Unknown,
             Ty::External => TyRes::External,
             Ty::Slice(elem) => {
                 TyRes::Container(Box::new(self.resolve_ty_with(world, f, m, elem, first)))
@@ -901,6 +901,29 @@ impl Index {
             }
             _ => self.resolve_ty(world, f, m, ty),
         }
+    }
+
+    /// The type of parameter `param` of the closure fn `d` takes as
+    /// argument `arg` (see [`crate::extract::rust::ClosureSig`]).
+    pub fn closure_param_ty(&self, world: &World, d: SymId, arg: u8, param: u8) -> TyRes {
+        let Some(sigs) = self.closures.get(&d) else {
+            return TyRes::Unknown;
+        };
+        let Some(scope) = scope_of(world, d.file) else {
+            return TyRes::Unknown;
+        };
+        let Some(c) = sigs
+            .iter()
+            .map(|&i| &scope.closures[i as usize])
+            .find(|c| c.arg == arg)
+        else {
+            return TyRes::Unknown;
+        };
+        let Some(ty) = c.params.get(param as usize) else {
+            return TyRes::Unknown;
+        };
+        let m = self.file_mod[d.file.0 as usize] + c.module;
+        self.resolve_ty_with(world, d.file, m, ty, None)
     }
 
     /// The declared return type of fn `d`.
