@@ -493,6 +493,12 @@ pub enum Src {
     /// `Refs::method_sigs[s]`, typed by the annotation of the same
     /// parameter of the method it overrides, when their parameters match.
     Inherited(u32, u32),
+    /// A list, set or dict literal whose items (a dict's values) are all
+    /// made by calling one callee: a builtin sequence (`false`) or mapping
+    /// (`true`: a dict) of what the first item's chain is (`{CLIENT:
+    /// Connection(CLIENT), SERVER: Connection(SERVER)}`). (A `bool`, not a
+    /// [`Cont`]: the variant stays as small as the others.)
+    LitOf(u32, bool),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -660,6 +666,8 @@ enum Rhs {
     SeqOf(u32),
     /// [`Src::Part`].
     Part(u32, u32),
+    /// [`Src::LitOf`].
+    LitOf(u32, bool),
     /// A literal (its type is a builtin).
     Literal,
     Unknown,
@@ -673,6 +681,7 @@ impl Rhs {
             Some(Src::Either(a, b)) => Rhs::Either(a, b),
             Some(Src::SeqOf(c)) => Rhs::SeqOf(c),
             Some(Src::Part(c, i)) => Rhs::Part(c, i),
+            Some(Src::LitOf(c, k)) => Rhs::LitOf(c, k),
             Some(Src::External) => Rhs::Literal,
             _ => Rhs::Unknown,
         }
@@ -2035,9 +2044,40 @@ impl<'s> Extractor<'s> {
                 }
             }
             Some(c) => Src::Value(c),
+            None if matches!(r.kind_name(), "list" | "set" | "dictionary") => {
+                self.made_by_one_callee(r).unwrap_or(Src::External)
+            }
             None if is_literal(r.kind_name()) => Src::External,
             None => Src::Unknown,
         }
+    }
+
+    /// A visited list, set or dict literal whose items (a dict's values)
+    /// are all calls of one callee, written alike: [`Src::LitOf`]. (Not
+    /// inlined: its frame would weigh on every level of a deep expression.)
+    #[inline(never)]
+    fn made_by_one_callee(&self, r: Node) -> Option<Src> {
+        let mut cur = r.walk();
+        let items: Vec<Node> = r
+            .named_children(&mut cur)
+            .filter(|c| c.kind_name() != "comment")
+            .map(|c| match c.kind_name() {
+                "pair" => c.field("value").unwrap_or(c),
+                _ => c,
+            })
+            .collect();
+        let callee = |n: &Node| {
+            (n.kind_name() == "call")
+                .then(|| n.field("function").map(|f| self.text(f)))
+                .flatten()
+        };
+        let first = *items.first()?;
+        let head = callee(&first)?;
+        if items.iter().any(|i| callee(i) != Some(head)) {
+            return None;
+        }
+        let c = *self.chain_at.get(&(first.start_byte(), first.end_byte()))?;
+        Some(Src::LitOf(c, r.kind_name() == "dictionary"))
     }
 
     /// `list(x)`, `tuple(x)`, `sorted(x)`, `set(x)`, `frozenset(x)`: the
@@ -3330,6 +3370,21 @@ impl<'s> Extractor<'s> {
                 return self
                     .typeref(Rhs::Value(c), depth + 1)
                     .filter(|t| !t.call && t.cont == Cont::Seq)
+                    .or(Some(TypeRef {
+                        path: LITERAL_PATH.into(),
+                        call: false,
+                        cont: Cont::Value,
+                        parts: Vec::new(),
+                    }));
+            }
+            // A literal container of calls of one callee: a builtin
+            // container of what the call makes.
+            Rhs::LitOf(c, map) => {
+                let cont = if map { Cont::Map } else { Cont::Seq };
+                return self
+                    .typeref(Rhs::Value(c), depth + 1)
+                    .filter(|t| t.call && t.cont == Cont::One)
+                    .map(|t| TypeRef { cont, ..t })
                     .or(Some(TypeRef {
                         path: LITERAL_PATH.into(),
                         call: false,

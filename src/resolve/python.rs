@@ -1173,7 +1173,13 @@ impl Ctx<'_, '_> {
             return self.unpacked(v, i);
         }
         if t.call {
-            self.call(v, depth + 1)
+            // (Called in a list or dict literal: `Cont::Seq`, `Cont::Map`.)
+            match (t.cont, self.call(v, depth + 1)) {
+                (Cont::Seq, Val::Inst(x)) => Val::Seq(x),
+                (Cont::Map, Val::Inst(x)) => Val::Map(x),
+                (Cont::Seq | Cont::Map, _) => Val::External,
+                (_, v) => v,
+            }
         } else {
             annotate_as(v, t.cont)
         }
@@ -2195,6 +2201,11 @@ impl Resolver<'_, '_> {
                     },
                     Src::Enter(c, is_async) => self.enter(self.chain(*c, false).val, *is_async),
                     Src::Part(c, i) => self.cx.unpacked(self.chain(*c, false).val, *i),
+                    Src::LitOf(c, map) => match (map, self.chain(*c, false).val) {
+                        (false, Val::Inst(x)) => Val::Seq(x),
+                        (true, Val::Inst(x)) => Val::Map(x),
+                        _ => Val::External,
+                    },
                     Src::SeqOf(c) => match self.chain(*c, false).val {
                         Val::Seq(x) => Val::Seq(x),
                         Val::TupleSeq(n) => Val::TupleSeq(n),

@@ -1794,3 +1794,39 @@ def f(pm: Manager):
     );
     assert_none_to(&out, "Subset.spec");
 }
+
+/// `self.conn = {CLIENT: Connection(CLIENT), SERVER: Connection(SERVER)}`
+/// (h11's tests): a dict (or list) literal of calls of one class holds its
+/// instances; of anything else, it is a builtin.
+#[test]
+fn literal_containers_of_one_class_hold_its_instances() {
+    let out = edges(&[(
+        "conn.py",
+        "\
+class Connection:
+    def send(self): ...
+class Other:
+    def send(self): ...
+def make(): ...
+class Pair:
+    def __init__(self):
+        self.conn = {1: Connection(1), 2: Connection(2)}
+        self.mixed = {1: Connection(1), 2: make()}
+    def go(self, role):
+        self.conn[role].send()
+        self.mixed[role].send()
+        conns = [Connection(1), Connection(2)]
+        for c in conns:
+            c.send()
+",
+    )]);
+    assert_has(
+        &out,
+        "calls conn.Pair.go -> conn.Connection.send @conn.py:11:25 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls conn.Pair.go -> conn.Connection.send @conn.py:15:15 TypedReceiver",
+    );
+    assert_none_to(&out, "@conn.py:12:");
+}

@@ -845,12 +845,17 @@ impl Cx<'_, '_> {
                     })
                     // Not from a crate this one cannot use.
                     .filter(|c| self.ix.may_depend(self.file, c.file))
-                    // `inner.read_exact(buf)` in the `read_exact` of `impl
-                    // Read for Either<L, R>`: a delegation to whatever the
-                    // inner value is, not a call of the method itself.
-                    .filter(|c| Some(*c) != around)
                     .collect();
                 if cands.is_empty() {
+                    return;
+                }
+                // `inner.read_exact(buf)` in the `read_exact` of `impl Read
+                // for Either<L, R>`: a delegation to whatever the inner
+                // value is, not a call of the method itself nor of another
+                // in-repo type's impl of the same outside trait.
+                if around.is_some_and(|a| cands.contains(&a)) {
+                    let reason = "unknown receiver, delegating to the same method";
+                    self.unresolved(src, &text, EdgeKind::Calls, pos, reason);
                     return;
                 }
                 let k = cands.len() as u32;

@@ -1905,8 +1905,9 @@ pub mod format {
 
 /// `inner.read_exact(buf)` in the `read_exact` of `impl Read for
 /// Either<L, R>` (either's `for_both!`): a delegation to the inner value,
-/// not a call of the method itself. A same-named method elsewhere is still
-/// a candidate, and an inherent method may still recurse.
+/// not a call of the method itself nor of another in-repo impl of the same
+/// trait. A same-named method elsewhere is still a candidate, and an
+/// inherent method may still recurse.
 #[test]
 fn an_outside_trait_method_does_not_guess_itself_for_an_unknown_receiver() {
     let src = r#"
@@ -1925,11 +1926,17 @@ pub struct Tree;
 impl Tree {
     pub fn walk_tree(&self, b: &mut Vec<u8>) -> io::Result<usize> { unknown_inner(self).walk_tree(b) }
 }
+pub struct Other;
+impl Read for Other {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> { Ok(0) }
+    fn read_exact(&mut self, buf: &mut [u8]) -> io::Result<()> { Ok(()) }
+}
 "#;
     let g = graph(&[("src/lib.rs", src)]);
-    assert_none(
+    assert_none(&g, "calls shop_app::Either::read_exact -> shop_app::");
+    assert_has(
         &g,
-        "calls shop_app::Either::read_exact -> shop_app::Either::read_exact",
+        "U calls read_exact @7:29 (unknown receiver, delegating to the same method)",
     );
     assert_has(
         &g,
