@@ -1472,7 +1472,8 @@ impl Ctx<'_, '_> {
                 // `def __getattr__(self, name) -> HookCaller` (pluggy's
                 // `HookRelay`): any other attribute of an instance is what
                 // it returns.
-                if matches!(v, Val::Inst(_)) && !name.starts_with("__") {
+                // (Not past an outside base: pyright finds the name there.)
+                if matches!(v, Val::Inst(_)) && !open && !name.starts_with("__") {
                     let getattr = mro.iter().find_map(|cls| {
                         let ds = self
                             .tables(cls.file)

@@ -1396,10 +1396,18 @@ impl Cx<'_, '_> {
                 if w.external || w.hits.len() != path.len() {
                     return TyRes::Unknown;
                 }
-                match w.last_def() {
-                    Some(d) => self.ix.closure_param_ty(self.world, d, *arg, *param),
-                    None => TyRes::Unknown,
-                }
+                let Some(d) = w.last_def() else {
+                    return TyRes::Unknown;
+                };
+                // `Type::method(&recv, |x| …)`: the receiver is argument 0.
+                let arg = match self.ix.sigs.get(&d) {
+                    Some(&(_, true)) => match arg.checked_sub(1) {
+                        Some(a) => a,
+                        None => return TyRes::Unknown,
+                    },
+                    _ => *arg,
+                };
+                self.ix.closure_param_ty(self.world, d, arg, *param)
             }
             Recv::Variant(path, field) => {
                 let (w, last) = self.walk_recv_path(m, path, Ns::Any, &first);

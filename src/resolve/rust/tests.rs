@@ -1977,7 +1977,11 @@ pub fn t(mut x: Test) {
     x.on_doc(|d| d.set_trailing());
     x.each(|i, tb| tb.decor_mut());
     with_doc(|d| d.set_trailing());
+    Test::on_doc(&mut x, |d| d.set_trailing());
+    walk(&x.t, |n| n.decor_mut());
 }
+pub trait Node { fn decor_mut(&mut self); }
+pub fn walk<N: Node>(n: &N, f: impl Fn(&N)) {}
 "#;
     let g = graph(&[("src/lib.rs", src)]);
     assert_has(
@@ -1996,4 +2000,11 @@ pub fn t(mut x: Test) {
         &g,
         "calls shop_app::t -> shop_app::Doc::set_trailing @23:20 TypedReceiver",
     );
+    // `Type::method(&recv, |d| …)`: the receiver is the first argument.
+    assert_has(
+        &g,
+        "calls shop_app::t -> shop_app::Doc::set_trailing @24:32 TypedReceiver",
+    );
+    // A generic parameter is what the caller passes, not its bound.
+    assert_none(&g, "calls shop_app::t -> shop_app::Node::decor_mut");
 }

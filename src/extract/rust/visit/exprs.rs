@@ -137,9 +137,14 @@ impl<'s> V<'s> {
                     (None, Some(c)) if k.kind_name() == "closure_expression" => {
                         let arg = positions.iter().position(|p| *p == k).unwrap_or(0);
                         let arg = arg.min(u8::MAX as usize) as u8;
-                        let count = k
-                            .field("parameters")
-                            .map_or(0, |p| p.named_child_count().min(u8::MAX as usize));
+                        let count = k.field("parameters").map_or(0, |p| {
+                            let mut c = p.walk();
+                            let n = p
+                                .named_children(&mut c)
+                                .filter(|x| !x.kind_name().ends_with("comment"))
+                                .count();
+                            n.min(u8::MAX as usize)
+                        });
                         let hints: Vec<u32> = (0..count as u8)
                             .map(|param| {
                                 self.recv(match c {
@@ -265,7 +270,10 @@ impl<'s> V<'s> {
         }
         if let Some(params) = n.field("parameters") {
             let mut cursor = params.walk();
-            let kids: Vec<Node> = params.named_children(&mut cursor).collect();
+            let kids: Vec<Node> = params
+                .named_children(&mut cursor)
+                .filter(|x| !x.kind_name().ends_with("comment"))
+                .collect();
             for (i, p) in kids.into_iter().enumerate() {
                 let hint = hints.get(i).copied().unwrap_or(0);
                 if p.kind_name() == "parameter" {
@@ -576,10 +584,8 @@ impl<'s> V<'s> {
         if i != toks.len() {
             return false;
         }
-        let mut earlier_on = false;
+        let mut parsed = Vec::new();
         for (cfg, body) in branches {
-            let off = earlier_on || cfg == Some(items::Cfg::Off);
-            earlier_on |= cfg == Some(items::Cfg::On);
             let (Some(open), Some(close)) = (
                 body.child(0),
                 body.child(body.child_count().saturating_sub(1)),
@@ -589,10 +595,28 @@ impl<'s> V<'s> {
             if open.end_byte() >= close.start_byte() {
                 continue;
             }
-            let Some(tree) = crate::extract::rust::parse(self.src, Some(between(open, close)))
-            else {
-                continue;
-            };
+            if let Some(tree) = crate::extract::rust::parse(self.src, Some(between(open, close))) {
+                parsed.push((cfg, tree));
+            }
+        }
+        // A glob import in a branch (libc's `mod unix; pub use
+        // self::unix::*;`) is left to the tokens: the chains of glob
+        // re-exports it opens made the index's per-name lookups through
+        // globs explode (libc did not finish indexing).
+        let globs = parsed.iter().any(|(_, tree)| {
+            let root = tree.root_node();
+            let mut cursor = root.walk();
+            let kids: Vec<Node> = root.named_children(&mut cursor).collect();
+            kids.iter()
+                .any(|k| k.kind_name() == "use_declaration" && self.text(*k).contains('*'))
+        });
+        if globs {
+            return false;
+        }
+        let mut earlier_on = false;
+        for (cfg, tree) in parsed {
+            let off = earlier_on || cfg == Some(items::Cfg::Off);
+            earlier_on |= cfg == Some(items::Cfg::On);
             let root = tree.root_node();
             let mut cursor = root.walk();
             let kids: Vec<Node> = root.named_children(&mut cursor).collect();

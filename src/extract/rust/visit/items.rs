@@ -883,7 +883,11 @@ pub(super) fn cfg_value(args: &str) -> Cfg {
         .strip_prefix('(')
         .and_then(|r| r.strip_suffix(')'))
         .unwrap_or(&a);
-    let mut p = CfgParser { s: inner, at: 0 };
+    let mut p = CfgParser {
+        s: inner,
+        at: 0,
+        depth: 0,
+    };
     match p.pred() {
         Some(v) if p.at == inner.len() => v,
         _ => Cfg::Unknown,
@@ -902,6 +906,7 @@ pub(super) enum Cfg {
 struct CfgParser<'a> {
     s: &'a str,
     at: usize,
+    depth: u32,
 }
 
 impl CfgParser<'_> {
@@ -924,6 +929,17 @@ impl CfgParser<'_> {
 
     /// One predicate; `None` on text that is not one.
     fn pred(&mut self) -> Option<Cfg> {
+        // `not(not(not(…)))` thousands deep is not a configuration.
+        self.depth += 1;
+        if self.depth > 64 {
+            return None;
+        }
+        let v = self.pred_inner();
+        self.depth -= 1;
+        v
+    }
+
+    fn pred_inner(&mut self) -> Option<Cfg> {
         let name = self.ident();
         if name.is_empty() {
             return None;

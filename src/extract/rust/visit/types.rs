@@ -56,7 +56,9 @@ impl<'s> V<'s> {
                 continue;
             }
             let t = self.ty(k);
-            if let (Ty::Fn(params), Some(name)) = (&t, param) {
+            // (A fn's own generic parameters only: an impl's or a type's
+            // would outlive the item where nothing truncates them.)
+            if let (Ty::Fn(params), Some(name), true) = (&t, param, self.fn_bounds.is_some()) {
                 self.closure_bounds.push((name, params.clone()));
             }
             if let Ty::Path(p) | Ty::Generic(p, _) = t {
@@ -182,7 +184,10 @@ impl<'s> V<'s> {
                 let mut params = Vec::new();
                 if let Some(ps) = n.field("parameters") {
                     let mut cursor = ps.walk();
-                    let kids: Vec<Node> = ps.named_children(&mut cursor).collect();
+                    let kids: Vec<Node> = ps
+                        .named_children(&mut cursor)
+                        .filter(|x| !x.kind_name().ends_with("comment"))
+                        .collect();
                     for k in kids {
                         let k = match k.kind_name() {
                             "parameter" => match k.field("type") {
@@ -191,7 +196,21 @@ impl<'s> V<'s> {
                             },
                             _ => k,
                         };
-                        params.push(self.type_arg(k));
+                        let ty = self.type_arg(k);
+                        // A generic parameter (or a trait's `Self`) is what
+                        // the caller's argument is, not its bound.
+                        let mut bare = k;
+                        while bare.kind_name() == "reference_type" {
+                            match bare.field("type") {
+                                Some(t) => bare = t,
+                                None => break,
+                            }
+                        }
+                        let text = self.text(bare);
+                        let generic = bare.kind_name() == "type_identifier"
+                            && ((text == "Self" && self.self_is_trait)
+                                || self.generics.iter().any(|(n, _)| self.str_of(*n) == text));
+                        params.push(if generic { Ty::Unknown } else { ty });
                     }
                 }
                 if let Some(r) = n.field("return_type") {
