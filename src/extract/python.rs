@@ -2016,6 +2016,11 @@ impl<'s> Extractor<'s> {
                 (Src::External, Src::External) => Src::External,
                 (x @ (Src::Value(_) | Src::SeqOf(_) | Src::Annot(..)), Src::External)
                 | (Src::External, x @ (Src::Value(_) | Src::SeqOf(_) | Src::Annot(..))) => x,
+                // A literal container of calls is a literal for this rule
+                // (`[t.copy()] if t else [{}]`): what its items make when
+                // they make instances of one class, else a builtin.
+                (x @ Src::LitOf(..), Src::External | Src::LitOf(..))
+                | (Src::External, x @ Src::LitOf(..)) => x,
                 _ => Src::Unknown,
             };
         }

@@ -1818,6 +1818,10 @@ class Pair:
         conns = [Connection(1), Connection(2)]
         for c in conns:
             c.send()
+    def other(self, t):
+        self.cats = [t.copy()] if t else [{}]
+        for cat in self.cats:
+            cat.send()
 ",
     )]);
     assert_has(
@@ -1829,4 +1833,6 @@ class Pair:
         "calls conn.Pair.go -> conn.Connection.send @conn.py:15:15 TypedReceiver",
     );
     assert_none_to(&out, "@conn.py:12:");
+    // A list of other calls, or an empty one, is a builtin, as a literal is.
+    assert_none_to(&out, "@conn.py:19:");
 }
