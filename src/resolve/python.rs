@@ -1485,11 +1485,13 @@ impl Ctx<'_, '_> {
                             def: *ds.last()?,
                         })
                     });
+                    // Only an in-repo value: `return getattr(self._wrapped,
+                    // name)` (django's `ConnectionProxy`) is anything.
                     if let Some(g) = getattr {
-                        return match self.returns(g, Some(c), depth + 1) {
-                            Val::Unknown => Member::Unknown,
-                            r => Member::Value(r),
-                        };
+                        match self.returns(g, Some(c), depth + 1) {
+                            Val::Unknown | Val::External => {}
+                            r => return Member::Value(r),
+                        }
                     }
                 }
                 if open || OBJECT_ATTRS.contains(&name) {

@@ -1786,13 +1786,24 @@ class Manager:
         self.hook: Final = Relay()
 def f(pm: Manager):
     return pm.hook.myhook.spec()
+class Proxy:
+    def __getattr__(self, item):
+        return getattr(self._target, item)
+def g(p: Proxy):
+    return p.editor().spec()
 ",
     )]);
     assert_has(
         &out,
         "calls hooks.f -> hooks.HookCaller.spec @hooks.py:13:27 TypedReceiver",
     );
-    assert_none_to(&out, "Subset.spec");
+    assert_none_to(&out, "hooks.f -> hooks.Subset.spec");
+    // `return getattr(…)` is anything, not an outside value: the call is
+    // guessed by name, as without `__getattr__`.
+    assert_has(
+        &out,
+        "calls hooks.g -> hooks.Subset.spec @hooks.py:18:23 Member { k: 2 }",
+    );
 }
 
 /// `self.conn = {CLIENT: Connection(CLIENT), SERVER: Connection(SERVER)}`
