@@ -3826,27 +3826,27 @@ fn returns(e: Expr) -> Expr {
     }
 }
 
-/// An array of `e`s.
-/// `get name() {}` (a `get` keyword before the name).
 /// `static m() {}` in a class body.
 fn is_static(m: Node<'_>) -> bool {
-    let mut c = m.walk();
-    let found = m
-        .children(&mut c)
-        .take_while(|k| k.kind_name() != "property_identifier")
-        .any(|k| k.kind_name() == "static");
-    found
+    has_keyword_before_name(m, "static")
 }
 
+/// `get name() {}` (a `get` keyword before the name).
 fn is_getter(m: Node<'_>) -> bool {
+    has_keyword_before_name(m, "get")
+}
+
+/// Whether keyword `kw` comes before the name of member `m`.
+fn has_keyword_before_name(m: Node<'_>, kw: &str) -> bool {
     let mut c = m.walk();
     let found = m
         .children(&mut c)
         .take_while(|k| k.kind_name() != "property_identifier")
-        .any(|k| k.kind_name() == "get");
+        .any(|k| k.kind_name() == kw);
     found
 }
 
+/// An array of `e`s.
 fn elements(e: Expr) -> Expr {
     Expr::Elements(Box::new(e))
 }

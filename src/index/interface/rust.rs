@@ -277,22 +277,18 @@ impl Writer<'_> {
                 t.raw("T");
                 t.raw(&i.to_string());
             }
-            Ty::Tuple(elems) => {
-                t.raw("(");
-                for e in elems {
-                    self.ty(t, e);
-                    t.raw(",");
-                }
-                t.raw(")");
-            }
-            Ty::Fn(params) => {
-                t.raw("F(");
-                for p in params {
-                    self.ty(t, p);
-                    t.raw(",");
-                }
-                t.raw(")");
-            }
+            Ty::Tuple(elems) => self.tys(t, "(", elems),
+            Ty::Fn(params) => self.tys(t, "F(", params),
         }
+    }
+
+    /// `open` then each type followed by `,`, then `)`.
+    fn tys(&self, t: &mut Text, open: &str, tys: &[Ty]) {
+        t.raw(open);
+        for ty in tys {
+            self.ty(t, ty);
+            t.raw(",");
+        }
+        t.raw(")");
     }
 }

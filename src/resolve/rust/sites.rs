@@ -925,14 +925,23 @@ impl Cx<'_, '_> {
     /// The method around `src`, when it is in an impl of a trait from
     /// outside the repository (`impl Read for Either<L, R>`).
     fn outside_trait_method_around(&self, src: u32) -> Option<SymId> {
+        let (d, imp) = self.impl_method_around(src)?;
+        let outside = !self.scope.impls[imp as usize].tr.is_empty()
+            && !self.ix.impl_trait.contains_key(&(self.file, imp));
+        outside.then(|| self.sym(d))
+    }
+
+    /// The method `src` is in (not through a nested fn), when it is in an
+    /// impl block: (its def, the impl's index in `Scope::impls`).
+    fn impl_method_around(&self, src: u32) -> Option<(u32, u32)> {
         let mut d = src;
         while d != 0 {
             let def = &self.defs[d as usize];
             if def.kind == NodeKind::Method {
-                let &imp = self.method_impl.get(&d)?;
-                let outside = !self.scope.impls[imp as usize].tr.is_empty()
-                    && !self.ix.impl_trait.contains_key(&(self.file, imp));
-                return outside.then(|| self.sym(d));
+                return self.method_impl.get(&d).map(|&imp| (d, imp));
+            }
+            if is_fn(def.kind) {
+                return None;
             }
             d = def.parent.unwrap_or(0);
         }
@@ -947,31 +956,20 @@ impl Cx<'_, '_> {
         if COMMON_METHODS.binary_search(&text).is_ok() {
             return None;
         }
-        let mut d = src;
-        while d != 0 {
-            let def = &self.defs[d as usize];
-            if def.kind == NodeKind::Method {
-                let &imp = self.method_impl.get(&d)?;
-                if !self.ix.outside_impls.contains(&(self.file, imp)) {
-                    return None;
-                }
-                let own = self.scope.impls[imp as usize]
-                    .methods
-                    .iter()
-                    .find(|&&md| self.defs[md as usize].name == text);
-                if let Some(&md) = own {
-                    return Some(self.sym(md));
-                }
-                let tr = *self.ix.impl_trait.get(&(self.file, imp))?;
-                let name = self.ix.gname(text)?;
-                return self.ix.trait_methods.get(&(tr, name)).copied();
-            }
-            if is_fn(def.kind) {
-                return None;
-            }
-            d = def.parent.unwrap_or(0);
+        let (_, imp) = self.impl_method_around(src)?;
+        if !self.ix.outside_impls.contains(&(self.file, imp)) {
+            return None;
         }
-        None
+        let own = self.scope.impls[imp as usize]
+            .methods
+            .iter()
+            .find(|&&md| self.defs[md as usize].name == text);
+        if let Some(&md) = own {
+            return Some(self.sym(md));
+        }
+        let tr = *self.ix.impl_trait.get(&(self.file, imp))?;
+        let name = self.ix.gname(text)?;
+        self.ix.trait_methods.get(&(tr, name)).copied()
     }
 
     /// Whether receiver `r` is a collection's iterator (`v.iter()`,
