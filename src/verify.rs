@@ -1039,8 +1039,12 @@ impl Twins<'_> {
             .collect()
     }
 
+    /// A TypeScript source the index holds. JavaScript is no source of a
+    /// declaration: a package that ships JavaScript with hand-written
+    /// declarations (fastify's `types/instance.d.ts`) declares its API
+    /// there, and the declaration is what the server defines.
     fn is_indexed_source(&self, path: &Path) -> bool {
-        if is_declaration_file(path) || is_compiled_twin(path) {
+        if is_declaration_file(path) || is_compiled_twin(path) || !is_typescript_source(path) {
             return false;
         }
         relative(self.repo, path).is_some_and(|rel| self.hashes.contains_key(&rel))
@@ -1092,6 +1096,12 @@ fn is_declaration_file(path: &Path) -> bool {
         || name.ends_with(".d.mts")
         || name.ends_with(".d.cts")
         || (name.ends_with(".ts") && name.contains(".d."))
+}
+
+/// `.ts`, `.tsx`, `.mts`, `.cts` (a declaration file too).
+fn is_typescript_source(path: &Path) -> bool {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    matches!(ext, "ts" | "tsx" | "mts" | "cts")
 }
 
 /// JavaScript emitted next to its declaration file (`x.js` and `x.d.ts`,
@@ -1365,6 +1375,8 @@ mod tests {
         assert!(is_declaration_file(Path::new("/p/styles.d.css.ts")));
         assert!(!is_declaration_file(Path::new("/p/src/index.ts")));
         assert!(!is_declaration_file(Path::new("/p/src/d.ts")));
+        assert!(is_typescript_source(Path::new("/p/src/a.mts")));
+        assert!(!is_typescript_source(Path::new("/p/lib/server.js")));
         let dir = tempfile::tempdir().unwrap();
         for f in ["index.js", "index.d.ts", "api.cjs", "api.d.cts", "plain.js"] {
             std::fs::write(dir.path().join(f), "").unwrap();

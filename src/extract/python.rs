@@ -1623,8 +1623,13 @@ impl<'s> Extractor<'s> {
                     });
                 }
                 let s = match annot {
+                    // `*args: X` is a tuple of `X`, `**kwargs: X` a dict to
+                    // `X`; unannotated, a tuple or a dict all the same.
+                    Some((c, Cont::One)) if kind == PARAM_ARGS => Src::Annot(c, Cont::Seq),
+                    Some((c, Cont::One)) if kind == PARAM_KWARGS => Src::Annot(c, Cont::Map),
+                    _ if splat => Src::External,
                     Some((c, k)) => Src::Annot(c, k),
-                    None if method_of.is_some() && !splat => {
+                    None if method_of.is_some() => {
                         inherits = true;
                         Src::Inherited(sig, at as u32)
                     }

@@ -535,6 +535,8 @@ mod tests {
         for (p, t) in [
             ("repo/Django-5.1.4/pyproject.toml", ""),
             ("repo/Django-5.1.4/django/db/models.py", ""),
+            ("repo/Django-5.1.4/tests/requirements.txt", ""),
+            ("repo/Django-5.1.4/tests/test_models.py", ""),
             ("repo/loose/x.py", ""),
             (
                 "repo/ws/Cargo.toml",
@@ -554,6 +556,12 @@ mod tests {
         let py = &specs["pyright"];
         assert_eq!(
             py.root_for(&repo.join("Django-5.1.4/django/db/models.py"), &repo),
+            repo.join("Django-5.1.4")
+        );
+        // A requirements file beside the tests is no project of its own:
+        // its files import the package as the project's root sees it.
+        assert_eq!(
+            py.root_for(&repo.join("Django-5.1.4/tests/test_models.py"), &repo),
             repo.join("Django-5.1.4")
         );
         assert_eq!(py.root_for(&repo.join("loose/x.py"), &repo), repo);

@@ -401,8 +401,13 @@ impl<'a, 'w> Eval<'a, 'w> {
                 // The receiver of a method call is kept for a `this` return.
                 let (recv, (v, st)) = self.callee(f, callee, depth);
                 match v.unalias() {
+                    // (A class-like with a declared return is a namespace
+                    // merged with the function signatures of its name:
+                    // `declare function fastify(…): FastifyInstance` beside
+                    // `declare namespace fastify`, one symbol.)
                     Val::Sym(sym)
-                        if matches!(self.kind(sym), NodeKind::Function | NodeKind::Method) =>
+                        if matches!(self.kind(sym), NodeKind::Function | NodeKind::Method)
+                            || self.kind(sym) == NodeKind::Class && self.returns(sym).is_some() =>
                     {
                         match self.returns(sym) {
                             Some(r) => {

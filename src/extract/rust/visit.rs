@@ -17,6 +17,15 @@ mod exprs;
 mod items;
 mod types;
 
+/// A node's named children, comments left out (a comment is a named
+/// node wherever it sits: between parameters, arguments, attribute tokens).
+fn named_code_children(n: Node) -> Vec<Node> {
+    let mut cursor = n.walk();
+    n.named_children(&mut cursor)
+        .filter(|k| !k.kind_name().ends_with("comment"))
+        .collect()
+}
+
 /// Type suffixes of number literals (`1u8`, `2.0f32`); longest first.
 const NUMBER_SUFFIXES: [&str; 14] = [
     "usize", "isize", "u128", "i128", "u16", "u32", "u64", "i16", "i32", "i64", "f32", "f64", "u8",

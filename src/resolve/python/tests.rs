@@ -1847,3 +1847,29 @@ class Pair:
     // A list of other calls, or an empty one, is a builtin, as a literal is.
     assert_none_to(&out, "@conn.py:19:");
 }
+
+/// `*args` is a tuple and `**kwargs` a dict, whatever they hold: their
+/// methods are the builtins' (pyparsing's `kwargs.items()` beside
+/// `ParseResults.items`); annotated, their elements have the type.
+#[test]
+fn star_parameters_are_a_tuple_and_a_dict() {
+    let out = edges(&[
+        (
+            "res.py",
+            "class Results:\n    def items(self): ...\n    def index(self): ...\n    def name(self): ...\n",
+        ),
+        (
+            "app.py",
+            "from res import Results\ndef f(*args, **kwargs):\n    kwargs.items()\n    args.index(1)\ndef g(*rs: Results, **named: Results):\n    for r in rs:\n        r.name()\n    named['x'].name()\n",
+        ),
+    ]);
+    assert_none_to(&out, "calls app.f -> res.Results");
+    assert_has(
+        &out,
+        "calls app.g -> res.Results.name @app.py:7:11 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls app.g -> res.Results.name @app.py:8:16 TypedReceiver",
+    );
+}

@@ -648,6 +648,14 @@ pub fn build(world: &World) -> Index {
         ix.mods[i].root = r;
     }
 
+    // Defs likely compiled out: cfg'd off, or under a feature not on by default.
+    ix.off = rust_files
+        .iter()
+        .filter_map(|&f| scope_of(world, f).map(|s| (f, s)))
+        .flat_map(|(f, s)| s.cfg_off.iter().map(move |&def| SymId { file: f, def }))
+        .chain(feature_off_defs)
+        .collect();
+
     // Items and uses.
     for &f in &rust_files {
         let Some(scope) = scope_of(world, f) else {
@@ -672,7 +680,7 @@ pub fn build(world: &World) -> Index {
             // it is compiled out, std's is the one in scope.
             if item.is_macro
                 && crate::extract::rust::std_macro(&def.name).is_some()
-                && scope.cfg_off.contains(&item.def)
+                && ix.off.contains(&sym)
             {
                 continue;
             }
@@ -728,12 +736,6 @@ pub fn build(world: &World) -> Index {
     // path is resolved (an impl header under `cfg(not(feature = "x"))`
     // names the type defined under the same cfg, not its `cfg(feature =
     // "x")` twin).
-    ix.off = rust_files
-        .iter()
-        .filter_map(|&f| scope_of(world, f).map(|s| (f, s)))
-        .flat_map(|(f, s)| s.cfg_off.iter().map(move |&def| SymId { file: f, def }))
-        .chain(feature_off_defs)
-        .collect();
     if !ix.off.is_empty() {
         let off = &ix.off;
         for v in ix.items.values_mut() {

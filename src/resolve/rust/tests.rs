@@ -338,6 +338,15 @@ fn a_compiled_out_macro_does_not_shadow_std() {
     let g = graph(&[("src/lib.rs", src)]);
     assert_none(&g, "calls shop_app::f -> shop_app::println");
     assert_has(&g, "calls shop_app::f -> shop_app::tally @4:36 Local");
+    // Compiled out by a feature that is not on by default: the same.
+    let manifest = "[package]\nname = \"shop-app\"\n[features]\ndefault = []\nnostd = []\n";
+    let src = src.replace(
+        "all(target_arch = \"wasm32\", target_os = \"unknown\")",
+        "feature = \"nostd\"",
+    );
+    let g = graph_with(&[("Cargo.toml", manifest)], &[("src/lib.rs", &src)]);
+    assert_none(&g, "calls shop_app::f -> shop_app::println");
+    assert_has(&g, "calls shop_app::f -> shop_app::tally @4:36 Local");
 }
 
 /// `cfg_if!` picks one branch where rust-analyzer runs: the first whose

@@ -206,12 +206,16 @@ pub struct Modules {
     tsconfigs: HashMap<String, TsConfig>,
     /// Longest name first.
     packages: Vec<Package>,
+    /// Directory of a `package.json` → what importing the directory itself
+    /// reads (`require('..')`): its `types`, `typings` and `main`.
+    dir_entries: HashMap<String, Vec<String>>,
 }
 
 impl Modules {
     pub fn new(layout: &Layout) -> Modules {
         let mut raw: BTreeMap<String, serde_json::Value> = BTreeMap::new();
         let mut packages = Vec::new();
+        let mut dir_entries = HashMap::new();
         for (path, text) in &layout.manifests {
             let (dir, file) = match path.rsplit_once('/') {
                 Some((d, f)) => (d.to_string(), f),
@@ -228,6 +232,14 @@ impl Modules {
                     let Ok(v) = serde_json::from_slice::<serde_json::Value>(&clean) else {
                         continue;
                     };
+                    let dir_entry: Vec<String> = ["types", "typings", "main"]
+                        .iter()
+                        .filter_map(|f| v.get(*f).and_then(|e| e.as_str()))
+                        .map(|e| join(&dir, e))
+                        .collect();
+                    if !dir_entry.is_empty() {
+                        dir_entries.insert(dir.clone(), dir_entry);
+                    }
                     let Some(name) = v.get("name").and_then(|n| n.as_str()) else {
                         continue;
                     };
@@ -264,6 +276,7 @@ impl Modules {
         Modules {
             tsconfigs,
             packages,
+            dir_entries,
         }
     }
 
@@ -271,7 +284,18 @@ impl Modules {
     pub fn resolve(&self, files: &PathIndex, from: &str, spec: &str) -> Target {
         let dir = from.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
         if spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == ".." {
-            return probe(files, &join(dir, spec)).map_or(Target::External, Target::File);
+            // A file first, then a directory: its package.json's entry
+            // (`require('..')` of a package), then its index.
+            let path = join(dir, spec);
+            let entry = || {
+                self.dir_entries
+                    .get(path.trim_end_matches('/'))
+                    .and_then(|es| es.iter().find_map(|e| probe(files, e)))
+            };
+            return probe_file(files, &path)
+                .or_else(entry)
+                .or_else(|| probe_index(files, &path))
+                .map_or(Target::External, Target::File);
         }
         if spec.starts_with('/') || spec.contains(':') {
             return Target::External;
@@ -480,6 +504,11 @@ fn match_pattern<'a>(pattern: &str, spec: &'a str) -> Option<&'a str> {
 
 /// The indexed file a path (without or with extension) names.
 fn probe(files: &PathIndex, base: &str) -> Option<FileIdx> {
+    probe_file(files, base).or_else(|| probe_index(files, base))
+}
+
+/// `base` as a file: as written, its TypeScript twin, or with an extension.
+fn probe_file(files: &PathIndex, base: &str) -> Option<FileIdx> {
     let base = base.trim_end_matches('/');
     // ESM TypeScript writes the emitted name: `./x.js` is `./x.ts`. The
     // TypeScript file (or declaration) wins over the JavaScript one beside
@@ -507,6 +536,12 @@ fn probe(files: &PathIndex, base: &str) -> Option<FileIdx> {
             return Some(*f);
         }
     }
+    None
+}
+
+/// `base` as a directory: its index file.
+fn probe_index(files: &PathIndex, base: &str) -> Option<FileIdx> {
+    let base = base.trim_end_matches('/');
     for ext in EXTS {
         let p = if base.is_empty() {
             format!("index{ext}")

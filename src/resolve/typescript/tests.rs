@@ -12,6 +12,11 @@ type Resolved = (
 );
 
 fn resolve_all(files: &[(&str, &str)]) -> Resolved {
+    resolve_with(&[], files)
+}
+
+/// [`resolve_all`] with manifests (`package.json`, `tsconfig.json`) by path.
+fn resolve_with(manifests: &[(&str, &str)], files: &[(&str, &str)]) -> Resolved {
     let facts: Vec<_> = files
         .iter()
         .map(|(p, s)| {
@@ -22,6 +27,9 @@ fn resolve_all(files: &[(&str, &str)]) -> Resolved {
     let mut layout = Layout::default();
     for (p, _, _) in &facts {
         layout.files.insert(p.clone());
+    }
+    for (p, text) in manifests {
+        layout.manifests.insert(p.to_string(), text.to_string());
     }
     let world = World::new(
         facts
@@ -1387,4 +1395,28 @@ fn this_in_a_static_method_is_the_class() {
         ),
     ]);
     assert!(targets(&r, "3:9").is_empty(), "{:?}", r.0);
+}
+
+/// A JavaScript package with hand-written declarations (fastify): its tests
+/// `require('..')`, which TypeScript reads through the package.json's
+/// `types`; the declared namespace is also the function of its name, and
+/// calling it gives what the signatures return.
+#[test]
+fn a_package_directory_is_its_declared_entry_and_a_callable_namespace_returns() {
+    let r = resolve_with(
+        &[(
+            "package.json",
+            r#"{"name": "srv", "main": "srv.js", "types": "srv.d.ts"}"#,
+        )],
+        &[
+            (
+                "srv.d.ts",
+                "declare namespace srv {\n  export interface Options { port: number }\n}\ninterface Instance { listen(): void }\ndeclare function srv(opts?: srv.Options): Instance;\nexport = srv\n",
+            ),
+            ("srv.js", "function srv() { return { listen() {} } }\nmodule.exports = srv\n"),
+            ("test/app.test.js", "const Srv = require('..')\nconst app = Srv()\napp.listen()\n"),
+        ],
+    );
+    assert_eq!(targets(&r, "2:13"), ["srv.d.ts:srv"]);
+    assert_eq!(targets(&r, "3:5"), ["srv.d.ts:Instance.listen"]);
 }

@@ -137,14 +137,9 @@ impl<'s> V<'s> {
                     (None, Some(c)) if k.kind_name() == "closure_expression" => {
                         let arg = positions.iter().position(|p| *p == k).unwrap_or(0);
                         let arg = arg.min(u8::MAX as usize) as u8;
-                        let count = k.field("parameters").map_or(0, |p| {
-                            let mut c = p.walk();
-                            let n = p
-                                .named_children(&mut c)
-                                .filter(|x| !x.kind_name().ends_with("comment"))
-                                .count();
-                            n.min(u8::MAX as usize)
-                        });
+                        let count = k
+                            .field("parameters")
+                            .map_or(0, |p| named_code_children(p).len().min(u8::MAX as usize));
                         let hints: Vec<u32> = (0..count as u8)
                             .map(|param| {
                                 self.recv(match c {
@@ -269,12 +264,7 @@ impl<'s> V<'s> {
             self.locals.push(HashMap::default());
         }
         if let Some(params) = n.field("parameters") {
-            let mut cursor = params.walk();
-            let kids: Vec<Node> = params
-                .named_children(&mut cursor)
-                .filter(|x| !x.kind_name().ends_with("comment"))
-                .collect();
-            for (i, p) in kids.into_iter().enumerate() {
+            for (i, p) in named_code_children(params).into_iter().enumerate() {
                 let hint = hints.get(i).copied().unwrap_or(0);
                 if p.kind_name() == "parameter" {
                     let r = match p.field("type") {
@@ -543,16 +533,9 @@ impl<'s> V<'s> {
             let cfg = if word(i) == Some("if") && word(i + 1) == Some("#") {
                 // `[cfg(…)]`: the attribute's token tree.
                 let attr = toks.get(i + 2).filter(|t| t.kind_name() == "token_tree");
-                let args = attr.and_then(|a| {
-                    let mut c = a.walk();
-                    let kids: Vec<Node> = a
-                        .named_children(&mut c)
-                        .filter(|t| !t.kind_name().ends_with("comment"))
-                        .collect();
-                    match kids.as_slice() {
-                        [k, args] if self.text(*k) == "cfg" => Some(self.text(*args)),
-                        _ => None,
-                    }
+                let args = attr.and_then(|a| match named_code_children(*a).as_slice() {
+                    [k, args] if self.text(*k) == "cfg" => Some(self.text(*args)),
+                    _ => None,
                 });
                 let Some(args) = args else {
                     return false;

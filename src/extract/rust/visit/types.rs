@@ -183,12 +183,7 @@ impl<'s> V<'s> {
                 }
                 let mut params = Vec::new();
                 if let Some(ps) = n.field("parameters") {
-                    let mut cursor = ps.walk();
-                    let kids: Vec<Node> = ps
-                        .named_children(&mut cursor)
-                        .filter(|x| !x.kind_name().ends_with("comment"))
-                        .collect();
-                    for k in kids {
+                    for k in named_code_children(ps) {
                         let k = match k.kind_name() {
                             "parameter" => match k.field("type") {
                                 Some(t) => t,
