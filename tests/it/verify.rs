@@ -928,3 +928,46 @@ fn overridden_members_uses_and_declarations_are_not_discovered() {
         "{v}"
     );
 }
+
+/// A JavaScript package with hand-written declarations (fastify's
+/// `types/*.d.ts`): a call through the package's types is defined in the
+/// declaration, and stays there though the server's source definition
+/// names the JavaScript behind it (only a TypeScript source replaces a
+/// declaration, as the copy it was built from).
+#[test]
+fn hand_written_declarations_of_javascript_stand() {
+    if !servers_present(&["typescript-language-server"]) {
+        return;
+    }
+    let repo = tempfile::tempdir().unwrap();
+    write(
+        repo.path(),
+        &[
+            (
+                "package.json",
+                r#"{"name": "srv", "main": "lib/srv.js", "types": "types/srv.d.ts"}"#,
+            ),
+            (
+                "lib/srv.js",
+                "'use strict'\nfunction listen () { return 1 }\nfunction srv () { return { listen } }\nmodule.exports = srv\n",
+            ),
+            (
+                "types/srv.d.ts",
+                "interface Instance { listen(): number }\ndeclare function srv(): Instance;\nexport = srv\n",
+            ),
+            (
+                "test/app.test.js",
+                "'use strict'\nconst Srv = require('..')\nconst app = Srv()\napp.listen()\n",
+            ),
+        ],
+    );
+    let v = verify(repo.path());
+    let ts = &v["languages"]["typescript"];
+    assert_eq!(ts["retargeted"], 0, "{v}");
+    assert_eq!(ts["refuted"], 0, "{v}");
+    let sites = sites_of(repo.path(), "types/srv.d.ts:Instance.listen");
+    assert!(
+        sites.contains(&"test/app.test.js:4:5 verified".to_string()),
+        "{sites:?}: {v}"
+    );
+}
