@@ -946,8 +946,10 @@ async fn follow_local_answers(
 /// sources (`index.d.ts` reached through `import … from "zod/v4/core"` in
 /// zod's own `src/`): the server's source definition is asked at the same
 /// site, and its answer replaces the declaration when it lands in an indexed
-/// source file. Compiled JavaScript next to its declaration (`index.js`
-/// beside `index.d.ts`) is no source. Answers are remembered per declaration.
+/// TypeScript source file. JavaScript is no source of a declaration: built
+/// next to it (`index.js` beside `index.d.ts`) it is the declaration's twin,
+/// and written by hand (fastify) it is what the declaration describes.
+/// Answers are remembered per declaration.
 /// Sites in declaration files keep their declarations.
 struct Twins<'a> {
     repo: &'a Path,
@@ -1039,12 +1041,9 @@ impl Twins<'_> {
             .collect()
     }
 
-    /// A TypeScript source the index holds. JavaScript is no source of a
-    /// declaration: a package that ships JavaScript with hand-written
-    /// declarations (fastify's `types/instance.d.ts`) declares its API
-    /// there, and the declaration is what the server defines.
+    /// A TypeScript source (no declaration) the index holds.
     fn is_indexed_source(&self, path: &Path) -> bool {
-        if is_declaration_file(path) || is_compiled_twin(path) || !is_typescript_source(path) {
+        if is_declaration_file(path) || !is_typescript_source(path) {
             return false;
         }
         relative(self.repo, path).is_some_and(|rel| self.hashes.contains_key(&rel))
@@ -1102,18 +1101,6 @@ fn is_declaration_file(path: &Path) -> bool {
 fn is_typescript_source(path: &Path) -> bool {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     matches!(ext, "ts" | "tsx" | "mts" | "cts")
-}
-
-/// JavaScript emitted next to its declaration file (`x.js` and `x.d.ts`,
-/// `x.mjs` and `x.d.mts`, `x.cjs` and `x.d.cts`).
-fn is_compiled_twin(path: &Path) -> bool {
-    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
-        return false;
-    };
-    let decl = [(".js", ".d.ts"), (".mjs", ".d.mts"), (".cjs", ".d.cts")]
-        .iter()
-        .find_map(|(js, d)| name.strip_suffix(js).map(|stem| format!("{stem}{d}")));
-    decl.is_some_and(|d| path.with_file_name(d).is_file())
 }
 
 impl Group {
@@ -1368,7 +1355,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn declaration_files_and_compiled_twins() {
+    fn declaration_files_and_typescript_sources() {
         assert!(is_declaration_file(Path::new("/p/index.d.ts")));
         assert!(is_declaration_file(Path::new("/p/v4/core/api.d.cts")));
         assert!(is_declaration_file(Path::new("/p/a.d.mts")));
@@ -1377,14 +1364,7 @@ mod tests {
         assert!(!is_declaration_file(Path::new("/p/src/d.ts")));
         assert!(is_typescript_source(Path::new("/p/src/a.mts")));
         assert!(!is_typescript_source(Path::new("/p/lib/server.js")));
-        let dir = tempfile::tempdir().unwrap();
-        for f in ["index.js", "index.d.ts", "api.cjs", "api.d.cts", "plain.js"] {
-            std::fs::write(dir.path().join(f), "").unwrap();
-        }
-        assert!(is_compiled_twin(&dir.path().join("index.js")));
-        assert!(is_compiled_twin(&dir.path().join("api.cjs")));
-        assert!(!is_compiled_twin(&dir.path().join("plain.js")));
-        assert!(!is_compiled_twin(&dir.path().join("index.d.ts")));
+        assert!(!is_typescript_source(Path::new("/p/api.cjs")));
     }
 
     #[test]

@@ -197,7 +197,8 @@ const OBJECT_ATTRS: &[&str] = &[
 /// than on an in-repo class: `d.items()`, `xs.append(x)`, `s.strip()`. A
 /// guess by name there is mostly wrong (networkx: `nx.clustering(G).values()`
 /// had been guessed at `Config.values`, 267 of 283 refuted edges); the site is
-/// kept unresolved, for the language server to answer. Sorted.
+/// kept unresolved, for the language server to answer. Sorted; each is in
+/// [`BUILTIN_METHODS`] too.
 const COMMON_BUILTIN_METHODS: &[&str] = &[
     "append",
     "decode",

@@ -389,6 +389,10 @@ fn stdlib_list_is_sorted_for_binary_search() {
         COMMON_BUILTIN_METHODS.windows(2).all(|w| w[0] < w[1]),
         "COMMON_BUILTIN_METHODS must stay sorted"
     );
+    // Each is a builtin's method too (it counts among a guess's candidates).
+    for m in COMMON_BUILTIN_METHODS {
+        assert!(BUILTIN_METHODS.contains(m), "{m} is no builtin method");
+    }
 }
 
 #[test]
