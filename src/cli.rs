@@ -700,7 +700,11 @@ fn report_database_note(session: &Session, indexing: bool) {
         return;
     }
     for s in &session.report.skipped {
-        if !matches!(s.reason, crate::walk::SkipReason::TooLarge) {
+        // Expected skips are counted in the summary, not listed one by one.
+        if !matches!(
+            s.reason,
+            crate::walk::SkipReason::TooLarge | crate::walk::SkipReason::Minified
+        ) {
             eprintln!(
                 "refgraph: skipped {}: {} ({})",
                 s.path,

@@ -55,7 +55,7 @@ pub fn extract_files(
                     detail: e.to_string(),
                 })?;
                 let warning =
-                    walk::check_text(&bytes).map_err(|(reason, detail)| walk::Skipped {
+                    walk::check_text(f.lang, &bytes).map_err(|(reason, detail)| walk::Skipped {
                         path: f.path.clone(),
                         reason,
                         detail,
@@ -1248,7 +1248,8 @@ fn read_and_extract(
     if stored.is_some_and(|s| s.hash == hash && s.lang == f.lang) {
         return Ok(None);
     }
-    let warning = walk::check_text(&bytes).map_err(|(reason, detail)| skip(reason, detail))?;
+    let warning =
+        walk::check_text(f.lang, &bytes).map_err(|(reason, detail)| skip(reason, detail))?;
     tracing::trace!(path = %f.path, "extract");
     let mut walked = f.clone();
     walked.size = bytes.len() as u64;

@@ -78,6 +78,7 @@ pub enum SkipReason {
     Binary,
     NotAFile,
     Vanished,
+    Minified,
 }
 
 impl SkipReason {
@@ -89,6 +90,7 @@ impl SkipReason {
             SkipReason::Binary => "binary",
             SkipReason::NotAFile => "not a file",
             SkipReason::Vanished => "vanished",
+            SkipReason::Minified => "minified",
         }
     }
 }
@@ -351,6 +353,13 @@ fn classify(
             })
         }
     }
+    if lang == Lang::JavaScript && MINIFIED_SUFFIXES.iter().any(|s| path.ends_with(s)) {
+        return Err(Skipped {
+            path,
+            reason: SkipReason::Minified,
+            detail: "named as minified JavaScript".into(),
+        });
+    }
     if stat.size > config.max_file_size {
         return Err(Skipped {
             path,
@@ -442,15 +451,38 @@ pub fn rel_path(root: &Path, path: &Path) -> String {
     s
 }
 
-/// Check bytes read from a source file. Binary files are refused; a file
-/// that is not valid UTF-8 is still parsed (Tree-sitter reads bytes), and
-/// the returned diagnostic says where the first invalid byte is.
+/// Minified JavaScript is generated, not written: its one-letter names
+/// would only make the project's own names ambiguous. Skipped by name
+/// (`jquery.min.js`) and, unnamed, by its lines (see [`check_text`]).
+const MINIFIED_SUFFIXES: [&str; 3] = [".min.js", ".min.mjs", ".min.cjs"];
+
+/// JavaScript whose lines average this many bytes or more (over at least
+/// [`MINIFIED_MIN_SIZE`] bytes) is minified: hand-written code averages
+/// under 40, and a bundle that is not minified (`jquery.js`) keeps its lines.
+const MINIFIED_MEAN_LINE: usize = 300;
+const MINIFIED_MIN_SIZE: usize = 4096;
+
+/// Check bytes read from a source file. Binary files and minified
+/// JavaScript are refused; a file that is not valid UTF-8 is still parsed
+/// (Tree-sitter reads bytes), and the returned diagnostic says where the
+/// first invalid byte is.
 pub fn check_text(
+    lang: Lang,
     bytes: &[u8],
 ) -> Result<Option<crate::extract::Diagnostic>, (SkipReason, String)> {
     let head = &bytes[..bytes.len().min(8192)];
     if head.contains(&0) {
         return Err((SkipReason::Binary, "contains NUL bytes".into()));
+    }
+    if lang == Lang::JavaScript && bytes.len() >= MINIFIED_MIN_SIZE {
+        let lines = 1 + memchr::memchr_iter(b'\n', bytes).count();
+        let mean = bytes.len() / lines;
+        if mean >= MINIFIED_MEAN_LINE {
+            return Err((
+                SkipReason::Minified,
+                format!("{lines} lines of {mean} bytes on average"),
+            ));
+        }
     }
     if let Err(e) = std::str::from_utf8(bytes) {
         let upto = &bytes[..e.valid_up_to()];

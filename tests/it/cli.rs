@@ -182,6 +182,52 @@ fn bad_files_are_reported_and_the_rest_is_indexed() {
 }
 
 #[test]
+fn minified_javascript_is_skipped_by_name_and_by_its_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "app.js",
+        "export function start() {\n  return 1;\n}\n",
+    );
+    let packed = format!("var a=function(b){{return b}};{}\n", "a(1);".repeat(1200));
+    write(root, "static/jquery.min.js", "function $(){}\n");
+    write(root, "static/bundle.js", &packed);
+    // Hand-written, with one long data line: its lines stay short on average.
+    let data = format!(
+        "export const DATA = '{}';\n{}",
+        "x".repeat(5000),
+        "export function use() {\n  return DATA;\n}\n".repeat(40)
+    );
+    write(root, "data.js", &data);
+    let out = bin().arg("index").arg(root).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("2 minified"), "{}", stdout(&out));
+    let status = status_json(root);
+    assert_eq!(status["files"]["javascript"], 2, "{status}");
+    let skipped: Vec<(&str, &str)> = status["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["path"].as_str().unwrap(), s["reason"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        skipped,
+        [
+            ("static/bundle.js", "minified"),
+            ("static/jquery.min.js", "minified")
+        ]
+    );
+    // A file minified in place leaves the graph.
+    write(root, "app.js", &packed);
+    assert!(run(root, &["index"]).status.success());
+    let status = status_json(root);
+    assert_eq!(status["files"]["javascript"], 1, "{status}");
+    let found = run(root, &["find", "start", "--json"]);
+    assert_eq!(found.status.code(), Some(1), "{}", stdout(&found));
+}
+
+#[test]
 fn corrupt_and_foreign_databases_are_rebuilt() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
