@@ -3,6 +3,7 @@
 //! and let re-resolution apply it (see `index::apply_verdicts`), so a cached
 //! answer is re-applied after every re-index until either file changes.
 
+mod import_binding;
 mod module_start;
 mod overloads;
 
@@ -356,6 +357,7 @@ pub async fn verify(
     let mut nodes = FileNodes::default();
     let mut overloads = overloads::Overloads::new(&root);
     let mut module_starts = module_start::ModuleStarts::new(&root);
+    let mut import_bindings = import_binding::ImportBindings::new(&root);
     for g in groups.values() {
         let entry = report.entry(lang_name(g.lang).into()).or_default();
         if g.skipped.is_some() {
@@ -404,6 +406,15 @@ pub async fn verify(
                 .iter()
                 .any(|(rel, l)| l.pos == site.pos && rel.as_deref() == Some(site.path.as_str()));
             for (rel, l) in located.into_iter().filter(|_| !names_site) {
+                // An import binding the server could not follow past (its
+                // module does not resolve where the server runs) is no
+                // answer about the definition.
+                if rel
+                    .as_deref()
+                    .is_some_and(|r| hashes.contains_key(r) && import_bindings.at(r, l.pos))
+                {
+                    continue;
+                }
                 let outcome = match rel {
                     Some(rel) => match hashes.get(&rel) {
                         Some(h) => {
