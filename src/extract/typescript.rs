@@ -86,6 +86,10 @@ pub enum Expr {
     /// `Param(Member(array, "forEach"), 0, 0)`: the first parameter of a
     /// `forEach` callback (also what `for (const x of array)` binds).
     Elements(Box<Expr>),
+    /// An instance of the type the callee declares for its argument `.1`
+    /// (`route(opts: RouteOptions)`: what an object literal passed there
+    /// is checked against, its functions' parameters typed by it).
+    Arg(Box<Expr>, u16),
 }
 
 /// The argument index under which a function type alias (`type Handler =
@@ -99,6 +103,14 @@ pub const SIGNATURE: u16 = u16::MAX;
 /// `arg` (no identifier looks like it).
 pub fn callback_param(arg: u16, param: u16) -> String {
     format!("({arg}).{param}")
+}
+
+/// The [`Field`] name under which a function, method or call signature
+/// records the named type of its parameter `arg` when that names a
+/// function type (`handler: RouteHandlerMethod<…>`): a callback passed
+/// there takes the parameters of the alias's [`SIGNATURE`].
+pub fn callback_alias(arg: u16) -> String {
+    format!("({arg})")
 }
 
 /// The properties of an object literal whose names can be read.

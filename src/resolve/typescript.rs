@@ -20,8 +20,8 @@ use super::{
     MAX_CANDIDATES,
 };
 use crate::extract::typescript::{
-    callback_param, Export, Expr, Field, Imported, Refs, Scope, SiteKind, CJS_PROPERTY, DEFAULT,
-    EXPORT_EQUALS, NS_ANY, NS_TYPE, NS_VALUE,
+    callback_alias, callback_param, Export, Expr, Field, Imported, Refs, Scope, SiteKind,
+    CJS_PROPERTY, DEFAULT, EXPORT_EQUALS, NS_ANY, NS_TYPE, NS_VALUE, SIGNATURE,
 };
 use crate::extract::{Family, Lang, LangScope};
 use crate::graph::{EdgeKind, NodeKind, Pos};
@@ -464,14 +464,28 @@ impl<'a, 'w> Eval<'a, 'w> {
                     }
                 }
                 let (v, st) = self.eval(f, callee, NS_VALUE, depth + 1);
-                let Val::Sym(sym) = v.unalias() else {
+                // A function or method, or a value of an interface with call
+                // signatures (`get: RouteShorthandMethod`).
+                let (Val::Sym(sym) | Val::Inst(sym)) = v.unalias() else {
                     return (Val::Unknown, st);
                 };
-                match self.field(sym, &callback_param(*arg, *param)) {
-                    Some(fl) => {
-                        let (v, pst) = self.eval(sym.file, &fl.value, NS_VALUE, depth + 1);
+                match self.callback_param_type(sym, *arg, *param, depth + 1) {
+                    Some((v, pst)) => {
                         (alias(v), combine(combine(st, pst), Strategy::TypedReceiver))
                     }
+                    None => (Val::Unknown, st),
+                }
+            }
+            Expr::Arg(callee, arg) => {
+                let (v, st) = self.eval(f, callee, NS_VALUE, depth + 1);
+                let (Val::Sym(sym) | Val::Inst(sym)) = v.unalias() else {
+                    return (Val::Unknown, st);
+                };
+                match self.declared_arg(sym, *arg, depth + 1) {
+                    Some((c, ast)) => (
+                        Val::Inst(c),
+                        combine(combine(st, ast), Strategy::TypedReceiver),
+                    ),
                     None => (Val::Unknown, st),
                 }
             }
@@ -561,6 +575,75 @@ impl<'a, 'w> Eval<'a, 'w> {
     }
 
     /// The field (or recorded parameter type) `name` of class-like `c`.
+    /// The type a callback passed as argument `arg` to `sym` (a function,
+    /// a method, an interface's call signatures) declares for its parameter
+    /// `param`: written out (`cb: (a: A) => void`), or through a named
+    /// function type (`handler: RouteHandlerMethod<…>`, an alias of an
+    /// alias). Overloads that name different types for it leave it unknown.
+    fn callback_param_type(
+        &self,
+        sym: SymId,
+        arg: u16,
+        param: u16,
+        depth: u32,
+    ) -> Option<(Val, Strategy)> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        if let Some(fl) = self.field(sym, &callback_param(arg, param)) {
+            return Some(self.eval(sym.file, &fl.value, NS_VALUE, depth + 1));
+        }
+        let mut found: Option<(Val, Strategy)> = None;
+        for fl in self.fields(sym, &callback_alias(arg)) {
+            let (a, _) = self.eval(sym.file, &fl.value, NS_TYPE, depth + 1);
+            let Val::Sym(a) = a.unalias() else { continue };
+            let Some((v, st)) = self.callback_param_type(a, SIGNATURE, param, depth + 1) else {
+                continue;
+            };
+            match found {
+                Some((seen, _)) if seen != v => return None,
+                Some(_) => {}
+                None => found = Some((v, st)),
+            }
+        }
+        found
+    }
+
+    /// The class or interface `sym` (a function, a method, an interface's
+    /// call signatures) declares its argument `arg` to be: the one every
+    /// overload naming a class-like type there agrees on.
+    fn declared_arg(&self, sym: SymId, arg: u16, depth: u32) -> Option<(SymId, Strategy)> {
+        let mut found: Option<(SymId, Strategy)> = None;
+        for fl in self.fields(sym, &callback_alias(arg)) {
+            let (t, st) = self.eval(sym.file, &fl.value, NS_TYPE, depth + 1);
+            let Val::Sym(t) = t.unalias() else { continue };
+            if self.kind(t) != NodeKind::Class {
+                continue;
+            }
+            match found {
+                Some((seen, _)) if seen != t => return None,
+                Some(_) => {}
+                None => found = Some((t, st)),
+            }
+        }
+        found
+    }
+
+    /// Every field of `c` named `name` (a name an overload set repeats).
+    fn fields<'n>(&self, c: SymId, name: &'n str) -> impl Iterator<Item = &'w Field> + 'n
+    where
+        'w: 'n,
+    {
+        let s = self.scope(c.file);
+        let all: &'w [Field] = s.map_or(&[], |s| {
+            let lo = s.fields.partition_point(|fl| fl.class < c.def);
+            &s.fields[lo..]
+        });
+        all.iter()
+            .take_while(move |fl| fl.class == c.def)
+            .filter(move |fl| s.is_some_and(|s| s.name(fl.name) == name))
+    }
+
     fn field(&self, c: SymId, name: &str) -> Option<&'w Field> {
         let s = self.scope(c.file)?;
         let lo = s.fields.partition_point(|fl| fl.class < c.def);

@@ -40,7 +40,10 @@ pub fn is_import_binding(lang: Lang, text: &str, at: Pos) -> bool {
     }
     while let Some(parent) = node.parent() {
         match parent.kind() {
-            "import_specifier" | "import_clause" | "namespace_import" | "import_statement"
+            "import_specifier"
+            | "import_clause"
+            | "namespace_import"
+            | "import_statement"
             | "import_require_clause" => return true,
             "variable_declarator" => {
                 // The binding is in the declared name, not in the value.
@@ -66,12 +69,10 @@ pub fn is_import_binding(lang: Lang, text: &str, at: Pos) -> bool {
 fn is_require(mut value: tree_sitter::Node, text: &str) -> bool {
     loop {
         match value.kind() {
-            "await_expression" | "parenthesized_expression" => {
-                match value.named_child(0) {
-                    Some(c) => value = c,
-                    None => return false,
-                }
-            }
+            "await_expression" | "parenthesized_expression" => match value.named_child(0) {
+                Some(c) => value = c,
+                None => return false,
+            },
             "member_expression" => match value.child_by_field_name("object") {
                 Some(o) => value = o,
                 None => return false,
@@ -156,6 +157,10 @@ mod tests {
         assert!(at(1, 15));
         assert!(at(2, 8));
         assert!(!at(3, 11));
-        assert!(!is_import_binding(Lang::Python, "from a import b\n", pos(1, 15)));
+        assert!(!is_import_binding(
+            Lang::Python,
+            "from a import b\n",
+            pos(1, 15)
+        ));
     }
 }

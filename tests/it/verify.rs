@@ -971,3 +971,94 @@ fn hand_written_declarations_of_javascript_stand() {
         "{sites:?}: {v}"
     );
 }
+
+/// tsserver cannot resolve `'lib'` from `sub/` (a peer dependency, not
+/// installed beside it): its definition of `render` is the import binding.
+/// That says nothing about the graph's edge to the package's declaration.
+#[test]
+fn an_import_the_server_cannot_follow_is_no_answer() {
+    if !servers_present(&["typescript-language-server"]) {
+        return;
+    }
+    let repo = tempfile::tempdir().unwrap();
+    write(
+        repo.path(),
+        &[
+            (
+                "package.json",
+                r#"{"name": "lib", "types": "index.d.ts", "exports": {".": {"types": "./index.d.ts"}}}"#,
+            ),
+            ("index.d.ts", "export declare function render(): void;\n"),
+            (
+                "sub/package.json",
+                r#"{"name": "lib-sub", "peerDependencies": {"lib": "*"}}"#,
+            ),
+            ("sub/a.js", "import { render } from 'lib'\nrender()\n"),
+        ],
+    );
+    assert!(
+        sites_of(repo.path(), "index.d.ts:render").contains(&"sub/a.js:2:1 inferred".to_string())
+            || sites_of(repo.path(), "index.d.ts:render")
+                .contains(&"sub/a.js:2:1 syntactic".to_string()),
+        "{:?}",
+        sites_of(repo.path(), "index.d.ts:render")
+    );
+    let v = verify(repo.path());
+    let ts = &v["languages"]["typescript"];
+    assert_eq!(ts["retargeted"], 0, "{v}");
+    assert_eq!(ts["refuted"], 0, "{v}");
+    assert!(ts["unanswered"].as_u64().unwrap() >= 1, "{v}");
+}
+
+/// JavaScript callbacks typed by the declarations they are passed to
+/// (fastify's `app.get('/', (req, reply) => reply.send())`): the
+/// parameter's type comes from the interface's call signature through a
+/// named function type, and tsserver confirms the edge.
+#[test]
+fn callbacks_typed_by_declared_function_types_are_confirmed() {
+    if !servers_present(&["typescript-language-server"]) {
+        return;
+    }
+    let repo = tempfile::tempdir().unwrap();
+    write(
+        repo.path(),
+        &[
+            (
+                "package.json",
+                r#"{"name": "srv", "main": "lib/srv.js", "types": "types/srv.d.ts"}"#,
+            ),
+            (
+                "lib/srv.js",
+                "'use strict'\nmodule.exports = function srv () { return {} }\n",
+            ),
+            (
+                "types/srv.d.ts",
+                "type Handler = (req: Req, reply: Reply) => void;\n\
+                 interface Req { raw: unknown }\n\
+                 interface Reply { send(x: unknown): Reply }\n\
+                 interface RouteOptions { url: string; handler: Handler }\n\
+                 interface Shorthand { (path: string, handler: Handler): App }\n\
+                 interface App { get: Shorthand; route(opts: RouteOptions): App }\n\
+                 declare function srv(): App;\n\
+                 export = srv\n",
+            ),
+            (
+                "test/app.test.js",
+                "'use strict'\nconst app = require('..')()\n\
+                 app.get('/', (req, reply) => { reply.send(1) })\n\
+                 app.route({ url: '/', handler (req, reply) { reply.send(2) } })\n",
+            ),
+        ],
+    );
+    let v = verify(repo.path());
+    let ts = &v["languages"]["typescript"];
+    assert_eq!(ts["refuted"], 0, "{v}");
+    assert_eq!(ts["retargeted"], 0, "{v}");
+    let sites = sites_of(repo.path(), "types/srv.d.ts:Reply.send");
+    for site in [
+        "test/app.test.js:3:38 verified",
+        "test/app.test.js:4:52 verified",
+    ] {
+        assert!(sites.contains(&site.to_string()), "{site}: {sites:?}: {v}");
+    }
+}

@@ -1953,6 +1953,29 @@ impl<'s> Walker<'s> {
             },
             _ => t,
         };
+        if matches!(
+            t.kind_name(),
+            "type_identifier" | "nested_type_identifier" | "generic_type"
+        ) {
+            // A named function type (`handler: RouteHandlerMethod<…>`): the
+            // resolver reads its parameters' types from the alias (its
+            // [`SIGNATURE`] fields).
+            let name = match t.kind_name() {
+                "generic_type" => t.field("name"),
+                _ => Some(t),
+            };
+            let Some(name) = name else { return };
+            let e = self.type_name(name);
+            if matches!(e, Expr::Def(_) | Expr::Import(_) | Expr::Member(..)) && !is_dead(&e) {
+                let name = self.intern(&super::callback_alias(arg));
+                self.scope.fields.push(Field {
+                    class: def,
+                    name,
+                    value: e,
+                });
+            }
+            return;
+        }
         if t.kind_name() != "function_type" {
             return;
         }
@@ -2560,6 +2583,19 @@ impl<'s> Walker<'s> {
                             value: e,
                         });
                     }
+                }
+                // A call signature of an interface (`interface RouteShorthandMethod
+                // { (path: string, handler: RouteHandlerMethod): … }`): what a
+                // callback passed to a value of it takes, as for a function.
+                "call_signature" => {
+                    if let Some(cl) = class {
+                        for (j, p) in signature_params(m).unwrap_or_default().iter().enumerate() {
+                            if let Some(t) = p.field("type") {
+                                self.callback_types(cl, j as u16, t);
+                            }
+                        }
+                    }
+                    self.walk(m);
                 }
                 _ => self.walk(m),
             }
@@ -3189,7 +3225,12 @@ impl<'s> Walker<'s> {
             .into_iter()
             .filter(|k| k.kind_name() != "comment")
             .enumerate()
-            .filter(|(_, k)| matches!(k.kind_name(), "arrow_function" | "function_expression"))
+            .filter(|(_, k)| {
+                matches!(
+                    k.kind_name(),
+                    "arrow_function" | "function_expression" | "object"
+                )
+            })
             .map(|(i, k)| (i as u16, k))
             .collect();
         if callbacks.is_empty() {
@@ -3200,7 +3241,12 @@ impl<'s> Walker<'s> {
             return;
         }
         for (i, k) in callbacks {
-            self.cb_ctx.insert(k.id(), (callee.clone(), i));
+            if k.kind_name() == "object" {
+                // `fastify.route({ url, handler: (req, reply) => … })`.
+                self.expect_object(k, Expr::Arg(Box::new(callee.clone()), i));
+            } else {
+                self.cb_ctx.insert(k.id(), (callee.clone(), i));
+            }
         }
     }
 
@@ -3466,6 +3512,20 @@ impl<'s> Walker<'s> {
             let name = self.text(key);
             let member = self.member_of(&ctx, name);
             self.site(key, SiteKind::Ref, NS_VALUE, member.clone());
+            // A function there takes the parameters the member's function
+            // type declares (`handler: RouteHandlerMethod`).
+            let function = match k.kind_name() {
+                "method_definition" => Some(k),
+                _ => k
+                    .field("value")
+                    .map(skip_parens)
+                    .filter(|v| matches!(v.kind_name(), "arrow_function" | "function_expression")),
+            };
+            if let Some(f) = function {
+                self.cb_ctx
+                    .entry(f.id())
+                    .or_insert((member.clone(), SIGNATURE));
+            }
             if let Some(v) = k.field("value") {
                 self.expect_object(v, member);
             }

@@ -203,6 +203,11 @@ impl Writer<'_> {
                 self.expr(f, t, callee, vars);
                 t.raw(&format!(",{arg},{param})"));
             }
+            Expr::Arg(callee, arg) => {
+                t.raw("A(");
+                self.expr(f, t, callee, vars);
+                t.raw(&format!(",{arg})"));
+            }
             Expr::Union(parts) => {
                 t.raw("U(");
                 for part in parts {

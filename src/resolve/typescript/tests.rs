@@ -1420,3 +1420,63 @@ fn a_package_directory_is_its_declared_entry_and_a_callable_namespace_returns() 
     assert_eq!(targets(&r, "2:13"), ["srv.d.ts:srv"]);
     assert_eq!(targets(&r, "3:5"), ["srv.d.ts:Instance.listen"]);
 }
+
+#[test]
+fn callbacks_take_the_parameters_a_named_function_type_declares() {
+    let types = "\
+export type Handler = (this: App, req: Req, reply: Reply) => void;
+export type Plugin = (instance: App, opts: object, done: () => void) => void;
+export interface Req { raw(): void }
+export interface Reply { send(x: unknown): Reply; code(n: number): Reply }
+export interface Opts { schema?: unknown }
+export interface RouteOptions { url: string; handler: Handler }
+export interface Shorthand {
+  (path: string, opts: Opts, handler: Handler): App;
+  (path: string, handler: Handler): App;
+}
+export type HookA = (a: Reply) => void;
+export type HookB = (b: Req) => void;
+export interface App {
+  get: Shorthand;
+  route(opts: RouteOptions): App;
+  register(plugin: Plugin): App;
+  on(name: 'a', hook: HookA): void;
+  on(name: 'b', hook: HookB): void;
+}
+export declare function create(): App;
+";
+    let app = "\
+const { create } = require('./types')
+const app = create()
+app.get('/', (req, reply) => { reply.send(1) })
+app.get('/', {}, function (req, reply) { reply.code(2) })
+app.route({ url: '/', handler (req, reply) { reply.send(3) } })
+app.route({ url: '/', handler: (req, reply) => reply.code(4) })
+app.register((instance, opts, done) => { instance.route({}) })
+app.on('a', (x) => { x.send(5) })
+";
+    let r = resolve_all(&[("types.d.ts", types), ("app.js", app)]);
+    let at = |site: &str| -> Vec<String> {
+        r.0.iter()
+            .filter(|e| e.0.starts_with("app.js") && e.4 == site)
+            .map(|e| e.1.clone())
+            .collect()
+    };
+    // Through an interface's call signatures, by the argument's position
+    // in each (a 2- and a 3-argument form), to the alias's parameters.
+    assert_eq!(at("3:38"), ["types.d.ts:Reply.send"]);
+    assert_eq!(at("4:48"), ["types.d.ts:Reply.code"]);
+    // An object literal argument is checked against the declared
+    // parameter: its functions take the member's function type.
+    assert_eq!(at("5:52"), ["types.d.ts:Reply.send"]);
+    assert_eq!(at("6:54"), ["types.d.ts:Reply.code"]);
+    assert_eq!(at("7:51"), ["types.d.ts:App.route"]);
+    // Overloads naming different types for the callback: no guess
+    // from the declarations (HookA's Reply or HookB's Req).
+    assert!(
+        r.0.iter()
+            .all(|e| e.4 != "8:24" || e.3 != Strategy::TypedReceiver),
+        "{:?}",
+        r.0.iter().filter(|e| e.4 == "8:24").collect::<Vec<_>>()
+    );
+}
