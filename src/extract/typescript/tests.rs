@@ -220,9 +220,24 @@ s.run();
 "#);
     let (scope, _) = parts(&f);
     let svc = def_idx(&f, "Svc");
-    // Only the parameter property is a field.
-    assert_eq!(scope.fields.len(), 1);
-    assert_eq!(scope.fields[0].class, svc);
+    // Only the parameter property is a field (beside what the constructor
+    // records of its parameters' declared types, under `(i)`).
+    let props: Vec<_> = scope
+        .fields
+        .iter()
+        .filter(|fl| !scope.name(fl.name).starts_with('('))
+        .collect();
+    assert_eq!(props.len(), 1);
+    assert_eq!(props[0].class, svc);
+    assert_eq!(
+        scope
+            .fields
+            .iter()
+            .filter(|fl| scope.name(fl.name).starts_with('('))
+            .count(),
+        2,
+        "both constructor parameters name a declared type"
+    );
     let s5 = sites_at(&f, 5);
     let refund = s5
         .iter()

@@ -1698,18 +1698,11 @@ impl<'s> Walker<'s> {
                 self.pop_frame();
                 self.cb_types.insert(f.id(), (types, ret));
             }
-            "type_identifier" | "nested_type_identifier" | "generic_type" => {
-                let name = match t.kind_name() {
-                    "generic_type" => t.field("name"),
-                    _ => Some(t),
-                };
-                let Some(name) = name else { return };
-                let e = self.type_name(name);
-                if matches!(e, Expr::Def(_) | Expr::Import(_) | Expr::Member(..)) && !is_dead(&e) {
+            _ => {
+                if let Some(e) = self.named_type(t) {
                     self.cb_ctx.insert(f.id(), (e, SIGNATURE));
                 }
             }
-            _ => {}
         }
     }
 
@@ -1943,6 +1936,19 @@ impl<'s> Walker<'s> {
         }
     }
 
+    /// What a type reference (`Handler`, `ns.Handler`, `Handler<A>`) names,
+    /// when that may be a declaration of the repository.
+    fn named_type(&mut self, t: Node<'s>) -> Option<Expr> {
+        let name = match t.kind_name() {
+            "generic_type" => t.field("name")?,
+            "type_identifier" | "nested_type_identifier" => t,
+            _ => return None,
+        };
+        let e = self.type_name(name);
+        (matches!(e, Expr::Def(_) | Expr::Import(_) | Expr::Member(..)) && !is_dead(&e))
+            .then_some(e)
+    }
+
     /// Parameter `arg` of function `def` is typed `t`: if that is a
     /// function type, record its parameters' declared types.
     fn callback_types(&mut self, def: u32, arg: u16, t: Node<'s>) {
@@ -1953,27 +1959,16 @@ impl<'s> Walker<'s> {
             },
             _ => t,
         };
-        if matches!(
-            t.kind_name(),
-            "type_identifier" | "nested_type_identifier" | "generic_type"
-        ) {
-            // A named function type (`handler: RouteHandlerMethod<…>`): the
-            // resolver reads its parameters' types from the alias (its
-            // [`SIGNATURE`] fields).
-            let name = match t.kind_name() {
-                "generic_type" => t.field("name"),
-                _ => Some(t),
-            };
-            let Some(name) = name else { return };
-            let e = self.type_name(name);
-            if matches!(e, Expr::Def(_) | Expr::Import(_) | Expr::Member(..)) && !is_dead(&e) {
-                let name = self.intern(&super::callback_alias(arg));
-                self.scope.fields.push(Field {
-                    class: def,
-                    name,
-                    value: e,
-                });
-            }
+        // A named function type (`handler: RouteHandlerMethod<…>`): the
+        // resolver reads its parameters' types from the alias (its
+        // [`SIGNATURE`] fields).
+        if let Some(e) = self.named_type(t) {
+            let name = self.intern(&super::callback_alias(arg));
+            self.scope.fields.push(Field {
+                class: def,
+                name,
+                value: e,
+            });
             return;
         }
         if t.kind_name() != "function_type" {
