@@ -148,6 +148,12 @@ pub struct LspConfig {
     pub backoff_max: Duration,
     /// How long `shutdown` waits for a server to exit before killing it.
     pub shutdown_grace: Duration,
+    /// Absolute folders the repository's own Python packages are imported
+    /// from (`src/` for `src/flask/`): a server rooted in a sub-project
+    /// (`examples/tutorial/`, its own `pyproject.toml` depending on `flask`)
+    /// is told them (its spec's `import_roots_setting`), as an editable
+    /// install of the repository would, instead of finding an installed copy.
+    pub import_roots: Vec<PathBuf>,
 }
 
 impl Default for LspConfig {
@@ -161,6 +167,7 @@ impl Default for LspConfig {
             backoff_base: Duration::from_millis(500),
             backoff_max: Duration::from_secs(30),
             shutdown_grace: Duration::from_secs(3),
+            import_roots: Vec::new(),
         }
     }
 }

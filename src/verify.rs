@@ -111,8 +111,38 @@ pub fn lsp_config(session: &Session) -> Result<LspConfig, QueryError> {
         "servers".into(),
         toml::Value::Table(session.config.servers.clone()),
     );
-    LspConfig::from_config(&toml::Value::Table(table))
-        .map_err(|e| QueryError::BadInput(e.to_string()))
+    let mut cfg = LspConfig::from_config(&toml::Value::Table(table))
+        .map_err(|e| QueryError::BadInput(e.to_string()))?;
+    cfg.import_roots = python_import_roots(&session.store.files()?)
+        .into_iter()
+        .map(|r| {
+            let dir = session.root.join(r);
+            std::fs::canonicalize(&dir).unwrap_or(dir)
+        })
+        .collect();
+    Ok(cfg)
+}
+
+/// The folders (repository-relative, `""` for the root) the repository's
+/// Python modules are imported from: a file's path without the
+/// components its module key names (`src/flask/app.py`, `flask.app`: `src`).
+fn python_import_roots(files: &[crate::store::FileRow]) -> BTreeSet<String> {
+    let mut roots = BTreeSet::new();
+    for f in files.iter().filter(|f| f.lang.family() == Family::Python) {
+        let stem = f
+            .path
+            .strip_suffix(".pyi")
+            .or_else(|| f.path.strip_suffix(".py"))
+            .unwrap_or(&f.path);
+        let stem = stem.strip_suffix("/__init__").unwrap_or(stem);
+        let named = f.module.split('.').count();
+        let parts: Vec<&str> = stem.split('/').collect();
+        if f.module.is_empty() || named > parts.len() {
+            continue;
+        }
+        roots.insert(parts[..parts.len() - named].join("/"));
+    }
+    roots
 }
 
 /// Where a server runs and what it is asked there: the sites under one
@@ -1364,6 +1394,29 @@ pub fn state_text(state: &ServerState, id: Option<String>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn python_import_roots_are_the_folders_above_module_keys() {
+        let row = |path: &str, module: &str| crate::store::FileRow {
+            id: 0,
+            path: path.into(),
+            lang: Lang::of_path(path).unwrap(),
+            hash: String::new(),
+            size: 0,
+            mtime_ns: 0,
+            module: module.into(),
+            resolved: true,
+        };
+        let roots = python_import_roots(&[
+            row("src/flask/app.py", "flask.app"),
+            row("src/flask/__init__.py", "flask"),
+            row("examples/tutorial/flaskr/db.py", "flaskr.db"),
+            row("conftest.py", "conftest"),
+            row("web/app.ts", "web/app.ts"),
+        ]);
+        let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
+        assert_eq!(roots, ["", "examples/tutorial", "src"]);
+    }
 
     #[test]
     fn declaration_files_and_typescript_sources() {

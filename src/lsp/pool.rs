@@ -445,6 +445,13 @@ impl Pool {
                 trust: self.cfg.trust,
                 cache_dir: self.cfg.cache_dir.clone(),
                 fallback: spec.fallback_at(root).cloned(),
+                import_roots: self
+                    .cfg
+                    .import_roots
+                    .iter()
+                    .filter(|r| !r.starts_with(root))
+                    .cloned()
+                    .collect(),
                 requested,
             })
             .await?;

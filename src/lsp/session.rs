@@ -46,6 +46,9 @@ pub struct SessionConfig {
     pub cache_dir: PathBuf,
     /// Declare this project at the root (it has no project file of its own).
     pub fallback: Option<spec::ProjectFallback>,
+    /// The repository's import roots outside `root`, for the spec's
+    /// `import_roots_setting`.
+    pub import_roots: Vec<PathBuf>,
     /// When the session was first needed (before finding the server's binary
     /// and probing its version): [`Stats::ready_after`] counts from here.
     pub requested: Instant,
@@ -247,7 +250,10 @@ impl Session {
             cache: cfg.cache_dir.display().to_string(),
             root_hash,
         };
-        let settings = spec.effective_settings(cfg.trust, &vars);
+        let mut settings = spec.effective_settings(cfg.trust, &vars);
+        if let Some(path) = spec.import_roots_setting.as_deref() {
+            spec::add_paths(&mut settings, path, &cfg.import_roots);
+        }
         let init_options = spec.effective_init_options(cfg.trust, &vars);
         let folders = vec![lt::WorkspaceFolder {
             uri: root_url.clone(),

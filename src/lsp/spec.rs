@@ -3,7 +3,7 @@
 //! from `[servers.<name>]` in `.refgraph/config.toml`.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -76,6 +76,11 @@ pub struct ServerSpec {
     /// when a definition lands in a declaration file (`.d.ts`, `.d.mts`, `.d.cts`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_definition_command: Option<String>,
+    /// The dotted setting that lists extra import folders (pyright:
+    /// `python.analysis.extraPaths`): a session rooted below the repository
+    /// gets the repository's own import roots there ([`crate::lsp::LspConfig::import_roots`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub import_roots_setting: Option<String>,
     pub readiness: Readiness,
     pub install: Install,
     #[serde(default = "empty_table")]
@@ -361,6 +366,36 @@ pub fn lookup_section<'a>(
     section.split('.').try_fold(settings, |v, part| v.get(part))
 }
 
+/// Append `paths` to the list at the dotted `setting` of `settings`
+/// (created, with the objects above it, when missing), skipping any
+/// already listed.
+pub fn add_paths(settings: &mut serde_json::Value, setting: &str, paths: &[PathBuf]) {
+    if paths.is_empty() {
+        return;
+    }
+    let mut at = settings;
+    for part in setting.split('.') {
+        if !at.is_object() {
+            *at = serde_json::json!({});
+        }
+        at = at
+            .as_object_mut()
+            .expect("an object")
+            .entry(part)
+            .or_insert(serde_json::Value::Null);
+    }
+    if !at.is_array() {
+        *at = serde_json::json!([]);
+    }
+    let list = at.as_array_mut().expect("an array");
+    for p in paths {
+        let p = serde_json::Value::String(p.display().to_string());
+        if !list.contains(&p) {
+            list.push(p);
+        }
+    }
+}
+
 /// Deep merge of TOML tables: `over` wins; tables merge key by key.
 pub fn merge(base: &mut toml::Value, over: &toml::Value) {
     match (base, over) {
@@ -526,6 +561,25 @@ mod tests {
         let cfg: toml::Value = toml::from_str("[servers.pyright]\nreadiness = 3\n").unwrap();
         let err = with_overrides(&cfg).unwrap_err().to_string();
         assert!(err.contains("pyright"), "{err}");
+    }
+
+    #[test]
+    fn import_roots_are_appended_to_the_dotted_setting() {
+        let mut s = serde_json::json!({"python": {"analysis": {"autoSearchPaths": true}}});
+        let paths = [PathBuf::from("/r/src"), PathBuf::from("/r")];
+        add_paths(&mut s, "python.analysis.extraPaths", &paths);
+        add_paths(&mut s, "python.analysis.extraPaths", &paths[..1]);
+        assert_eq!(
+            s,
+            serde_json::json!({"python": {"analysis": {
+                "autoSearchPaths": true,
+                "extraPaths": ["/r/src", "/r"]
+            }}})
+        );
+        assert_eq!(
+            defaults()["pyright"].import_roots_setting.as_deref(),
+            Some("python.analysis.extraPaths")
+        );
     }
 
     #[test]

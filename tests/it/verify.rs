@@ -1062,3 +1062,36 @@ fn callbacks_typed_by_declared_function_types_are_confirmed() {
         assert!(sites.contains(&site.to_string()), "{site}: {sites:?}: {v}");
     }
 }
+
+/// An example project inside the repository (its own `pyproject.toml`,
+/// depending on the repository's package) is a pyright workspace of its
+/// own: the repository's import roots are its extra paths, as an editable
+/// install gives a developer, so `from pkg import hello` there is the
+/// repository's `src/pkg`, which the graph names.
+#[test]
+fn a_sub_project_imports_the_repositorys_own_packages() {
+    if !servers_present(&["pyright"]) {
+        return;
+    }
+    let repo = tempfile::tempdir().unwrap();
+    write(
+        repo.path(),
+        &[
+            ("pyproject.toml", "[project]\nname = \"pkg\"\n"),
+            ("src/pkg/__init__.py", "def hello():\n    return 1\n"),
+            (
+                "examples/app/pyproject.toml",
+                "[project]\nname = \"app\"\ndependencies = [\"pkg\"]\n",
+            ),
+            ("examples/app/app.py", "from pkg import hello\n\nhello()\n"),
+        ],
+    );
+    let v = verify(repo.path());
+    let py = &v["languages"]["python"];
+    assert_eq!(py["refuted"], 0, "{v}");
+    let sites = sites_of(repo.path(), "pkg.hello");
+    assert!(
+        sites.contains(&"examples/app/app.py:3:1 verified".to_string()),
+        "{sites:?}: {v}"
+    );
+}

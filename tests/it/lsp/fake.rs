@@ -85,6 +85,7 @@ fn fake(mode: &str, request_timeout: f64, hung_after: u32) -> Fake {
         backoff_base: Duration::from_millis(50),
         backoff_max: Duration::from_millis(200),
         shutdown_grace: Duration::from_secs(1),
+        import_roots: Vec::new(),
     };
     Fake {
         pool: Pool::new(cfg),
