@@ -476,6 +476,35 @@ const x = [a in b, out]
     assert_eq!(lines[6], "const x = [a in b, out]");
 }
 
+/// tsc writes `import('./HKT').Kind<'Array', B>` into declaration files;
+/// the grammar takes no type arguments there, and the error swallowed
+/// fp-ts's `Array.d.ts` whole. The import becomes one identifier of the same
+/// length: the rest of the file, type arguments included, is read.
+#[test]
+fn import_types_with_type_arguments_leave_the_file_readable() {
+    let src = r#"import { Alt1 } from './Alt'
+export declare const flap: <A>(a: A) => <B>(fab: import('./HKT').Kind<'Array', (a: A) => B>) => import("./HKT").Kind<'Array', Alt1<B>>
+export declare const Alt: Alt1<URI>
+export declare const plain: import('./HKT').URIS
+"#;
+    let f = ts(src);
+    assert!(f.diagnostics.is_empty(), "{:?}", f.diagnostics);
+    // `Alt1` inside the type arguments, and on the next line, are uses of
+    // the import.
+    assert!(sites_at(&f, 2).iter().any(|s| s.target == Expr::Import(0)));
+    assert!(sites_at(&f, 3).iter().any(|s| s.target == Expr::Import(0)));
+    let fixed = String::from_utf8(walk_fix_for_tests(src.as_bytes()).unwrap()).unwrap();
+    let lines: Vec<&str> = fixed.lines().collect();
+    assert!(
+        lines[1]
+            .contains("fab: import____HKT__.Kind<'Array', (a: A) => B>) => import____HKT__.Kind<"),
+        "{}",
+        lines[1]
+    );
+    // Without type arguments the grammar reads it: left alone.
+    assert_eq!(lines[3], "export declare const plain: import('./HKT').URIS");
+}
+
 /// `this: Chunk<A>` in a method's parameters is a type use (effect's
 /// Chunk prototype methods), though it takes no argument: a callback's
 /// parameters are counted without it.

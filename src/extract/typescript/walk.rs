@@ -135,7 +135,8 @@ fn grammar_workarounds(src: &[u8]) -> Option<Vec<u8>> {
     let mut buf = src.to_vec();
     let changed = call_signature_semicolons(&mut buf)
         | variance_modifiers(&mut buf)
-        | escaped_backticks(&mut buf);
+        | escaped_backticks(&mut buf)
+        | import_type_arguments(&mut buf);
     changed.then_some(buf)
 }
 
@@ -173,6 +174,58 @@ fn variance_modifiers(buf: &mut [u8]) -> bool {
             buf[i..i + len].fill(b' ');
             changed = true;
         }
+    }
+    changed
+}
+
+/// `import('./HKT').Kind<'Array', B>`, a type tsc writes into declaration
+/// files for every type it infers from a module not imported by name: the
+/// grammar takes no type arguments after an import type's name, and the
+/// error often swallows the whole file (fp-ts's `es6/Array.d.ts`, 2,215
+/// lines). The `import('…')` becomes one identifier of the same length
+/// (`import____HKT__`), bound to nothing: the type's own name is lost there,
+/// its type arguments and the rest of the file are read.
+fn import_type_arguments(buf: &mut [u8]) -> bool {
+    let mut changed = false;
+    let mut at = 0;
+    while let Some(off) = find(&buf[at..], b"import(") {
+        let start = at + off;
+        at = start + 7;
+        if start > 0 && (ident(buf[start - 1]) || buf[start - 1] == b'.') {
+            continue;
+        }
+        let q = skip_ws(buf, start + 7);
+        let Some(&quote) = buf.get(q).filter(|c| matches!(c, b'\'' | b'"')) else {
+            continue;
+        };
+        let Some(len) = memchr::memchr(quote, &buf[q + 1..]) else {
+            continue;
+        };
+        let close = skip_ws(buf, q + 1 + len + 1);
+        if buf.get(close) != Some(&b')') || buf[q + 1..q + 1 + len].contains(&b'\n') {
+            continue;
+        }
+        // `.Name` segments, then `<`.
+        let mut i = close + 1;
+        let mut names = 0;
+        while buf.get(i) == Some(&b'.') {
+            let n = word_at(buf, i + 1);
+            if n == 0 {
+                break;
+            }
+            i += 1 + n;
+            names += 1;
+        }
+        if names == 0 || buf.get(skip_ws(buf, i)) != Some(&b'<') {
+            continue;
+        }
+        for b in &mut buf[start + 6..=close] {
+            if !ident(*b) {
+                *b = b'_';
+            }
+        }
+        changed = true;
+        at = close + 1;
     }
     changed
 }
