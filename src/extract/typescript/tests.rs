@@ -490,8 +490,32 @@ export declare const plain: import('./HKT').URIS
     let f = ts(src);
     assert!(f.diagnostics.is_empty(), "{:?}", f.diagnostics);
     // `Alt1` inside the type arguments, and on the next line, are uses of
-    // the import.
+    // the import; `Kind` is a member of the module `import('./HKT')` names.
     assert!(sites_at(&f, 2).iter().any(|s| s.target == Expr::Import(0)));
+    let (scope, refs) = parts(&f);
+    let kinds: Vec<u32> = sites_at(&f, 2)
+        .iter()
+        .filter_map(|s| match &s.target {
+            Expr::Member(m, n) if scope.name(*n) == "Kind" => match **m {
+                Expr::Require(spec) => Some(spec),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert_eq!(kinds.len(), 2, "{:?}", sites_at(&f, 2));
+    assert!(kinds
+        .iter()
+        .all(|&k| scope.specs[k as usize].text == "./HKT"));
+    for column in [58, 105] {
+        assert!(
+            refs.modules
+                .iter()
+                .any(|(p, _)| p.line == 2 && p.column == column),
+            "{:?}",
+            refs.modules
+        );
+    }
     assert!(sites_at(&f, 3).iter().any(|s| s.target == Expr::Import(0)));
     let fixed = String::from_utf8(walk_fix_for_tests(src.as_bytes()).unwrap()).unwrap();
     let lines: Vec<&str> = fixed.lines().collect();

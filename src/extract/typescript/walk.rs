@@ -105,6 +105,7 @@ pub(super) fn run(lang: Lang, path: &str, src: &[u8]) -> Facts {
             Some(tree)
         }
     });
+    let original = src;
     let src: &[u8] = patched.as_deref().unwrap_or(src);
     let module = module_def(path, src);
     let Some(tree) = tree else {
@@ -121,6 +122,7 @@ pub(super) fn run(lang: Lang, path: &str, src: &[u8]) -> Facts {
     };
     let root = tree.root_node();
     let mut w = Walker::new(src, is_test_path(path), module);
+    w.original = original;
     w.typed = lang != Lang::JavaScript;
     w.walk(root);
     w.finish(syntax_diagnostics(root, 50))
@@ -391,6 +393,8 @@ struct Frame<'s> {
 
 struct Walker<'s> {
     src: &'s [u8],
+    /// The source before [`grammar_workarounds`] (`src` when none applied).
+    original: &'s [u8],
     test_file: bool,
     /// TypeScript (members are declared), not JavaScript (`this.x = …`
     /// declares `x`).
@@ -467,6 +471,7 @@ impl<'s> Walker<'s> {
     fn new(src: &'s [u8], test_file: bool, module: Def) -> Self {
         Walker {
             src,
+            original: src,
             test_file,
             typed: true,
             defs: vec![module],
@@ -3737,6 +3742,9 @@ impl<'s> Walker<'s> {
     fn nested_module(&mut self, m: Node<'s>) -> Expr {
         match m.kind_name() {
             "identifier" => {
+                if let Some(spec) = self.rewritten_import(m) {
+                    return Expr::Require(spec);
+                }
                 let t = self.text(m);
                 if let Some(Binding::Def(d)) = self.lookup(t, NS_TYPE) {
                     if self.namespaces.contains(&d) {
@@ -3759,6 +3767,29 @@ impl<'s> Walker<'s> {
             }
             _ => Expr::Unknown,
         }
+    }
+
+    /// An `import('./HKT')` that [`import_type_arguments`] made one
+    /// identifier: its module specifier (also a module site), read from
+    /// the original source.
+    fn rewritten_import(&mut self, m: Node<'s>) -> Option<u32> {
+        let range = m.byte_range();
+        let text = self.original.get(range.clone())?;
+        if self.src.get(range.clone())? == text || !text.starts_with(b"import(") {
+            return None;
+        }
+        let q = skip_ws(text, 7);
+        let quote = *text.get(q)?;
+        let len = memchr::memchr(quote, text.get(q + 1..)?)?;
+        let spec = std::str::from_utf8(&text[q + 1..q + 1 + len]).ok()?;
+        let id = self.intern_spec(spec);
+        let start = m.start_position();
+        let pos = Pos {
+            line: start.row as u32 + 1,
+            column: (start.column + q + 2) as u32,
+        };
+        self.refs.modules.push((pos, id));
+        Some(id)
     }
 
     /// The value something annotated with type `t` holds.
