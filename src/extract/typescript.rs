@@ -106,9 +106,10 @@ pub fn callback_param(arg: u16, param: u16) -> String {
 }
 
 /// The [`Field`] name under which a function, method or call signature
-/// records the named type of its parameter `arg` when that names a
-/// function type (`handler: RouteHandlerMethod<…>`): a callback passed
-/// there takes the parameters of the alias's [`SIGNATURE`].
+/// records the named type of its parameter `arg`: a callback passed there
+/// takes the parameters of a named function type's [`SIGNATURE`]
+/// (`handler: RouteHandlerMethod<…>`), an object literal is checked against
+/// a class or interface (`opts: RouteOptions`, [`Expr::Arg`]).
 pub fn callback_alias(arg: u16) -> String {
     format!("({arg})")
 }

@@ -294,6 +294,13 @@ impl Val {
     }
 }
 
+/// The one answer every overload gives (`None` when they differ or none
+/// answers), with the strategy of the first.
+fn agreed<T: PartialEq>(mut answers: impl Iterator<Item = (T, Strategy)>) -> Option<(T, Strategy)> {
+    let first = answers.next()?;
+    answers.all(|(t, _)| t == first.0).then_some(first)
+}
+
 fn alias(v: Val) -> Val {
     match v {
         Val::Sym(s) => Val::Alias(s),
@@ -574,7 +581,6 @@ impl<'a, 'w> Eval<'a, 'w> {
         self.returns(sym)
     }
 
-    /// The field (or recorded parameter type) `name` of class-like `c`.
     /// The type a callback passed as argument `arg` to `sym` (a function,
     /// a method, an interface's call signatures) declares for its parameter
     /// `param`: written out (`cb: (a: A) => void`), or through a named
@@ -593,40 +599,26 @@ impl<'a, 'w> Eval<'a, 'w> {
         if let Some(fl) = self.field(sym, &callback_param(arg, param)) {
             return Some(self.eval(sym.file, &fl.value, NS_VALUE, depth + 1));
         }
-        let mut found: Option<(Val, Strategy)> = None;
-        for fl in self.fields(sym, &callback_alias(arg)) {
+        agreed(self.fields(sym, &callback_alias(arg)).filter_map(|fl| {
             let (a, _) = self.eval(sym.file, &fl.value, NS_TYPE, depth + 1);
-            let Val::Sym(a) = a.unalias() else { continue };
-            let Some((v, st)) = self.callback_param_type(a, SIGNATURE, param, depth + 1) else {
-                continue;
+            let Val::Sym(a) = a.unalias() else {
+                return None;
             };
-            match found {
-                Some((seen, _)) if seen != v => return None,
-                Some(_) => {}
-                None => found = Some((v, st)),
-            }
-        }
-        found
+            self.callback_param_type(a, SIGNATURE, param, depth + 1)
+        }))
     }
 
     /// The class or interface `sym` (a function, a method, an interface's
     /// call signatures) declares its argument `arg` to be: the one every
     /// overload naming a class-like type there agrees on.
     fn declared_arg(&self, sym: SymId, arg: u16, depth: u32) -> Option<(SymId, Strategy)> {
-        let mut found: Option<(SymId, Strategy)> = None;
-        for fl in self.fields(sym, &callback_alias(arg)) {
+        agreed(self.fields(sym, &callback_alias(arg)).filter_map(|fl| {
             let (t, st) = self.eval(sym.file, &fl.value, NS_TYPE, depth + 1);
-            let Val::Sym(t) = t.unalias() else { continue };
-            if self.kind(t) != NodeKind::Class {
-                continue;
+            match t.unalias() {
+                Val::Sym(t) if self.kind(t) == NodeKind::Class => Some((t, st)),
+                _ => None,
             }
-            match found {
-                Some((seen, _)) if seen != t => return None,
-                Some(_) => {}
-                None => found = Some((t, st)),
-            }
-        }
-        found
+        }))
     }
 
     /// Every field of `c` named `name` (a name an overload set repeats).
@@ -644,13 +636,9 @@ impl<'a, 'w> Eval<'a, 'w> {
             .filter(move |fl| s.is_some_and(|s| s.name(fl.name) == name))
     }
 
+    /// The field (or recorded parameter type) `name` of class-like `c`.
     fn field(&self, c: SymId, name: &str) -> Option<&'w Field> {
-        let s = self.scope(c.file)?;
-        let lo = s.fields.partition_point(|fl| fl.class < c.def);
-        s.fields[lo..]
-            .iter()
-            .take_while(|fl| fl.class == c.def)
-            .find(|fl| s.name(fl.name) == name)
+        self.fields(c, name).next()
     }
 
     /// What the callee of a call is, with the evaluated receiver of a

@@ -11,20 +11,20 @@ use std::path::Path;
 use crate::extract::{Family, Lang};
 use crate::graph::Pos;
 
-/// Whether the identifier at `at` (1-based line, byte column) in `text`
-/// names what an import brings: a binding of `import … from`, of
-/// `import x = require(…)`, or of a `const … = require(…)` declaration.
-pub fn is_import_binding(lang: Lang, text: &str, at: Pos) -> bool {
+fn parse(lang: Lang, text: &str) -> Option<tree_sitter::Tree> {
     if lang.family() != Family::Script {
-        return false;
+        return None;
     }
     let mut parser = tree_sitter::Parser::new();
-    if parser.set_language(&crate::extract::grammar(lang)).is_err() {
-        return false;
-    }
-    let Some(tree) = parser.parse(text, None) else {
-        return false;
-    };
+    parser.set_language(&crate::extract::grammar(lang)).ok()?;
+    parser.parse(text, None)
+}
+
+/// Whether the identifier at `at` (1-based line, byte column) in `text`
+/// (parsed as `tree`) names what an import brings: a binding of `import …
+/// from`, of `import x = require(…)`, or of a `const … = require(…)`
+/// declaration.
+fn binding_at(tree: &tree_sitter::Tree, text: &str, at: Pos) -> bool {
     let point = tree_sitter::Point {
         row: at.line.saturating_sub(1) as usize,
         column: at.column.saturating_sub(1) as usize,
@@ -87,47 +87,44 @@ fn is_require(mut value: tree_sitter::Node, text: &str) -> bool {
     }
 }
 
-/// The files answers land in, read and asked once per position.
+/// The script files answers land in, each read and parsed once.
 pub struct ImportBindings<'a> {
     root: &'a Path,
-    texts: HashMap<String, Option<String>>,
-    seen: HashMap<(String, Pos), bool>,
+    files: HashMap<String, Option<(String, tree_sitter::Tree)>>,
 }
 
 impl<'a> ImportBindings<'a> {
     pub fn new(root: &'a Path) -> ImportBindings<'a> {
         ImportBindings {
             root,
-            texts: HashMap::new(),
-            seen: HashMap::new(),
+            files: HashMap::new(),
         }
     }
 
     /// Whether `at` in the script file `path` (relative to the root) is an
-    /// import binding (see [`is_import_binding`]).
+    /// import binding (see [`binding_at`]).
     pub fn at(&mut self, path: &str, at: Pos) -> bool {
         let Some(lang) = Lang::of_path(path).filter(|l| l.family() == Family::Script) else {
             return false;
         };
-        if let Some(&b) = self.seen.get(&(path.to_string(), at)) {
-            return b;
-        }
         let root = self.root;
-        let text = self
-            .texts
-            .entry(path.to_string())
-            .or_insert_with(|| std::fs::read_to_string(root.join(path)).ok());
-        let b = text
-            .as_deref()
-            .is_some_and(|t| is_import_binding(lang, t, at));
-        self.seen.insert((path.to_string(), at), b);
-        b
+        let file = self.files.entry(path.to_string()).or_insert_with(|| {
+            let text = std::fs::read_to_string(root.join(path)).ok()?;
+            let tree = parse(lang, &text)?;
+            Some((text, tree))
+        });
+        file.as_ref()
+            .is_some_and(|(text, tree)| binding_at(tree, text, at))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn is_import_binding(lang: Lang, text: &str, at: Pos) -> bool {
+        parse(lang, text).is_some_and(|tree| binding_at(&tree, text, at))
+    }
 
     fn pos(line: u32, column: u32) -> Pos {
         Pos { line, column }

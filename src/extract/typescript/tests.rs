@@ -507,14 +507,14 @@ export declare const plain: import('./HKT').URIS
     assert!(kinds
         .iter()
         .all(|&k| scope.specs[k as usize].text == "./HKT"));
+    // One module site per import, however often its type is read.
     for column in [58, 105] {
-        assert!(
-            refs.modules
-                .iter()
-                .any(|(p, _)| p.line == 2 && p.column == column),
-            "{:?}",
-            refs.modules
-        );
+        let at: Vec<_> = refs
+            .modules
+            .iter()
+            .filter(|(p, _)| p.line == 2 && p.column == column)
+            .collect();
+        assert_eq!(at.len(), 1, "{:?}", refs.modules);
     }
     assert!(sites_at(&f, 3).iter().any(|s| s.target == Expr::Import(0)));
     let fixed = String::from_utf8(walk_fix_for_tests(src.as_bytes()).unwrap()).unwrap();

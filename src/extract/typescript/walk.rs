@@ -185,8 +185,8 @@ fn variance_modifiers(buf: &mut [u8]) -> bool {
 /// grammar takes no type arguments after an import type's name, and the
 /// error often swallows the whole file (fp-ts's `es6/Array.d.ts`, 2,215
 /// lines). The `import('…')` becomes one identifier of the same length
-/// (`import____HKT__`), bound to nothing: the type's own name is lost there,
-/// its type arguments and the rest of the file are read.
+/// (`import____HKT__`), which the walker reads back as the module it names
+/// ([`Walker::rewritten_import`]).
 fn import_type_arguments(buf: &mut [u8]) -> bool {
     let mut changed = false;
     let mut at = 0;
@@ -395,6 +395,9 @@ struct Walker<'s> {
     src: &'s [u8],
     /// The source before [`grammar_workarounds`] (`src` when none applied).
     original: &'s [u8],
+    /// Start bytes of the rewritten import types whose module site is
+    /// recorded (a type's qualifier is read more than once).
+    rewritten: HashSet<usize>,
     test_file: bool,
     /// TypeScript (members are declared), not JavaScript (`this.x = …`
     /// declares `x`).
@@ -472,6 +475,7 @@ impl<'s> Walker<'s> {
         Walker {
             src,
             original: src,
+            rewritten: HashSet::new(),
             test_file,
             typed: true,
             defs: vec![module],
@@ -3783,12 +3787,14 @@ impl<'s> Walker<'s> {
         let len = memchr::memchr(quote, text.get(q + 1..)?)?;
         let spec = std::str::from_utf8(&text[q + 1..q + 1 + len]).ok()?;
         let id = self.intern_spec(spec);
-        let start = m.start_position();
-        let pos = Pos {
-            line: start.row as u32 + 1,
-            column: (start.column + q + 2) as u32,
-        };
-        self.refs.modules.push((pos, id));
+        if self.rewritten.insert(range.start) {
+            let start = m.start_position();
+            let pos = Pos {
+                line: start.row as u32 + 1,
+                column: (start.column + q + 2) as u32,
+            };
+            self.refs.modules.push((pos, id));
+        }
         Some(id)
     }
 
