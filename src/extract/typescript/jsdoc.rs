@@ -153,7 +153,8 @@ pub fn names(text: &str) -> Vec<DocName<'_>> {
 
 /// The parameter types a `/** … */` comment declares with `@param {T}
 /// name` (or `@param {T} [name]`, `{?T}`, `{!T}`, `{T=}`), where `T` is a
-/// plain or dotted name: `(name, segments of T)`. In a JavaScript file
+/// plain or dotted name or an import type (`import("./m").A`, see
+/// [`simple_type`]): `(name, segments of T)`. In a JavaScript file
 /// tsserver takes them as the parameters' declared types; a union, a
 /// generic or a record type is left out (nothing is known then), as is a
 /// property of a parameter (`@param {T} opts.x`).
@@ -371,8 +372,10 @@ pub fn type_tag(text: &str) -> Option<Vec<&str>> {
 }
 
 /// `{T}`, `{?T}`, `{!T}`, `{T=}`, `{(T|null)}`, `{T | undefined}` at `s`
-/// with `T` a plain or dotted name (a member of `T | null` is `T`'s): its
-/// segments and the offset after the `}`.
+/// with `T` a plain or dotted name (a member of `T | null` is `T`'s) or an
+/// import type (`import("./m").A.B`: segments `import("./m")`, `A`, `B`;
+/// undici types its `webidl` object so): its segments and the offset after
+/// the `}`.
 fn simple_type(text: &str, s: usize) -> Option<(Vec<&str>, usize)> {
     let b = text.as_bytes();
     if b.get(s) != Some(&b'{') {
@@ -385,17 +388,29 @@ fn simple_type(text: &str, s: usize) -> Option<(Vec<&str>, usize)> {
     let mut found: Option<Vec<&str>> = None;
     loop {
         let mut segments = Vec::new();
-        loop {
+        // `import("./m").A.B`: the first segment is `import("./m")` (see
+        // [`import_spec`]), then the members.
+        if let Some((_, members, end)) = import_type(text, s) {
+            let close = members.first().map_or(end, |m| m.offset - 1);
+            segments.push(&text[s..close]);
+            segments.extend(members.iter().map(|m| m.name));
+            s = end;
+        }
+        while segments.is_empty() {
             let n = ident_len(b, s);
             if n == 0 {
                 break;
             }
             segments.push(&text[s..s + n]);
             s += n;
-            if b.get(s) != Some(&b'.') {
-                break;
+            while b.get(s) == Some(&b'.') {
+                let n = ident_len(b, s + 1);
+                if n == 0 {
+                    break;
+                }
+                segments.push(&text[s + 1..s + 1 + n]);
+                s += 1 + n;
             }
-            s += 1;
         }
         // `T[]`: a last segment `[]` says the type is an array of `T`.
         if !segments.is_empty() && text[s..].starts_with("[]") {
@@ -426,6 +441,18 @@ fn simple_type(text: &str, s: usize) -> Option<(Vec<&str>, usize)> {
         return None;
     }
     Some((found?, skip_space(b, s + 1)))
+}
+
+/// The module specifier of a first segment [`simple_type`] gives for
+/// `import("./m")`, if it is one.
+pub fn import_spec(segment: &str) -> Option<&str> {
+    let inner = segment
+        .strip_prefix("import")?
+        .trim_start()
+        .strip_prefix('(')?;
+    let inner = inner.trim().strip_suffix(')')?.trim();
+    let q = inner.chars().next().filter(|q| matches!(q, '"' | '\''))?;
+    inner[1..].strip_suffix(q)
 }
 
 fn skip_space(b: &[u8], mut i: usize) -> usize {
@@ -608,6 +635,23 @@ mod tests {
         );
         assert_eq!(type_tag("/** @typedef {A} B */"), None);
         assert_eq!(return_type("/** @returns {this} */"), None);
+        // An import type: `import("…")` first, then its members.
+        let t = type_tag("/** @type {import('../types/webidl').Webidl} */");
+        assert_eq!(t, Some(vec!["import('../types/webidl')", "Webidl"]));
+        assert_eq!(
+            import_spec("import('../types/webidl')"),
+            Some("../types/webidl")
+        );
+        assert_eq!(
+            param_types("/** @param {?import(\"./h\").A.B} h */"),
+            [("h", vec!["import(\"./h\")", "A", "B"])]
+        );
+        assert_eq!(
+            type_tag("/** @type {import('crypto')} */"),
+            Some(vec!["import('crypto')"])
+        );
+        assert_eq!(import_spec("Webidl"), None);
+        assert_eq!(import_spec("import(x)"), None);
     }
 
     #[test]

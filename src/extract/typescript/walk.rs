@@ -1812,7 +1812,12 @@ impl<'s> Walker<'s> {
                 e => elements(e),
             };
         }
-        let mut e = self.lookup_expr(path[0], NS_TYPE);
+        let mut e = match jsdoc::import_spec(path[0]) {
+            // `{import("./m")}`: the module itself.
+            Some(spec) if path.len() == 1 => return Expr::Require(self.intern_spec(spec)),
+            Some(spec) => Expr::Require(self.intern_spec(spec)),
+            None => self.lookup_expr(path[0], NS_TYPE),
+        };
         for seg in &path[1..] {
             e = self.member_of(&e, seg);
         }

@@ -1268,6 +1268,30 @@ fn commonjs_aliases_own_exports_and_jsdoc_types() {
     )]);
     assert_eq!(targets(&r, "7:13"), ["c.js:Command.help"]);
     assert_eq!(targets(&r, "11:5"), ["c.js:Command.help"]);
+    // undici: `/** @type {import('../types/webidl').Webidl} */ const webidl
+    // = {}` and then `webidl.brandCheck = function …`: tsserver types the
+    // object by the declaration file's interface, and so does the graph.
+    let r = resolve_all(&[
+        (
+            "types/webidl.d.ts",
+            "export interface Webidl {\n  brandCheck(v: unknown): void\n}\n",
+        ),
+        (
+            "lib/webidl.js",
+            "/** @type {import('../types/webidl').Webidl} */\n\
+             const webidl = {}\n\
+             webidl.brandCheck = function (v) {}\n\
+             module.exports = { webidl }\n",
+        ),
+        (
+            "lib/cache.js",
+            "const { webidl } = require('./webidl')\n\
+             /** @param {import('../types/webidl').Webidl} w */\n\
+             function f(w) { webidl.brandCheck(1); w.brandCheck(2) }\n",
+        ),
+    ]);
+    assert_eq!(targets(&r, "3:41"), ["types/webidl.d.ts:Webidl.brandCheck"]);
+    assert_eq!(targets(&r, "3:24"), ["types/webidl.d.ts:Webidl.brandCheck"]);
     // A function in a parameter's default value keeps the outer JSDoc.
     let r = resolve_all(&[
         (
