@@ -536,9 +536,28 @@ pub fn build(world: &World) -> Index {
             continue;
         };
         let last_g = ix.intern(last);
-        let Some(cands) = world.by_module.get(parent_key) else {
+        // `mod gen { mod clone; }` in `lib.rs`, whose file is
+        // `gen/clone.rs` (syn's generated impls): no file is the parent
+        // module; the nearest file above is, through its inline modules.
+        let mut anchor = parent_key;
+        let mut inline: Vec<&str> = Vec::new();
+        let cands = loop {
+            if let Some(c) = world.by_module.get(anchor) {
+                break Some(c);
+            }
+            match anchor.rsplit_once("::") {
+                Some((up, seg)) => {
+                    inline.push(seg);
+                    anchor = up;
+                }
+                None => break None,
+            }
+        };
+        let Some(cands) = cands else {
             continue;
         };
+        inline.reverse();
+        let inline: Vec<u32> = inline.iter().map(|s| ix.intern(s)).collect();
         let pkg = role.package_dir.as_deref();
         let mut best: Option<(u32, FileIdx)> = None;
         for &c in cands {
@@ -550,10 +569,16 @@ pub fn build(world: &World) -> Index {
                 Some("") | None => true,
                 Some(d) => cpath.starts_with(d) && cpath[d.len()..].starts_with('/'),
             };
-            let declares = scope
-                .mod_decls
-                .iter()
-                .any(|d| ix.gnames[c.0 as usize][*d as usize] == last_g);
+            let declares = match inline.first() {
+                None => scope
+                    .mod_decls
+                    .iter()
+                    .any(|d| ix.gnames[c.0 as usize][*d as usize] == last_g),
+                Some(&first) => scope
+                    .mods
+                    .iter()
+                    .any(|m| m.parent == 0 && ix.gnames[c.0 as usize][m.name as usize] == first),
+            };
             let is_main = cpath.ends_with("main.rs");
             let score = u32::from(same_pkg) * 4 + u32::from(declares) * 2 + u32::from(!is_main);
             if best.is_none_or(|(s, _)| score > s) {
@@ -561,7 +586,10 @@ pub fn build(world: &World) -> Index {
             }
         }
         if let Some((_, c)) = best {
-            let pm = ix.file_mod[c.0 as usize];
+            let down = |pm: u32, seg: &u32| ix.children.get(&(pm, *seg)).copied();
+            let Some(pm) = inline.iter().try_fold(ix.file_mod[c.0 as usize], down) else {
+                continue;
+            };
             ix.mods[m as usize].parent = pm;
             ix.children.entry((pm, last_g)).or_insert(m);
         }

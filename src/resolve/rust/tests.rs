@@ -2017,3 +2017,97 @@ pub fn walk<N: Node>(n: &N, f: impl Fn(&N)) {}
     // A generic parameter is what the caller passes, not its bound.
     assert_none(&g, "calls shop_app::t -> shop_app::Node::decor_mut");
 }
+
+/// syn 2: `mod gen { mod clone; }` in `lib.rs` puts `gen/clone.rs` below an
+/// inline module (its `crate::Abi` was "not found in module": the file had
+/// no parent), and `pub mod parse;` beside `pub fn parse()` is the module
+/// in a path (`use crate::parse::ParseStream` found the fn).
+#[test]
+fn files_below_inline_modules_and_modules_beside_same_named_fns() {
+    let g = graph(&[
+        (
+            "src/lib.rs",
+            "pub mod parse;\nmod ty;\npub use crate::ty::Abi;\nmod gen {\n    mod clone;\n}\npub fn parse() -> parse::ParseBuffer { parse::ParseBuffer }\n",
+        ),
+        (
+            "src/parse.rs",
+            "pub struct ParseBuffer;\npub type ParseStream<'a> = &'a ParseBuffer;\n",
+        ),
+        (
+            "src/ty.rs",
+            "pub struct Abi;\npub(crate) mod parsing {\n    use crate::parse::ParseStream;\n    pub fn p(input: ParseStream) {}\n}\n",
+        ),
+        (
+            "src/gen/clone.rs",
+            "impl Clone for crate::Abi {\n    fn clone(&self) -> Self { crate::Abi }\n}\n",
+        ),
+    ]);
+    assert_has(
+        &g,
+        "references shop_app::gen::clone -> shop_app::ty::Abi @1:23 ReExport",
+    );
+    assert_has(
+        &g,
+        "references shop_app::gen::clone::Abi::clone -> shop_app::ty::Abi @2:38 ReExport",
+    );
+    assert_has(
+        &g,
+        "references shop_app::ty -> shop_app::parse::ParseStream @3:23 Import",
+    );
+    assert_has(
+        &g,
+        "references shop_app::ty::parsing::p -> shop_app::parse::ParseStream @4:21 Import",
+    );
+    // The fn's own paths into the module still resolve.
+    assert_has(
+        &g,
+        "references shop_app::parse -> shop_app::parse::ParseBuffer @7:47 Path",
+    );
+    assert_none(&g, "U ");
+}
+
+/// syn 2: `pub use proc_macro2::Ident;` beside `pub fn Ident(…)`: a use of
+/// `crate::ident::Ident` names the outside type where a type goes (a
+/// field's type was an edge to the fn, refuted 55 times) and the fn where a
+/// value goes (`input.peek(Ident)`).
+#[test]
+fn a_fn_yields_to_a_same_named_use_where_a_type_goes() {
+    let g = graph(&[
+        ("src/lib.rs", "mod ident;\nmod data;\n"),
+        (
+            "src/ident.rs",
+            "pub use proc_macro2::Ident;\n#[allow(non_snake_case)]\npub fn Ident(x: u8) -> u8 { x }\n",
+        ),
+        (
+            "src/data.rs",
+            "use crate::ident::Ident;\npub struct F { pub name: Ident }\npub fn g() -> u8 { Ident(1) }\n",
+        ),
+    ]);
+    assert_none(&g, "references shop_app::data::F -> shop_app::ident::Ident");
+    assert_none(&g, "references shop_app::data -> shop_app::ident::Ident");
+    assert_has(
+        &g,
+        "calls shop_app::data::g -> shop_app::ident::Ident @3:20 Import",
+    );
+    // clap: a snake_case fn beside a `use` of its name under another cfg
+    // is the fn (the use is the alternative), in a `use` too.
+    let g = graph(&[
+        ("src/lib.rs", "mod util;\nmod value;\n"),
+        (
+            "src/util.rs",
+            "#[cfg(not(feature = \"unicode\"))]\npub(crate) fn eq_ignore_case(a: &str) -> bool { true }\n#[cfg(feature = \"unicode\")]\npub(crate) use unicase::eq as eq_ignore_case;\n",
+        ),
+        (
+            "src/value.rs",
+            "use crate::util::eq_ignore_case;\npub fn m() -> bool { eq_ignore_case(\"x\") }\n",
+        ),
+    ]);
+    assert_has(
+        &g,
+        "references shop_app::value -> shop_app::util::eq_ignore_case @1:18 Import",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::value::m -> shop_app::util::eq_ignore_case @2:22 Import",
+    );
+}

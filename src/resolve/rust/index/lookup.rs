@@ -328,18 +328,41 @@ impl Index {
             });
         }
         let mut off_item = None;
+        // `pub mod parse;` beside `pub fn parse()` (syn): a function is
+        // not in the type namespace, so where a module of that name is
+        // (a path's prefix, a type's path) the module is meant.
+        let child = self.children.get(&(m, name)).copied();
         if let Some(items) = self.items.get(&(m, name)) {
             let found = items.iter().find(|(s, mac)| match ns {
                 Ns::Macro => *mac,
-                Ns::Any => !*mac,
+                Ns::Any => {
+                    !*mac
+                        && (child.is_none()
+                            || !matches!(
+                                world.def(*s).kind,
+                                NodeKind::Function | NodeKind::Method | NodeKind::Test
+                            ))
+                }
                 Ns::Value => !*mac && self.is_value(world, *s),
             });
             if let Some((s, _)) = found {
                 // An item likely compiled out (`#[cfg(all(not(feature =
                 // "std"), no_core_error))] trait StdError`) yields to a
                 // `use` of the same name (`use std::error::Error as
-                // StdError` under the default features).
-                let yields = self.off.contains(s)
+                // StdError` under the default features). So does a fn
+                // named like a type where a type may be meant: a `use`
+                // beside it brings the type (syn's `pub use
+                // proc_macro2::Ident;` and `pub fn Ident(…)`). (A snake_case
+                // one beside a `use` is a cfg'd alternative: clap's
+                // `#[cfg(feature = "unicode")] use unicase::eq as
+                // eq_ignore_case;`.)
+                let fn_like = ns == Ns::Any
+                    && matches!(
+                        world.def(*s).kind,
+                        NodeKind::Function | NodeKind::Method | NodeKind::Test
+                    )
+                    && crate::extract::rust::type_like(&world.def(*s).name);
+                let yields = (fn_like || self.off.contains(s))
                     && self
                         .uses
                         .get(&(m, name))
@@ -350,10 +373,8 @@ impl Index {
                 off_item = Some(*s);
             }
         }
-        if ns == Ns::Any {
-            if let Some(&c) = self.children.get(&(m, name)) {
-                return Some((Res::Mod(c), Via::Item));
-            }
+        if let (Ns::Any, Some(c)) = (ns, child) {
+            return Some((Res::Mod(c), Via::Item));
         }
         for &u in self.uses.get(&(m, name)).into_iter().flatten() {
             if Some(u) == exclude || use_off(u) {
@@ -381,8 +402,11 @@ impl Index {
     /// the value namespace is looked up apart only when that finds no value.
     pub fn resolve_use(&self, world: &World, u: UseRef, ns: Ns, depth: u32) -> Option<(Res, bool)> {
         if ns == Ns::Value {
+            // (Outside in the type namespace, a value of the name may
+            // still be in the repository: syn's `Ident`, see
+            // `lookup_explicit`.)
             match self.resolve_use(world, u, Ns::Any, depth) {
-                Some((Res::Mod(_), _)) => {}
+                Some((Res::Mod(_) | Res::Ext, _)) => {}
                 Some((Res::Def(d), _)) if !self.is_value(world, d) => {}
                 other => return other,
             }
