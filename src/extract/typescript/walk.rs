@@ -621,6 +621,21 @@ impl<'s> Walker<'s> {
         }
     }
 
+    /// What function `d` returns. An object (a literal, an object type) is
+    /// kept in a variable: the resolver reads an object's properties only
+    /// there (`return { status: new ParseStatus() }`, zod).
+    fn push_return(&mut self, d: u32, e: Expr) {
+        let e = match e {
+            Expr::Object(_) => {
+                let v = self.scope.vars.len() as u32;
+                self.scope.vars.push(e);
+                Expr::Var(v)
+            }
+            e => e,
+        };
+        self.scope.returns.push((d, e));
+    }
+
     fn push_frame(&mut self) {
         self.frames.push(Frame::default());
     }
@@ -1349,6 +1364,7 @@ impl<'s> Walker<'s> {
                 self.walk_field(n, "body");
                 self.pop_frame();
             }
+            "if_statement" if self.narrowed_if(n) => {}
             "for_statement" => {
                 self.push_frame();
                 self.walk_children(n);
@@ -1380,7 +1396,7 @@ impl<'s> Walker<'s> {
                             let e = self.expr(v);
                             if !matches!(e, Expr::Unknown | Expr::Global) {
                                 self.returned.insert(d);
-                                self.scope.returns.push((d, e));
+                                self.push_return(d, e);
                             }
                         }
                     }
@@ -1690,7 +1706,7 @@ impl<'s> Walker<'s> {
                     let e = self.type_value(rt);
                     if !matches!(e, Expr::Unknown) {
                         self.returned.insert(d);
-                        self.scope.returns.push((d, e));
+                        self.push_return(d, e);
                     }
                 }
             }
@@ -1707,7 +1723,7 @@ impl<'s> Walker<'s> {
                         let e = self.expr(body);
                         if !matches!(e, Expr::Unknown | Expr::Global) {
                             self.returned.insert(d);
-                            self.scope.returns.push((d, e));
+                            self.push_return(d, e);
                         }
                     }
                 }
@@ -1768,6 +1784,50 @@ impl<'s> Walker<'s> {
         }
     }
 
+    /// `if (x instanceof C) { x.m() }`: in the branch taken, a local `x`
+    /// (a parameter or variable) is a `C` (zod: `else if (schema instanceof
+    /// ZodOptional) { schema.unwrap() }`). Walks the statement and returns
+    /// true when its condition is such a test.
+    fn narrowed_if(&mut self, n: Node<'s>) -> bool {
+        let (Some(cond), Some(then)) = (n.field("condition"), n.field("consequence")) else {
+            return false;
+        };
+        let test = skip_parens(cond);
+        if test.kind_name() != "binary_expression"
+            || test.field("operator").map(|o| self.text(o)) != Some("instanceof")
+        {
+            return false;
+        }
+        let (Some(x), Some(class)) = (test.field("left"), test.field("right")) else {
+            return false;
+        };
+        if x.kind_name() != "identifier" || class.kind_name() != "identifier" {
+            return false;
+        }
+        let name = self.text(x);
+        if !matches!(
+            self.lookup(name, NS_VALUE),
+            Some(Binding::Var(_) | Binding::Opaque)
+        ) {
+            return false;
+        }
+        let class = match self.lookup_expr(self.text(class), NS_VALUE) {
+            e @ (Expr::Def(_) | Expr::Import(_) | Expr::Var(_)) => instance(e),
+            _ => return false,
+        };
+        self.walk(cond);
+        self.push_frame();
+        let v = self.scope.vars.len() as u32;
+        self.scope.vars.push(class);
+        self.bind(name, NS_VALUE, Binding::Var(v));
+        self.walk(then);
+        self.pop_frame();
+        if let Some(other) = n.field("alternative") {
+            self.walk(other);
+        }
+        true
+    }
+
     /// The types a JavaScript function's JSDoc gives its parameters
     /// (`@param {WebSocket} ws`): an instance of the class the name is
     /// bound to here, or a global (`{Buffer}`, `{Object}`: nothing in the
@@ -1787,7 +1847,7 @@ impl<'s> Walker<'s> {
             if !self.returned.contains(&d) {
                 let e = self.doc_type(&path);
                 self.returned.insert(d);
-                self.scope.returns.push((d, e));
+                self.push_return(d, e);
             }
         }
         out

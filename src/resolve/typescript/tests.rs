@@ -1504,3 +1504,55 @@ app.on('a', (x) => { x.send(5) })
         r.0.iter().filter(|e| e.4 == "8:24").collect::<Vec<_>>()
     );
 }
+
+/// zod: `else if (schema instanceof ZodOptional) { … schema.unwrap() }`:
+/// the branch taken narrows a local to the class (one candidate of several
+/// was no edge). Not past the branch, and not a name that is no local.
+#[test]
+fn instanceof_narrows_a_local_in_the_branch_taken() {
+    let r = resolve_all(&[
+        (
+            "types.js",
+            "export class ZodOptional { unwrap() {} }\n\
+             export class ZodNullable { unwrap() {} }\n",
+        ),
+        (
+            "p.js",
+            "import { ZodOptional, ZodNullable } from './types';\n\
+             function f(schema) {\n\
+             if (schema instanceof ZodOptional) {\n\
+             schema.unwrap();\n\
+             } else if (schema instanceof ZodNullable) schema.unwrap();\n\
+             schema.unwrap();\n\
+             }\n",
+        ),
+    ]);
+    assert_eq!(targets(&r, "4:8"), ["types.js:ZodOptional.unwrap"]);
+    assert_eq!(targets(&r, "5:50"), ["types.js:ZodNullable.unwrap"]);
+    // Past the branches, `schema` is what it was (no one class).
+    let after = targets(&r, "6:8");
+    assert_ne!(after, ["types.js:ZodOptional.unwrap"]);
+    assert_ne!(after, ["types.js:ZodNullable.unwrap"]);
+}
+
+/// zod: `const { ctx, status } = this._processInputParams(input)` with
+/// `_processInputParams` returning `{ status: new ParseStatus(), ctx: … }`:
+/// a returned object literal's properties are typed (the resolver reads an
+/// object only through a variable, and a returned one was none).
+#[test]
+fn returned_object_literals_type_their_properties() {
+    let r = resolve_all(&[(
+        "p.js",
+        "class ParseStatus { dirty() {} }\n\
+         function mk() { return { status: new ParseStatus() }; }\n\
+         const mk2 = () => ({ status: new ParseStatus() });\n\
+         mk().status.dirty();\n\
+         mk2().status.dirty();\n\
+         class Z { p() { return { status: new ParseStatus() }; } q() { this.p().status.dirty(); } }\n\
+         class Y extends Z { r() { const { status } = this.p(); status.dirty(); } }\n",
+    )]);
+    assert_eq!(targets(&r, "4:13"), ["p.js:ParseStatus.dirty"]);
+    assert_eq!(targets(&r, "5:14"), ["p.js:ParseStatus.dirty"]);
+    assert_eq!(targets(&r, "6:79"), ["p.js:ParseStatus.dirty"]);
+    assert_eq!(targets(&r, "7:63"), ["p.js:ParseStatus.dirty"]);
+}
