@@ -381,7 +381,7 @@ pub fn resolve(world: &World, ix: &Index, file: FileIdx, refs: &Refs) -> FileRes
     cx.out
 }
 
-fn is_fn(kind: NodeKind) -> bool {
+pub(super) fn is_fn(kind: NodeKind) -> bool {
     matches!(kind, NodeKind::Function | NodeKind::Method | NodeKind::Test)
 }
 

@@ -3,6 +3,7 @@
 use std::hash::BuildHasher;
 
 use super::*;
+use crate::resolve::rust::sites::is_fn;
 
 /// The global name ids of a world: each distinct name once, end to end in
 /// one string, found by its hash. A Rust update interns every file's names
@@ -335,14 +336,7 @@ impl Index {
         if let Some(items) = self.items.get(&(m, name)) {
             let found = items.iter().find(|(s, mac)| match ns {
                 Ns::Macro => *mac,
-                Ns::Any => {
-                    !*mac
-                        && (child.is_none()
-                            || !matches!(
-                                world.def(*s).kind,
-                                NodeKind::Function | NodeKind::Method | NodeKind::Test
-                            ))
-                }
+                Ns::Any => !*mac && (child.is_none() || !is_fn(world.def(*s).kind)),
                 Ns::Value => !*mac && self.is_value(world, *s),
             });
             if let Some((s, _)) = found {
@@ -357,10 +351,7 @@ impl Index {
                 // `#[cfg(feature = "unicode")] use unicase::eq as
                 // eq_ignore_case;`.)
                 let fn_like = ns == Ns::Any
-                    && matches!(
-                        world.def(*s).kind,
-                        NodeKind::Function | NodeKind::Method | NodeKind::Test
-                    )
+                    && is_fn(world.def(*s).kind)
                     && crate::extract::rust::type_like(&world.def(*s).name);
                 let yields = (fn_like || self.off.contains(s))
                     && self
@@ -503,9 +494,7 @@ impl Index {
                 // like a crate (`fn indexmap()` beside `use indexmap::map::Entry`)
                 // does not hide the crate.
                 let prefix_ok = |h: &(Res, How)| {
-                    segs.len() == 1
-                        || !matches!(h.0, Res::Def(d)
-                            if matches!(world.def(d).kind, NodeKind::Function | NodeKind::Method | NodeKind::Test))
+                    segs.len() == 1 || !matches!(h.0, Res::Def(d) if is_fn(world.def(d).kind))
                 };
                 let local = first.and_then(|l| l(s0, ns_at(0))).filter(prefix_ok);
                 local
