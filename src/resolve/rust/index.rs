@@ -213,6 +213,10 @@ pub struct Index {
     pub traits: HashSet<SymId>,
     /// Traits with a blanket impl (`impl<T: B> Tr for T`), with `B`.
     pub blanket_traits: HashSet<(SymId, SymId)>,
+    /// Traits with a blanket impl for every type (`impl<T: ?Sized> Tr for
+    /// T`, rayon's `IntoParallelRefIterator`): a collection has their
+    /// methods too.
+    pub unbounded_traits: HashSet<SymId>,
     /// Method name → (method of a trait with a blanket impl, its bound `B`).
     pub blanket_methods: HashMap<u32, Vec<(SymId, SymId)>>,
     /// Method name → (method, trait) of extension traits: traits with a
@@ -389,6 +393,7 @@ pub fn build(world: &World) -> Index {
         ext_supers: HashSet::default(),
         traits: HashSet::default(),
         blanket_traits: HashSet::default(),
+        unbounded_traits: HashSet::default(),
         blanket_methods: HashMap::default(),
         ext_methods: HashMap::default(),
         ext_self_traits: HashSet::default(),
@@ -892,6 +897,9 @@ pub fn build(world: &World) -> Index {
                 }
                 if res.ext_bound {
                     ext_traits.insert(t);
+                    if imp.bound.is_empty() {
+                        ix.unbounded_traits.insert(t);
+                    }
                     // What the blanket impl itself defines is what such a
                     // call reaches.
                     for &md in &imp.methods {

@@ -1028,7 +1028,8 @@ impl Cx<'_, '_> {
     /// `Index::ext_methods`) that `x.name(…)` with `args` arguments on an
     /// outside type `x` can reach; else how many there are. A name std
     /// types have themselves is theirs, not an extension's. `explicit`:
-    /// only traits implemented for an outside type by name, not blanket.
+    /// only traits implemented for an outside type by name or for every
+    /// type, not under a bound (a `Vec` is no `Iterator`).
     fn ext_method(
         &self,
         site: &Site,
@@ -1050,7 +1051,11 @@ impl Cx<'_, '_> {
                 Some(&(params, has_self)) => has_self && (args == UNKNOWN_ARGS || params == args),
                 None => true,
             })
-            .filter(|&&(_, tr)| !explicit || self.ix.ext_self_traits.contains(&tr))
+            .filter(|&&(_, tr)| {
+                !explicit
+                    || self.ix.ext_self_traits.contains(&tr)
+                    || self.ix.unbounded_traits.contains(&tr)
+            })
             .filter(|&&(_, tr)| {
                 // The trait is in scope: defined or imported in the module
                 // or the enclosing fns.

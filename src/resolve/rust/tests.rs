@@ -2111,3 +2111,25 @@ fn a_fn_yields_to_a_same_named_use_where_a_type_goes() {
         "calls shop_app::value::m -> shop_app::util::eq_ignore_case @2:22 Import",
     );
 }
+
+/// rayon: `v.par_iter()` on a `Vec` reaches `IntoParallelRefIterator`,
+/// implemented for every type (`impl<I: ?Sized> … for I`); a trait
+/// implemented only under a bound (`impl<T: Iterator> Ext for T`) is not
+/// a collection's.
+#[test]
+fn collections_have_the_methods_of_traits_implemented_for_every_type() {
+    let g = graph(&[(
+        "src/lib.rs",
+        "pub trait ParRef { fn par_iter(&self) -> u8; }\n\
+         impl<I: ?Sized> ParRef for I { fn par_iter(&self) -> u8 { 0 } }\n\
+         pub trait Ext: Iterator { fn glue(self) -> u8; }\n\
+         impl<T: Iterator> Ext for T { fn glue(self) -> u8 { 0 } }\n\
+         pub fn f(v: Vec<u8>) { v.par_iter(); v.glue(); }\n",
+    )]);
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::I::par_iter @5:26 Member { k: 1 }",
+    );
+    assert_none(&g, "calls shop_app::f -> shop_app::T::glue");
+    assert_none(&g, "calls shop_app::f -> shop_app::Ext::glue");
+}
