@@ -129,14 +129,8 @@ pub fn lsp_config(session: &Session) -> Result<LspConfig, QueryError> {
 fn python_import_roots(files: &[crate::store::FileRow]) -> BTreeSet<String> {
     let mut roots = BTreeSet::new();
     for f in files.iter().filter(|f| f.lang.family() == Family::Python) {
-        let stem = f
-            .path
-            .strip_suffix(".pyi")
-            .or_else(|| f.path.strip_suffix(".py"))
-            .unwrap_or(&f.path);
-        let stem = stem.strip_suffix("/__init__").unwrap_or(stem);
+        let (parts, _) = crate::resolve::python::module_path(&f.path);
         let named = f.module.split('.').count();
-        let parts: Vec<&str> = stem.split('/').collect();
         if f.module.is_empty() || named > parts.len() {
             continue;
         }

@@ -2409,12 +2409,10 @@ impl Resolver<'_, '_> {
     }
 }
 
-/// `pkg/sub/mod.py` → `pkg.sub.mod`, rooted at the first directory upward
-/// without an `__init__.py` that no package holds; `pkg/__init__.py` →
-/// `pkg`. A directory without one inside a package is a namespace package
-/// of it (`flask/sansio/app.py` under `flask/__init__.py` is
-/// `flask.sansio.app`: Python finds `sansio` on `flask.__path__`).
-pub fn module_key(path: &str, layout: &Layout) -> String {
+/// The path components that name a Python file's module, its import
+/// root still in front: `src/flask/app.py` gives `src`, `flask`, `app`; a
+/// package's `__init__.py` is named by its folder (the flag says so).
+pub fn module_path(path: &str) -> (Vec<&str>, bool) {
     let s = path
         .strip_suffix(".pyi")
         .or_else(|| path.strip_suffix(".py"))
@@ -2423,9 +2421,19 @@ pub fn module_key(path: &str, layout: &Layout) -> String {
     let is_init = parts.last() == Some(&"__init__");
     if is_init {
         parts.pop();
-        if parts.is_empty() {
-            return "__init__".to_string();
-        }
+    }
+    (parts, is_init)
+}
+
+/// `pkg/sub/mod.py` → `pkg.sub.mod`, rooted at the first directory upward
+/// without an `__init__.py` that no package holds; `pkg/__init__.py` →
+/// `pkg`. A directory without one inside a package is a namespace package
+/// of it (`flask/sansio/app.py` under `flask/__init__.py` is
+/// `flask.sansio.app`: Python finds `sansio` on `flask.__path__`).
+pub fn module_key(path: &str, layout: &Layout) -> String {
+    let (parts, is_init) = module_path(path);
+    if is_init && parts.is_empty() {
+        return "__init__".to_string();
     }
     // Components of the directory that contains the module.
     let dir_len = if is_init {

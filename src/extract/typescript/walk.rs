@@ -626,14 +626,16 @@ impl<'s> Walker<'s> {
     /// there (`return { status: new ParseStatus() }`, zod).
     fn push_return(&mut self, d: u32, e: Expr) {
         let e = match e {
-            Expr::Object(_) => {
-                let v = self.scope.vars.len() as u32;
-                self.scope.vars.push(e);
-                Expr::Var(v)
-            }
+            Expr::Object(_) => Expr::Var(self.new_var(e)),
             e => e,
         };
         self.scope.returns.push((d, e));
+    }
+
+    /// A new variable of the file holding `e`.
+    fn new_var(&mut self, e: Expr) -> u32 {
+        self.scope.vars.push(e);
+        self.scope.vars.len() as u32 - 1
     }
 
     fn push_frame(&mut self) {
@@ -947,8 +949,7 @@ impl<'s> Walker<'s> {
                 self.bind(name, NS_ANY, Binding::Def(def));
             }
             _ => {
-                let var = self.scope.vars.len() as u32;
-                self.scope.vars.push(Expr::Unknown);
+                let var = self.new_var(Expr::Unknown);
                 self.bind(name, NS_VALUE, Binding::Var(var));
             }
         }
@@ -1488,8 +1489,7 @@ impl<'s> Walker<'s> {
                 for seg in &t.members {
                     e = Expr::Member(Box::new(e), self.intern(seg.name));
                 }
-                let v = self.scope.vars.len() as u32;
-                self.scope.vars.push(e);
+                let v = self.new_var(e);
                 self.bind(t.local, NS_TYPE, Binding::Var(v));
             }
         }
@@ -1817,8 +1817,7 @@ impl<'s> Walker<'s> {
         };
         self.walk(cond);
         self.push_frame();
-        let v = self.scope.vars.len() as u32;
-        self.scope.vars.push(class);
+        let v = self.new_var(class);
         self.bind(name, NS_VALUE, Binding::Var(v));
         self.walk(then);
         self.pop_frame();
@@ -2134,9 +2133,7 @@ impl<'s> Walker<'s> {
         let b = if matches!(val, Expr::Unknown) {
             Binding::Opaque
         } else {
-            let v = self.scope.vars.len() as u32;
-            self.scope.vars.push(val);
-            Binding::Var(v)
+            Binding::Var(self.new_var(val))
         };
         self.bind(name, NS_VALUE, b);
     }
