@@ -632,6 +632,16 @@ impl<'s> Walker<'s> {
         self.scope.returns.push((d, e));
     }
 
+    /// Field `name` of class (or alias) `class` holds `value`. An object
+    /// (a literal, an object type) is kept in a variable, as a return is.
+    fn push_field(&mut self, class: u32, name: u32, value: Expr) {
+        let value = match value {
+            Expr::Object(_) => Expr::Var(self.new_var(value)),
+            e => e,
+        };
+        self.scope.fields.push(Field { class, name, value });
+    }
+
     /// A new variable of the file holding `e`.
     fn new_var(&mut self, e: Expr) -> u32 {
         self.scope.vars.push(e);
@@ -2033,11 +2043,7 @@ impl<'s> Walker<'s> {
                         let name = self.text(pat);
                         let nm = self.intern(name);
                         if !matches!(val, Expr::Unknown) {
-                            self.scope.fields.push(Field {
-                                class,
-                                name: nm,
-                                value: val.clone(),
-                            });
+                            self.push_field(class, nm, val.clone());
                         }
                     }
                     self.bind_pattern(pat, val);
@@ -2090,11 +2096,7 @@ impl<'s> Walker<'s> {
         // [`SIGNATURE`] fields).
         if let Some(e) = self.named_type(t) {
             let name = self.intern(&super::callback_alias(arg));
-            self.scope.fields.push(Field {
-                class: def,
-                name,
-                value: e,
-            });
+            self.push_field(def, name, e);
             return;
         }
         if t.kind_name() != "function_type" {
@@ -2117,11 +2119,7 @@ impl<'s> Walker<'s> {
                 continue;
             }
             let name = self.intern(&super::callback_param(arg, j as u16));
-            self.scope.fields.push(Field {
-                class: def,
-                name,
-                value: e,
-            });
+            self.push_field(def, name, e);
         }
     }
 
@@ -2689,18 +2687,19 @@ impl<'s> Walker<'s> {
                     if let Some(v) = value {
                         self.walk(v);
                     }
+                    // An object type (`o: { status: ParseStatus }`) is an
+                    // object whose properties have the declared types.
                     let e = match (ty, value) {
-                        (Some(t), _) => self.type_value(t),
+                        (Some(t), _) => match self.type_literal(t) {
+                            Some(lit) => lit,
+                            None => self.type_value(t),
+                        },
                         (None, Some(v)) => self.expr(v),
                         _ => Expr::Unknown,
                     };
                     if !matches!(e, Expr::Unknown) {
                         let n = self.intern(name);
-                        self.scope.fields.push(Field {
-                            class: cl,
-                            name: n,
-                            value: e,
-                        });
+                        self.push_field(cl, n, e);
                     }
                 }
                 // A call signature of an interface (`interface RouteShorthandMethod
@@ -3113,15 +3112,15 @@ impl<'s> Walker<'s> {
                     };
                     if matches!(
                         e,
-                        Expr::Instance(_) | Expr::Def(_) | Expr::Import(_) | Expr::Elements(_)
+                        Expr::Instance(_)
+                            | Expr::Def(_)
+                            | Expr::Import(_)
+                            | Expr::Elements(_)
+                            | Expr::Object(_)
                     ) {
                         let name = self.text(prop);
                         let n = self.intern(name);
-                        self.scope.fields.push(Field {
-                            class,
-                            name: n,
-                            value: e,
-                        });
+                        self.push_field(class, n, e);
                     }
                 }
             }

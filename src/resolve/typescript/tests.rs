@@ -1556,3 +1556,27 @@ fn returned_object_literals_type_their_properties() {
     assert_eq!(targets(&r, "6:79"), ["p.js:ParseStatus.dirty"]);
     assert_eq!(targets(&r, "7:63"), ["p.js:ParseStatus.dirty"]);
 }
+
+/// A class field, a constructor assignment or a parameter property holding
+/// an object literal (or typed by an object type): its properties are typed
+/// as a variable's are (the resolver reads an object only through a
+/// variable, and a field's was none).
+#[test]
+fn fields_holding_object_literals_type_their_properties() {
+    let r = resolve_all(&[
+        (
+            "f.ts",
+            "export class ParseStatus { dirty() {} }\n\
+             class A { opts = { status: new ParseStatus() }; m() { this.opts.status.dirty(); } }\n\
+             class B { o: { status: ParseStatus }; m() { this.o.status.dirty(); } }\n",
+        ),
+        (
+            "g.js",
+            "import { ParseStatus } from './f';\n\
+             class C { constructor() { this.c = { status: new ParseStatus() }; } m() { this.c.status.dirty(); } }\n",
+        ),
+    ]);
+    assert_eq!(targets(&r, "2:72"), ["f.ts:ParseStatus.dirty"]);
+    assert_eq!(targets(&r, "3:59"), ["f.ts:ParseStatus.dirty"]);
+    assert_eq!(targets(&r, "2:89"), ["f.ts:ParseStatus.dirty"]);
+}
