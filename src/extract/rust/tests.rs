@@ -299,3 +299,18 @@ fn std_macros_are_sorted_for_their_lookup() {
     assert_eq!(super::std_macro("matches"), Some(false));
     assert_eq!(super::std_macro("my_macro"), None);
 }
+
+#[test]
+fn a_cfg_on_an_item_macro_is_its_items() {
+    // mio: `#[cfg(windows)] cfg_os_poll! { mod windows; pub use
+    // self::windows::*; }` is off on Linux; `cfg_not_os_poll! { … }` is on.
+    let (defs, scope, _, _) = facts(
+        "#[cfg(windows)]\n\
+         cfg_os_poll! {\n    mod windows;\n    pub use self::windows::*;\n    pub struct W;\n}\n\
+         cfg_not_os_poll! {\n    mod shell;\n    pub use self::shell::*;\n}\n",
+    );
+    let off: Vec<bool> = scope.uses.iter().map(|u| u.cfg_off).collect();
+    assert_eq!(off, [true, false]);
+    let w = defs.iter().position(|d| d.name == "W").unwrap() as u32;
+    assert!(scope.cfg_off.contains(&w));
+}

@@ -518,6 +518,7 @@ impl<'s> V<'s> {
                 | "mod_item"
                 | "impl_item"
                 | "use_declaration"
+                | "macro_invocation"
         ) {
             self.attrs = attrs;
         }

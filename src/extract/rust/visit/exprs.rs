@@ -426,6 +426,12 @@ impl<'s> V<'s> {
     }
 
     pub(super) fn macro_call(&mut self, n: Node) {
+        // The attributes of an item macro (`#[cfg(windows)] cfg_os_poll! {
+        // … }`) are its items'.
+        let cfg = self
+            .attrs
+            .take()
+            .map_or((false, None), |p| (p.off, p.feature));
         if let Some(m) = n.field("macro") {
             let mut segs = Vec::new();
             if self.path(m, &mut segs) {
@@ -437,7 +443,7 @@ impl<'s> V<'s> {
         for k in kids {
             if k.kind_name() == "token_tree"
                 && !self.cfg_if_items(n, k)
-                && !self.macro_items(n, k)
+                && !self.macro_items(n, k, cfg)
                 && !self.macro_exprs(n, k)
             {
                 self.tokens(k);
@@ -616,7 +622,12 @@ impl<'s> V<'s> {
     /// `cfg_feature! { pub mod a; pub use a::B; }`: a brace-delimited macro
     /// in item position whose body parses as items is walked as items (its
     /// expansion usually is them). Returns whether it did.
-    pub(super) fn macro_items(&mut self, mac: Node, tt: Node) -> bool {
+    pub(super) fn macro_items(
+        &mut self,
+        mac: Node,
+        tt: Node,
+        (off, feature): (bool, Option<(u32, bool)>),
+    ) -> bool {
         let in_items = mac
             .parent()
             .is_some_and(|p| matches!(p.kind_name(), "source_file" | "declaration_list"));
@@ -651,9 +662,16 @@ impl<'s> V<'s> {
         if items == 0 || errors >= items || other > 0 {
             return false;
         }
+        // `#[cfg(windows)] cfg_os_poll! { mod windows; pub use
+        // self::windows::*; }` (mio): the macro's cfg is its items'.
+        let (saved_off, saved_feature) = (self.block_off, self.block_feature);
+        self.block_off |= off;
+        self.block_feature = feature.or(saved_feature);
         self.depth += 1;
         self.seq(kids);
         self.depth -= 1;
+        self.block_off = saved_off;
+        self.block_feature = saved_feature;
         true
     }
 
