@@ -182,6 +182,13 @@ const SEQ_TYPES: [&str; 20] = [
     "AsyncGenerator",
     "Reversible",
 ];
+/// Context manager types (`typing`, `contextlib`) of what `with` gives.
+const CONTEXT_MANAGERS: [&str; 4] = [
+    "ContextManager",
+    "AsyncContextManager",
+    "AbstractContextManager",
+    "AbstractAsyncContextManager",
+];
 /// Builtin types by name: a union part naming one has no in-repo members.
 const BUILTIN_TYPES: [&str; 15] = [
     "str",
@@ -798,7 +805,7 @@ const TYPING_WRAPPERS: [&str; 8] = [
 /// Subscripted forms whose arguments are type expressions wherever they
 /// stand (`Alias = Union["A", B]`, `Dict["K", V]`): pyright reads strings
 /// there as forward references.
-const TYPE_FORMS: [&str; 12] = [
+const TYPE_FORMS: [&str; 10] = [
     "Union",
     "Callable",
     "Type",
@@ -807,14 +814,13 @@ const TYPE_FORMS: [&str; 12] = [
     "tuple",
     "Awaitable",
     "Coroutine",
-    "ContextManager",
-    "AsyncContextManager",
     "Concatenate",
     "TypeGuard",
 ];
 
 fn is_type_form(head: &str) -> bool {
     TYPE_FORMS.contains(&head)
+        || CONTEXT_MANAGERS.contains(&head)
         || TYPING_WRAPPERS.contains(&head)
         || SEQ_TYPES.contains(&head)
         || MAP_TYPES.contains(&head)
@@ -1075,6 +1081,50 @@ impl<'s> Extractor<'s> {
         self.depth -= 1;
     }
 
+    /// An `if` (or `elif`) and its alternatives; kept out of
+    /// [`Self::visit_node`], whose frame every level of nesting pays.
+    #[inline(never)]
+    fn if_statement(&mut self, node: Node, sid: usize, src: u32) {
+        let cond = node.field("condition");
+        if let Some(c) = cond {
+            self.expr(c, sid, src);
+        }
+        let value = cond.and_then(|c| self.static_cond(c));
+        let dead = self.dead;
+        if let Some(b) = node.field("consequence") {
+            self.dead = dead || value == Some(false);
+            let before = self.narrowing.len();
+            if let Some(c) = cond {
+                self.narrow(c, false, sid);
+            }
+            self.block(b, sid, src);
+            self.narrowing.truncate(before);
+        }
+        let mut cur = node.walk();
+        let alts: Vec<Node> = node
+            .children_by_field_name("alternative", &mut cur)
+            .collect();
+        // An `elif`/`else` runs when the conditions above it were
+        // false: `elif not isinstance(x, C): continue` / `else:`
+        // knows x is a C. After a condition pyright takes as true
+        // (the `if`'s or an `elif`'s), none runs.
+        let before = self.narrowing.len();
+        if let Some(c) = cond {
+            self.narrow(c, true, sid);
+        }
+        let mut taken = value == Some(true);
+        for a in alts {
+            self.dead = dead || taken;
+            self.visit(a, sid, src);
+            if let Some(c) = a.field("condition") {
+                taken |= self.static_cond(c) == Some(true);
+                self.narrow(c, true, sid);
+            }
+        }
+        self.narrowing.truncate(before);
+        self.dead = dead;
+    }
+
     fn visit_node(&mut self, node: Node, sid: usize, src: u32) {
         match node.kind_name() {
             "function_definition" => self.function(node, &[], node, sid, src),
@@ -1260,43 +1310,7 @@ impl<'s> Extractor<'s> {
                 self.dead = dead;
                 self.in_except = in_except;
             }
-            "if_statement" | "elif_clause" => {
-                let cond = node.field("condition");
-                if let Some(c) = cond {
-                    self.expr(c, sid, src);
-                }
-                let value = cond.and_then(|c| self.static_cond(c));
-                let dead = self.dead;
-                if let Some(b) = node.field("consequence") {
-                    self.dead = dead || value == Some(false);
-                    let before = self.narrowing.len();
-                    if let Some(c) = cond {
-                        self.narrow(c, false, sid);
-                    }
-                    self.block(b, sid, src);
-                    self.narrowing.truncate(before);
-                }
-                let mut cur = node.walk();
-                let alts: Vec<Node> = node
-                    .children_by_field_name("alternative", &mut cur)
-                    .collect();
-                // An `elif`/`else` runs when the conditions above it were
-                // false: `elif not isinstance(x, C): continue` / `else:`
-                // knows x is a C.
-                let before = self.narrowing.len();
-                if let Some(c) = cond {
-                    self.narrow(c, true, sid);
-                }
-                for a in alts {
-                    self.dead = dead || value == Some(true);
-                    self.visit(a, sid, src);
-                    if let Some(c) = a.field("condition") {
-                        self.narrow(c, true, sid);
-                    }
-                }
-                self.narrowing.truncate(before);
-                self.dead = dead;
-            }
+            "if_statement" | "elif_clause" => self.if_statement(node, sid, src),
             "return_statement" => {
                 let value = node.named_child(0);
                 let chain = match value {
@@ -2564,7 +2578,9 @@ impl<'s> Extractor<'s> {
                     };
                 }
                 if cont == Cont::One {
-                    if SEQ_TYPES.contains(&head) {
+                    // What `with` enters gives its argument: read as a
+                    // sequence of it, as a `@contextmanager`'s `Iterator`.
+                    if SEQ_TYPES.contains(&head) || CONTEXT_MANAGERS.contains(&head) {
                         return self.principal(*args.first()?, Cont::Seq);
                     }
                     if MAP_TYPES.contains(&head) {

@@ -2360,7 +2360,10 @@ impl Resolver<'_, '_> {
                 }
             }
             Val::External | Val::Tuple(_) => Val::External,
-            // A `@contextmanager` function's `Iterator[tuple[…]]`.
+            // A `@contextmanager` function's `Iterator[X]` (or
+            // `Iterator[tuple[…]]`), and a `ContextManager[X]` (read as a
+            // sequence of X): no sequence is entered otherwise.
+            Val::Seq(c) => Val::Inst(c),
             Val::TupleSeq(n) => Val::Tuple(n),
             _ => Val::Unknown,
         }

@@ -1911,3 +1911,80 @@ fn common_builtin_method_names_on_unknown_receivers_are_not_guessed() {
         "calls app.f -> conf.Config.values @app.py:5:7 TypedReceiver",
     );
 }
+
+#[test]
+fn an_elif_after_a_statically_true_condition_is_unreachable() {
+    // trio: `if sys.platform == "win32": from ._io_windows import … elif
+    // sys.platform == "linux" or …: from ._io_epoll import … elif
+    // TYPE_CHECKING or …: from ._io_kqueue import …`. pyright (on Linux)
+    // takes the epoll branch; the kqueue one after it never runs.
+    let out = edges(&[
+        ("io_windows.py", "def wait(): ...\n"),
+        ("io_epoll.py", "def wait(): ...\n"),
+        ("io_kqueue.py", "def wait(): ...\n"),
+        (
+            "run.py",
+            "\
+import sys
+from typing import TYPE_CHECKING
+if sys.platform == \"win32\":
+    from io_windows import wait
+elif sys.platform == \"linux\" or (not TYPE_CHECKING and hasattr(sys, \"x\")):
+    from io_epoll import wait
+elif TYPE_CHECKING or hasattr(sys, \"y\"):
+    from io_kqueue import wait
+else:
+    raise NotImplementedError
+wait()
+",
+        ),
+    ]);
+    assert_has(&out, "calls run -> io_epoll.wait @run.py:11:1 Import");
+    assert_none_to(&out, "-> io_kqueue.wait");
+    assert_none_to(&out, "-> io_windows.wait");
+}
+
+#[test]
+fn with_gives_what_a_context_manager_type_enters() {
+    // trio: `async with trio.open_nursery() as nursery:` with
+    // `open_nursery() -> AbstractAsyncContextManager[Nursery]`; and a
+    // `@contextmanager` generator annotated `Iterator[Nursery]`.
+    let out = edges(&[(
+        "m.py",
+        "\
+from contextlib import contextmanager, asynccontextmanager, AbstractAsyncContextManager
+from typing import Iterator, AsyncIterator, ContextManager
+class Nursery:
+    def start_soon(self): ...
+class Other:
+    def start_soon(self): ...
+@contextmanager
+def a() -> Iterator[Nursery]:
+    yield Nursery()
+@asynccontextmanager
+async def b() -> AsyncIterator[Nursery]:
+    yield Nursery()
+def c() -> AbstractAsyncContextManager[Nursery]: ...
+def d() -> ContextManager[Nursery]: ...
+with a() as n:
+    n.start_soon()
+async def f():
+    async with b() as n:
+        n.start_soon()
+    async with c() as n:
+        n.start_soon()
+    with d() as n:
+        n.start_soon()
+",
+    )]);
+    assert_has(
+        &out,
+        "calls m -> m.Nursery.start_soon @m.py:16:7 TypedReceiver",
+    );
+    for line in [19, 21, 23] {
+        assert_has(
+            &out,
+            &format!("calls m.f -> m.Nursery.start_soon @m.py:{line}:11 TypedReceiver"),
+        );
+    }
+}
