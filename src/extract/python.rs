@@ -1083,8 +1083,9 @@ impl<'s> Extractor<'s> {
 
     /// An `if` (or `elif`) and its alternatives; kept out of
     /// [`Self::visit_node`], whose frame every level of nesting pays.
+    /// Returns the condition's static value.
     #[inline(never)]
-    fn if_statement(&mut self, node: Node, sid: usize, src: u32) {
+    fn if_statement(&mut self, node: Node, sid: usize, src: u32) -> Option<bool> {
         let cond = node.field("condition");
         if let Some(c) = cond {
             self.expr(c, sid, src);
@@ -1115,14 +1116,18 @@ impl<'s> Extractor<'s> {
         let mut taken = value == Some(true);
         for a in alts {
             self.dead = dead || taken;
-            self.visit(a, sid, src);
+            if a.kind_name() == "elif_clause" {
+                taken |= self.if_statement(a, sid, src) == Some(true);
+            } else {
+                self.visit(a, sid, src);
+            }
             if let Some(c) = a.field("condition") {
-                taken |= self.static_cond(c) == Some(true);
                 self.narrow(c, true, sid);
             }
         }
         self.narrowing.truncate(before);
         self.dead = dead;
+        value
     }
 
     fn visit_node(&mut self, node: Node, sid: usize, src: u32) {
@@ -1310,7 +1315,9 @@ impl<'s> Extractor<'s> {
                 self.dead = dead;
                 self.in_except = in_except;
             }
-            "if_statement" | "elif_clause" => self.if_statement(node, sid, src),
+            "if_statement" | "elif_clause" => {
+                self.if_statement(node, sid, src);
+            }
             "return_statement" => {
                 let value = node.named_child(0);
                 let chain = match value {

@@ -191,9 +191,9 @@ struct V<'s> {
     cfg_feature: Option<(u32, bool)>,
     /// The `#[path = "…"]` of the last [`V::attrs`] call.
     attr_path: Option<String>,
-    /// Inside an `impl` or inline `mod` whose cfg is likely off.
+    /// Inside an `impl`, inline `mod` or item macro whose cfg is likely off.
     block_off: bool,
-    /// Inside an `impl` or inline `mod` under a feature cfg.
+    /// Inside an `impl`, inline `mod` or item macro under a feature cfg.
     block_feature: Option<(u32, bool)>,
     /// Methods whose parent is the class named by the string, if in this file.
     pending_parents: Vec<(u32, String)>,
@@ -423,6 +423,22 @@ impl<'s> V<'s> {
     /// Walk sibling nodes, handing each item the attributes before it.
     /// Returns the receiver id of the last one that is not a comment or an
     /// attribute (a statement's is 0).
+    /// Run `f` inside a block (an `impl`, an inline `mod`, an item macro)
+    /// whose cfg is `off` / on `feature`: its items inherit them.
+    fn under_cfg<R>(
+        &mut self,
+        off: bool,
+        feature: Option<(u32, bool)>,
+        f: impl FnOnce(&mut Self) -> R,
+    ) -> R {
+        let saved = (self.block_off, self.block_feature);
+        self.block_off |= off;
+        self.block_feature = feature.or(saved.1);
+        let r = f(self);
+        (self.block_off, self.block_feature) = saved;
+        r
+    }
+
     fn seq(&mut self, kids: Vec<Node>) -> u32 {
         let mut pending: Option<Pending> = None;
         let mut last = 0;

@@ -621,24 +621,26 @@ impl<'s> Walker<'s> {
         }
     }
 
-    /// What function `d` returns. An object (a literal, an object type) is
-    /// kept in a variable: the resolver reads an object's properties only
-    /// there (`return { status: new ParseStatus() }`, zod).
+    /// What function `d` returns (an object kept in a variable: `return
+    /// { status: new ParseStatus() }`, zod).
     fn push_return(&mut self, d: u32, e: Expr) {
-        let e = match e {
-            Expr::Object(_) => Expr::Var(self.new_var(e)),
-            e => e,
-        };
+        let e = self.held(e);
         self.scope.returns.push((d, e));
     }
 
-    /// Field `name` of class (or alias) `class` holds `value`. An object
-    /// (a literal, an object type) is kept in a variable, as a return is.
-    fn push_field(&mut self, class: u32, name: u32, value: Expr) {
-        let value = match value {
-            Expr::Object(_) => Expr::Var(self.new_var(value)),
+    /// `e`, an object (a literal, an object type) kept in a new variable:
+    /// the resolver reads an object's properties only there.
+    fn held(&mut self, e: Expr) -> Expr {
+        match e {
+            Expr::Object(_) => Expr::Var(self.new_var(e)),
             e => e,
-        };
+        }
+    }
+
+    /// Field `name` of class (or alias) `class` holds `value` (an object
+    /// kept in a variable, as a return is).
+    fn push_field(&mut self, class: u32, name: u32, value: Expr) {
+        let value = self.held(value);
         self.scope.fields.push(Field { class, name, value });
     }
 
@@ -3704,10 +3706,11 @@ impl<'s> Walker<'s> {
         }
     }
 
-    /// A parameter's object type literal (`{ router }: { router: Router }`)
-    /// as an object whose properties have the declared types: tsserver
-    /// defines a member of it at the property signature (no node), and a
-    /// property's value is a receiver. `None` for any other type, and for
+    /// A parameter's or field's object type literal (`{ router }: {
+    /// router: Router }`, `o: { status: ParseStatus }`) as an object whose
+    /// properties have the declared types: tsserver defines a member of it
+    /// at the property signature (no node), and a property's value is a
+    /// receiver. `None` for any other type, and for
     /// a literal with call or construct signatures (a function type).
     fn type_literal(&mut self, t: Node<'s>) -> Option<Expr> {
         let mut t = t;

@@ -664,14 +664,9 @@ impl<'s> V<'s> {
         }
         // `#[cfg(windows)] cfg_os_poll! { mod windows; pub use
         // self::windows::*; }` (mio): the macro's cfg is its items'.
-        let (saved_off, saved_feature) = (self.block_off, self.block_feature);
-        self.block_off |= off;
-        self.block_feature = feature.or(saved_feature);
         self.depth += 1;
-        self.seq(kids);
+        self.under_cfg(off, feature, |v| v.seq(kids));
         self.depth -= 1;
-        self.block_off = saved_off;
-        self.block_feature = saved_feature;
         true
     }
 

@@ -513,13 +513,7 @@ impl<'s> V<'s> {
         self.attrs(n);
         let off = std::mem::take(&mut self.cfg_off);
         let feature = self.cfg_feature.take();
-        let saved_off = self.block_off;
-        let saved_feature = self.block_feature;
-        self.block_off |= off;
-        self.block_feature = feature.or(saved_feature);
-        self.impl_inner(n);
-        self.block_off = saved_off;
-        self.block_feature = saved_feature;
+        self.under_cfg(off, feature, |v| v.impl_inner(n));
     }
 
     pub(super) fn impl_inner(&mut self, n: Node) {
@@ -724,13 +718,7 @@ impl<'s> V<'s> {
         self.prefix = format!("{}{}::", self.base(), self.text(name_node));
         let saved_fn = std::mem::replace(&mut self.cur_fn, 0);
         let saved_locals = std::mem::take(&mut self.locals);
-        let saved_off = self.block_off;
-        let saved_feature = self.block_feature;
-        self.block_off |= cfg_off;
-        self.block_feature = feature.or(saved_feature);
-        self.children(body);
-        self.block_off = saved_off;
-        self.block_feature = saved_feature;
+        self.under_cfg(cfg_off, feature, |v| v.children(body));
         self.locals = saved_locals;
         self.cur_fn = saved_fn;
         self.prefix = saved_prefix;
