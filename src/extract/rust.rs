@@ -13,6 +13,8 @@
 
 mod visit;
 
+pub use visit::cfg_on;
+
 #[cfg(test)]
 mod tests;
 
@@ -71,6 +73,32 @@ pub struct Scope {
     /// Defs under `#[cfg(feature = "x")]` (`on`) or `#[cfg(not(feature =
     /// "x"))]`: compiled in depending on the package's default features.
     pub cfg_features: Vec<CfgFeature>,
+    /// `macro_rules!` whose every expansion puts `#[cfg(…)]` on the items
+    /// it is given (`cfg_os_poll! { mod unix; }` in mio, tokio's `cfg_rt!`):
+    /// the cfg is their items', decided where the macro is used.
+    pub cfg_macros: Vec<CfgMacro>,
+    /// The items of each item macro call walked as items: the cfg macro of
+    /// that name (in the same package) applies to them.
+    pub macro_blocks: Vec<MacroBlock>,
+}
+
+/// A `macro_rules!` that wraps its items in a cfg (see `Scope::cfg_macros`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CfgMacro {
+    pub name: u32,
+    /// The cfg's arguments as written (`(feature = "os-poll")`).
+    pub cfg: String,
+}
+
+/// The defs, uses and inline modules (index ranges, end exclusive) an item
+/// macro call holds (see `Scope::macro_blocks`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MacroBlock {
+    /// The macro's name (last path segment).
+    pub name: u32,
+    pub defs: (u32, u32),
+    pub uses: (u32, u32),
+    pub mods: (u32, u32),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -155,6 +183,8 @@ pub struct Use {
     /// Under a `#[cfg(…)]` that is most likely off (see `Scope::cfg_off`):
     /// another binding of the name is preferred.
     pub cfg_off: bool,
+    /// Under `#[cfg(feature = "x")]` (name, on) (see `Scope::cfg_features`).
+    pub feature: Option<(u32, bool)>,
 }
 
 impl Use {

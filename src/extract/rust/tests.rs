@@ -314,3 +314,46 @@ fn a_cfg_on_an_item_macro_is_its_items() {
     let w = defs.iter().position(|d| d.name == "W").unwrap() as u32;
     assert!(scope.cfg_off.contains(&w));
 }
+
+#[test]
+fn macros_that_put_a_cfg_on_their_items_are_recorded_with_it() {
+    let (_, scope, _, _) = facts(
+        r#"
+macro_rules! cfg_rt {
+    ($($item:item)*) => {
+        $(
+            #[cfg(feature = "rt")]
+            #[cfg_attr(docsrs, doc(cfg(feature = "rt")))]
+            $item
+        )*
+    };
+}
+macro_rules! no_cfg { ($($item:item)*) => { $( #[doc(hidden)] $item )* } }
+macro_rules! two_cfgs {
+    ($it:item) => { #[cfg(unix)] $it };
+    ($it:item, x) => { #[cfg(windows)] $it };
+}
+macro_rules! tokens { ($($t:tt)*) => { #[cfg(unix)] fn f() {} } }
+macro_rules! bare_use { ($($item:item)*) => { $( #[cfg(unix)] $item )* $( $item )* } }
+cfg_rt! {
+    pub mod rt;
+    pub use rt::Runtime;
+}
+"#,
+    );
+    let cfgs: Vec<(String, String)> = scope
+        .cfg_macros
+        .iter()
+        .map(|m| (scope.names[m.name as usize].to_string(), m.cfg.clone()))
+        .collect();
+    assert_eq!(
+        cfgs,
+        [("cfg_rt".to_string(), "(feature = \"rt\")".to_string())]
+    );
+    // The call's module and use are recorded as its.
+    let [b] = scope.macro_blocks.as_slice() else {
+        panic!("{:?}", scope.macro_blocks);
+    };
+    assert_eq!(&scope.names[b.name as usize], "cfg_rt");
+    assert_eq!((b.uses.1 - b.uses.0, b.mods.1 - b.mods.0), (1, 0));
+}

@@ -5,9 +5,9 @@ use tree_sitter::Node;
 use crate::extract::syntax::Syntax;
 
 use super::{
-    Alias, ArgTy, BoundSet, CallArg, CfgFeature, ClosureSig, Field, Impl, InlineMod, Item, ModPath,
-    Recv, Refs, Ret, Role, Scope, Sig, Site, SiteKind, Super, Ty, Use, GLOBAL_PATH, NONE,
-    SELF_RECV, UNKNOWN_ARGS,
+    Alias, ArgTy, BoundSet, CallArg, CfgFeature, CfgMacro, ClosureSig, Field, Impl, InlineMod,
+    Item, MacroBlock, ModPath, Recv, Refs, Ret, Role, Scope, Sig, Site, SiteKind, Super, Ty, Use,
+    GLOBAL_PATH, NONE, SELF_RECV, UNKNOWN_ARGS,
 };
 use crate::extract::Def;
 use crate::graph::{NodeKind, Pos};
@@ -15,6 +15,8 @@ use foldhash::HashMap;
 
 mod exprs;
 mod items;
+
+pub use items::cfg_on;
 mod types;
 
 /// A node's named children, comments left out (a comment is a named
@@ -580,10 +582,15 @@ impl<'s> V<'s> {
                 if let Some(arg) = n.field("argument") {
                     self.use_tree(arg, &[], public);
                 }
-                if self.attrs.as_ref().is_some_and(|p| p.off) || self.block_off {
-                    for u in &mut self.scope.uses[first..] {
-                        u.cfg_off = true;
-                    }
+                let off = self.attrs.as_ref().is_some_and(|p| p.off) || self.block_off;
+                let feature = self
+                    .attrs
+                    .as_ref()
+                    .and_then(|p| p.feature)
+                    .or(self.block_feature);
+                for u in &mut self.scope.uses[first..] {
+                    u.cfg_off = off;
+                    u.feature = feature;
                 }
                 0
             }

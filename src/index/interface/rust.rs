@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use super::{Fact, Facts, Text};
-use crate::extract::rust::{Scope, Ty, NONE};
+use crate::extract::rust::{MacroBlock, Scope, Ty, NONE};
 use crate::extract::Def;
 
 pub(super) fn facts(defs: &[Def], scope: &Scope) -> Vec<Fact> {
@@ -15,6 +15,17 @@ pub(super) fn facts(defs: &[Def], scope: &Scope) -> Vec<Fact> {
     let w = Writer {
         scope,
         mods: module_labels(scope),
+    };
+    // The item macro calls each inline module and `use` is in (whose cfg,
+    // if the macro has one, is theirs).
+    let in_macros = |range: fn(&MacroBlock) -> (u32, u32), i: usize, t: &mut Text| {
+        for b in &scope.macro_blocks {
+            let (start, end) = range(b);
+            if (start..end).contains(&(i as u32)) {
+                t.raw(" in-macro ");
+                t.name(w.name(b.name));
+            }
+        }
     };
     // Inline modules are no definitions: any change to them counts.
     for (k, m) in scope.mods.iter().enumerate() {
@@ -26,6 +37,23 @@ pub(super) fn facts(defs: &[Def], scope: &Scope) -> Vec<Fact> {
             t.name(w.name(n));
             t.raw(if on { " on" } else { " off" });
         }
+        in_macros(|b| b.mods, k, &mut t);
+        f.push(None, t);
+    }
+    for b in &scope.macro_blocks {
+        for def in b.defs.0..b.defs.1 {
+            let mut t = Text::new("in-macro");
+            f.def(&mut t, def);
+            t.raw(" ");
+            t.name(w.name(b.name));
+            f.push(Some(def), t);
+        }
+    }
+    for m in &scope.cfg_macros {
+        let mut t = Text::new("cfg-macro");
+        t.name(w.name(m.name));
+        t.raw(" ");
+        t.raw(&m.cfg);
         f.push(None, t);
     }
     // Same-named items of a module are kept in order (likely compiled-in
@@ -42,7 +70,7 @@ pub(super) fn facts(defs: &[Def], scope: &Scope) -> Vec<Fact> {
     }
     // A `use` in a function body is seen from that function only; one at
     // module level from any file (globs and bindings, in order).
-    for us in &scope.uses {
+    for (u, us) in scope.uses.iter().enumerate() {
         let mut t = Text::new("use");
         w.module(&mut t, us.module);
         t.raw(" in ");
@@ -57,6 +85,11 @@ pub(super) fn facts(defs: &[Def], scope: &Scope) -> Vec<Fact> {
         t.raw(if us.glob { " glob" } else { "" });
         t.raw(if us.public { " pub" } else { "" });
         t.raw(if us.cfg_off { " off" } else { "" });
+        if let Some((n, on)) = us.feature {
+            t.raw(if on { " if " } else { " unless " });
+            t.name(w.name(n));
+        }
+        in_macros(|b| b.uses, u, &mut t);
         let owner = (us.scope_fn != 0 && us.scope_fn != NONE).then_some(us.scope_fn);
         let binds = us.binding().filter(|_| owner.is_none()).map(|b| w.name(b));
         f.push_bound(owner, t, binds);

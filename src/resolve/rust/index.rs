@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use super::Packages;
 use crate::extract::names::Names;
-use crate::extract::rust::{Scope, Ty, NONE};
+use crate::extract::rust::{MacroBlock, Scope, Ty, NONE};
 use crate::extract::{Family, LangScope};
 use crate::graph::NodeKind;
 use crate::resolve::{FileIdx, SymId, World};
@@ -245,6 +245,10 @@ pub struct Index {
     /// Defs most likely compiled out (cfg on another OS, a custom flag, a
     /// feature that is not on by default).
     pub off: HashSet<SymId>,
+    /// Module-level `use`s likely compiled out beyond their own
+    /// `Use::cfg_off`: under a feature not on by default, or in the call of
+    /// a macro whose cfg is off (see `Scope::cfg_macros`).
+    pub off_uses: HashSet<UseRef>,
     /// Type alias → (file, index in `Scope::aliases`).
     pub aliases: HashMap<SymId, (FileIdx, u32)>,
     /// (file, impl index) → the impl's self type.
@@ -338,6 +342,34 @@ fn package_graph(ix: &mut Index, files: &[FileIdx], roles: &[super::CrateFile]) 
 /// Whether `cfg(feature = "name")` (`on`) or `cfg(not(feature = "name"))`
 /// (not `on`) compiles its item out: a cfg on a feature is decided by the
 /// package's default features.
+/// The cfg macros of each package (by its directory) by name; `None` for a
+/// name defined with two different cfgs.
+type CfgMacros = HashMap<(Option<String>, String), Option<String>>;
+
+fn cfg_macros(world: &World, packages: &Packages) -> CfgMacros {
+    let mut out = CfgMacros::default();
+    for (i, wf) in world.files.iter().enumerate() {
+        let Some(scope) = scope_of(world, FileIdx(i as u32)) else {
+            continue;
+        };
+        if scope.cfg_macros.is_empty() || wf.lang.family() != Family::Rust {
+            continue;
+        }
+        let dir = packages.crate_file(wf.path).package_dir;
+        for m in &scope.cfg_macros {
+            let key = (dir.clone(), scope.names[m.name as usize].to_string());
+            out.entry(key)
+                .and_modify(|c| {
+                    if c.as_deref() != Some(m.cfg.as_str()) {
+                        *c = None;
+                    }
+                })
+                .or_insert_with(|| Some(m.cfg.clone()));
+        }
+    }
+    out
+}
+
 fn feature_off(role: &super::CrateFile, scope: &Scope, name: u32, on: bool) -> bool {
     role.features
         .iter()
@@ -405,6 +437,7 @@ pub fn build(world: &World) -> Index {
         closures: HashMap::default(),
         aliases: HashMap::default(),
         off: HashSet::default(),
+        off_uses: HashSet::default(),
         impl_self: HashMap::default(),
         impl_trait: HashMap::default(),
         methods_by_name: HashMap::default(),
@@ -455,6 +488,7 @@ pub fn build(world: &World) -> Index {
     let mut rust_files = Vec::new();
     let mut roles = Vec::new();
     let packages = Packages::new(world.layout);
+    let cfg_macros = cfg_macros(world, &packages);
     // File → the global name id of each def's name.
     let mut def_names: Vec<Vec<u32>> = Vec::with_capacity(world.files.len());
     for (i, wf) in world.files.iter().enumerate() {
@@ -485,6 +519,32 @@ pub fn build(world: &World) -> Index {
         });
         let role = packages.crate_file(wf.path);
         let feature_off = |name: u32, on: bool| feature_off(&role, scope, name, on);
+        // The calls of macros whose cfg is off (`cfg_os_poll! { … }` with
+        // `os-poll` not a default feature) hold items compiled out.
+        let off_blocks: Vec<&MacroBlock> = scope
+            .macro_blocks
+            .iter()
+            .filter(|b| {
+                let key = (
+                    role.package_dir.clone(),
+                    scope.names[b.name as usize].to_string(),
+                );
+                cfg_macros
+                    .get(&key)
+                    .and_then(|cfg| cfg.as_deref())
+                    .and_then(|cfg| crate::extract::rust::cfg_on(cfg, &role.features))
+                    == Some(false)
+            })
+            .collect();
+        for b in &off_blocks {
+            feature_off_defs.extend((b.defs.0..b.defs.1).map(|def| SymId { file: f, def }));
+            ix.off_uses.extend((b.uses.0..b.uses.1).map(|u| (f, u)));
+        }
+        for (u, us) in scope.uses.iter().enumerate() {
+            if us.feature.is_some_and(|(n, on)| feature_off(n, on)) {
+                ix.off_uses.insert((f, u as u32));
+            }
+        }
         for (k, m) in scope.mods.iter().enumerate() {
             let mid = ix.mods.len() as u32;
             let parent = id + m.parent;
@@ -497,7 +557,11 @@ pub fn build(world: &World) -> Index {
             let name = ix.gnames[i][m.name as usize];
             // `#[cfg(windows)] mod imp {…} #[cfg(unix)] mod imp {…}`: the
             // one likely on wins.
-            if m.cfg_off || m.feature.is_some_and(|(n, on)| feature_off(n, on)) {
+            let k = k as u32;
+            if m.cfg_off
+                || m.feature.is_some_and(|(n, on)| feature_off(n, on))
+                || off_blocks.iter().any(|b| (b.mods.0..b.mods.1).contains(&k))
+            {
                 off_mods.insert(mid);
             }
             match ix.children.get(&(parent, name)) {
@@ -764,6 +828,15 @@ pub fn build(world: &World) -> Index {
             }
         }
     }
+
+    // A module's globs likely compiled out are searched after the others
+    // (`#[cfg(windows)] pub use self::windows::*;` beside `pub use
+    // self::unix::*;`).
+    let mut globs = std::mem::take(&mut ix.globs);
+    for v in globs.values_mut() {
+        v.sort_by_key(|&u| ix.use_off(world, u));
+    }
+    ix.globs = globs;
 
     // Same-named items: those likely compiled in come first, before any
     // path is resolved (an impl header under `cfg(not(feature = "x"))`

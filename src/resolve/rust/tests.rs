@@ -580,6 +580,104 @@ pub fn f() { trace!(); buf(); }
 }
 
 #[test]
+fn a_macro_that_puts_a_feature_cfg_on_its_items_is_read_where_it_is_used() {
+    // mio: `cfg_os_poll!` wraps its items in `#[cfg(feature = "os-poll")]`,
+    // off by default; the platform modules it holds are compiled out and
+    // `shell` (under `cfg_not_os_poll!`) is what `sys::Event` names.
+    let manifest =
+        "[package]\nname = \"shop-app\"\n[features]\ndefault = [\"log\"]\nlog = []\nos-poll = []\n";
+    let macros = r#"
+macro_rules! cfg_os_poll {
+    ($($item:item)*) => {
+        $(
+            #[cfg(feature = "os-poll")]
+            #[cfg_attr(docsrs, doc(cfg(feature = "os-poll")))]
+            $item
+        )*
+    }
+}
+macro_rules! cfg_not_os_poll {
+    ($($item:item)*) => { $( #[cfg(not(feature = "os-poll"))] $item )* }
+}
+macro_rules! cfg_any {
+    ($($item:item)*) => { $( #[cfg(any(feature = "log", feature = "net"))] $item )* }
+}
+"#;
+    let lib = r#"
+#[macro_use]
+mod macros;
+mod sys;
+cfg_any! {
+    pub fn logged() {}
+}
+pub fn f(e: sys::Event) { sys::poll(); logged(); }
+"#;
+    let sys = r#"
+#[cfg(unix)]
+cfg_os_poll! {
+    mod unix;
+    pub use self::unix::*;
+}
+#[cfg(windows)]
+cfg_os_poll! {
+    mod windows;
+    pub use self::windows::*;
+}
+cfg_not_os_poll! {
+    mod shell;
+    pub(crate) use self::shell::*;
+    pub fn poll() {}
+}
+cfg_os_poll! {
+    pub fn poll() {}
+}
+"#;
+    let files = [
+        ("src/lib.rs", lib),
+        ("src/macros.rs", macros),
+        ("src/sys.rs", sys),
+        ("src/sys/unix.rs", "pub struct Event;"),
+        ("src/sys/windows.rs", "pub struct Event;"),
+        ("src/sys/shell.rs", "pub struct Event;"),
+    ];
+    let g = graph_with(&[("Cargo.toml", manifest)], &files);
+    assert_has(
+        &g,
+        "references shop_app::f -> shop_app::sys::shell::Event @8:18 ReExport",
+    );
+    assert_has(&g, "calls shop_app::f -> shop_app::sys::poll @8:32 Path");
+    assert_has(&g, "calls shop_app::f -> shop_app::logged @8:40 Local");
+    // With the feature on, the cfg_os_poll! items are the ones compiled in.
+    let on = manifest.replace("default = [\"log\"]", "default = [\"os-poll\"]");
+    let g = graph_with(&[("Cargo.toml", &on)], &files);
+    assert_has(
+        &g,
+        "references shop_app::f -> shop_app::sys::unix::Event @8:18 ReExport",
+    );
+    assert_has(&g, "calls shop_app::f -> shop_app::sys::poll#2 @8:32 Path");
+}
+
+#[test]
+fn a_glob_compiled_out_yields_to_one_compiled_in() {
+    let src = r#"
+mod imp {
+    pub mod windows { pub struct Event; }
+    pub mod unix { pub struct Event; }
+    #[cfg(windows)]
+    pub use self::windows::*;
+    #[cfg(unix)]
+    pub use self::unix::*;
+}
+pub fn f(e: imp::Event) {}
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "references shop_app::f -> shop_app::imp::unix::Event @10:18 ReExport",
+    );
+}
+
+#[test]
 fn enum_variant_values_have_the_enum_type() {
     let src = r#"
 pub enum Status { Paid, Owed(u64), Held { why: u8 } }

@@ -664,9 +664,29 @@ impl<'s> V<'s> {
         }
         // `#[cfg(windows)] cfg_os_poll! { mod windows; pub use
         // self::windows::*; }` (mio): the macro's cfg is its items'.
+        let name = mac.field("macro").and_then(|m| match m.kind_name() {
+            "identifier" => Some(m),
+            "scoped_identifier" => m.field("name"),
+            _ => None,
+        });
+        let start = (
+            self.defs.len() as u32,
+            self.scope.uses.len() as u32,
+            self.scope.mods.len() as u32,
+        );
         self.depth += 1;
         self.under_cfg(off, feature, |v| v.seq(kids));
         self.depth -= 1;
+        // Whether the macro puts a cfg on them is known where it is defined.
+        if let Some(name) = name {
+            let name = self.node_name(name);
+            self.scope.macro_blocks.push(MacroBlock {
+                name,
+                defs: (start.0, self.defs.len() as u32),
+                uses: (start.1, self.scope.uses.len() as u32),
+                mods: (start.2, self.scope.mods.len() as u32),
+            });
+        }
         true
     }
 

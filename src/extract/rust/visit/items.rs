@@ -742,6 +742,102 @@ impl<'s> V<'s> {
             export,
         );
         self.register_item(def, true);
+        if self.cur_fn == 0 {
+            if let Some(cfg) = self.wrapped_cfg(n) {
+                let name = self.node_name(name_node);
+                self.scope.cfg_macros.push(CfgMacro { name, cfg });
+            }
+        }
+    }
+
+    /// The `#[cfg(…)]` arguments a `macro_rules!` puts on every item it is
+    /// given: each rule binds `$x:item` fragments, and its expansion writes
+    /// each of them after attributes that hold one `#[cfg(P)]`, the same P
+    /// throughout (mio's `cfg_os_poll!`, tokio's `cfg_rt!`).
+    fn wrapped_cfg(&self, def: Node) -> Option<String> {
+        let mut cursor = def.walk();
+        let rules: Vec<Node> = def
+            .named_children(&mut cursor)
+            .filter(|k| k.kind_name() == "macro_rule")
+            .collect();
+        let mut cfg = None;
+        for r in &rules {
+            let (Some(left), Some(right)) = (r.field("left"), r.field("right")) else {
+                return None;
+            };
+            let mut vars = Vec::new();
+            self.item_vars(left, &mut vars);
+            let mut uses = 0;
+            if vars.is_empty() || !self.cfg_before(right, &vars, &mut cfg, &mut uses) || uses == 0 {
+                return None;
+            }
+        }
+        cfg
+    }
+
+    /// The metavariables of `item` fragments a macro rule's pattern binds.
+    fn item_vars<'a>(&'a self, n: Node, out: &mut Vec<&'a str>) {
+        if n.kind_name() == "token_binding_pattern" {
+            if let (Some(var), Some(ty)) = (n.field("name"), n.field("type")) {
+                if self.text(ty) == "item" {
+                    out.push(self.text(var));
+                }
+            }
+            return;
+        }
+        let mut cursor = n.walk();
+        let kids: Vec<Node> = n.named_children(&mut cursor).collect();
+        for k in kids {
+            self.item_vars(k, out);
+        }
+    }
+
+    /// Whether every use of `vars` in a transcriber comes after attributes
+    /// holding one `#[cfg(…)]` whose arguments are `cfg`'s (set by the
+    /// first); `uses` counts them.
+    fn cfg_before(&self, n: Node, vars: &[&str], cfg: &mut Option<String>, uses: &mut u32) -> bool {
+        let mut cursor = n.walk();
+        let kids: Vec<Node> = n
+            .children(&mut cursor)
+            .filter(|k| !k.kind_name().ends_with("comment"))
+            .collect();
+        for (i, k) in kids.iter().enumerate() {
+            if k.kind_name() == "metavariable" {
+                if !vars.contains(&self.text(*k)) {
+                    continue;
+                }
+                *uses += 1;
+                // `# [ … ]` pairs right before it.
+                let mut found = None;
+                let mut j = i;
+                while j >= 2
+                    && kids[j - 1].kind_name() == "token_tree"
+                    && self.text(kids[j - 1]).starts_with('[')
+                    && self.text(kids[j - 2]) == "#"
+                {
+                    if let [name, args] = named_code_children(kids[j - 1]).as_slice() {
+                        if self.text(*name) == "cfg" {
+                            if found.is_some() {
+                                return false;
+                            }
+                            found = Some(self.text(*args));
+                        }
+                    }
+                    j -= 2;
+                }
+                let Some(found) = found else {
+                    return false;
+                };
+                match cfg {
+                    Some(c) if c != found => return false,
+                    Some(_) => {}
+                    None => *cfg = Some(found.to_string()),
+                }
+            } else if k.child_count() > 0 && !self.cfg_before(*k, vars, cfg, uses) {
+                return false;
+            }
+        }
+        true
     }
 
     pub(super) fn use_tree(&mut self, n: Node, prefix: &[(u32, Pos)], public: bool) {
@@ -814,6 +910,7 @@ impl<'s> V<'s> {
             glob,
             public,
             cfg_off: false,
+            feature: None,
         });
     }
 
@@ -845,6 +942,22 @@ pub(super) fn cfg_likely_off(args: &str) -> bool {
 /// The value of a `#[cfg(…)]`'s arguments where rust-analyzer runs (see
 /// [`cfg_likely_off`]); unknown for text that is not a predicate.
 pub(super) fn cfg_value(args: &str) -> Cfg {
+    cfg_value_with(args, None)
+}
+
+/// Whether a `#[cfg(…)]` with these arguments is on where rust-analyzer
+/// runs, the package's default `features` known; `None` when that cannot
+/// be told.
+pub fn cfg_on(args: &str, features: &[String]) -> Option<bool> {
+    match cfg_value_with(args, Some(features)) {
+        Cfg::On => Some(true),
+        Cfg::Off => Some(false),
+        Cfg::Unknown => None,
+    }
+}
+
+/// [`cfg_value`], with `feature = "x"` on when `features` (given) has it.
+fn cfg_value_with(args: &str, features: Option<&[String]>) -> Cfg {
     // Whitespace and comments outside string literals carry no meaning.
     let mut a = String::with_capacity(args.len());
     let mut quoted = false;
@@ -875,6 +988,7 @@ pub(super) fn cfg_value(args: &str) -> Cfg {
         s: inner,
         at: 0,
         depth: 0,
+        features,
     };
     match p.pred() {
         Some(v) if p.at == inner.len() => v,
@@ -893,6 +1007,8 @@ pub(super) enum Cfg {
 /// `cfg` predicates over their text (no whitespace outside literals).
 struct CfgParser<'a> {
     s: &'a str,
+    /// The package's default features, when known.
+    features: Option<&'a [String]>,
     at: usize,
     depth: u32,
 }
@@ -939,7 +1055,16 @@ impl CfgParser<'_> {
             let end = body.find('"')?;
             let value = &body[..end];
             self.at += end + 2;
-            return Some(key_value(&name, value));
+            return Some(match (name.as_str(), self.features) {
+                ("feature", Some(on)) => {
+                    if on.iter().any(|f| f == value) {
+                        Cfg::On
+                    } else {
+                        Cfg::Off
+                    }
+                }
+                _ => key_value(&name, value),
+            });
         }
         if !self.eat('(') {
             return Some(match name.as_str() {

@@ -300,6 +300,12 @@ impl Index {
         })
     }
 
+    /// Whether module-level `use` `u` is likely compiled out.
+    pub fn use_off(&self, world: &World, u: UseRef) -> bool {
+        self.off_uses.contains(&u)
+            || scope_of(world, u.0).is_some_and(|s| s.uses[u.1 as usize].cfg_off)
+    }
+
     /// A name among module `m`'s items, child modules and `use` bindings;
     /// `off_uses`: among its uses likely compiled out, and only those.
     #[allow(clippy::too_many_arguments)]
@@ -313,8 +319,7 @@ impl Index {
         exclude: Option<UseRef>,
         off_uses: bool,
     ) -> Option<(Res, Via)> {
-        let use_off =
-            |u: UseRef| scope_of(world, u.0).is_some_and(|s| s.uses[u.1 as usize].cfg_off);
+        let use_off = |u: UseRef| self.use_off(world, u);
         if off_uses {
             let u = self
                 .uses
