@@ -58,7 +58,10 @@ pub struct Import {
     pub kind: ImportKind,
     /// The module name's last segment (or the dots of `from . import x`).
     pub module_pos: Pos,
-    /// In unreachable code: no edges.
+    /// In code pyright considers unreachable (`if sys.platform == "win32":`
+    /// on Linux, after a `raise`): binds its names only where nothing
+    /// reachable does. Its edges are kept: pyright's find-references lists
+    /// sites in unreachable code too.
     pub dead: bool,
 }
 
@@ -353,9 +356,6 @@ pub struct Chain {
     pub ops: Vec<Op>,
     /// A base class in a `class` statement: its last name is an `extends`.
     pub extends: bool,
-    /// In code pyright considers unreachable (`if sys.platform == "win32":`
-    /// on Linux, after a `raise`): no edges.
-    pub dead: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -2890,7 +2890,6 @@ impl<'s> Extractor<'s> {
             pos: p,
             ops,
             extends: false,
-            dead: self.dead,
         });
         self.chain_at
             .insert((top.start_byte(), top.end_byte()), idx);

@@ -1814,7 +1814,7 @@ impl Resolver<'_, '_> {
     }
 
     fn imports(&self) {
-        for imp in self.scope.imports.iter().filter(|i| !i.dead) {
+        for imp in &self.scope.imports {
             let m = self.cx.import_module(self.file, imp);
             if let Some(dst) = m.and_then(|m| self.module_file(m)) {
                 self.edge(
@@ -1947,7 +1947,6 @@ impl Resolver<'_, '_> {
     }
 
     fn eval(&self, c: &Chain, emit: bool) -> V {
-        let emit = emit && !c.dead;
         let kind = Self::kind_at(c, 0);
         let mut v = match &c.root {
             Root::Global(name) => match self.cx.lookup_file(self.file, name, 0) {
