@@ -28,6 +28,21 @@ pub fn workers() -> &'static rayon::ThreadPool {
     })
 }
 
+/// Threads that decode the stored facts an update will resolve against,
+/// while the workers extract the changed files: a pool of their own, so a
+/// few files' extraction is not queued behind thousands of decodes. Deep
+/// stacks as the workers': decoding recurses as deep as the types nest.
+fn preload_workers() -> &'static rayon::ThreadPool {
+    static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .stack_size(256 << 20)
+            .thread_name(|i| format!("refgraph-preload-{i}"))
+            .build()
+            .expect("preload threads start")
+    })
+}
+
 /// One source file with its facts, ready to be resolved.
 pub struct Analyzed {
     pub path: String,
@@ -584,7 +599,7 @@ pub fn update(
                 } else {
                     reader.scopes_except(Lang::Python)
                 };
-                let files = decode_world_files(blobs.ok()?).ok()?;
+                let files = decode_world_files(preload_workers(), blobs.ok()?).ok()?;
                 Some(Preloaded { files, python })
             })
         })
@@ -1447,8 +1462,11 @@ fn placeholder_facts(row: &crate::store::FileRow) -> resolve::Facts {
 }
 
 /// Decode files' definition and scope blobs, on all cores.
-fn decode_world_files(blobs: Vec<crate::store::ScopeBlobs>) -> Result<WorldFiles, StoreError> {
-    workers().install(|| {
+fn decode_world_files(
+    pool: &rayon::ThreadPool,
+    blobs: Vec<crate::store::ScopeBlobs>,
+) -> Result<WorldFiles, StoreError> {
+    pool.install(|| {
         blobs
             .par_iter()
             .map(|(id, d, s)| {
@@ -1475,7 +1493,7 @@ fn read_world_files<'r>(
             Ok((r.id, d, s))
         })
         .collect::<Result<_, StoreError>>()?;
-    decode_world_files(blobs)
+    decode_world_files(workers(), blobs)
 }
 
 /// The facts resolution reads up front: every row's definitions and scope,
@@ -1494,14 +1512,20 @@ fn load_world_files(
         python: had_python,
     }) = preloaded
     else {
-        return decode_world_files(if python {
-            store.scopes()?
-        } else {
-            store.scopes_except(Lang::Python)?
-        });
+        return decode_world_files(
+            workers(),
+            if python {
+                store.scopes()?
+            } else {
+                store.scopes_except(Lang::Python)?
+            },
+        );
     };
     if python && !had_python {
-        have.extend(decode_world_files(store.scopes_of(Lang::Python)?)?);
+        have.extend(decode_world_files(
+            workers(),
+            store.scopes_of(Lang::Python)?,
+        )?);
     }
     let missing = read_world_files(
         store,

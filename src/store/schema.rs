@@ -14,6 +14,12 @@ PRAGMA cache_size = -65536;
 PRAGMA mmap_size = 1073741824;
 ";
 
+/// A read-only connection's: its page cache and memory map.
+pub const READER_PRAGMAS: &str = "
+PRAGMA cache_size = -65536;
+PRAGMA mmap_size = 1073741824;
+";
+
 pub const SCHEMA: &str = "
 CREATE TABLE meta (
     key   TEXT PRIMARY KEY,

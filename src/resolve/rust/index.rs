@@ -753,82 +753,211 @@ pub fn build(world: &World) -> Index {
         .chain(feature_off_defs)
         .collect();
 
-    // Items and uses.
-    for &f in &rust_files {
-        let Some(scope) = scope_of(world, f) else {
-            continue;
-        };
-        let base = ix.file_mod[f.0 as usize];
-        let g = ix.gnames[f.0 as usize].clone();
-        let defs = world.defs(f);
-        for item in &scope.items {
-            let sym = SymId {
-                file: f,
-                def: item.def,
-            };
-            let (Some(def), Some(&name)) = (
-                defs.get(item.def as usize),
-                def_names[f.0 as usize].get(item.def as usize),
-            ) else {
-                continue;
-            };
-            let m = base + item.module;
-            // `#[cfg(target_arch = "wasm32")] macro_rules! println`: where
-            // it is compiled out, std's is the one in scope.
-            if item.is_macro
-                && crate::extract::rust::std_macro(&def.name).is_some()
-                && ix.off.contains(&sym)
-            {
-                continue;
-            }
-            ix.def_module.insert(sym, m);
-            ix.items
-                .entry((m, name))
-                .or_default()
-                .push((sym, item.is_macro));
-            if item.is_macro {
-                ix.macros_by_name.entry(name).or_default().push(sym);
-                if def.exported {
-                    let root = ix.mods[m as usize].root;
-                    if root != m {
-                        ix.items.entry((root, name)).or_default().push((sym, true));
+    // Items and uses, and what types need before any path is resolved
+    // (method signatures and modules, trait methods, fields, return
+    // types, aliases): two passes over every file, side by side.
+    let mut trait_method_of: Vec<(SymId, SymId)> = Vec::new();
+    {
+        let Index {
+            file_mod,
+            gnames,
+            mods,
+            off,
+            def_module,
+            items,
+            macros_by_name,
+            variants,
+            variant_names,
+            enums,
+            globs,
+            uses,
+            methods_by_name,
+            sigs,
+            super_only,
+            method_module,
+            traits,
+            trait_methods,
+            fields,
+            braced,
+            rets,
+            closures,
+            aliases,
+            ..
+        } = &mut ix;
+        let (file_mod, gnames, mods, off) = (&*file_mod, &*gnames, &*mods, &*off);
+        let (rust_files, def_names, trait_method_of) =
+            (&rust_files, &def_names, &mut trait_method_of);
+        rayon::join(
+            || {
+                for &f in rust_files {
+                    let Some(scope) = scope_of(world, f) else {
+                        continue;
+                    };
+                    let base = file_mod[f.0 as usize];
+                    let g = gnames[f.0 as usize].clone();
+                    let defs = world.defs(f);
+                    for item in &scope.items {
+                        let sym = SymId {
+                            file: f,
+                            def: item.def,
+                        };
+                        let (Some(def), Some(&name)) = (
+                            defs.get(item.def as usize),
+                            def_names[f.0 as usize].get(item.def as usize),
+                        ) else {
+                            continue;
+                        };
+                        let m = base + item.module;
+                        // `#[cfg(target_arch = "wasm32")] macro_rules! println`: where
+                        // it is compiled out, std's is the one in scope.
+                        if item.is_macro
+                            && crate::extract::rust::std_macro(&def.name).is_some()
+                            && off.contains(&sym)
+                        {
+                            continue;
+                        }
+                        def_module.insert(sym, m);
+                        items
+                            .entry((m, name))
+                            .or_default()
+                            .push((sym, item.is_macro));
+                        if item.is_macro {
+                            macros_by_name.entry(name).or_default().push(sym);
+                            if def.exported {
+                                let root = mods[m as usize].root;
+                                if root != m {
+                                    items.entry((root, name)).or_default().push((sym, true));
+                                }
+                            }
+                        }
+                    }
+                    for &(owner, name) in &scope.variants {
+                        let sym = SymId {
+                            file: f,
+                            def: owner,
+                        };
+                        variants.insert((sym, g[name as usize]));
+                        variant_names.insert(g[name as usize]);
+                        enums.insert(sym);
+                    }
+                    for (u, us) in scope.uses.iter().enumerate() {
+                        if us.scope_fn != 0 {
+                            continue;
+                        }
+                        let m = base + us.module;
+                        if us.glob {
+                            globs.entry(m).or_default().push((f, u as u32));
+                        } else if let Some(b) = us.binding() {
+                            uses.entry((m, g[b as usize]))
+                                .or_default()
+                                .push((f, u as u32));
+                        }
+                    }
+                    for ((d, def), &name) in defs.iter().enumerate().zip(&def_names[f.0 as usize]) {
+                        if def.kind == NodeKind::Method {
+                            methods_by_name.entry(name).or_default().push(SymId {
+                                file: f,
+                                def: d as u32,
+                            });
+                        }
                     }
                 }
-            }
-        }
-        for &(owner, name) in &scope.variants {
-            let sym = SymId {
-                file: f,
-                def: owner,
-            };
-            ix.variants.insert((sym, g[name as usize]));
-            ix.variant_names.insert(g[name as usize]);
-            ix.enums.insert(sym);
-        }
-        for (u, us) in scope.uses.iter().enumerate() {
-            if us.scope_fn != 0 {
-                continue;
-            }
-            let m = base + us.module;
-            if us.glob {
-                ix.globs.entry(m).or_default().push((f, u as u32));
-            } else if let Some(b) = us.binding() {
-                ix.uses
-                    .entry((m, g[b as usize]))
-                    .or_default()
-                    .push((f, u as u32));
-            }
-        }
-        for ((d, def), &name) in defs.iter().enumerate().zip(&def_names[f.0 as usize]) {
-            if def.kind == NodeKind::Method {
-                ix.methods_by_name.entry(name).or_default().push(SymId {
-                    file: f,
-                    def: d as u32,
-                });
-            }
+            },
+            || {
+                for &f in rust_files {
+                    let Some(scope) = scope_of(world, f) else {
+                        continue;
+                    };
+                    let base = file_mod[f.0 as usize];
+                    let defs = world.defs(f);
+                    for sig in &scope.sigs {
+                        let id = SymId {
+                            file: f,
+                            def: sig.def,
+                        };
+                        sigs.insert(id, (sig.params, sig.has_self));
+                        if sig.super_only {
+                            super_only.insert(id);
+                        }
+                    }
+                    let mut in_impl = HashSet::default();
+                    for imp in &scope.impls {
+                        in_impl.extend(imp.methods.iter().copied());
+                        for &md in &imp.methods {
+                            method_module.insert(SymId { file: f, def: md }, base + imp.module);
+                        }
+                    }
+                    for (d, def) in defs.iter().enumerate() {
+                        if def.kind != NodeKind::Method || in_impl.contains(&(d as u32)) {
+                            continue;
+                        }
+                        let Some(p) = def.parent.filter(|&p| p != 0) else {
+                            continue;
+                        };
+                        let tr = SymId { file: f, def: p };
+                        traits.insert(tr);
+                        trait_method_of.push((
+                            SymId {
+                                file: f,
+                                def: d as u32,
+                            },
+                            tr,
+                        ));
+                        trait_methods
+                            .entry((tr, def_names[f.0 as usize][d]))
+                            .or_insert(SymId {
+                                file: f,
+                                def: d as u32,
+                            });
+                    }
+                    for (i, fl) in scope.fields.iter().enumerate() {
+                        let name = gnames[f.0 as usize][fl.name as usize];
+                        let owner = SymId {
+                            file: f,
+                            def: fl.owner,
+                        };
+                        fields.insert((owner, name), (f, i as u32));
+                        // `x`, not `0` (a tuple struct's) or `V::x` (a variant's).
+                        let text = &scope.names[fl.name as usize];
+                        if !text.starts_with(|c: char| c.is_ascii_digit()) && !text.contains(':') {
+                            braced.insert(owner);
+                        }
+                    }
+                    for (i, r) in scope.rets.iter().enumerate() {
+                        rets.insert(
+                            SymId {
+                                file: f,
+                                def: r.def,
+                            },
+                            (f, i as u32),
+                        );
+                    }
+                    for (i, c) in scope.closures.iter().enumerate() {
+                        let d = SymId {
+                            file: f,
+                            def: c.def,
+                        };
+                        closures.entry(d).or_default().push(i as u32);
+                    }
+                    for (i, a) in scope.aliases.iter().enumerate() {
+                        aliases.insert(
+                            SymId {
+                                file: f,
+                                def: a.def,
+                            },
+                            (f, i as u32),
+                        );
+                    }
+                }
+            },
+        );
+    }
+    // A trait method's module is its trait's.
+    for (m, tr) in trait_method_of {
+        if let Some(&tm) = ix.def_module.get(&tr) {
+            ix.method_module.insert(m, tm);
         }
     }
-
     // A module's globs likely compiled out are searched after the others
     // (`#[cfg(windows)] pub use self::windows::*;` beside `pub use
     // self::unix::*;`).
@@ -849,96 +978,6 @@ pub fn build(world: &World) -> Index {
         }
     }
 
-    // Types, in three passes. First what needs no path resolution: method
-    // signatures and modules, trait methods, fields, return types, aliases.
-    for &f in &rust_files {
-        let Some(scope) = scope_of(world, f) else {
-            continue;
-        };
-        let base = ix.file_mod[f.0 as usize];
-        let defs = world.defs(f);
-        for sig in &scope.sigs {
-            let id = SymId {
-                file: f,
-                def: sig.def,
-            };
-            ix.sigs.insert(id, (sig.params, sig.has_self));
-            if sig.super_only {
-                ix.super_only.insert(id);
-            }
-        }
-        let mut in_impl = HashSet::default();
-        for imp in &scope.impls {
-            in_impl.extend(imp.methods.iter().copied());
-            for &md in &imp.methods {
-                ix.method_module
-                    .insert(SymId { file: f, def: md }, base + imp.module);
-            }
-        }
-        for (d, def) in defs.iter().enumerate() {
-            if def.kind != NodeKind::Method || in_impl.contains(&(d as u32)) {
-                continue;
-            }
-            let Some(p) = def.parent.filter(|&p| p != 0) else {
-                continue;
-            };
-            let tr = SymId { file: f, def: p };
-            ix.traits.insert(tr);
-            if let Some(&tm) = ix.def_module.get(&tr) {
-                ix.method_module.insert(
-                    SymId {
-                        file: f,
-                        def: d as u32,
-                    },
-                    tm,
-                );
-            }
-            ix.trait_methods
-                .entry((tr, def_names[f.0 as usize][d]))
-                .or_insert(SymId {
-                    file: f,
-                    def: d as u32,
-                });
-        }
-        for (i, fl) in scope.fields.iter().enumerate() {
-            let name = ix.gnames[f.0 as usize][fl.name as usize];
-            let owner = SymId {
-                file: f,
-                def: fl.owner,
-            };
-            ix.fields.insert((owner, name), (f, i as u32));
-            // `x`, not `0` (a tuple struct's) or `V::x` (a variant's).
-            let text = &scope.names[fl.name as usize];
-            if !text.starts_with(|c: char| c.is_ascii_digit()) && !text.contains(':') {
-                ix.braced.insert(owner);
-            }
-        }
-        for (i, r) in scope.rets.iter().enumerate() {
-            ix.rets.insert(
-                SymId {
-                    file: f,
-                    def: r.def,
-                },
-                (f, i as u32),
-            );
-        }
-        for (i, c) in scope.closures.iter().enumerate() {
-            let d = SymId {
-                file: f,
-                def: c.def,
-            };
-            ix.closures.entry(d).or_default().push(i as u32);
-        }
-        for (i, a) in scope.aliases.iter().enumerate() {
-            ix.aliases.insert(
-                SymId {
-                    file: f,
-                    def: a.def,
-                },
-                (f, i as u32),
-            );
-        }
-    }
     // Then each impl's self type, trait and blanket bound, and each trait's
     // supertraits, resolved on all cores against the tables so far (which
     // the lookups only read; `use` memos are shared).

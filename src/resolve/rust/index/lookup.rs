@@ -12,8 +12,9 @@ use crate::resolve::rust::sites::is_fn;
 #[derive(Default)]
 pub struct NameTable {
     text: Names,
-    /// (hash, id) of each name: growing the table rehashes no string.
-    table: hashbrown::HashTable<(u64, u32)>,
+    /// (id, low half of the hash) of each name: 8 bytes an entry keeps the
+    /// table of a large tree in cache; growing it hashes the names again.
+    table: hashbrown::HashTable<(u32, u32)>,
     hasher: foldhash::fast::RandomState,
 }
 
@@ -33,24 +34,28 @@ impl NameTable {
     pub fn get(&self, s: &str) -> Option<u32> {
         let h = self.hash(s);
         self.table
-            .find(h, |&(hh, i)| hh == h && &self.text[i as usize] == s)
-            .map(|&(_, i)| i)
+            .find(h, |&(i, lo)| lo == h as u32 && &self.text[i as usize] == s)
+            .map(|&(i, _)| i)
     }
 
     /// The id of `s`, whose [`hash`](Self::hash) is `h`, added if new.
     pub fn intern_hashed(&mut self, s: &str, h: u64) -> u32 {
-        let NameTable { text, table, .. } = self;
+        let NameTable {
+            text,
+            table,
+            hasher,
+        } = self;
         let entry = table.entry(
             h,
-            |&(hh, i)| hh == h && &text[i as usize] == s,
-            |&(hh, _)| hh,
+            |&(i, lo)| lo == h as u32 && &text[i as usize] == s,
+            |&(i, _)| hasher.hash_one(&text[i as usize]),
         );
         match entry {
-            hashbrown::hash_table::Entry::Occupied(o) => o.get().1,
+            hashbrown::hash_table::Entry::Occupied(o) => o.get().0,
             hashbrown::hash_table::Entry::Vacant(v) => {
                 let i = text.len() as u32;
+                v.insert((i, h as u32));
                 text.push(s);
-                v.insert((h, i));
                 i
             }
         }
