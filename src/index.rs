@@ -19,13 +19,7 @@ use crate::walk::{self, Snapshot, WalkConfig};
 /// generated tables) and syntax-tree walks recurse.
 pub fn workers() -> &'static rayon::ThreadPool {
     static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
-    POOL.get_or_init(|| {
-        rayon::ThreadPoolBuilder::new()
-            .stack_size(256 << 20)
-            .thread_name(|i| format!("refgraph-worker-{i}"))
-            .build()
-            .expect("worker threads start")
-    })
+    POOL.get_or_init(|| deep_stack_pool("worker"))
 }
 
 /// Threads that decode the stored facts an update will resolve against,
@@ -34,13 +28,15 @@ pub fn workers() -> &'static rayon::ThreadPool {
 /// stacks as the workers': decoding recurses as deep as the types nest.
 fn preload_workers() -> &'static rayon::ThreadPool {
     static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
-    POOL.get_or_init(|| {
-        rayon::ThreadPoolBuilder::new()
-            .stack_size(256 << 20)
-            .thread_name(|i| format!("refgraph-preload-{i}"))
-            .build()
-            .expect("preload threads start")
-    })
+    POOL.get_or_init(|| deep_stack_pool("preload"))
+}
+
+fn deep_stack_pool(name: &'static str) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .stack_size(256 << 20)
+        .thread_name(move |i| format!("refgraph-{name}-{i}"))
+        .build()
+        .unwrap_or_else(|e| panic!("{name} threads do not start: {e}"))
 }
 
 /// One source file with its facts, ready to be resolved.
