@@ -489,104 +489,148 @@ pub fn build(world: &World) -> Index {
     let mut roles = Vec::new();
     let packages = Packages::new(world.layout);
     let cfg_macros = cfg_macros(world, &packages);
-    // File → the global name id of each def's name.
-    let mut def_names: Vec<Vec<u32>> = Vec::with_capacity(world.files.len());
+    // Module ids: each Rust file's, then its inline modules', in file
+    // order (as the loop below pushes them), known up front so that what
+    // needs no name can be tabled while the names are interned.
+    let mut rust_bases: Vec<(FileIdx, u32)> = Vec::new();
+    let mut next_mod = 0u32;
     for (i, wf) in world.files.iter().enumerate() {
         let f = FileIdx(i as u32);
         let Some(scope) = scope_of(world, f).filter(|_| wf.lang.family() == Family::Rust) else {
-            ix.gnames.push(Vec::new());
-            def_names.push(Vec::new());
             continue;
         };
-        let g: Vec<u32> = scope.names.iter().map(|n| ix.intern(n)).collect();
-        ix.gnames.push(g);
-        let dn: Vec<u32> = world.defs(f).iter().map(|d| ix.intern(&d.name)).collect();
-        for &n in dn.iter().skip(1) {
-            let n = n as usize;
-            if ix.def_named.len() <= n {
-                ix.def_named.resize(n + 1, false);
+        ix.file_mod[i] = next_mod;
+        rust_bases.push((f, next_mod));
+        next_mod += 1 + scope.mods.len() as u32;
+    }
+    let mut unnamed = Unnamed {
+        sigs: std::mem::take(&mut ix.sigs),
+        super_only: std::mem::take(&mut ix.super_only),
+        method_module: std::mem::take(&mut ix.method_module),
+        traits: std::mem::take(&mut ix.traits),
+        trait_method_of: Vec::new(),
+        rets: std::mem::take(&mut ix.rets),
+        closures: std::mem::take(&mut ix.closures),
+        aliases: std::mem::take(&mut ix.aliases),
+    };
+    // File → the global name id of each def's name.
+    let mut def_names: Vec<Vec<u32>> = Vec::with_capacity(world.files.len());
+    std::thread::scope(|sc| {
+        let tables = sc.spawn(|| unnamed.fill(world, &rust_bases));
+        for (i, wf) in world.files.iter().enumerate() {
+            let f = FileIdx(i as u32);
+            let Some(scope) = scope_of(world, f).filter(|_| wf.lang.family() == Family::Rust)
+            else {
+                ix.gnames.push(Vec::new());
+                def_names.push(Vec::new());
+                continue;
+            };
+            let g: Vec<u32> = scope.names.iter().map(|n| ix.intern(n)).collect();
+            ix.gnames.push(g);
+            let dn: Vec<u32> = world.defs(f).iter().map(|d| ix.intern(&d.name)).collect();
+            for &n in dn.iter().skip(1) {
+                let n = n as usize;
+                if ix.def_named.len() <= n {
+                    ix.def_named.resize(n + 1, false);
+                }
+                ix.def_named[n] = true;
             }
-            ix.def_named[n] = true;
-        }
-        def_names.push(dn);
-        let id = ix.mods.len() as u32;
-        ix.file_mod[i] = id;
-        ix.mods.push(Mod {
-            file: f,
-            inline: 0,
-            parent: NONE,
-            root: NONE,
-        });
-        let role = packages.crate_file(wf.path);
-        let feature_off = |name: u32, on: bool| feature_off(&role, scope, name, on);
-        // The calls of macros whose cfg is off (`cfg_os_poll! { … }` with
-        // `os-poll` not a default feature) hold items compiled out.
-        let off_blocks: Vec<&MacroBlock> = scope
-            .macro_blocks
-            .iter()
-            .filter(|b| {
-                let key = (
-                    role.package_dir.clone(),
-                    scope.names[b.name as usize].to_string(),
-                );
-                cfg_macros
-                    .get(&key)
-                    .and_then(|cfg| cfg.as_deref())
-                    .and_then(|cfg| crate::extract::rust::cfg_on(cfg, &role.features))
-                    == Some(false)
-            })
-            .collect();
-        for b in &off_blocks {
-            feature_off_defs.extend((b.defs.0..b.defs.1).map(|def| SymId { file: f, def }));
-            ix.off_uses.extend((b.uses.0..b.uses.1).map(|u| (f, u)));
-        }
-        for (u, us) in scope.uses.iter().enumerate() {
-            if us.feature.is_some_and(|(n, on)| feature_off(n, on)) {
-                ix.off_uses.insert((f, u as u32));
-            }
-        }
-        for (k, m) in scope.mods.iter().enumerate() {
-            let mid = ix.mods.len() as u32;
-            let parent = id + m.parent;
+            def_names.push(dn);
+            let id = ix.file_mod[i];
+            debug_assert_eq!(id, ix.mods.len() as u32, "module ids as numbered above");
             ix.mods.push(Mod {
                 file: f,
-                inline: k as u32 + 1,
-                parent,
+                inline: 0,
+                parent: NONE,
                 root: NONE,
             });
-            let name = ix.gnames[i][m.name as usize];
-            // `#[cfg(windows)] mod imp {…} #[cfg(unix)] mod imp {…}`: the
-            // one likely on wins.
-            let k = k as u32;
-            if m.cfg_off
-                || m.feature.is_some_and(|(n, on)| feature_off(n, on))
-                || off_blocks.iter().any(|b| (b.mods.0..b.mods.1).contains(&k))
-            {
-                off_mods.insert(mid);
+            let role = packages.crate_file(wf.path);
+            let feature_off = |name: u32, on: bool| feature_off(&role, scope, name, on);
+            // The calls of macros whose cfg is off (`cfg_os_poll! { … }` with
+            // `os-poll` not a default feature) hold items compiled out.
+            let off_blocks: Vec<&MacroBlock> = scope
+                .macro_blocks
+                .iter()
+                .filter(|b| {
+                    let key = (
+                        role.package_dir.clone(),
+                        scope.names[b.name as usize].to_string(),
+                    );
+                    cfg_macros
+                        .get(&key)
+                        .and_then(|cfg| cfg.as_deref())
+                        .and_then(|cfg| crate::extract::rust::cfg_on(cfg, &role.features))
+                        == Some(false)
+                })
+                .collect();
+            for b in &off_blocks {
+                feature_off_defs.extend((b.defs.0..b.defs.1).map(|def| SymId { file: f, def }));
+                ix.off_uses.extend((b.uses.0..b.uses.1).map(|u| (f, u)));
             }
-            match ix.children.get(&(parent, name)) {
-                Some(prev) if !off_mods.contains(prev) || off_mods.contains(&mid) => {}
-                _ => {
-                    ix.children.insert((parent, name), mid);
+            for (u, us) in scope.uses.iter().enumerate() {
+                if us.feature.is_some_and(|(n, on)| feature_off(n, on)) {
+                    ix.off_uses.insert((f, u as u32));
                 }
             }
-        }
-        ix.use_base[i] = total_uses;
-        total_uses += scope.uses.len() as u32;
-        for c in &scope.cfg_features {
-            if feature_off(c.name, c.on) {
-                feature_off_defs.push(SymId {
+            for (k, m) in scope.mods.iter().enumerate() {
+                let mid = ix.mods.len() as u32;
+                let parent = id + m.parent;
+                ix.mods.push(Mod {
                     file: f,
-                    def: c.def,
+                    inline: k as u32 + 1,
+                    parent,
+                    root: NONE,
                 });
+                let name = ix.gnames[i][m.name as usize];
+                // `#[cfg(windows)] mod imp {…} #[cfg(unix)] mod imp {…}`: the
+                // one likely on wins.
+                let k = k as u32;
+                if m.cfg_off
+                    || m.feature.is_some_and(|(n, on)| feature_off(n, on))
+                    || off_blocks.iter().any(|b| (b.mods.0..b.mods.1).contains(&k))
+                {
+                    off_mods.insert(mid);
+                }
+                match ix.children.get(&(parent, name)) {
+                    Some(prev) if !off_mods.contains(prev) || off_mods.contains(&mid) => {}
+                    _ => {
+                        ix.children.insert((parent, name), mid);
+                    }
+                }
             }
+            ix.use_base[i] = total_uses;
+            total_uses += scope.uses.len() as u32;
+            for c in &scope.cfg_features {
+                if feature_off(c.name, c.on) {
+                    feature_off_defs.push(SymId {
+                        file: f,
+                        def: c.def,
+                    });
+                }
+            }
+            if role.edition_2015 {
+                ix.edition_2015.insert(f);
+            }
+            rust_files.push(f);
+            roles.push(role);
         }
-        if role.edition_2015 {
-            ix.edition_2015.insert(f);
-        }
-        rust_files.push(f);
-        roles.push(role);
-    }
+        tables
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    });
+    let Unnamed {
+        sigs,
+        super_only,
+        method_module,
+        traits,
+        trait_method_of,
+        rets,
+        closures,
+        aliases,
+    } = unnamed;
+    (ix.sigs, ix.super_only, ix.method_module, ix.traits) =
+        (sigs, super_only, method_module, traits);
+    (ix.rets, ix.closures, ix.aliases) = (rets, closures, aliases);
 
     ix.use_memo = (0..total_uses).map(|_| OnceLock::new()).collect();
     package_graph(&mut ix, &rust_files, &roles);
@@ -753,10 +797,9 @@ pub fn build(world: &World) -> Index {
         .chain(feature_off_defs)
         .collect();
 
-    // Items and uses, and what types need before any path is resolved
-    // (method signatures and modules, trait methods, fields, return
-    // types, aliases): two passes over every file, side by side.
-    let mut trait_method_of: Vec<(SymId, SymId)> = Vec::new();
+    // Items and uses, and the tables of trait methods and fields (what
+    // else types need before any path is resolved is in `Unnamed`): two
+    // passes over every file, side by side.
     {
         let Index {
             file_mod,
@@ -772,21 +815,13 @@ pub fn build(world: &World) -> Index {
             globs,
             uses,
             methods_by_name,
-            sigs,
-            super_only,
-            method_module,
-            traits,
             trait_methods,
             fields,
             braced,
-            rets,
-            closures,
-            aliases,
             ..
         } = &mut ix;
         let (file_mod, gnames, mods, off) = (&*file_mod, &*gnames, &*mods, &*off);
-        let (rust_files, def_names, trait_method_of) =
-            (&rust_files, &def_names, &mut trait_method_of);
+        let (rust_files, def_names, trait_method_of) = (&rust_files, &def_names, &trait_method_of);
         rayon::join(
             || {
                 for &f in rust_files {
@@ -864,52 +899,16 @@ pub fn build(world: &World) -> Index {
                 }
             },
             || {
+                // A trait's methods by name, first of a name first.
+                for &(m, tr) in trait_method_of {
+                    trait_methods
+                        .entry((tr, def_names[m.file.0 as usize][m.def as usize]))
+                        .or_insert(m);
+                }
                 for &f in rust_files {
                     let Some(scope) = scope_of(world, f) else {
                         continue;
                     };
-                    let base = file_mod[f.0 as usize];
-                    let defs = world.defs(f);
-                    for sig in &scope.sigs {
-                        let id = SymId {
-                            file: f,
-                            def: sig.def,
-                        };
-                        sigs.insert(id, (sig.params, sig.has_self));
-                        if sig.super_only {
-                            super_only.insert(id);
-                        }
-                    }
-                    let mut in_impl = HashSet::default();
-                    for imp in &scope.impls {
-                        in_impl.extend(imp.methods.iter().copied());
-                        for &md in &imp.methods {
-                            method_module.insert(SymId { file: f, def: md }, base + imp.module);
-                        }
-                    }
-                    for (d, def) in defs.iter().enumerate() {
-                        if def.kind != NodeKind::Method || in_impl.contains(&(d as u32)) {
-                            continue;
-                        }
-                        let Some(p) = def.parent.filter(|&p| p != 0) else {
-                            continue;
-                        };
-                        let tr = SymId { file: f, def: p };
-                        traits.insert(tr);
-                        trait_method_of.push((
-                            SymId {
-                                file: f,
-                                def: d as u32,
-                            },
-                            tr,
-                        ));
-                        trait_methods
-                            .entry((tr, def_names[f.0 as usize][d]))
-                            .or_insert(SymId {
-                                file: f,
-                                def: d as u32,
-                            });
-                    }
                     for (i, fl) in scope.fields.iter().enumerate() {
                         let name = gnames[f.0 as usize][fl.name as usize];
                         let owner = SymId {
@@ -922,31 +921,6 @@ pub fn build(world: &World) -> Index {
                         if !text.starts_with(|c: char| c.is_ascii_digit()) && !text.contains(':') {
                             braced.insert(owner);
                         }
-                    }
-                    for (i, r) in scope.rets.iter().enumerate() {
-                        rets.insert(
-                            SymId {
-                                file: f,
-                                def: r.def,
-                            },
-                            (f, i as u32),
-                        );
-                    }
-                    for (i, c) in scope.closures.iter().enumerate() {
-                        let d = SymId {
-                            file: f,
-                            def: c.def,
-                        };
-                        closures.entry(d).or_default().push(i as u32);
-                    }
-                    for (i, a) in scope.aliases.iter().enumerate() {
-                        aliases.insert(
-                            SymId {
-                                file: f,
-                                def: a.def,
-                            },
-                            (f, i as u32),
-                        );
                     }
                 }
             },
@@ -1112,6 +1086,68 @@ pub fn build(world: &World) -> Index {
         }
     }
     ix
+}
+
+/// The tables of what types need that no name decides: method signatures,
+/// the modules of impl methods, the traits that declare methods, return
+/// types, closures, aliases. Filled on a thread of their own while the
+/// names are interned.
+struct Unnamed {
+    sigs: HashMap<SymId, (u8, bool)>,
+    super_only: HashSet<SymId>,
+    method_module: HashMap<SymId, u32>,
+    traits: HashSet<SymId>,
+    /// (trait method, its trait): the method's module is its trait's,
+    /// known once the items are.
+    trait_method_of: Vec<(SymId, SymId)>,
+    rets: HashMap<SymId, (FileIdx, u32)>,
+    closures: HashMap<SymId, Vec<u32>>,
+    aliases: HashMap<SymId, (FileIdx, u32)>,
+}
+
+impl Unnamed {
+    /// `files`: each Rust file with the id of its module.
+    fn fill(&mut self, world: &World, files: &[(FileIdx, u32)]) {
+        let mut in_impl = HashSet::default();
+        for &(f, base) in files {
+            let Some(scope) = scope_of(world, f) else {
+                continue;
+            };
+            let sym = |def: u32| SymId { file: f, def };
+            for sig in &scope.sigs {
+                self.sigs.insert(sym(sig.def), (sig.params, sig.has_self));
+                if sig.super_only {
+                    self.super_only.insert(sym(sig.def));
+                }
+            }
+            in_impl.clear();
+            for imp in &scope.impls {
+                in_impl.extend(imp.methods.iter().copied());
+                for &md in &imp.methods {
+                    self.method_module.insert(sym(md), base + imp.module);
+                }
+            }
+            for (d, def) in world.defs(f).iter().enumerate() {
+                if def.kind != NodeKind::Method || in_impl.contains(&(d as u32)) {
+                    continue;
+                }
+                let Some(p) = def.parent.filter(|&p| p != 0) else {
+                    continue;
+                };
+                self.traits.insert(sym(p));
+                self.trait_method_of.push((sym(d as u32), sym(p)));
+            }
+            for (i, r) in scope.rets.iter().enumerate() {
+                self.rets.insert(sym(r.def), (f, i as u32));
+            }
+            for (i, c) in scope.closures.iter().enumerate() {
+                self.closures.entry(sym(c.def)).or_default().push(i as u32);
+            }
+            for (i, a) in scope.aliases.iter().enumerate() {
+                self.aliases.insert(sym(a.def), (f, i as u32));
+            }
+        }
+    }
 }
 
 /// What one impl's header names, resolved.
