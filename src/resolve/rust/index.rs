@@ -394,6 +394,7 @@ fn join_rel(dir: &str, rel: &str) -> Option<String> {
 }
 
 pub fn build(world: &World) -> Index {
+    let start = std::time::Instant::now();
     let mut ix = Index {
         names: lookup::NameTable::default(),
         kw_crate: 0,
@@ -632,6 +633,7 @@ pub fn build(world: &World) -> Index {
         (sigs, super_only, method_module, traits);
     (ix.rets, ix.closures, ix.aliases) = (rets, closures, aliases);
 
+    let interned = start.elapsed();
     ix.use_memo = (0..total_uses).map(|_| OnceLock::new()).collect();
     package_graph(&mut ix, &rust_files, &roles);
 
@@ -797,6 +799,7 @@ pub fn build(world: &World) -> Index {
         .chain(feature_off_defs)
         .collect();
 
+    let modules = start.elapsed();
     // Items and uses, and the tables of trait methods and fields (what
     // else types need before any path is resolved is in `Unnamed`): two
     // passes over every file, side by side.
@@ -952,6 +955,7 @@ pub fn build(world: &World) -> Index {
         }
     }
 
+    let tables = start.elapsed();
     // Then each impl's self type, trait and blanket bound, and each trait's
     // supertraits, resolved on all cores against the tables so far (which
     // the lookups only read; `use` memos are shared).
@@ -963,6 +967,7 @@ pub fn build(world: &World) -> Index {
             .map(|&f| file_types(ix, world, f))
             .collect()
     };
+    let headers = start.elapsed();
     // Last, the tables of impls and supertraits, in file order.
     let mut ext_traits: HashSet<SymId> = HashSet::default();
     let mut ext_impl_methods: HashMap<(SymId, u32), SymId> = HashMap::default();
@@ -1085,6 +1090,16 @@ pub fn build(world: &World) -> Index {
             }
         }
     }
+    // Where a Rust update's time goes (each since the start).
+    tracing::debug!(
+        ?interned,
+        ?modules,
+        ?tables,
+        ?headers,
+        elapsed = ?start.elapsed(),
+        names = ix.names.len(),
+        "built the Rust index"
+    );
     ix
 }
 
