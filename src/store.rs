@@ -216,7 +216,7 @@ impl Store {
             conn.busy_timeout(Duration::from_secs(30))?;
             // Read through the map, as the writer does: reading every
             // file's facts by `pread`, a page at a time, took twice as long.
-            conn.execute_batch(schema::READER_PRAGMAS)?;
+            conn.execute_batch(schema::READ_PRAGMAS)?;
             Ok(conn)
         };
         Some(
@@ -278,6 +278,7 @@ impl Store {
         store
             .conn
             .execute_batch(schema::PRAGMAS)
+            .and_then(|()| store.conn.execute_batch(schema::READ_PRAGMAS))
             .map_err(|e| sql(&store.path, e))?;
         let has_meta: bool = store
             .conn

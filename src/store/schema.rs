@@ -10,12 +10,10 @@ PRAGMA journal_mode = WAL;
 PRAGMA synchronous = NORMAL;
 PRAGMA foreign_keys = OFF;
 PRAGMA temp_store = MEMORY;
-PRAGMA cache_size = -65536;
-PRAGMA mmap_size = 1073741824;
 ";
 
-/// A read-only connection's: its page cache and memory map.
-pub const READER_PRAGMAS: &str = "
+/// Every connection's, read-only ones too: its page cache and memory map.
+pub const READ_PRAGMAS: &str = "
 PRAGMA cache_size = -65536;
 PRAGMA mmap_size = 1073741824;
 ";

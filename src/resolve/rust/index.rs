@@ -352,7 +352,7 @@ fn cfg_macros(world: &World, packages: &Packages) -> CfgMacros {
         let Some(scope) = scope_of(world, FileIdx(i as u32)) else {
             continue;
         };
-        if scope.cfg_macros.is_empty() || wf.lang.family() != Family::Rust {
+        if scope.cfg_macros.is_empty() {
             continue;
         }
         let dir = packages.crate_file(wf.path).package_dir;
@@ -486,7 +486,6 @@ pub fn build(world: &World) -> Index {
     let mut total_uses = 0u32;
     let mut off_mods: HashSet<u32> = HashSet::default();
     let mut feature_off_defs: Vec<SymId> = Vec::new();
-    let mut rust_files = Vec::new();
     let mut roles = Vec::new();
     let packages = Packages::new(world.layout);
     let cfg_macros = cfg_macros(world, &packages);
@@ -495,15 +494,16 @@ pub fn build(world: &World) -> Index {
     // needs no name can be tabled while the names are interned.
     let mut rust_bases: Vec<(FileIdx, u32)> = Vec::new();
     let mut next_mod = 0u32;
-    for (i, wf) in world.files.iter().enumerate() {
+    for i in 0..world.files.len() {
         let f = FileIdx(i as u32);
-        let Some(scope) = scope_of(world, f).filter(|_| wf.lang.family() == Family::Rust) else {
+        let Some(scope) = scope_of(world, f) else {
             continue;
         };
         ix.file_mod[i] = next_mod;
         rust_bases.push((f, next_mod));
         next_mod += 1 + scope.mods.len() as u32;
     }
+    let rust_files: Vec<FileIdx> = rust_bases.iter().map(|&(f, _)| f).collect();
     let mut unnamed = Unnamed {
         sigs: std::mem::take(&mut ix.sigs),
         super_only: std::mem::take(&mut ix.super_only),
@@ -520,8 +520,7 @@ pub fn build(world: &World) -> Index {
         let tables = sc.spawn(|| unnamed.fill(world, &rust_bases));
         for (i, wf) in world.files.iter().enumerate() {
             let f = FileIdx(i as u32);
-            let Some(scope) = scope_of(world, f).filter(|_| wf.lang.family() == Family::Rust)
-            else {
+            let Some(scope) = scope_of(world, f) else {
                 ix.gnames.push(Vec::new());
                 def_names.push(Vec::new());
                 continue;
@@ -612,7 +611,6 @@ pub fn build(world: &World) -> Index {
             if role.edition_2015 {
                 ix.edition_2015.insert(f);
             }
-            rust_files.push(f);
             roles.push(role);
         }
         tables
@@ -832,7 +830,7 @@ pub fn build(world: &World) -> Index {
                         continue;
                     };
                     let base = file_mod[f.0 as usize];
-                    let g = gnames[f.0 as usize].clone();
+                    let g = &gnames[f.0 as usize];
                     let defs = world.defs(f);
                     for item in &scope.items {
                         let sym = SymId {
