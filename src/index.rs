@@ -595,8 +595,18 @@ pub fn update(
                 } else {
                     reader.scopes_except(Lang::Python)
                 };
-                let files = decode_world_files(preload_workers(), blobs.ok()?).ok()?;
-                Some(Preloaded { files, python })
+                let kept = reader.rust_names();
+                let (files, rust_names) = preload_workers().install(|| {
+                    rayon::join(
+                        || decode_world_files(preload_workers(), blobs?),
+                        || kept.map(decode_kept_names),
+                    )
+                });
+                Some(Preloaded {
+                    files: files.ok()?,
+                    python,
+                    rust_names: rust_names.ok()?,
+                })
             })
         })
     };
@@ -825,6 +835,9 @@ pub fn update(
         let preloaded = preload.and_then(|h| h.join().ok().flatten()).map(|mut p| {
             for id in &candidate_ids {
                 p.files.remove(id);
+                if let Some(kept) = &mut p.rust_names {
+                    kept.files.remove(id);
+                }
             }
             p
         });
@@ -1283,6 +1296,8 @@ type WorldFiles = foldhash::HashMap<i64, resolve::Facts>;
 struct Preloaded {
     files: WorldFiles,
     python: bool,
+    /// The Rust global names kept by the last update.
+    rust_names: Option<KeptNames>,
 }
 
 /// An update resolving at most this share of the files (1/n) reads the
@@ -1506,6 +1521,7 @@ fn load_world_files(
     let Some(Preloaded {
         files: mut have,
         python: had_python,
+        ..
     }) = preloaded
     else {
         return decode_world_files(
@@ -1562,6 +1578,8 @@ fn resolve_pending(
     let source = demand.map(|reader| StoreFacts::new(reader, rows));
     // On demand, the files TypeScript's and Rust's indexes read anyway
     // are still read up front; the Python files' cells fill as asked.
+    let mut preloaded = preloaded;
+    let kept_names = preloaded.as_mut().map(|p| p.rust_names.take());
     let mut world_files = load_world_files(store, rows, preloaded, source.is_none())?;
     for (cell, r) in cells.iter().zip(rows) {
         match world_files.remove(&r.id) {
@@ -1590,7 +1608,21 @@ fn resolve_pending(
     };
     let world = &world_owned;
     let t = Instant::now();
-    let prepared_owned = resolve::prepare(world);
+    let any_rust = rows
+        .iter()
+        .any(|r| r.lang.family() == extract::Family::Rust);
+    let (known, chunks) = match (any_rust, kept_names) {
+        (false, _) => (None, 0),
+        (true, Some(kept)) => known_rust_names(kept, rows),
+        (true, None) => known_rust_names(decode_kept_names(store.rust_names()?), rows),
+    };
+    tracing::debug!(elapsed = ?t.elapsed(), chunks, "read the Rust names kept");
+    let prepared_owned = resolve::prepare_with(world, known);
+    if any_rust {
+        let t = Instant::now();
+        keep_rust_names(store, rows, prepared_owned.rust(), chunks)?;
+        tracing::debug!(elapsed = ?t.elapsed(), "kept the Rust names");
+    }
     tracing::debug!(elapsed = ?t.elapsed(), "prepared resolvers");
     let t = Instant::now();
     let file_ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
@@ -1768,6 +1800,102 @@ fn resolve_pending(
         std::mem::forget(cells);
     }
     Ok(())
+}
+
+/// The Rust index's chunks of names kept at most: past them, the next
+/// update interns every name again and keeps one chunk (names of files
+/// since changed or removed stay in the table until then).
+pub const MAX_RUST_NAME_CHUNKS: usize = 64;
+
+/// The Rust global names the last update kept (see [`keep_rust_names`]).
+struct KeptNames {
+    table: resolve::rust::NameTable,
+    /// How many chunks the table was kept in.
+    chunks: usize,
+    /// File id → its names' ids.
+    files: HashMap<i64, resolve::rust::FileNames>,
+}
+
+/// Decode the kept Rust names as the store gives them; `None` when none
+/// are kept, they do not decode, or they are due to be rebuilt.
+fn decode_kept_names((chunks, files): crate::store::RustNameBlobs) -> Option<KeptNames> {
+    if chunks.is_empty() || chunks.len() >= MAX_RUST_NAME_CHUNKS {
+        return None;
+    }
+    let mut text = crate::extract::names::Names::default();
+    for chunk in &chunks {
+        match postcard::from_bytes::<crate::extract::names::Names>(chunk) {
+            Ok(names) if text.is_empty() => text = names,
+            Ok(names) => text.append(&names),
+            Err(e) => {
+                tracing::debug!(error = %e, "the Rust names kept do not decode: interned again");
+                return None;
+            }
+        }
+    }
+    let (table, files) = rayon::join(
+        || resolve::rust::NameTable::from_names(text),
+        || {
+            files
+                .par_iter()
+                .filter_map(|(id, blob)| Some((*id, postcard::from_bytes(blob).ok()?)))
+                .collect()
+        },
+    );
+    Some(KeptNames {
+        table,
+        chunks: chunks.len(),
+        files,
+    })
+}
+
+/// The kept names for the world of `rows` (by row index, its file order),
+/// with how many chunks they were kept in (0: none).
+fn known_rust_names(
+    kept: Option<KeptNames>,
+    rows: &[crate::store::FileRow],
+) -> (Option<resolve::rust::KnownNames>, usize) {
+    let Some(mut kept) = kept else {
+        return (None, 0);
+    };
+    let files = rows.iter().map(|r| kept.files.remove(&r.id)).collect();
+    let known = resolve::rust::KnownNames {
+        table: kept.table,
+        files,
+    };
+    (Some(known), kept.chunks)
+}
+
+/// Keep what `ix` interned for the next update: the names it added, as a
+/// new chunk, and the ids of the files whose names it interned (`chunks`
+/// kept before it; 0: the table is `ix`'s alone and replaces any kept).
+fn keep_rust_names(
+    store: &mut Store,
+    rows: &[crate::store::FileRow],
+    ix: &resolve::rust::Index,
+    chunks: usize,
+) -> Result<(), StoreError> {
+    let added = ix.names.len() - ix.known_names;
+    if ix.interned.is_empty() && added == 0 {
+        return Ok(());
+    }
+    store.transaction(|tx| {
+        if chunks == 0 {
+            tx.clear_rust_names()?;
+        }
+        if added > 0 {
+            let new: crate::extract::names::Names =
+                ix.names.names().iter().skip(ix.known_names).collect();
+            tx.append_rust_names(&encode(&new))?;
+        }
+        for &f in &ix.interned {
+            let i = f.0 as usize;
+            // Encoded as `FileNames` is.
+            let ids = (&ix.gnames[i][..], &ix.def_names[i][..]);
+            tx.put_rust_gnames(rows[i].id, &encode(&ids))?;
+        }
+        Ok(())
+    })
 }
 
 fn encode<T: serde::Serialize>(v: &T) -> Vec<u8> {

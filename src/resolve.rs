@@ -463,13 +463,29 @@ pub struct Prepared<'w> {
     rust: rust::Index,
 }
 
+impl Prepared<'_> {
+    pub fn rust(&self) -> &rust::Index {
+        &self.rust
+    }
+}
+
 pub fn prepare<'w>(world: &World<'w>) -> Prepared<'w> {
+    prepare_with(world, None)
+}
+
+/// [`prepare`], with the Rust global names an earlier build kept.
+pub fn prepare_with<'w>(world: &World<'w>, rust_names: Option<rust::KnownNames>) -> Prepared<'w> {
     // The languages' indexes are independent; each also works in parallel
     // inside (on the deep-stack workers: resolution recurses).
     crate::index::workers().install(|| {
         let (python, (script, rust)) = rayon::join(
             || python::prepare(world),
-            || rayon::join(|| typescript::prepare(world), || rust::prepare(world)),
+            || {
+                rayon::join(
+                    || typescript::prepare(world),
+                    || rust::prepare(world, rust_names),
+                )
+            },
         );
         Prepared {
             python,

@@ -51,6 +51,10 @@ pub struct Store {
 /// A file id with its encoded definitions and scope.
 pub type ScopeBlobs = (i64, Vec<u8>, Vec<u8>);
 
+/// The Rust global name table's encoded chunks, in order, and each Rust
+/// file's encoded name ids, by file id.
+pub type RustNameBlobs = (Vec<Vec<u8>>, Vec<(i64, Vec<u8>)>);
+
 /// A row of the `files` table (the facts are in `facts`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FileRow {
@@ -699,6 +703,31 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
+    /// The Rust global name table's chunks, in order (see `rust_names` in
+    /// the schema), and each Rust file's encoded name ids.
+    pub fn rust_names(&self) -> Result<RustNameBlobs> {
+        // One snapshot for both.
+        let tx = self.conn.unchecked_transaction().map_err(|e| self.err(e))?;
+        let chunks = column(
+            &self.conn,
+            &self.path,
+            "SELECT names FROM rust_names ORDER BY chunk",
+            [],
+        )?;
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT file_id, ids FROM rust_gnames")
+            .map_err(|e| self.err(e))?;
+        let files = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(|e| self.err(e))?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))?;
+        drop(stmt);
+        tx.finish().map_err(|e| self.err(e))?;
+        Ok((chunks, files))
+    }
+
     /// The ids of the nodes named `name`, in id order.
     pub fn named_nodes(&self, name: &str) -> Result<Vec<i64>> {
         column(
@@ -1190,6 +1219,12 @@ impl Writer<'_> {
             .map_err(|e| self.err(e))?
             .execute(params![id, f.defs_blob, f.scope_blob, f.refs_blob])
             .map_err(|e| self.err(e))?;
+        // Its names' global ids were of the facts just replaced.
+        self.conn
+            .prepare_cached("DELETE FROM rust_gnames WHERE file_id = ?1")
+            .map_err(|e| self.err(e))?
+            .execute([id])
+            .map_err(|e| self.err(e))?;
         let mut kept: std::collections::HashSet<String> = std::collections::HashSet::new();
         match existing {
             Some(_) => {
@@ -1500,6 +1535,7 @@ impl Writer<'_> {
         self.execute_each(
             &[
                 "DELETE FROM facts WHERE file_id = ?1",
+                "DELETE FROM rust_gnames WHERE file_id = ?1",
                 "DELETE FROM files WHERE id = ?1",
             ],
             id,
@@ -1533,6 +1569,36 @@ impl Writer<'_> {
     pub fn mark_all_pending(&self) -> Result<()> {
         self.conn
             .execute("UPDATE files SET resolved = 0", [])
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    /// Drop the Rust global name table and every file's ids into it.
+    pub fn clear_rust_names(&self) -> Result<()> {
+        self.conn
+            .execute_batch("DELETE FROM rust_names; DELETE FROM rust_gnames;")
+            .map_err(|e| self.err(e))
+    }
+
+    /// Append a chunk of names to the Rust global name table.
+    pub fn append_rust_names(&self, names: &[u8]) -> Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO rust_names (chunk, names)
+                 VALUES ((SELECT COALESCE(MAX(chunk) + 1, 0) FROM rust_names), ?1)",
+            )
+            .map_err(|e| self.err(e))?
+            .execute([names])
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    /// Set a Rust file's encoded name ids.
+    pub fn put_rust_gnames(&self, file_id: i64, ids: &[u8]) -> Result<()> {
+        self.conn
+            .prepare_cached("INSERT OR REPLACE INTO rust_gnames (file_id, ids) VALUES (?1, ?2)")
+            .map_err(|e| self.err(e))?
+            .execute(params![file_id, ids])
             .map(|_| ())
             .map_err(|e| self.err(e))
     }

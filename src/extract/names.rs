@@ -55,6 +55,13 @@ impl Names {
         self.ends.push(self.text.len() as u32);
     }
 
+    /// Appends every string of `other`, in order.
+    pub fn append(&mut self, other: &Names) {
+        let base = self.text.len() as u32;
+        self.text.push_str(&other.text);
+        self.ends.extend(other.ends.iter().map(|&e| base + e));
+    }
+
     pub fn get(&self, i: usize) -> Option<&str> {
         let end = *self.ends.get(i)? as usize;
         let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
@@ -110,6 +117,12 @@ mod tests {
         let bytes = postcard::to_allocvec(&names).unwrap();
         let back: Names = postcard::from_bytes(&bytes).unwrap();
         assert_eq!(back, names);
+        let mut joined: Names = ["a", "bc"].into_iter().collect();
+        joined.append(&names);
+        assert_eq!(
+            joined.iter().collect::<Vec<_>>(),
+            ["a", "bc", "", "crate", "héllo", "x"]
+        );
     }
 
     #[test]

@@ -24,10 +24,12 @@ use std::sync::{Arc, LazyLock, Mutex};
 use super::{FileIdx, FileResolution, Layout, World};
 use crate::extract::rust::Refs;
 
-pub use index::Index;
+pub use index::lookup::NameTable;
+pub use index::{FileNames, Index, KnownNames};
 
-pub fn prepare(world: &World) -> Index {
-    index::build(world)
+/// The Rust index of `world`; `known`: global names an earlier build kept.
+pub fn prepare(world: &World, known: Option<KnownNames>) -> Index {
+    index::build(world, known)
 }
 
 pub fn resolve_file(world: &World, index: &Index, file: FileIdx, refs: &Refs) -> FileResolution {

@@ -3,7 +3,7 @@
 
 /// Bump on any change to [`SCHEMA`] or to the encoding of the fact blobs,
 /// and when a resolver's answers change (stored edges would stay stale).
-pub const SCHEMA_VERSION: i64 = 46;
+pub const SCHEMA_VERSION: i64 = 47;
 
 pub const PRAGMAS: &str = "
 PRAGMA journal_mode = WAL;
@@ -89,6 +89,23 @@ CREATE TABLE unresolved (
     line    INTEGER NOT NULL,
     col     INTEGER NOT NULL,
     reason  TEXT NOT NULL
+) STRICT;
+
+-- The Rust index's global name table (`resolve::rust::index::NameTable`),
+-- kept so that an update interns only the names of the files it re-extracted:
+-- chunks in order, a name's id counting on across them. Each update appends
+-- the names it added; a rebuild replaces them all, with every `rust_gnames`.
+CREATE TABLE rust_names (
+    chunk   INTEGER PRIMARY KEY,
+    names   BLOB NOT NULL
+) STRICT;
+
+-- A Rust file's names as ids of `rust_names` (its scope's names, then its
+-- definitions' names, encoded). Deleted whenever its facts are written: a
+-- row is always of the facts beside it.
+CREATE TABLE rust_gnames (
+    file_id INTEGER PRIMARY KEY,
+    ids     BLOB NOT NULL
 ) STRICT;
 
 CREATE TABLE ref_names (

@@ -151,6 +151,128 @@ fn fixture_graph() {
     lacks(&out, "D ");
 }
 
+/// The global names of the Rust index are kept in the database: an update
+/// interns only the names of the files it re-extracted, the others' ids
+/// are read back. Whatever the kept table holds (names added by edits, ids
+/// that do not fit a file, a chunk that does not decode, too many chunks),
+/// the graph is the one a fresh index of the same tree gives.
+#[test]
+fn kept_rust_names_give_the_graph_of_a_fresh_index() {
+    use refgraph::index::{self, IndexConfig, MAX_RUST_NAME_CHUNKS};
+
+    let dir = crate::cli::copy_fixture("rust");
+    let root = dir.path();
+    let update = || {
+        let (mut store, _) = index::open(root).expect("open");
+        index::update(root, &mut store, &IndexConfig::default()).expect("update")
+    };
+    let db = || rusqlite::Connection::open(root.join(".refgraph/graph.db")).unwrap();
+    let count = |table: &str| -> i64 {
+        db().query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0))
+            .unwrap()
+    };
+    let fresh_graph = || {
+        let fresh = tempfile::tempdir().unwrap();
+        let files = walkdir(root);
+        for rel in &files {
+            crate::cli::write(
+                fresh.path(),
+                rel,
+                &std::fs::read_to_string(root.join(rel)).unwrap(),
+            );
+        }
+        crate::cli::graph_lines(fresh.path())
+    };
+    let stripe = std::fs::read_to_string(root.join("src/payments/stripe.rs")).unwrap();
+    let checkout = std::fs::read_to_string(root.join("src/services/checkout.rs")).unwrap();
+
+    update();
+    let rust_files = walkdir(root).iter().filter(|p| p.ends_with(".rs")).count() as i64;
+    assert_eq!((count("rust_names"), count("rust_gnames")), (1, rust_files));
+
+    // A new fn in one file, called from another: its name is new to the
+    // table (a second chunk), the two files' ids are interned again.
+    crate::cli::write(
+        root,
+        "src/payments/stripe.rs",
+        &format!("{stripe}\npub fn settle_stripe_batch() -> u64 {{ 1 }}\n"),
+    );
+    crate::cli::write(
+        root,
+        "src/services/checkout.rs",
+        &format!(
+            "{checkout}\npub fn settle() -> u64 {{ crate::payments::stripe::settle_stripe_batch() }}\n"
+        ),
+    );
+    let r = update();
+    assert_eq!(r.extracted, 2, "{r:?}");
+    assert_eq!((count("rust_names"), count("rust_gnames")), (2, rust_files));
+    let graph = crate::cli::graph_lines(root);
+    assert!(
+        graph
+            .iter()
+            .any(|l| l.contains("settle -> ") && l.contains("settle_stripe_batch")),
+        "{graph:#?}"
+    );
+    assert_eq!(graph, fresh_graph());
+
+    // Ids that do not fit a file's facts (none for its names), and then a
+    // chunk that does not decode: interned again, the graph unchanged.
+    db().execute(
+        "UPDATE rust_gnames SET ids = x'0000' WHERE file_id =
+         (SELECT id FROM files WHERE path = 'src/lib.rs')",
+        [],
+    )
+    .unwrap();
+    crate::cli::write(root, "src/services/checkout.rs", &checkout);
+    update();
+    assert_eq!(crate::cli::graph_lines(root), fresh_graph());
+    db().execute("UPDATE rust_names SET names = x'ff' WHERE chunk = 0", [])
+        .unwrap();
+    crate::cli::write(root, "src/payments/stripe.rs", &stripe);
+    update();
+    assert_eq!((count("rust_names"), count("rust_gnames")), (1, rust_files));
+    assert_eq!(crate::cli::graph_lines(root), fresh_graph());
+
+    // Each edit adds a name, and a chunk: the table is rebuilt into one
+    // before it has more than its limit.
+    let mut most = 0;
+    for i in 0..MAX_RUST_NAME_CHUNKS + 2 {
+        crate::cli::write(
+            root,
+            "src/payments/stripe.rs",
+            &format!("{stripe}\npub fn added_{i}() {{}}\n"),
+        );
+        update();
+        most = most.max(count("rust_names"));
+    }
+    assert!(count("rust_names") < MAX_RUST_NAME_CHUNKS as i64);
+    assert_eq!(most, MAX_RUST_NAME_CHUNKS as i64);
+    assert_eq!(crate::cli::graph_lines(root), fresh_graph());
+}
+
+/// The files under `root` (not the database), relative, `/`-separated.
+fn walkdir(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let e = e.unwrap();
+            if e.file_name() == ".refgraph" {
+                continue;
+            }
+            if e.file_type().unwrap().is_dir() {
+                stack.push(e.path());
+            } else {
+                let rel = e.path().strip_prefix(root).unwrap().to_path_buf();
+                out.push(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 /// Manual check on a real crate: `REFGRAPH_RUST_DIR=… cargo test --test it
 /// rust_lang::real_crate -- --ignored --nocapture` prints counts and timing.
 #[test]

@@ -12,7 +12,7 @@ use crate::resolve::{FileIdx, SymId, World};
 
 pub use foldhash::{HashMap, HashSet};
 
-mod lookup;
+pub mod lookup;
 
 thread_local! {
     /// Set when a lookup gave up at the depth limit: its result is not memoized.
@@ -176,6 +176,13 @@ pub struct Index {
     use_memo: Vec<OnceLock<Option<(Res, bool)>>>,
     /// File → its local name ids mapped to global ones (empty: not Rust).
     pub gnames: Vec<Vec<u32>>,
+    /// File → the global name id of each def's name (empty: not Rust).
+    pub def_names: Vec<Vec<u32>>,
+    /// The Rust files whose ids in `gnames` and `def_names` this build
+    /// interned: those [`KnownNames`] did not give.
+    pub interned: Vec<FileIdx>,
+    /// How many of `names` a [`KnownNames`] gave (0 without one).
+    pub known_names: usize,
     pub mods: Vec<Mod>,
     /// File → module id of the file (NONE: not Rust).
     pub file_mod: Vec<u32>,
@@ -267,6 +274,25 @@ pub struct Index {
     /// module has that name (what [`World::named`] answers for Rust,
     /// without asking a store).
     def_named: Vec<bool>,
+}
+
+/// Global name ids from an earlier build, kept by the store: an update
+/// interns only the names of files without theirs (re-extracted, new).
+#[derive(Default)]
+pub struct KnownNames {
+    pub table: lookup::NameTable,
+    /// File → its names' ids, when known. Used only where they fit the
+    /// file's facts (as many as its names and defs, each in the table).
+    pub files: Vec<Option<FileNames>>,
+}
+
+/// A Rust file's names as global ids.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FileNames {
+    /// Of `Scope::names`, in order.
+    pub scope: Vec<u32>,
+    /// Of each def's name, in order.
+    pub defs: Vec<u32>,
 }
 
 pub fn scope_of<'w>(world: &'w World, f: FileIdx) -> Option<&'w Scope> {
@@ -393,7 +419,9 @@ fn join_rel(dir: &str, rel: &str) -> Option<String> {
     Some(parts.join("/"))
 }
 
-pub fn build(world: &World) -> Index {
+/// Build the tables of every Rust file of `world`; `known`: the global
+/// names of an earlier build, to intern only what they do not give.
+pub fn build(world: &World, known: Option<KnownNames>) -> Index {
     let start = std::time::Instant::now();
     let mut ix = Index {
         names: lookup::NameTable::default(),
@@ -404,6 +432,9 @@ pub fn build(world: &World) -> Index {
         use_base: vec![0; world.files.len()],
         use_memo: Vec::new(),
         gnames: Vec::with_capacity(world.files.len()),
+        def_names: Vec::new(),
+        interned: Vec::new(),
+        known_names: 0,
         mods: Vec::new(),
         file_mod: vec![NONE; world.files.len()],
         children: HashMap::default(),
@@ -469,8 +500,17 @@ pub fn build(world: &World) -> Index {
         }
     }
     let [names, items, uses, sigs, fields, rets, impls] = n;
-    // Names recur across files: rust-vendor has 43% distinct.
-    ix.names = lookup::NameTable::with_capacity(names / 2);
+    let KnownNames {
+        table: known_table,
+        files: mut known_files,
+    } = known.unwrap_or_default();
+    ix.known_names = known_table.len();
+    ix.names = if known_table.is_empty() {
+        // Names recur across files: rust-vendor has 43% distinct.
+        lookup::NameTable::with_capacity(names / 2)
+    } else {
+        known_table
+    };
     ix.def_module.reserve(items);
     ix.items.reserve(items);
     ix.uses.reserve(uses);
@@ -525,9 +565,24 @@ pub fn build(world: &World) -> Index {
                 def_names.push(Vec::new());
                 continue;
             };
-            let g: Vec<u32> = scope.names.iter().map(|n| ix.intern(n)).collect();
+            let defs = world.defs(f);
+            let known = known_files.get_mut(i).and_then(Option::take).filter(|k| {
+                k.scope.len() == scope.names.len()
+                    && k.defs.len() == defs.len()
+                    && k.scope
+                        .iter()
+                        .chain(&k.defs)
+                        .all(|&n| (n as usize) < ix.known_names)
+            });
+            let (g, dn) = match known {
+                Some(k) => (k.scope, k.defs),
+                None => {
+                    ix.interned.push(f);
+                    let g: Vec<u32> = scope.names.iter().map(|n| ix.intern(n)).collect();
+                    (g, defs.iter().map(|d| ix.intern(&d.name)).collect())
+                }
+            };
             ix.gnames.push(g);
-            let dn: Vec<u32> = world.defs(f).iter().map(|d| ix.intern(&d.name)).collect();
             for &n in dn.iter().skip(1) {
                 let n = n as usize;
                 if ix.def_named.len() <= n {
@@ -1088,6 +1143,7 @@ pub fn build(world: &World) -> Index {
             }
         }
     }
+    ix.def_names = def_names;
     // Where a Rust update's time goes (each since the start).
     tracing::debug!(
         ?interned,
@@ -1096,6 +1152,8 @@ pub fn build(world: &World) -> Index {
         ?headers,
         elapsed = ?start.elapsed(),
         names = ix.names.len(),
+        known = ix.known_names,
+        interned_files = ix.interned.len(),
         "built the Rust index"
     );
     ix

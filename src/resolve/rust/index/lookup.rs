@@ -27,6 +27,29 @@ impl NameTable {
         }
     }
 
+    /// A table of the names `text` holds, their ids their indexes (a table
+    /// an earlier build kept): each is hashed once, none compared.
+    pub fn from_names(text: Names) -> NameTable {
+        let hasher = foldhash::fast::RandomState::default();
+        let mut table = hashbrown::HashTable::with_capacity(text.len() + text.len() / 8);
+        for (i, s) in text.iter().enumerate() {
+            let h = hasher.hash_one(s);
+            table.insert_unique(h, (i as u32, h as u32), |&(j, _)| {
+                hasher.hash_one(&text[j as usize])
+            });
+        }
+        NameTable {
+            text,
+            table,
+            hasher,
+        }
+    }
+
+    /// Every name, in id order.
+    pub fn names(&self) -> &Names {
+        &self.text
+    }
+
     pub fn hash(&self, s: &str) -> u64 {
         self.hasher.hash_one(s)
     }
