@@ -43,10 +43,14 @@ pub fn copy_fixture(name: &str) -> tempfile::TempDir {
     dir
 }
 
-fn copy_dir(src: &Path, dst: &Path) {
+/// Copy a tree, leaving out its database.
+pub fn copy_dir(src: &Path, dst: &Path) {
     std::fs::create_dir_all(dst).unwrap();
     for e in std::fs::read_dir(src).unwrap() {
         let e = e.unwrap();
+        if e.file_name() == ".refgraph" {
+            continue;
+        }
         let to = dst.join(e.file_name());
         if e.file_type().unwrap().is_dir() {
             copy_dir(&e.path(), &to);
