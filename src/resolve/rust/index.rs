@@ -207,8 +207,12 @@ pub struct Index {
     /// Enums with a variant: types only, never values (`Err(e)` under `use
     /// nom::Err` is the prelude's `Result::Err`).
     pub enums: HashSet<SymId>,
-    /// Item → the module it is declared in.
-    pub def_module: HashMap<SymId, u32>,
+    /// Item → the module it is declared in (`NONE`: not an item), at
+    /// `def_base[file] + def`.
+    def_module: Vec<u32>,
+    /// Where each file's defs start in the tables by def (one past the last
+    /// file: where they end).
+    def_base: Vec<u32>,
     pub inherent: HashMap<(SymId, u32), Vec<SymId>>,
     pub trait_impl_methods: HashMap<(SymId, u32), Vec<SymId>>,
     pub type_traits: HashMap<SymId, Vec<SymId>>,
@@ -241,10 +245,9 @@ pub struct Index {
     /// PutBack`): an extension trait's blanket impl over such a trait may
     /// give them methods (`put_back(…).peeking_take_while(…)`).
     pub outside_trait_types: HashSet<SymId>,
-    /// (struct, field name) → (file, index in `Scope::fields`).
-    pub fields: HashMap<(SymId, u32), (FileIdx, u32)>,
-    /// Structs with named fields: types only, never values.
-    pub braced: HashSet<SymId>,
+    /// Each file's fields by owner and name, made on the first look into
+    /// that file's (most files' fields are never looked up in an update).
+    fields: Vec<OnceLock<FileFields>>,
     /// fn → (file, index in `Scope::rets`).
     pub rets: HashMap<SymId, (FileIdx, u32)>,
     /// fn → indexes of its entries in its file's `Scope::closures`.
@@ -448,7 +451,8 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         variants: HashSet::default(),
         enums: HashSet::default(),
         variant_names: HashSet::default(),
-        def_module: HashMap::default(),
+        def_module: Vec::new(),
+        def_base: Vec::new(),
         inherent: HashMap::default(),
         trait_impl_methods: HashMap::default(),
         type_traits: HashMap::default(),
@@ -463,8 +467,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         ext_self_traits: HashSet::default(),
         outside_impls: HashSet::default(),
         outside_trait_types: HashSet::default(),
-        fields: HashMap::default(),
-        braced: HashSet::default(),
+        fields: Vec::new(),
         rets: HashMap::default(),
         closures: HashMap::default(),
         aliases: HashMap::default(),
@@ -480,7 +483,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         def_named: Vec::new(),
     };
     // The tables' sizes, to allocate each once.
-    let mut n = [0usize; 7];
+    let mut n = [0usize; 6];
     for i in 0..world.files.len() {
         if let Some(s) = scope_of(world, FileIdx(i as u32)) {
             for (k, len) in [
@@ -488,7 +491,6 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
                 s.items.len(),
                 s.uses.len(),
                 s.sigs.len(),
-                s.fields.len(),
                 s.rets.len(),
                 s.impls.len(),
             ]
@@ -499,7 +501,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
             }
         }
     }
-    let [names, items, uses, sigs, fields, rets, impls] = n;
+    let [names, items, uses, sigs, rets, impls] = n;
     let KnownNames {
         table: known_table,
         files: mut known_files,
@@ -511,12 +513,21 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
     } else {
         known_table
     };
-    ix.def_module.reserve(items);
+    ix.def_base = std::iter::once(0)
+        .chain((0..world.files.len()).scan(0u32, |n, i| {
+            // Only Rust files' defs are read (others' may be read on demand).
+            let f = FileIdx(i as u32);
+            if scope_of(world, f).is_some() {
+                *n += world.defs(f).len() as u32;
+            }
+            Some(*n)
+        }))
+        .collect();
+    ix.def_module = vec![NONE; *ix.def_base.last().unwrap_or(&0) as usize];
     ix.items.reserve(items);
     ix.uses.reserve(uses);
     ix.sigs.reserve(sigs);
     ix.method_module.reserve(sigs);
-    ix.fields.reserve(fields);
     ix.rets.reserve(rets);
     ix.impl_self.reserve(impls);
     ix.kw_crate = ix.intern("crate");
@@ -688,6 +699,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
 
     let interned = start.elapsed();
     ix.use_memo = (0..total_uses).map(|_| OnceLock::new()).collect();
+    ix.fields = (0..world.files.len()).map(|_| OnceLock::new()).collect();
     package_graph(&mut ix, &rust_files, &roles);
 
     // File modules: parents from keys, crates from library roots.
@@ -853,9 +865,10 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         .collect();
 
     let modules = start.elapsed();
-    // Items and uses, and the tables of trait methods and fields (what
-    // else types need before any path is resolved is in `Unnamed`): two
-    // passes over every file, side by side.
+    // Items and uses, and the table of trait methods (what else types need
+    // before any path is resolved is in `Unnamed`, and the fields are
+    // tabled per file when first looked up): passes over every file, side
+    // by side.
     {
         let Index {
             file_mod,
@@ -863,6 +876,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
             mods,
             off,
             def_module,
+            def_base,
             items,
             macros_by_name,
             variants,
@@ -872,119 +886,110 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
             uses,
             methods_by_name,
             trait_methods,
-            fields,
-            braced,
             ..
         } = &mut ix;
-        let (file_mod, gnames, mods, off) = (&*file_mod, &*gnames, &*mods, &*off);
+        let (file_mod, gnames, mods, off, def_base) =
+            (&*file_mod, &*gnames, &*mods, &*off, &*def_base);
         let (rust_files, def_names, trait_method_of) = (&rust_files, &def_names, &trait_method_of);
-        rayon::join(
-            || {
-                for &f in rust_files {
-                    let Some(scope) = scope_of(world, f) else {
+        // The items, by module and name (most of the work).
+        let item_tables = || {
+            for &f in rust_files {
+                let Some(scope) = scope_of(world, f) else {
+                    continue;
+                };
+                let base = file_mod[f.0 as usize];
+                let defs = world.defs(f);
+                for item in &scope.items {
+                    let sym = SymId {
+                        file: f,
+                        def: item.def,
+                    };
+                    let (Some(def), Some(&name)) = (
+                        defs.get(item.def as usize),
+                        def_names[f.0 as usize].get(item.def as usize),
+                    ) else {
                         continue;
                     };
-                    let base = file_mod[f.0 as usize];
-                    let g = &gnames[f.0 as usize];
-                    let defs = world.defs(f);
-                    for item in &scope.items {
-                        let sym = SymId {
-                            file: f,
-                            def: item.def,
-                        };
-                        let (Some(def), Some(&name)) = (
-                            defs.get(item.def as usize),
-                            def_names[f.0 as usize].get(item.def as usize),
-                        ) else {
-                            continue;
-                        };
-                        let m = base + item.module;
-                        // `#[cfg(target_arch = "wasm32")] macro_rules! println`: where
-                        // it is compiled out, std's is the one in scope.
-                        if item.is_macro
-                            && crate::extract::rust::std_macro(&def.name).is_some()
-                            && off.contains(&sym)
-                        {
-                            continue;
-                        }
-                        def_module.insert(sym, m);
-                        items
-                            .entry((m, name))
-                            .or_default()
-                            .push((sym, item.is_macro));
-                        if item.is_macro {
-                            macros_by_name.entry(name).or_default().push(sym);
-                            if def.exported {
-                                let root = mods[m as usize].root;
-                                if root != m {
-                                    items.entry((root, name)).or_default().push((sym, true));
-                                }
+                    let m = base + item.module;
+                    // `#[cfg(target_arch = "wasm32")] macro_rules! println`: where
+                    // it is compiled out, std's is the one in scope.
+                    if item.is_macro
+                        && crate::extract::rust::std_macro(&def.name).is_some()
+                        && off.contains(&sym)
+                    {
+                        continue;
+                    }
+                    def_module[(def_base[f.0 as usize] + item.def) as usize] = m;
+                    items
+                        .entry((m, name))
+                        .or_default()
+                        .push((sym, item.is_macro));
+                    if item.is_macro {
+                        macros_by_name.entry(name).or_default().push(sym);
+                        if def.exported {
+                            let root = mods[m as usize].root;
+                            if root != m {
+                                items.entry((root, name)).or_default().push((sym, true));
                             }
                         }
                     }
-                    for &(owner, name) in &scope.variants {
-                        let sym = SymId {
-                            file: f,
-                            def: owner,
-                        };
-                        variants.insert((sym, g[name as usize]));
-                        variant_names.insert(g[name as usize]);
-                        enums.insert(sym);
-                    }
-                    for (u, us) in scope.uses.iter().enumerate() {
-                        if us.scope_fn != 0 {
-                            continue;
-                        }
-                        let m = base + us.module;
-                        if us.glob {
-                            globs.entry(m).or_default().push((f, u as u32));
-                        } else if let Some(b) = us.binding() {
-                            uses.entry((m, g[b as usize]))
-                                .or_default()
-                                .push((f, u as u32));
-                        }
-                    }
-                    for ((d, def), &name) in defs.iter().enumerate().zip(&def_names[f.0 as usize]) {
-                        if def.kind == NodeKind::Method {
-                            methods_by_name.entry(name).or_default().push(SymId {
-                                file: f,
-                                def: d as u32,
-                            });
-                        }
-                    }
                 }
-            },
-            || {
-                // A trait's methods by name, first of a name first.
-                for &(m, tr) in trait_method_of {
-                    trait_methods
-                        .entry((tr, def_names[m.file.0 as usize][m.def as usize]))
-                        .or_insert(m);
-                }
-                for &f in rust_files {
-                    let Some(scope) = scope_of(world, f) else {
-                        continue;
+            }
+        };
+        // Uses, enum variants, methods by name.
+        let use_tables = || {
+            for &f in rust_files {
+                let Some(scope) = scope_of(world, f) else {
+                    continue;
+                };
+                let base = file_mod[f.0 as usize];
+                let g = &gnames[f.0 as usize];
+                for &(owner, name) in &scope.variants {
+                    let sym = SymId {
+                        file: f,
+                        def: owner,
                     };
-                    for (i, fl) in scope.fields.iter().enumerate() {
-                        let name = gnames[f.0 as usize][fl.name as usize];
-                        let owner = SymId {
-                            file: f,
-                            def: fl.owner,
-                        };
-                        fields.insert((owner, name), (f, i as u32));
-                        // `x`, not `0` (a tuple struct's) or `V::x` (a variant's).
-                        let text = &scope.names[fl.name as usize];
-                        if !text.starts_with(|c: char| c.is_ascii_digit()) && !text.contains(':') {
-                            braced.insert(owner);
-                        }
+                    variants.insert((sym, g[name as usize]));
+                    variant_names.insert(g[name as usize]);
+                    enums.insert(sym);
+                }
+                for (u, us) in scope.uses.iter().enumerate() {
+                    if us.scope_fn != 0 {
+                        continue;
+                    }
+                    let m = base + us.module;
+                    if us.glob {
+                        globs.entry(m).or_default().push((f, u as u32));
+                    } else if let Some(b) = us.binding() {
+                        uses.entry((m, g[b as usize]))
+                            .or_default()
+                            .push((f, u as u32));
                     }
                 }
-            },
-        );
+                let defs = world.defs(f);
+                for ((d, def), &name) in defs.iter().enumerate().zip(&def_names[f.0 as usize]) {
+                    if def.kind == NodeKind::Method {
+                        methods_by_name.entry(name).or_default().push(SymId {
+                            file: f,
+                            def: d as u32,
+                        });
+                    }
+                }
+            }
+        };
+        // A trait's methods by name, first of a name first.
+        let trait_tables = || {
+            for &(m, tr) in trait_method_of {
+                trait_methods
+                    .entry((tr, def_names[m.file.0 as usize][m.def as usize]))
+                    .or_insert(m);
+            }
+        };
+        rayon::join(|| rayon::join(item_tables, use_tables), trait_tables);
     }
     // A trait method's module is its trait's.
     for (m, tr) in trait_method_of {
-        if let Some(&tm) = ix.def_module.get(&tr) {
+        if let Some(tm) = ix.def_module(tr) {
             ix.method_module.insert(m, tm);
         }
     }
@@ -1021,85 +1026,117 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
             .collect()
     };
     let headers = start.elapsed();
-    // Last, the tables of impls and supertraits, in file order.
+    // Last, the tables of impls and supertraits, in file order: the methods
+    // of impls by type and name on one side, the rest on the other.
     let mut ext_traits: HashSet<SymId> = HashSet::default();
     let mut ext_impl_methods: HashMap<(SymId, u32), SymId> = HashMap::default();
     // Impls of in-repo traits for outside types: (trait, file, impl index).
     let mut outside_impls: Vec<(SymId, FileIdx, u32)> = Vec::new();
-    for (&f, types) in rust_files.iter().zip(resolved) {
-        let Some(scope) = scope_of(world, f) else {
-            continue;
-        };
-        for (i, (imp, res)) in scope.impls.iter().zip(types.impls).enumerate() {
-            if let Some(t) = res.tr {
-                ix.impl_trait.insert((f, i as u32), t);
-                if res.ext_self {
-                    outside_impls.push((t, f, i as u32));
-                }
-                if let Some(b) = res.bound {
-                    ix.blanket_traits.insert((t, b));
-                }
-                if res.ext_bound {
-                    ext_traits.insert(t);
-                    if imp.bound.is_empty() {
-                        ix.unbounded_traits.insert(t);
+    {
+        let Index {
+            impl_trait,
+            impl_self,
+            blanket_traits,
+            unbounded_traits,
+            type_traits,
+            outside_trait_types,
+            supers,
+            ext_supers,
+            inherent,
+            trait_impl_methods,
+            macros_by_name,
+            off,
+            ..
+        } = &mut ix;
+        let (off, resolved, def_names, rust_files) = (&*off, &resolved, &def_names, &rust_files);
+        let (ext_traits, ext_impl_methods, outside_impls) =
+            (&mut ext_traits, &mut ext_impl_methods, &mut outside_impls);
+        // Same-named methods: those likely compiled in come first.
+        let off_last = |v: &mut Vec<SymId>| v.sort_by_key(|s| off.contains(s));
+        rayon::join(
+            || {
+                for (&f, types) in rust_files.iter().zip(resolved) {
+                    let Some(scope) = scope_of(world, f) else {
+                        continue;
+                    };
+                    for (i, (imp, res)) in scope.impls.iter().zip(&types.impls).enumerate() {
+                        if let Some(t) = res.tr {
+                            impl_trait.insert((f, i as u32), t);
+                            if res.ext_self {
+                                outside_impls.push((t, f, i as u32));
+                            }
+                            if let Some(b) = res.bound {
+                                blanket_traits.insert((t, b));
+                            }
+                            if res.ext_bound {
+                                ext_traits.insert(t);
+                                if imp.bound.is_empty() {
+                                    unbounded_traits.insert(t);
+                                }
+                                // What the blanket impl itself defines is what such a
+                                // call reaches.
+                                for &md in &imp.methods {
+                                    if let Some(&name) = def_names[f.0 as usize].get(md as usize) {
+                                        ext_impl_methods
+                                            .entry((t, name))
+                                            .or_insert(SymId { file: f, def: md });
+                                    }
+                                }
+                            }
+                        }
+                        let Some(t) = res.self_ty else {
+                            continue;
+                        };
+                        impl_self.insert((f, i as u32), t);
+                        match res.tr {
+                            Some(tr) => type_traits.entry(t).or_default().push(tr),
+                            None if !imp.tr.is_empty() => {
+                                outside_trait_types.insert(t);
+                            }
+                            None => {}
+                        }
                     }
-                    // What the blanket impl itself defines is what such a
-                    // call reaches.
-                    for &md in &imp.methods {
-                        if let Some(&name) = def_names[f.0 as usize].get(md as usize) {
-                            ext_impl_methods
-                                .entry((t, name))
-                                .or_insert(SymId { file: f, def: md });
+                    for &(def, sup) in &types.supers {
+                        supers.entry(SymId { file: f, def }).or_default().push(sup);
+                    }
+                    for &def in &types.ext_supers {
+                        ext_supers.insert(SymId { file: f, def });
+                    }
+                }
+                if !off.is_empty() {
+                    macros_by_name.values_mut().for_each(off_last);
+                }
+            },
+            || {
+                for (&f, types) in rust_files.iter().zip(resolved) {
+                    let Some(scope) = scope_of(world, f) else {
+                        continue;
+                    };
+                    for (imp, res) in scope.impls.iter().zip(&types.impls) {
+                        let Some(t) = res.self_ty else {
+                            continue;
+                        };
+                        let table = if imp.tr.is_empty() {
+                            &mut *inherent
+                        } else {
+                            &mut *trait_impl_methods
+                        };
+                        for &md in &imp.methods {
+                            if let Some(&name) = def_names[f.0 as usize].get(md as usize) {
+                                table
+                                    .entry((t, name))
+                                    .or_default()
+                                    .push(SymId { file: f, def: md });
+                            }
                         }
                     }
                 }
-            }
-            let Some(t) = res.self_ty else {
-                continue;
-            };
-            ix.impl_self.insert((f, i as u32), t);
-            match res.tr {
-                Some(tr) => ix.type_traits.entry(t).or_default().push(tr),
-                None if !imp.tr.is_empty() => {
-                    ix.outside_trait_types.insert(t);
+                if !off.is_empty() {
+                    inherent.values_mut().for_each(off_last);
+                    trait_impl_methods.values_mut().for_each(off_last);
                 }
-                None => {}
-            }
-            for &md in &imp.methods {
-                let Some(&name) = def_names[f.0 as usize].get(md as usize) else {
-                    continue;
-                };
-                let sym = SymId { file: f, def: md };
-                let table = if imp.tr.is_empty() {
-                    &mut ix.inherent
-                } else {
-                    &mut ix.trait_impl_methods
-                };
-                table.entry((t, name)).or_default().push(sym);
-            }
-        }
-        for (def, sup) in types.supers {
-            ix.supers
-                .entry(SymId { file: f, def })
-                .or_default()
-                .push(sup);
-        }
-        for def in types.ext_supers {
-            ix.ext_supers.insert(SymId { file: f, def });
-        }
-    }
-    // Same-named methods: those likely compiled in come first.
-    if !ix.off.is_empty() {
-        let off = &ix.off;
-        for v in ix
-            .inherent
-            .values_mut()
-            .chain(ix.trait_impl_methods.values_mut())
-            .chain(ix.macros_by_name.values_mut())
-        {
-            v.sort_by_key(|s| off.contains(s));
-        }
+            },
+        );
     }
     if !ix.blanket_traits.is_empty() || !ext_traits.is_empty() || !outside_impls.is_empty() {
         let mut by_trait: HashMap<SymId, Vec<(u32, SymId)>> = HashMap::default();
@@ -1157,6 +1194,81 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         "built the Rust index"
     );
     ix
+}
+
+/// One file's struct fields, looked up by owner and name.
+#[derive(Default)]
+struct FileFields {
+    /// (owner def, field name's global id, index in `Scope::fields`),
+    /// sorted: of fields with the same owner and name, the last is the one.
+    by_name: Vec<(u32, u32, u32)>,
+    /// Owners with a named field (`x`, not `0` of a tuple struct or `V::x`
+    /// of an enum variant), sorted.
+    braced: Vec<u32>,
+}
+
+impl FileFields {
+    fn new(scope: &Scope, gnames: &[u32]) -> Self {
+        let mut by_name: Vec<(u32, u32, u32)> = scope
+            .fields
+            .iter()
+            .enumerate()
+            .map(|(i, fl)| (fl.owner, gnames[fl.name as usize], i as u32))
+            .collect();
+        by_name.sort_unstable();
+        let mut braced: Vec<u32> = scope
+            .fields
+            .iter()
+            .filter(|fl| {
+                let text = &scope.names[fl.name as usize];
+                !text.starts_with(|c: char| c.is_ascii_digit()) && !text.contains(':')
+            })
+            .map(|fl| fl.owner)
+            .collect();
+        braced.sort_unstable();
+        braced.dedup();
+        FileFields { by_name, braced }
+    }
+}
+
+impl Index {
+    /// The module item `s` is declared in; `None` when it is not an item.
+    pub fn def_module(&self, s: SymId) -> Option<u32> {
+        let f = s.file.0 as usize;
+        let (&start, &end) = (self.def_base.get(f)?, self.def_base.get(f + 1)?);
+        let i = start.checked_add(s.def).filter(|&i| i < end)?;
+        Some(self.def_module[i as usize]).filter(|&m| m != NONE)
+    }
+
+    fn file_fields(&self, world: &World, f: FileIdx) -> &FileFields {
+        static NONE_FIELDS: FileFields = FileFields {
+            by_name: Vec::new(),
+            braced: Vec::new(),
+        };
+        let Some(cell) = self.fields.get(f.0 as usize) else {
+            return &NONE_FIELDS;
+        };
+        cell.get_or_init(|| match scope_of(world, f) {
+            Some(scope) => FileFields::new(scope, &self.gnames[f.0 as usize]),
+            None => FileFields::default(),
+        })
+    }
+
+    /// Field `name` of struct `t`: its file and index in `Scope::fields`.
+    pub fn field(&self, world: &World, t: SymId, name: u32) -> Option<(FileIdx, u32)> {
+        let by_name = &self.file_fields(world, t.file).by_name;
+        let end = by_name.partition_point(|&(o, n, _)| (o, n) <= (t.def, name));
+        let &(o, n, i) = by_name.get(end.checked_sub(1)?)?;
+        ((o, n) == (t.def, name)).then_some((t.file, i))
+    }
+
+    /// Whether `t` is a struct with named fields: a type only, never a value.
+    pub fn braced(&self, world: &World, t: SymId) -> bool {
+        self.file_fields(world, t.file)
+            .braced
+            .binary_search(&t.def)
+            .is_ok()
+    }
 }
 
 /// The tables of what types need that no name decides: method signatures,

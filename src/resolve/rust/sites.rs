@@ -705,9 +705,8 @@ impl Cx<'_, '_> {
             .copied()
             .filter(|d| {
                 self.ix
-                    .def_module
-                    .get(d)
-                    .is_some_and(|&dm| self.ix.mods[dm as usize].root == root)
+                    .def_module(*d)
+                    .is_some_and(|dm| self.ix.mods[dm as usize].root == root)
             })
             .collect();
         // Same-named macros under opposite cfgs: the one compiled in.

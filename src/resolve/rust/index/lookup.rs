@@ -415,7 +415,7 @@ impl Index {
     /// trait, an enum, a type alias or a struct with named fields.
     pub fn is_value(&self, world: &World, d: SymId) -> bool {
         world.def(d).kind != NodeKind::Class
-            || !(self.braced.contains(&d)
+            || !(self.braced(world, d)
                 || self.traits.contains(&d)
                 || self.enums.contains(&d)
                 || self.aliases.contains_key(&d))
@@ -890,11 +890,7 @@ impl Index {
             return None;
         }
         let scope = scope_of(world, f)?;
-        let m = self
-            .def_module
-            .get(&t)
-            .copied()
-            .unwrap_or(self.file_mod[f.0 as usize]);
+        let m = self.def_module(t).unwrap_or(self.file_mod[f.0 as usize]);
         Some(
             match self.resolve_ty(world, f, m, &scope.aliases[i as usize].ty) {
                 TyRes::Def(d) if self.aliases.contains_key(&d) => self
@@ -921,17 +917,13 @@ impl Index {
         name: u32,
         param: Option<&dyn Fn(usize) -> TyRes>,
     ) -> TyRes {
-        let Some(&(f, i)) = self.fields.get(&(t, name)) else {
+        let Some((f, i)) = self.field(world, t, name) else {
             return TyRes::Unknown;
         };
         let Some(scope) = scope_of(world, f) else {
             return TyRes::Unknown;
         };
-        let m = self
-            .def_module
-            .get(&t)
-            .copied()
-            .unwrap_or(self.file_mod[f.0 as usize]);
+        let m = self.def_module(t).unwrap_or(self.file_mod[f.0 as usize]);
         let ty = &scope.fields[i as usize].ty;
         match (ty, param) {
             (Ty::Param(p), Some(param)) => param(*p as usize),
