@@ -12,6 +12,11 @@ use crate::resolve::{FileIdx, SymId, World};
 
 pub use foldhash::{HashMap, HashSet};
 
+/// What a table holds under one key: most often one thing (of rust-vendor's
+/// 58k item names in a module, 57k name one item), kept without a heap
+/// allocation of its own.
+pub type Few<T> = smallvec::SmallVec<[T; 1]>;
+
 pub mod lookup;
 
 thread_local! {
@@ -188,8 +193,8 @@ pub struct Index {
     pub file_mod: Vec<u32>,
     pub children: HashMap<(u32, u32), u32>,
     /// (module, name) → items, with "is a macro".
-    pub items: HashMap<(u32, u32), Vec<(SymId, bool)>>,
-    pub uses: HashMap<(u32, u32), Vec<UseRef>>,
+    pub items: HashMap<(u32, u32), Few<(SymId, bool)>>,
+    pub uses: HashMap<(u32, u32), Few<UseRef>>,
     pub globs: HashMap<u32, Vec<UseRef>>,
     /// Library crate name → root module.
     pub crates: HashMap<u32, u32>,
@@ -213,8 +218,8 @@ pub struct Index {
     /// Where each file's defs start in the tables by def (one past the last
     /// file: where they end).
     def_base: Vec<u32>,
-    pub inherent: HashMap<(SymId, u32), Vec<SymId>>,
-    pub trait_impl_methods: HashMap<(SymId, u32), Vec<SymId>>,
+    pub inherent: HashMap<(SymId, u32), Few<SymId>>,
+    pub trait_impl_methods: HashMap<(SymId, u32), Few<SymId>>,
     pub type_traits: HashMap<SymId, Vec<SymId>>,
     pub trait_methods: HashMap<(SymId, u32), SymId>,
     pub supers: HashMap<SymId, Vec<SymId>>,
@@ -1052,7 +1057,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         let (ext_traits, ext_impl_methods, outside_impls) =
             (&mut ext_traits, &mut ext_impl_methods, &mut outside_impls);
         // Same-named methods: those likely compiled in come first.
-        let off_last = |v: &mut Vec<SymId>| v.sort_by_key(|s| off.contains(s));
+        let off_last = |v: &mut [SymId]| v.sort_by_key(|s| off.contains(s));
         rayon::join(
             || {
                 for (&f, types) in rust_files.iter().zip(resolved) {
@@ -1104,7 +1109,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
                     }
                 }
                 if !off.is_empty() {
-                    macros_by_name.values_mut().for_each(off_last);
+                    macros_by_name.values_mut().for_each(|v| off_last(v));
                 }
             },
             || {
@@ -1132,8 +1137,8 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
                     }
                 }
                 if !off.is_empty() {
-                    inherent.values_mut().for_each(off_last);
-                    trait_impl_methods.values_mut().for_each(off_last);
+                    inherent.values_mut().for_each(|v| off_last(v));
+                    trait_impl_methods.values_mut().for_each(|v| off_last(v));
                 }
             },
         );

@@ -613,7 +613,7 @@ impl Index {
     /// under it (`impl<I: Tr> Tr for Box<I>`).
     pub fn assoc(&self, world: &World, t: SymId, name: u32) -> Vec<SymId> {
         if let Some(v) = self.inherent.get(&(t, name)) {
-            return v.clone();
+            return v.to_vec();
         }
         self.assoc_of_traits(world, t, name)
     }
@@ -642,7 +642,7 @@ impl Index {
         }
         let traits = self.assoc_of_traits(world, t, name);
         if traits.is_empty() {
-            v.clone()
+            v.to_vec()
         } else {
             traits
         }
@@ -657,7 +657,7 @@ impl Index {
             }
         }
         if let Some(v) = self.trait_impl_methods.get(&(t, name)) {
-            return v.clone();
+            return v.to_vec();
         }
         if let Some(m) = self.trait_method(t, name, 0) {
             return vec![m];
