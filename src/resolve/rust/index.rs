@@ -253,8 +253,8 @@ pub struct Index {
     /// Each file's fields by owner and name, made on the first look into
     /// that file's (most files' fields are never looked up in an update).
     fields: Vec<OnceLock<FileFields>>,
-    /// fn → (file, index in `Scope::rets`).
-    pub rets: HashMap<SymId, (FileIdx, u32)>,
+    /// fn → index in its file's `Scope::rets`, by def; `NONE` for others.
+    rets: Vec<u32>,
     /// fn → indexes of its entries in its file's `Scope::closures`.
     pub closures: HashMap<SymId, Vec<u32>>,
     /// Defs most likely compiled out (cfg on another OS, a custom flag, a
@@ -271,10 +271,12 @@ pub struct Index {
     /// (file, impl index) → the impl's trait.
     pub impl_trait: HashMap<(FileIdx, u32), SymId>,
     pub methods_by_name: HashMap<u32, Vec<SymId>>,
-    /// Method → (parameters besides `self`, takes `self`).
-    pub sigs: HashMap<SymId, (u8, bool)>,
-    /// Method → the module of its impl or trait (for visibility).
-    pub method_module: HashMap<SymId, u32>,
+    /// Method → (parameters besides `self`, takes `self`), by def (see
+    /// `def_base`).
+    sigs: Vec<Option<(u8, bool)>>,
+    /// Method → the module of its impl or trait (for visibility), by def;
+    /// `NONE` for others.
+    method_module: Vec<u32>,
     /// Inherent methods declared `pub(super)` (`Sig::super_only`).
     pub super_only: HashSet<SymId>,
     pub macros_by_name: HashMap<u32, Vec<SymId>>,
@@ -473,7 +475,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         outside_impls: HashSet::default(),
         outside_trait_types: HashSet::default(),
         fields: Vec::new(),
-        rets: HashMap::default(),
+        rets: Vec::new(),
         closures: HashMap::default(),
         aliases: HashMap::default(),
         off: HashSet::default(),
@@ -481,22 +483,20 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         impl_self: HashMap::default(),
         impl_trait: HashMap::default(),
         methods_by_name: HashMap::default(),
-        sigs: HashMap::default(),
-        method_module: HashMap::default(),
+        sigs: Vec::new(),
+        method_module: Vec::new(),
         super_only: HashSet::default(),
         macros_by_name: HashMap::default(),
         def_named: Vec::new(),
     };
     // The tables' sizes, to allocate each once.
-    let mut n = [0usize; 6];
+    let mut n = [0usize; 4];
     for i in 0..world.files.len() {
         if let Some(s) = scope_of(world, FileIdx(i as u32)) {
             for (k, len) in [
                 s.names.len(),
                 s.items.len(),
                 s.uses.len(),
-                s.sigs.len(),
-                s.rets.len(),
                 s.impls.len(),
             ]
             .into_iter()
@@ -506,7 +506,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
             }
         }
     }
-    let [names, items, uses, sigs, rets, impls] = n;
+    let [names, items, uses, impls] = n;
     let KnownNames {
         table: known_table,
         files: mut known_files,
@@ -528,12 +528,10 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
             Some(*n)
         }))
         .collect();
-    ix.def_module = vec![NONE; *ix.def_base.last().unwrap_or(&0) as usize];
+    let defs = *ix.def_base.last().unwrap_or(&0) as usize;
+    ix.def_module = vec![NONE; defs];
     ix.items.reserve(items);
     ix.uses.reserve(uses);
-    ix.sigs.reserve(sigs);
-    ix.method_module.reserve(sigs);
-    ix.rets.reserve(rets);
     ix.impl_self.reserve(impls);
     ix.kw_crate = ix.intern("crate");
     ix.kw_self = ix.intern("self");
@@ -561,19 +559,21 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
     }
     let rust_files: Vec<FileIdx> = rust_bases.iter().map(|&(f, _)| f).collect();
     let mut unnamed = Unnamed {
-        sigs: std::mem::take(&mut ix.sigs),
+        sigs: vec![None; defs],
         super_only: std::mem::take(&mut ix.super_only),
-        method_module: std::mem::take(&mut ix.method_module),
+        method_module: vec![NONE; defs],
         traits: std::mem::take(&mut ix.traits),
         trait_method_of: Vec::new(),
-        rets: std::mem::take(&mut ix.rets),
+        rets: vec![NONE; defs],
         closures: std::mem::take(&mut ix.closures),
         aliases: std::mem::take(&mut ix.aliases),
     };
     // File → the global name id of each def's name.
     let mut def_names: Vec<Vec<u32>> = Vec::with_capacity(world.files.len());
+    // The interning below borrows the index mutably.
+    let def_base = ix.def_base.clone();
     std::thread::scope(|sc| {
-        let tables = sc.spawn(|| unnamed.fill(world, &rust_bases));
+        let tables = sc.spawn(|| unnamed.fill(world, &rust_bases, &def_base));
         for (i, wf) in world.files.iter().enumerate() {
             let f = FileIdx(i as u32);
             let Some(scope) = scope_of(world, f) else {
@@ -995,7 +995,9 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
     // A trait method's module is its trait's.
     for (m, tr) in trait_method_of {
         if let Some(tm) = ix.def_module(tr) {
-            ix.method_module.insert(m, tm);
+            if let Some(slot) = ix.def_slot(m) {
+                ix.method_module[slot] = tm;
+            }
         }
     }
     // A module's globs likely compiled out are searched after the others
@@ -1237,12 +1239,32 @@ impl FileFields {
 }
 
 impl Index {
-    /// The module item `s` is declared in; `None` when it is not an item.
-    pub fn def_module(&self, s: SymId) -> Option<u32> {
+    /// Where def `s` is in the tables by def (`None`: not a def of a Rust file).
+    fn def_slot(&self, s: SymId) -> Option<usize> {
         let f = s.file.0 as usize;
         let (&start, &end) = (self.def_base.get(f)?, self.def_base.get(f + 1)?);
         let i = start.checked_add(s.def).filter(|&i| i < end)?;
-        Some(self.def_module[i as usize]).filter(|&m| m != NONE)
+        Some(i as usize)
+    }
+
+    /// The module item `s` is declared in; `None` when it is not an item.
+    pub fn def_module(&self, s: SymId) -> Option<u32> {
+        Some(self.def_module[self.def_slot(s)?]).filter(|&m| m != NONE)
+    }
+
+    /// Method `s`'s signature: (parameters besides `self`, takes `self`).
+    pub fn sig(&self, s: SymId) -> Option<(u8, bool)> {
+        self.sigs[self.def_slot(s)?]
+    }
+
+    /// The module of method `s`'s impl or trait (for visibility).
+    pub fn method_module(&self, s: SymId) -> Option<u32> {
+        Some(self.method_module[self.def_slot(s)?]).filter(|&m| m != NONE)
+    }
+
+    /// fn `s`'s declared return type: its file and index in `Scope::rets`.
+    pub fn ret(&self, s: SymId) -> Option<(FileIdx, u32)> {
+        Some((s.file, self.rets[self.def_slot(s)?])).filter(|&(_, i)| i != NONE)
     }
 
     fn file_fields(&self, world: &World, f: FileIdx) -> &FileFields {
@@ -1281,29 +1303,37 @@ impl Index {
 /// types, closures, aliases. Filled on a thread of their own while the
 /// names are interned.
 struct Unnamed {
-    sigs: HashMap<SymId, (u8, bool)>,
+    sigs: Vec<Option<(u8, bool)>>,
     super_only: HashSet<SymId>,
-    method_module: HashMap<SymId, u32>,
+    method_module: Vec<u32>,
     traits: HashSet<SymId>,
     /// (trait method, its trait): the method's module is its trait's,
     /// known once the items are.
     trait_method_of: Vec<(SymId, SymId)>,
-    rets: HashMap<SymId, (FileIdx, u32)>,
+    rets: Vec<u32>,
     closures: HashMap<SymId, Vec<u32>>,
     aliases: HashMap<SymId, (FileIdx, u32)>,
 }
 
 impl Unnamed {
-    /// `files`: each Rust file with the id of its module.
-    fn fill(&mut self, world: &World, files: &[(FileIdx, u32)]) {
+    /// `files`: each Rust file with the id of its module; `def_base`: as
+    /// [`Index::def_base`].
+    fn fill(&mut self, world: &World, files: &[(FileIdx, u32)], def_base: &[u32]) {
         let mut in_impl = HashSet::default();
         for &(f, base) in files {
             let Some(scope) = scope_of(world, f) else {
                 continue;
             };
             let sym = |def: u32| SymId { file: f, def };
+            let (start, end) = (def_base[f.0 as usize], def_base[f.0 as usize + 1]);
+            let slot = |def: u32| {
+                let i = start.checked_add(def).filter(|&i| i < end)?;
+                Some(i as usize)
+            };
             for sig in &scope.sigs {
-                self.sigs.insert(sym(sig.def), (sig.params, sig.has_self));
+                if let Some(i) = slot(sig.def) {
+                    self.sigs[i] = Some((sig.params, sig.has_self));
+                }
                 if sig.super_only {
                     self.super_only.insert(sym(sig.def));
                 }
@@ -1312,7 +1342,9 @@ impl Unnamed {
             for imp in &scope.impls {
                 in_impl.extend(imp.methods.iter().copied());
                 for &md in &imp.methods {
-                    self.method_module.insert(sym(md), base + imp.module);
+                    if let Some(i) = slot(md) {
+                        self.method_module[i] = base + imp.module;
+                    }
                 }
             }
             for (d, def) in world.defs(f).iter().enumerate() {
@@ -1326,7 +1358,9 @@ impl Unnamed {
                 self.trait_method_of.push((sym(d as u32), sym(p)));
             }
             for (i, r) in scope.rets.iter().enumerate() {
-                self.rets.insert(sym(r.def), (f, i as u32));
+                if let Some(slot) = slot(r.def) {
+                    self.rets[slot] = i as u32;
+                }
             }
             for (i, c) in scope.closures.iter().enumerate() {
                 self.closures.entry(sym(c.def)).or_default().push(i as u32);

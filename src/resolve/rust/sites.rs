@@ -828,8 +828,8 @@ impl Cx<'_, '_> {
                     .into_iter()
                     .flatten()
                     .copied()
-                    .filter(|c| match self.ix.sigs.get(c) {
-                        Some(&(params, has_self)) => {
+                    .filter(|c| match self.ix.sig(*c) {
+                        Some((params, has_self)) => {
                             has_self && (args == UNKNOWN_ARGS || params == args)
                         }
                         None => true,
@@ -838,9 +838,8 @@ impl Cx<'_, '_> {
                         self.world.def(*c).exported
                             || self
                                 .ix
-                                .method_module
-                                .get(c)
-                                .is_none_or(|&cm| self.ix.within(m, cm))
+                                .method_module(*c)
+                                .is_none_or(|cm| self.ix.within(m, cm))
                     })
                     // Not from a crate this one cannot use.
                     .filter(|c| self.ix.may_depend(self.file, c.file))
@@ -1046,8 +1045,8 @@ impl Cx<'_, '_> {
         let m = self.fm + site.module;
         let cands: Vec<SymId> = all
             .iter()
-            .filter(|(c, _)| match self.ix.sigs.get(c) {
-                Some(&(params, has_self)) => has_self && (args == UNKNOWN_ARGS || params == args),
+            .filter(|(c, _)| match self.ix.sig(*c) {
+                Some((params, has_self)) => has_self && (args == UNKNOWN_ARGS || params == args),
                 None => true,
             })
             .filter(|&&(_, tr)| {
@@ -1402,8 +1401,8 @@ impl Cx<'_, '_> {
                     return TyRes::Unknown;
                 };
                 // `Type::method(&recv, |x| …)`: the receiver is argument 0.
-                let arg = match self.ix.sigs.get(&d) {
-                    Some(&(_, true)) => match arg.checked_sub(1) {
+                let arg = match self.ix.sig(d) {
+                    Some((_, true)) => match arg.checked_sub(1) {
                         Some(a) => a,
                         None => return TyRes::Unknown,
                     },

@@ -629,7 +629,7 @@ impl Index {
             return self.assoc_of_traits(world, t, name);
         };
         let reachable = |c: &SymId| {
-            let Some(&cm) = self.method_module.get(c) else {
+            let Some(cm) = self.method_module(*c) else {
                 return true;
             };
             if self.super_only.contains(c) {
@@ -973,7 +973,7 @@ impl Index {
     /// in the fns around `d` first (`type Handles = JoinSet<()>;` in the
     /// body of the fn that nests `fn make() -> (Senders, Handles)`).
     pub fn ret_ty_with(&self, world: &World, d: SymId, first: Option<FirstLookup>) -> TyRes {
-        let Some(&(f, i)) = self.rets.get(&d) else {
+        let Some((f, i)) = self.ret(d) else {
             return TyRes::Unknown;
         };
         let Some(scope) = scope_of(world, f) else {
