@@ -537,28 +537,6 @@ pub fn update(
     // anyway). Not for a first index, which reads them as it resolves, nor
     // for files only touched (same content), which need no resolution.
     let mut preload: Option<std::thread::JoinHandle<Option<Preloaded>>> = None;
-    // The layout (which files exist, the manifests) is known from the walk.
-    let mut layout = Layout {
-        files: w.files.iter().map(|f| f.path.clone()).collect(),
-        ..Layout::default()
-    };
-    for (rel, abs) in &w.manifests {
-        if let Ok(text) = std::fs::read_to_string(abs) {
-            layout.manifests.insert(rel.clone(), text);
-        }
-    }
-    let manifests_hash = {
-        let mut h = blake3::Hasher::new();
-        for (p, t) in &layout.manifests {
-            h.update(p.as_bytes());
-            h.update(&[0]);
-            h.update(t.as_bytes());
-            h.update(&[0]);
-        }
-        h.finalize().to_hex().to_string()
-    };
-    let layout_changed = store.meta("manifests_hash")?.as_deref() != Some(manifests_hash.as_str());
-    tracing::debug!(candidates = candidates.len(), elapsed = ?start.elapsed(), "layout");
 
     // Extract and write in chunks: only one chunk's facts are in memory.
     let bar = progress_bar(
@@ -621,6 +599,29 @@ pub fn update(
     {
         preload = start_preload(store);
     }
+    // The layout (which files exist, the manifests) is known from the walk
+    // (after the preload starts: it needs none of it).
+    let mut layout = Layout {
+        files: w.files.iter().map(|f| f.path.clone()).collect(),
+        ..Layout::default()
+    };
+    for (rel, abs) in &w.manifests {
+        if let Ok(text) = std::fs::read_to_string(abs) {
+            layout.manifests.insert(rel.clone(), text);
+        }
+    }
+    let manifests_hash = {
+        let mut h = blake3::Hasher::new();
+        for (p, t) in &layout.manifests {
+            h.update(p.as_bytes());
+            h.update(&[0]);
+            h.update(t.as_bytes());
+            h.update(&[0]);
+        }
+        h.finalize().to_hex().to_string()
+    };
+    let layout_changed = store.meta("manifests_hash")?.as_deref() != Some(manifests_hash.as_str());
+    tracing::debug!(candidates = candidates.len(), elapsed = ?start.elapsed(), "layout");
     std::thread::scope(|scope| -> Result<(), IndexError> {
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         scope.spawn(move || {

@@ -493,14 +493,9 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
     let mut n = [0usize; 4];
     for i in 0..world.files.len() {
         if let Some(s) = scope_of(world, FileIdx(i as u32)) {
-            for (k, len) in [
-                s.names.len(),
-                s.items.len(),
-                s.uses.len(),
-                s.impls.len(),
-            ]
-            .into_iter()
-            .enumerate()
+            for (k, len) in [s.names.len(), s.items.len(), s.uses.len(), s.impls.len()]
+                .into_iter()
+                .enumerate()
             {
                 n[k] += len;
             }
