@@ -513,7 +513,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
     } else {
         known_table
     };
-    ix.def_base = std::iter::once(0)
+    let def_base: Vec<u32> = std::iter::once(0)
         .chain((0..world.files.len()).scan(0u32, |n, i| {
             // Only Rust files' defs are read (others' may be read on demand).
             let f = FileIdx(i as u32);
@@ -523,7 +523,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
             Some(*n)
         }))
         .collect();
-    let defs = *ix.def_base.last().unwrap_or(&0) as usize;
+    let defs = *def_base.last().unwrap_or(&0) as usize;
     ix.def_module = vec![NONE; defs];
     ix.items.reserve(items);
     ix.uses.reserve(uses);
@@ -565,8 +565,6 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
     };
     // File → the global name id of each def's name.
     let mut def_names: Vec<Vec<u32>> = Vec::with_capacity(world.files.len());
-    // The interning below borrows the index mutably.
-    let def_base = ix.def_base.clone();
     std::thread::scope(|sc| {
         let tables = sc.spawn(|| unnamed.fill(world, &rust_bases, &def_base));
         for (i, wf) in world.files.iter().enumerate() {
@@ -697,6 +695,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         (sigs, super_only, method_module, traits);
     (ix.rets, ix.closures, ix.aliases) = (rets, closures, aliases);
 
+    ix.def_base = def_base;
     let interned = start.elapsed();
     ix.use_memo = (0..total_uses).map(|_| OnceLock::new()).collect();
     ix.fields = (0..world.files.len()).map(|_| OnceLock::new()).collect();
@@ -919,7 +918,9 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
                     {
                         continue;
                     }
-                    def_module[(def_base[f.0 as usize] + item.def) as usize] = m;
+                    if let Some(i) = def_slot(def_base, sym) {
+                        def_module[i] = m;
+                    }
                     items
                         .entry((m, name))
                         .or_default()
@@ -1233,13 +1234,18 @@ impl FileFields {
     }
 }
 
+/// Where def `s` is in the tables by def laid out by `def_base` (see
+/// [`Index::def_base`]); `None`: not a def of a Rust file.
+fn def_slot(def_base: &[u32], s: SymId) -> Option<usize> {
+    let f = s.file.0 as usize;
+    let (&start, &end) = (def_base.get(f)?, def_base.get(f + 1)?);
+    let i = start.checked_add(s.def).filter(|&i| i < end)?;
+    Some(i as usize)
+}
+
 impl Index {
-    /// Where def `s` is in the tables by def (`None`: not a def of a Rust file).
     fn def_slot(&self, s: SymId) -> Option<usize> {
-        let f = s.file.0 as usize;
-        let (&start, &end) = (self.def_base.get(f)?, self.def_base.get(f + 1)?);
-        let i = start.checked_add(s.def).filter(|&i| i < end)?;
-        Some(i as usize)
+        def_slot(&self.def_base, s)
     }
 
     /// The module item `s` is declared in; `None` when it is not an item.
@@ -1320,11 +1326,7 @@ impl Unnamed {
                 continue;
             };
             let sym = |def: u32| SymId { file: f, def };
-            let (start, end) = (def_base[f.0 as usize], def_base[f.0 as usize + 1]);
-            let slot = |def: u32| {
-                let i = start.checked_add(def).filter(|&i| i < end)?;
-                Some(i as usize)
-            };
+            let slot = |def: u32| def_slot(def_base, sym(def));
             for sig in &scope.sigs {
                 if let Some(i) = slot(sig.def) {
                     self.sigs[i] = Some((sig.params, sig.has_self));
