@@ -224,6 +224,7 @@ use crate::resolve::{grade, static_source};
 use crate::store::{FileWrite, Incoming, NewEdge, NewUnresolved, OpenNote, Store, StoreError};
 
 mod interface;
+pub mod scope_cache;
 
 /// Where the database lives, relative to the repository root.
 pub const DB_DIR: &str = ".refgraph";
@@ -325,9 +326,14 @@ pub fn open(root: &Path) -> Result<(Store, OpenNote), IndexError> {
     let _lock = writer_lock(root)?;
     let (store, note) = Store::open(&dir.join(DB_FILE))?;
     if !matches!(note, OpenNote::Existing) {
-        // A new database: the last walk's snapshot describes another one.
+        // A new database: the last walk's snapshot describes another one,
+        // and the copy of the facts another one's rows.
         Snapshot::remove(&dir).map_err(|source| IndexError::Io {
             path: dir.join(walk::SNAPSHOT_FILE).display().to_string(),
+            source,
+        })?;
+        scope_cache::remove(&dir).map_err(|source| IndexError::Io {
+            path: dir.join(scope_cache::FILE).display().to_string(),
             source,
         })?;
     }
@@ -565,25 +571,33 @@ pub fn update(
     let candidates_ref = &candidates;
     let start_preload = |store: &Store| {
         let python = !will_read_on_demand;
+        let dir = db_dir.clone();
         store.reader().map(|reader| {
             std::thread::spawn(move || {
                 let reader = reader.ok()?;
-                let blobs = if python {
-                    reader.scopes()
-                } else {
-                    reader.scopes_except(Lang::Python)
-                };
-                let kept = reader.rust_names();
-                let (files, rust_names) = preload_workers().install(|| {
-                    rayon::join(
-                        || decode_world_files(preload_workers(), blobs?),
-                        || kept.map(decode_kept_names),
-                    )
+                let cache = scope_cache::ScopeCache::read(&dir);
+                let blobs = world_blobs(&reader, cache.as_ref(), python);
+                // The world's blobs decode on the pool while this thread
+                // reads the Rust names kept (then decoded on the pool too).
+                let decoded = std::sync::OnceLock::new();
+                let rust_names = preload_workers().in_place_scope(|s| {
+                    s.spawn(|_| {
+                        let files = blobs.and_then(|blobs| {
+                            let files = decode_world_files(preload_workers(), &blobs.borrowed())?;
+                            Ok((files, blobs.stale))
+                        });
+                        let _ = decoded.set(files);
+                    });
+                    let kept = reader.rust_names();
+                    preload_workers().install(|| kept.map(decode_kept_names))
                 });
+                let files: Result<_, StoreError> = decoded.into_inner()?;
+                let (files, stale_cache) = files.ok()?;
                 Some(Preloaded {
-                    files: files.ok()?,
+                    files,
                     python,
                     rust_names: rust_names.ok()?,
+                    stale_cache,
                 })
             })
         })
@@ -673,6 +687,7 @@ pub fn update(
                 Before {
                     rows: &known,
                     first_index,
+                    dir: &db_dir,
                 },
                 &layout,
                 &touched,
@@ -831,9 +846,11 @@ pub fn update(
             Snapshot::take(&root, &walk_cfg, taken_ns, &w, &skipped, indexed).map(|s| s.encode())
         })
     };
+    let mut stale_cache = false;
     if !pending.is_empty() {
         // Files re-extracted now are read again: the preload may predate them.
         let preloaded = preload.and_then(|h| h.join().ok().flatten()).map(|mut p| {
+            stale_cache = p.stale_cache;
             for id in &candidate_ids {
                 p.files.remove(id);
                 if let Some(kept) = &mut p.rust_names {
@@ -874,6 +891,13 @@ pub fn update(
         })?;
     }
     report.files = rows.len();
+    if stale_cache {
+        let t = Instant::now();
+        if let Err(e) = rewrite_scope_cache(store, &db_dir) {
+            tracing::debug!(error = %e, "the copy of the facts was not written again");
+        }
+        tracing::debug!(elapsed = ?t.elapsed(), "wrote the copy of the facts again");
+    }
     let written = match snapshot
         .join()
         .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
@@ -902,6 +926,8 @@ struct Before<'s, 'r> {
     rows: &'s Stored<'r>,
     /// It held no file.
     first_index: bool,
+    /// Its folder, where the copy of the facts ([`scope_cache`]) is kept.
+    dir: &'s Path,
 }
 
 /// What an update wrote into an existing file row.
@@ -1079,11 +1105,12 @@ fn write_changed(
                 )
             })
             .collect();
-        store.transaction(|tx| {
+        let ids = store.transaction(|tx| {
+            let mut ids = Vec::with_capacity(batch.len());
             for ((c, (module, keys, defs, scope, refs, attrs)), remap) in
                 batch.iter().zip(&encoded).zip(&remaps)
             {
-                tx.put_file(&FileWrite {
+                ids.push(tx.put_file(&FileWrite {
                     path: &c.walked.path,
                     lang: c.walked.lang,
                     hash: &c.hash,
@@ -1102,10 +1129,31 @@ fn write_changed(
                         Some(map) => Incoming::Remap(map),
                         None => Incoming::Drop,
                     },
-                })?;
+                })?);
             }
-            tx.mark_pending(&affected.iter().copied().collect::<Vec<_>>())
+            tx.mark_pending(&affected.iter().copied().collect::<Vec<_>>())?;
+            Ok(ids)
         })?;
+        // The copy beside the database follows it (a copy that could not
+        // be written is only slower: its records no longer match the rows).
+        let records: Vec<scope_cache::Record> = batch
+            .iter()
+            .zip(&encoded)
+            .zip(&ids)
+            .map(|((c, (_, _, defs, scope, ..)), &id)| scope_cache::Record {
+                key: scope_cache::Key {
+                    id,
+                    path: &c.walked.path,
+                    lang: c.walked.lang,
+                    hash: &c.hash,
+                },
+                defs,
+                scope,
+            })
+            .collect();
+        if let Err(e) = scope_cache::append(before.dir, &records) {
+            tracing::debug!(error = %e, "the copy of the facts was not appended to");
+        }
         // Files that had a row (a remap): new ones are read back instead.
         for ((c, (module, ..)), _) in batch
             .iter()
@@ -1299,6 +1347,10 @@ struct Preloaded {
     python: bool,
     /// The Rust global names kept by the last update.
     rust_names: Option<KeptNames>,
+    /// The copy of the facts beside the database ([`scope_cache`]) lacked
+    /// too many of them, or is mostly superseded records: written again
+    /// once the update is done.
+    stale_cache: bool,
 }
 
 /// An update resolving at most this share of the files (1/n) reads the
@@ -1476,7 +1528,7 @@ fn placeholder_facts(row: &crate::store::FileRow) -> resolve::Facts {
 /// Decode files' definition and scope blobs, on all cores.
 fn decode_world_files(
     pool: &rayon::ThreadPool,
-    blobs: Vec<crate::store::ScopeBlobs>,
+    blobs: &[(i64, &[u8], &[u8])],
 ) -> Result<WorldFiles, StoreError> {
     pool.install(|| {
         blobs
@@ -1505,7 +1557,124 @@ fn read_world_files<'r>(
             Ok((r.id, d, s))
         })
         .collect::<Result<_, StoreError>>()?;
-    decode_world_files(workers(), blobs)
+    decode_world_files(workers(), &borrowed(&blobs))
+}
+
+fn borrowed(blobs: &[crate::store::ScopeBlobs]) -> Vec<(i64, &[u8], &[u8])> {
+    blobs
+        .iter()
+        .map(|(id, d, s)| (*id, &d[..], &s[..]))
+        .collect()
+}
+
+/// The world's blobs as the preload reads them: from the copy beside the
+/// database where it has a file's as its row is now, else from the
+/// database.
+struct WorldBlobs<'c> {
+    kept: Vec<(i64, &'c [u8], &'c [u8])>,
+    read: Vec<crate::store::ScopeBlobs>,
+    /// The copy is worth writing again ([`scope_cache::ScopeCache::stale`]).
+    stale: bool,
+}
+
+impl WorldBlobs<'_> {
+    fn borrowed(&self) -> Vec<(i64, &[u8], &[u8])> {
+        let mut out = self.kept.clone();
+        out.extend(borrowed(&self.read));
+        out
+    }
+}
+
+/// Every file's definitions and scope blobs (`python: false`: those of the
+/// files that are not Python), in one snapshot of the database: from
+/// `cache` for each row it has a record of (same id, path, language and
+/// content hash), the others from the database (one query when they are
+/// many, else one by one).
+fn world_blobs<'c>(
+    reader: &Store,
+    cache: Option<&'c scope_cache::ScopeCache>,
+    python: bool,
+) -> Result<WorldBlobs<'c>, StoreError> {
+    reader.begin_read()?;
+    let read = (|| {
+        let mut rows = reader.file_keys()?;
+        let ids: HashSet<i64> = rows.iter().map(|(id, ..)| *id).collect();
+        rows.retain(|(_, _, lang, _)| python || *lang != Lang::Python);
+        // (Each record's checksum is checked as it is found: on all cores.)
+        let found: Vec<Option<(&[u8], &[u8])>> = preload_workers().install(|| {
+            rows.par_iter()
+                .map(|(id, path, lang, hash)| {
+                    let key = scope_cache::Key {
+                        id: *id,
+                        path,
+                        lang: *lang,
+                        hash,
+                    };
+                    cache.and_then(|c| c.get(key))
+                })
+                .collect()
+        });
+        let mut kept = Vec::with_capacity(rows.len());
+        let mut missing = Vec::new();
+        for ((id, ..), found) in rows.iter().zip(found) {
+            match found {
+                Some((d, s)) => kept.push((*id, d, s)),
+                None => missing.push(*id),
+            }
+        }
+        let read: Vec<crate::store::ScopeBlobs> =
+            if scope_cache::too_many_missing(rows.len(), missing.len()) {
+                let missing: HashSet<i64> = missing.iter().copied().collect();
+                let all = if python {
+                    reader.scopes()?
+                } else {
+                    reader.scopes_except(Lang::Python)?
+                };
+                all.into_iter()
+                    .filter(|(id, ..)| missing.contains(id))
+                    .collect()
+            } else {
+                let mut out = Vec::with_capacity(missing.len());
+                for id in &missing {
+                    if let Some((d, s)) = reader.facts_blobs_if_any(*id)? {
+                        out.push((*id, d, s));
+                    }
+                }
+                out
+            };
+        let stale = match cache {
+            Some(c) => c.stale(|id| ids.contains(&id), rows.len(), missing.len()),
+            None => !rows.is_empty(),
+        };
+        tracing::debug!(kept = kept.len(), read = read.len(), stale, "world blobs");
+        Ok(WorldBlobs { kept, read, stale })
+    })();
+    let end = reader.end_read();
+    let blobs = read?;
+    end?;
+    Ok(blobs)
+}
+
+/// Writes the copy of every file's definitions and scope beside the
+/// database again, from the database.
+fn rewrite_scope_cache(store: &Store, dir: &Path) -> Result<(), IndexError> {
+    let mut image = scope_cache::Image::default();
+    store.each_keyed_scope(|id, path, lang, hash, defs, scope| {
+        image.push(&scope_cache::Record {
+            key: scope_cache::Key {
+                id,
+                path,
+                lang,
+                hash,
+            },
+            defs,
+            scope,
+        });
+    })?;
+    image.write(dir).map_err(|source| IndexError::Io {
+        path: dir.join(scope_cache::FILE).display().to_string(),
+        source,
+    })
 }
 
 /// The facts resolution reads up front: every row's definitions and scope,
@@ -1525,20 +1694,16 @@ fn load_world_files(
         ..
     }) = preloaded
     else {
-        return decode_world_files(
-            workers(),
-            if python {
-                store.scopes()?
-            } else {
-                store.scopes_except(Lang::Python)?
-            },
-        );
+        let blobs = if python {
+            store.scopes()?
+        } else {
+            store.scopes_except(Lang::Python)?
+        };
+        return decode_world_files(workers(), &borrowed(&blobs));
     };
     if python && !had_python {
-        have.extend(decode_world_files(
-            workers(),
-            store.scopes_of(Lang::Python)?,
-        )?);
+        let blobs = store.scopes_of(Lang::Python)?;
+        have.extend(decode_world_files(workers(), &borrowed(&blobs))?);
     }
     let missing = read_world_files(
         store,

@@ -694,6 +694,77 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
+    /// Every file's id, path, language and content hash: what a kept copy
+    /// of its facts is checked against (`index::scope_cache`).
+    pub fn file_keys(&self) -> Result<Vec<(i64, String, Lang, String)>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT id, path, lang, hash FROM files")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, String>(3)?,
+                ))
+            })
+            .map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, path, lang, hash) = row.map_err(|e| self.err(e))?;
+            let lang = Lang::parse(&lang).ok_or_else(|| {
+                StoreError::Blob(id, format!("unknown language {lang:?} in its file row"))
+            })?;
+            out.push((id, path, lang, hash));
+        }
+        Ok(out)
+    }
+
+    /// Every file's key (as [`Store::file_keys`]) with its definitions and
+    /// scope blobs, passed to `each` one by one.
+    pub fn each_keyed_scope(
+        &self,
+        mut each: impl FnMut(i64, &str, Lang, &str, &[u8], &[u8]),
+    ) -> Result<()> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT files.id, files.path, files.lang, files.hash, facts.defs, facts.scope
+                 FROM files JOIN facts ON facts.file_id = files.id",
+            )
+            .map_err(|e| self.err(e))?;
+        let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
+        while let Some(r) = rows.next().map_err(|e| self.err(e))? {
+            let id: i64 = r.get(0).map_err(|e| self.err(e))?;
+            let path: String = r.get(1).map_err(|e| self.err(e))?;
+            let lang: String = r.get(2).map_err(|e| self.err(e))?;
+            let hash: String = r.get(3).map_err(|e| self.err(e))?;
+            let Some(lang) = Lang::parse(&lang) else {
+                continue;
+            };
+            // Borrowed from the row: not copied out of the database's map.
+            let blob = |i| {
+                r.get_ref(i)
+                    .and_then(|v| v.as_blob().map_err(rusqlite::Error::from))
+                    .map_err(|e| self.err(e))
+            };
+            each(id, &path, lang, &hash, blob(4)?, blob(5)?);
+        }
+        Ok(())
+    }
+
+    /// A file's encoded definitions and scope, `None` without a facts row.
+    pub fn facts_blobs_if_any(&self, file_id: i64) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
+        self.conn
+            .prepare_cached("SELECT defs, scope FROM facts WHERE file_id = ?1")
+            .map_err(|e| self.err(e))?
+            .query_row([file_id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
     /// A file's encoded definitions and scope.
     pub fn facts_blobs(&self, file_id: i64) -> Result<(Vec<u8>, Vec<u8>)> {
         self.conn

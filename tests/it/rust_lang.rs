@@ -274,3 +274,119 @@ fn real_crate() {
         std::fs::write(dump, &out).unwrap();
     }
 }
+
+/// The copy of every file's definitions and scope kept beside the database
+/// (`.refgraph/scopes.bin`) stands for a file only as its row is now: a
+/// record of an earlier version of the file is not used (the file's facts
+/// come from the database), and a damaged or foreign copy is replaced. The
+/// graph is always the one a fresh index of the same tree gives.
+#[test]
+fn the_copy_of_the_facts_stands_only_for_the_rows_it_was_written_for() {
+    use refgraph::index::{self, IndexConfig};
+
+    let dir = crate::cli::copy_fixture("rust");
+    let root = dir.path();
+    // Every file written an hour ago: an update takes only the files
+    // written since for changed (files written within the file system's
+    // timestamp granularity of the last update are all read again, and
+    // their facts with them).
+    let age = |rel: &str| {
+        let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        std::fs::File::options()
+            .write(true)
+            .open(root.join(rel))
+            .unwrap()
+            .set_modified(hour_ago)
+            .unwrap();
+    };
+    let write = |rel: &str, text: &str| {
+        crate::cli::write(root, rel, text);
+        age(rel);
+    };
+    for entry in walkdir(root) {
+        age(&entry);
+    }
+    let update = || {
+        let (mut store, _) = index::open(root).expect("open");
+        index::update(root, &mut store, &IndexConfig::default()).expect("update")
+    };
+    let copy = root.join(".refgraph/scopes.bin");
+    let fresh_graph = || {
+        let fresh = tempfile::tempdir().unwrap();
+        crate::cli::copy_dir(root, fresh.path());
+        let _ = std::fs::remove_dir_all(fresh.path().join(".refgraph"));
+        crate::cli::graph_lines(fresh.path())
+    };
+    let stripe = std::fs::read_to_string(root.join("src/payments/stripe.rs")).unwrap();
+    let checkout = std::fs::read_to_string(root.join("src/services/checkout.rs")).unwrap();
+
+    update();
+    let first = std::fs::read(&copy).expect("a first index writes the copy");
+    assert!(first.starts_with(b"RGSCOPE1"), "{:?}", &first[..8]);
+
+    // A new fn in stripe.rs: its record is appended...
+    write(
+        "src/payments/stripe.rs",
+        &format!("{stripe}\npub fn settle_stripe_batch() -> u64 {{ 1 }}\n"),
+    );
+    assert_eq!(update().extracted, 1);
+    assert!(std::fs::read(&copy).unwrap().len() > first.len());
+    // ...and lost (as if the append had failed): the copy's last record
+    // of stripe.rs is its first version, which does not define the fn.
+    std::fs::write(&copy, &first).unwrap();
+    // checkout.rs now calls the fn: resolving it reads stripe.rs as the
+    // database has it, not as the copy does.
+    write(
+        "src/services/checkout.rs",
+        &format!(
+            "{checkout}\npub fn settle() -> u64 {{ crate::payments::stripe::settle_stripe_batch() }}\n"
+        ),
+    );
+    assert_eq!(update().extracted, 1);
+    let graph = crate::cli::graph_lines(root);
+    assert!(
+        graph
+            .iter()
+            .any(|l| l.contains("settle -> ") && l.contains("settle_stripe_batch")),
+        "{graph:#?}"
+    );
+    assert_eq!(graph, fresh_graph());
+
+    // A damaged copy: not read, written again whole by the next update.
+    std::fs::write(&copy, b"RGSCOPE1 damaged").unwrap();
+    write("src/services/checkout.rs", &checkout);
+    update();
+    assert_eq!(crate::cli::graph_lines(root), fresh_graph());
+    let rewritten = std::fs::read(&copy).unwrap();
+    assert!(
+        rewritten.starts_with(b"RGSCOPE1") && rewritten.len() > first.len() / 2,
+        "{} bytes",
+        rewritten.len()
+    );
+
+    // No copy at all: the facts come from the database, the copy is
+    // written again.
+    std::fs::remove_file(&copy).unwrap();
+    write("src/payments/stripe.rs", &stripe);
+    update();
+    assert_eq!(crate::cli::graph_lines(root), fresh_graph());
+    assert!(copy.exists());
+}
+
+/// The files under `root` (relative, `/`-separated).
+fn walkdir(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut todo = vec![root.to_path_buf()];
+    while let Some(dir) = todo.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                todo.push(path);
+            } else {
+                let rel = path.strip_prefix(root).unwrap();
+                out.push(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    out
+}
