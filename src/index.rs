@@ -1597,18 +1597,18 @@ fn world_blobs<'c>(
 ) -> Result<WorldBlobs<'c>, StoreError> {
     reader.begin_read()?;
     let read = (|| {
-        let mut rows = reader.file_keys()?;
-        let ids: HashSet<i64> = rows.iter().map(|(id, ..)| *id).collect();
-        rows.retain(|(_, _, lang, _)| python || *lang != Lang::Python);
+        let mut rows = reader.files()?;
+        let ids: HashSet<i64> = rows.iter().map(|r| r.id).collect();
+        rows.retain(|r| python || r.lang != Lang::Python);
         // (Each record's checksum is checked as it is found: on all cores.)
         let found: Vec<Option<(&[u8], &[u8])>> = preload_workers().install(|| {
             rows.par_iter()
-                .map(|(id, path, lang, hash)| {
+                .map(|r| {
                     let key = scope_cache::Key {
-                        id: *id,
-                        path,
-                        lang: *lang,
-                        hash,
+                        id: r.id,
+                        path: &r.path,
+                        lang: r.lang,
+                        hash: &r.hash,
                     };
                     cache.and_then(|c| c.get(key))
                 })
@@ -1616,12 +1616,16 @@ fn world_blobs<'c>(
         });
         let mut kept = Vec::with_capacity(rows.len());
         let mut missing = Vec::new();
-        for ((id, ..), found) in rows.iter().zip(found) {
+        for (r, found) in rows.iter().zip(found) {
             match found {
-                Some((d, s)) => kept.push((*id, d, s)),
-                None => missing.push(*id),
+                Some((d, s)) => kept.push((r.id, d, s)),
+                None => missing.push(r.id),
             }
         }
+        let stale = match cache {
+            Some(c) => c.stale(|id| ids.contains(&id), rows.len(), missing.len()),
+            None => !rows.is_empty(),
+        };
         let read: Vec<crate::store::ScopeBlobs> =
             if scope_cache::too_many_missing(rows.len(), missing.len()) {
                 let missing: HashSet<i64> = missing.iter().copied().collect();
@@ -1635,17 +1639,12 @@ fn world_blobs<'c>(
                     .collect()
             } else {
                 let mut out = Vec::with_capacity(missing.len());
-                for id in &missing {
-                    if let Some((d, s)) = reader.facts_blobs_if_any(*id)? {
-                        out.push((*id, d, s));
-                    }
+                for id in missing {
+                    let (d, s) = reader.facts_blobs(id)?;
+                    out.push((id, d, s));
                 }
                 out
             };
-        let stale = match cache {
-            Some(c) => c.stale(|id| ids.contains(&id), rows.len(), missing.len()),
-            None => !rows.is_empty(),
-        };
         tracing::debug!(kept = kept.len(), read = read.len(), stale, "world blobs");
         Ok(WorldBlobs { kept, read, stale })
     })();

@@ -694,36 +694,8 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
-    /// Every file's id, path, language and content hash: what a kept copy
-    /// of its facts is checked against (`index::scope_cache`).
-    pub fn file_keys(&self) -> Result<Vec<(i64, String, Lang, String)>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT id, path, lang, hash FROM files")
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, String>(3)?,
-                ))
-            })
-            .map_err(|e| self.err(e))?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (id, path, lang, hash) = row.map_err(|e| self.err(e))?;
-            let lang = Lang::parse(&lang).ok_or_else(|| {
-                StoreError::Blob(id, format!("unknown language {lang:?} in its file row"))
-            })?;
-            out.push((id, path, lang, hash));
-        }
-        Ok(out)
-    }
-
-    /// Every file's key (as [`Store::file_keys`]) with its definitions and
-    /// scope blobs, passed to `each` one by one.
+    /// Every file's id, path, language and content hash with its
+    /// definitions and scope blobs, passed to `each` one by one.
     pub fn each_keyed_scope(
         &self,
         mut each: impl FnMut(i64, &str, Lang, &str, &[u8], &[u8]),
@@ -753,16 +725,6 @@ impl Store {
             each(id, &path, lang, &hash, blob(4)?, blob(5)?);
         }
         Ok(())
-    }
-
-    /// A file's encoded definitions and scope, `None` without a facts row.
-    pub fn facts_blobs_if_any(&self, file_id: i64) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
-        self.conn
-            .prepare_cached("SELECT defs, scope FROM facts WHERE file_id = ?1")
-            .map_err(|e| self.err(e))?
-            .query_row([file_id], |r| Ok((r.get(0)?, r.get(1)?)))
-            .optional()
-            .map_err(|e| self.err(e))
     }
 
     /// A file's encoded definitions and scope.

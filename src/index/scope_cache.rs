@@ -4,7 +4,8 @@
 //! An update of a few files in a large Rust or TypeScript tree reads every
 //! other file's definitions and scope (the resolvers' world): row by row out
 //! of SQLite that was some 30 ms of a 10-file update of rust-vendor (3,150
-//! rows, 11 MB, on overflow pages), one `read` of this file about 3 ms.
+//! rows, 11 MB, on overflow pages); this file, mapped into memory, gives
+//! them all in 1–3 ms.
 //!
 //! The file is only ever a copy of what the database holds. Each record
 //! names the row it was written for (file id, path, language and content
@@ -230,9 +231,10 @@ pub struct ScopeCache {
 
 impl ScopeCache {
     /// The file in `dir`, or `None` when there is none, it cannot be read
-    /// or another schema or build wrote it. Reading stops at the first
-    /// damaged record (a write cut short): the records after it are lost,
-    /// not misread.
+    /// or another schema or build wrote it. Reading stops at a record cut
+    /// short (a write that did not finish): the records after it are lost,
+    /// not misread. Checksums are checked by [`ScopeCache::get`], for the
+    /// records used.
     pub fn read(dir: &Path) -> Option<ScopeCache> {
         let buf = Bytes::read(&path(dir)).ok()?;
         let head = header();

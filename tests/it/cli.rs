@@ -33,6 +33,34 @@ pub fn write(root: &Path, rel: &str, text: &str) {
     std::fs::write(p, text).unwrap();
 }
 
+/// Move every file's and folder's mtime an hour back, as if the tree had
+/// been edited long before the walk (a change within the file system's
+/// timestamp granularity of a walk is never trusted, so a test that edits
+/// and re-checks within a second would only ever see full walks).
+pub fn age(root: &Path) {
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let e = e.unwrap();
+            if e.file_name() == ".refgraph" {
+                continue;
+            }
+            let ft = e.file_type().unwrap();
+            if ft.is_dir() {
+                stack.push(e.path());
+            } else if ft.is_file() {
+                let f = std::fs::File::options().write(true).open(e.path()).unwrap();
+                f.set_modified(past).unwrap();
+            }
+        }
+        std::fs::File::open(&dir)
+            .unwrap()
+            .set_modified(past)
+            .unwrap();
+    }
+}
+
 /// Copy a fixture into a fresh temp dir.
 pub fn copy_fixture(name: &str) -> tempfile::TempDir {
     let src = Path::new(env!("CARGO_MANIFEST_DIR"))

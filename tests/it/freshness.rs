@@ -3,43 +3,14 @@
 //! every kind of change still reaches the index.
 
 use std::path::Path;
-use std::time::{Duration, SystemTime};
 
 use refgraph::index::{self, IndexConfig, IndexReport};
 
-use crate::cli::{graph_lines, write};
+use crate::cli::{age, graph_lines, write};
 
 fn update(root: &Path, cfg: &IndexConfig) -> IndexReport {
     let (mut store, _) = index::open(root).expect("open");
     index::update(root, &mut store, cfg).expect("update")
-}
-
-/// Move every file's and folder's mtime an hour back, as if the tree had
-/// been edited long before the walk (a change within the file system's
-/// timestamp granularity of a walk is never trusted, so a test that edits
-/// and re-checks within a second would only ever see full walks).
-fn age(root: &Path) {
-    let past = SystemTime::now() - Duration::from_secs(3600);
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(&dir).unwrap() {
-            let e = e.unwrap();
-            if e.file_name() == ".refgraph" {
-                continue;
-            }
-            let ft = e.file_type().unwrap();
-            if ft.is_dir() {
-                stack.push(e.path());
-            } else if ft.is_file() {
-                let f = std::fs::File::options().write(true).open(e.path()).unwrap();
-                f.set_modified(past).unwrap();
-            }
-        }
-        std::fs::File::open(&dir)
-            .unwrap()
-            .set_modified(past)
-            .unwrap();
-    }
 }
 
 /// `shop/pay.py` with a second function.

@@ -206,12 +206,7 @@ fn kept_rust_names_give_the_graph_of_a_fresh_index() {
     assert_eq!(r.extracted, 2, "{r:?}");
     assert_eq!((count("rust_names"), count("rust_gnames")), (2, rust_files));
     let graph = crate::cli::graph_lines(root);
-    assert!(
-        graph
-            .iter()
-            .any(|l| l.contains("settle -> ") && l.contains("settle_stripe_batch")),
-        "{graph:#?}"
-    );
+    assert_settles(&graph);
     assert_eq!(graph, fresh_graph());
 
     // Ids that do not fit a file's facts (none for its names), and then a
@@ -247,6 +242,16 @@ fn kept_rust_names_give_the_graph_of_a_fresh_index() {
     assert!(count("rust_names") < MAX_RUST_NAME_CHUNKS as i64);
     assert_eq!(most, MAX_RUST_NAME_CHUNKS as i64);
     assert_eq!(crate::cli::graph_lines(root), fresh_graph());
+}
+
+/// `settle` in checkout.rs calls stripe.rs's `settle_stripe_batch`.
+fn assert_settles(graph: &std::collections::BTreeSet<String>) {
+    assert!(
+        graph
+            .iter()
+            .any(|l| l.contains("settle -> ") && l.contains("settle_stripe_batch")),
+        "{graph:#?}"
+    );
 }
 
 /// Manual check on a real crate: `REFGRAPH_RUST_DIR=… cargo test --test it
@@ -286,11 +291,13 @@ fn the_copy_of_the_facts_stands_only_for_the_rows_it_was_written_for() {
 
     let dir = crate::cli::copy_fixture("rust");
     let root = dir.path();
-    // Every file written an hour ago: an update takes only the files
-    // written since for changed (files written within the file system's
-    // timestamp granularity of the last update are all read again, and
-    // their facts with them).
-    let age = |rel: &str| {
+    // Every file written an hour ago, and each edited file too (its size
+    // changed): an update takes only the edited file for changed. (Files
+    // written within the file system's timestamp granularity of the last
+    // update are all read again, and their facts with them, so the copy
+    // would not be read for them.)
+    let write = |rel: &str, text: &str| {
+        crate::cli::write(root, rel, text);
         let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
         std::fs::File::options()
             .write(true)
@@ -299,13 +306,7 @@ fn the_copy_of_the_facts_stands_only_for_the_rows_it_was_written_for() {
             .set_modified(hour_ago)
             .unwrap();
     };
-    let write = |rel: &str, text: &str| {
-        crate::cli::write(root, rel, text);
-        age(rel);
-    };
-    for entry in walkdir(root) {
-        age(&entry);
-    }
+    crate::cli::age(root);
     let update = || {
         let (mut store, _) = index::open(root).expect("open");
         index::update(root, &mut store, &IndexConfig::default()).expect("update")
@@ -314,7 +315,6 @@ fn the_copy_of_the_facts_stands_only_for_the_rows_it_was_written_for() {
     let fresh_graph = || {
         let fresh = tempfile::tempdir().unwrap();
         crate::cli::copy_dir(root, fresh.path());
-        let _ = std::fs::remove_dir_all(fresh.path().join(".refgraph"));
         crate::cli::graph_lines(fresh.path())
     };
     let stripe = std::fs::read_to_string(root.join("src/payments/stripe.rs")).unwrap();
@@ -344,12 +344,7 @@ fn the_copy_of_the_facts_stands_only_for_the_rows_it_was_written_for() {
     );
     assert_eq!(update().extracted, 1);
     let graph = crate::cli::graph_lines(root);
-    assert!(
-        graph
-            .iter()
-            .any(|l| l.contains("settle -> ") && l.contains("settle_stripe_batch")),
-        "{graph:#?}"
-    );
+    assert_settles(&graph);
     assert_eq!(graph, fresh_graph());
 
     // A damaged copy: not read, written again whole by the next update.
@@ -371,22 +366,4 @@ fn the_copy_of_the_facts_stands_only_for_the_rows_it_was_written_for() {
     update();
     assert_eq!(crate::cli::graph_lines(root), fresh_graph());
     assert!(copy.exists());
-}
-
-/// The files under `root` (relative, `/`-separated).
-fn walkdir(root: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut todo = vec![root.to_path_buf()];
-    while let Some(dir) = todo.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                todo.push(path);
-            } else {
-                let rel = path.strip_prefix(root).unwrap();
-                out.push(rel.to_string_lossy().replace('\\', "/"));
-            }
-        }
-    }
-    out
 }
