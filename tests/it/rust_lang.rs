@@ -158,24 +158,17 @@ fn fixture_graph() {
 /// the graph is the one a fresh index of the same tree gives.
 #[test]
 fn kept_rust_names_give_the_graph_of_a_fresh_index() {
-    use refgraph::index::{self, IndexConfig, MAX_RUST_NAME_CHUNKS};
+    use refgraph::index::MAX_RUST_NAME_CHUNKS;
 
     let dir = crate::cli::copy_fixture("rust");
     let root = dir.path();
-    let update = || {
-        let (mut store, _) = index::open(root).expect("open");
-        index::update(root, &mut store, &IndexConfig::default()).expect("update")
-    };
+    let update = || update(root);
     let db = || rusqlite::Connection::open(root.join(".refgraph/graph.db")).unwrap();
     let count = |table: &str| -> i64 {
         db().query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0))
             .unwrap()
     };
-    let fresh_graph = || {
-        let fresh = tempfile::tempdir().unwrap();
-        crate::cli::copy_dir(root, fresh.path());
-        crate::cli::graph_lines(fresh.path())
-    };
+    let fresh_graph = || fresh_graph(root);
     let stripe = std::fs::read_to_string(root.join("src/payments/stripe.rs")).unwrap();
     let checkout = std::fs::read_to_string(root.join("src/services/checkout.rs")).unwrap();
 
@@ -244,6 +237,20 @@ fn kept_rust_names_give_the_graph_of_a_fresh_index() {
     assert_eq!(crate::cli::graph_lines(root), fresh_graph());
 }
 
+/// An update of the tree at `root` (an index, the first time).
+fn update(root: &Path) -> refgraph::index::IndexReport {
+    use refgraph::index::{self, IndexConfig};
+    let (mut store, _) = index::open(root).expect("open");
+    index::update(root, &mut store, &IndexConfig::default()).expect("update")
+}
+
+/// The graph a fresh index of the files at `root` gives.
+fn fresh_graph(root: &Path) -> std::collections::BTreeSet<String> {
+    let fresh = tempfile::tempdir().unwrap();
+    crate::cli::copy_dir(root, fresh.path());
+    crate::cli::graph_lines(fresh.path())
+}
+
 /// `settle` in checkout.rs calls stripe.rs's `settle_stripe_batch`.
 fn assert_settles(graph: &std::collections::BTreeSet<String>) {
     assert!(
@@ -287,8 +294,6 @@ fn real_crate() {
 /// graph is always the one a fresh index of the same tree gives.
 #[test]
 fn the_copy_of_the_facts_stands_only_for_the_rows_it_was_written_for() {
-    use refgraph::index::{self, IndexConfig};
-
     let dir = crate::cli::copy_fixture("rust");
     let root = dir.path();
     // Every file written an hour ago, and each edited file too (its size
@@ -307,16 +312,9 @@ fn the_copy_of_the_facts_stands_only_for_the_rows_it_was_written_for() {
             .unwrap();
     };
     crate::cli::age(root);
-    let update = || {
-        let (mut store, _) = index::open(root).expect("open");
-        index::update(root, &mut store, &IndexConfig::default()).expect("update")
-    };
+    let update = || update(root);
     let copy = root.join(".refgraph/scopes.bin");
-    let fresh_graph = || {
-        let fresh = tempfile::tempdir().unwrap();
-        crate::cli::copy_dir(root, fresh.path());
-        crate::cli::graph_lines(fresh.path())
-    };
+    let fresh_graph = || fresh_graph(root);
     let stripe = std::fs::read_to_string(root.join("src/payments/stripe.rs")).unwrap();
     let checkout = std::fs::read_to_string(root.join("src/services/checkout.rs")).unwrap();
 
