@@ -578,7 +578,7 @@ pub fn update(
                 let cache = scope_cache::ScopeCache::read(&dir);
                 let blobs = world_blobs(&reader, cache.as_ref(), python);
                 // The world's blobs decode on the pool while this thread
-                // reads the Rust names kept (then decoded on the pool too).
+                // reads and decodes the Rust names kept.
                 let decoded = std::sync::OnceLock::new();
                 let rust_names = preload_workers().in_place_scope(|s| {
                     s.spawn(|_| {
@@ -588,8 +588,7 @@ pub fn update(
                         });
                         let _ = decoded.set(files);
                     });
-                    let kept = reader.rust_names();
-                    preload_workers().install(|| kept.map(decode_kept_names))
+                    read_kept_names(&reader)
                 });
                 let files: Result<_, StoreError> = decoded.into_inner()?;
                 let (files, stale_cache) = files.ok()?;
@@ -1517,11 +1516,11 @@ fn placeholder_facts(row: &crate::store::FileRow) -> resolve::Facts {
             end_line: 1,
             exported: true,
         }],
-        scope: match row.lang.family() {
+        scope: Box::new(match row.lang.family() {
             crate::extract::Family::Python => LangScope::Python(Default::default()),
             crate::extract::Family::Script => LangScope::Script(Default::default()),
             crate::extract::Family::Rust => LangScope::Rust(Default::default()),
-        },
+        }),
     }
 }
 
@@ -1779,7 +1778,7 @@ fn resolve_pending(
     let (known, chunks) = match (any_rust, kept_names) {
         (false, _) => (None, 0),
         (true, Some(kept)) => known_rust_names(kept, rows),
-        (true, None) => known_rust_names(decode_kept_names(store.rust_names()?), rows),
+        (true, None) => known_rust_names(read_kept_names(store)?, rows),
     };
     tracing::debug!(elapsed = ?t.elapsed(), chunks, "read the Rust names kept");
     let prepared_owned = resolve::prepare_with(world, known);
@@ -1981,37 +1980,45 @@ struct KeptNames {
     files: HashMap<i64, resolve::rust::FileNames>,
 }
 
-/// Decode the kept Rust names as the store gives them; `None` when none
-/// are kept, they do not decode, or they are due to be rebuilt.
-fn decode_kept_names((chunks, files): crate::store::RustNameBlobs) -> Option<KeptNames> {
-    if chunks.is_empty() || chunks.len() >= MAX_RUST_NAME_CHUNKS {
-        return None;
-    }
-    let mut text = crate::extract::names::Names::default();
-    for chunk in &chunks {
-        match postcard::from_bytes::<crate::extract::names::Names>(chunk) {
-            Ok(names) if text.is_empty() => text = names,
-            Ok(names) => text.append(&names),
-            Err(e) => {
-                tracing::debug!(error = %e, "the Rust names kept do not decode: interned again");
-                return None;
+/// Read and decode the kept Rust names; `None` when none are kept, they
+/// do not decode, or they are due to be rebuilt.
+fn read_kept_names(store: &Store) -> Result<Option<KeptNames>, StoreError> {
+    let mut text: Option<crate::extract::names::Names> = Some(Default::default());
+    let mut chunks = 0;
+    let mut files = HashMap::default();
+    store.read_rust_names(
+        |chunk| {
+            chunks += 1;
+            let Some(t) = text.as_mut().filter(|_| chunks < MAX_RUST_NAME_CHUNKS) else {
+                text = None;
+                return false;
+            };
+            match postcard::from_bytes::<crate::extract::names::Names>(chunk) {
+                Ok(names) if t.is_empty() => *t = names,
+                Ok(names) => t.append(&names),
+                Err(e) => {
+                    tracing::debug!(error = %e, "the Rust names kept do not decode: interned again");
+                    text = None;
+                    return false;
+                }
             }
-        }
-    }
-    let (table, files) = rayon::join(
-        || resolve::rust::NameTable::from_names(text),
-        || {
-            files
-                .par_iter()
-                .filter_map(|(id, blob)| Some((*id, postcard::from_bytes(blob).ok()?)))
-                .collect()
+            true
         },
-    );
-    Some(KeptNames {
-        table,
-        chunks: chunks.len(),
+        |id, blob| {
+            // One that does not decode is interned again.
+            if let Ok(names) = postcard::from_bytes(blob) {
+                files.insert(id, names);
+            }
+        },
+    )?;
+    let Some(text) = text.filter(|_| chunks > 0) else {
+        return Ok(None);
+    };
+    Ok(Some(KeptNames {
+        table: resolve::rust::NameTable::from_names(text),
+        chunks,
         files,
-    })
+    }))
 }
 
 /// The kept names for the world of `rows` (by row index, its file order),

@@ -51,10 +51,6 @@ pub struct Store {
 /// A file id with its encoded definitions and scope.
 pub type ScopeBlobs = (i64, Vec<u8>, Vec<u8>);
 
-/// The Rust global name table's encoded chunks, in order, and each Rust
-/// file's encoded name ids, by file id.
-pub type RustNameBlobs = (Vec<Vec<u8>>, Vec<(i64, Vec<u8>)>);
-
 /// A row of the `files` table (the facts are in `facts`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FileRow {
@@ -736,29 +732,45 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
-    /// The Rust global name table's chunks, in order (see `rust_names` in
-    /// the schema), and each Rust file's encoded name ids.
-    pub fn rust_names(&self) -> Result<RustNameBlobs> {
-        // One snapshot for both.
+    /// The Rust global name table's chunks (see `rust_names` in the
+    /// schema), each lent to `chunk` in order as the database holds it (not
+    /// copied); then, unless `chunk` said stop (`false`), each Rust file's
+    /// encoded name ids to `file`. One snapshot for both.
+    pub fn read_rust_names(
+        &self,
+        mut chunk: impl FnMut(&[u8]) -> bool,
+        mut file: impl FnMut(i64, &[u8]),
+    ) -> Result<()> {
         let tx = self.conn.unchecked_transaction().map_err(|e| self.err(e))?;
-        let chunks = column(
-            &self.conn,
-            &self.path,
-            "SELECT names FROM rust_names ORDER BY chunk",
-            [],
-        )?;
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT file_id, ids FROM rust_gnames")
-            .map_err(|e| self.err(e))?;
-        let files = stmt
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .map_err(|e| self.err(e))?
-            .collect::<rusqlite::Result<_>>()
-            .map_err(|e| self.err(e))?;
-        drop(stmt);
-        tx.finish().map_err(|e| self.err(e))?;
-        Ok((chunks, files))
+        let go_on = self
+            .each_blob_row("SELECT 0, names FROM rust_names ORDER BY chunk", |_, b| {
+                chunk(b)
+            })?;
+        if go_on {
+            self.each_blob_row("SELECT file_id, ids FROM rust_gnames", |id, b| {
+                file(id, b);
+                true
+            })?;
+        }
+        tx.finish().map_err(|e| self.err(e))
+    }
+
+    /// Each row of `query` (an integer, a blob), the blob borrowed from the
+    /// row, until `each` returns `false`; whether it never did.
+    fn each_blob_row(&self, query: &str, mut each: impl FnMut(i64, &[u8]) -> bool) -> Result<bool> {
+        let mut stmt = self.conn.prepare_cached(query).map_err(|e| self.err(e))?;
+        let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
+        while let Some(r) = rows.next().map_err(|e| self.err(e))? {
+            let id: i64 = r.get(0).map_err(|e| self.err(e))?;
+            let blob = r
+                .get_ref(1)
+                .and_then(|v| v.as_blob().map_err(rusqlite::Error::from))
+                .map_err(|e| self.err(e))?;
+            if !each(id, blob) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// The ids of the nodes named `name`, in id order.

@@ -528,6 +528,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
     ix.items.reserve(items);
     ix.uses.reserve(uses);
     ix.impl_self.reserve(impls);
+    ix.impl_trait.reserve(impls);
     ix.kw_crate = ix.intern("crate");
     ix.kw_self = ix.intern("self");
     ix.kw_super = ix.intern("super");
@@ -1111,6 +1112,21 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
                 }
             },
             || {
+                // At most one entry a method: each table allocated once.
+                let typed = rust_files.iter().zip(resolved).flat_map(|(&f, types)| {
+                    let impls = scope_of(world, f).map_or(&[][..], |s| &s.impls[..]);
+                    impls.iter().zip(&types.impls)
+                });
+                let (mut own, mut of_traits) = (0, 0);
+                for (imp, _) in typed.filter(|(_, res)| res.self_ty.is_some()) {
+                    if imp.tr.is_empty() {
+                        own += imp.methods.len();
+                    } else {
+                        of_traits += imp.methods.len();
+                    }
+                }
+                inherent.reserve(own);
+                trait_impl_methods.reserve(of_traits);
                 for (&f, types) in rust_files.iter().zip(resolved) {
                     let Some(scope) = scope_of(world, f) else {
                         continue;
