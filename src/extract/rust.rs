@@ -165,6 +165,12 @@ pub struct Item {
     pub is_macro: bool,
 }
 
+/// A path's segments (or a few defs), as names: most hold four or fewer,
+/// kept inline. An update decodes every file's scope, with some 220k of
+/// them on rust-vendor, each otherwise an allocation of its own. Encoded
+/// as a `Vec` is.
+pub type Segs = smallvec::SmallVec<[u32; 4]>;
+
 /// One leaf of a `use` tree (or an `extern crate`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Use {
@@ -172,7 +178,7 @@ pub struct Use {
     /// The function whose body holds the `use` (0: module level).
     pub scope_fn: u32,
     /// Path segments, as names; `crate`, `self`, `super` included.
-    pub segs: Vec<u32>,
+    pub segs: Segs,
     /// Start of each segment.
     pub pos: Vec<Pos>,
     /// `as alias` (`_` included); `NONE` when the binding is the last segment.
@@ -208,13 +214,13 @@ pub struct Impl {
     pub scope_fn: u32,
     pub ty: Ty,
     /// The trait path, empty for an inherent impl.
-    pub tr: Vec<u32>,
+    pub tr: Segs,
     /// Defs of the methods (and associated fns) in the block.
-    pub methods: Vec<u32>,
+    pub methods: Segs,
     /// `impl<T: Bound> Trait for T`: the trait's methods apply to many types.
     pub blanket: bool,
     /// The first bound of a blanket impl's type parameter (empty: none).
-    pub bound: Vec<u32>,
+    pub bound: Segs,
     /// The trait's first type argument (`From<&'static str>`: `str`;
     /// `Unknown` when there is none). A primitive keeps its name here
     /// (`Ty::Path(["str"])`), and `Ty::Param(0)` is a type parameter of
@@ -232,12 +238,12 @@ pub enum Ty {
     /// A path to resolve in the scope where it was written. Generic
     /// parameters are already replaced by their first trait bound, `Self`
     /// by the impl's type path.
-    Path(Vec<u32>),
+    Path(Segs),
     /// `P<A, B>` with its first two type arguments: when `P` is not an
     /// in-repo type, `Box`/`Rc`/`Arc` are `A`, `Option`/`Result`/`RefCell`/
     /// `Mutex` wrap `A` (reached by `unwrap`, `?`, `borrow`, `lock`),
     /// `Vec`/`HashSet`/… hold `A` and `HashMap`/`BTreeMap` map `A` to `B`.
-    Generic(Vec<u32>, Vec<Ty>),
+    Generic(Segs, Vec<Ty>),
     /// `[T]`, `[T; N]`.
     Slice(Box<Ty>),
     /// A struct field typed by the struct's own unbounded type parameter

@@ -6,8 +6,8 @@ use crate::extract::syntax::Syntax;
 
 use super::{
     Alias, ArgTy, BoundSet, CallArg, CfgFeature, CfgMacro, ClosureSig, Field, Impl, InlineMod,
-    Item, MacroBlock, ModPath, Recv, Refs, Ret, Role, Scope, Sig, Site, SiteKind, Super, Ty, Use,
-    GLOBAL_PATH, NONE, SELF_RECV, UNKNOWN_ARGS,
+    Item, MacroBlock, ModPath, Recv, Refs, Ret, Role, Scope, Segs, Sig, Site, SiteKind, Super, Ty,
+    Use, GLOBAL_PATH, NONE, SELF_RECV, UNKNOWN_ARGS,
 };
 use crate::extract::Def;
 use crate::graph::{NodeKind, Pos};
@@ -155,7 +155,7 @@ struct V<'s> {
     /// Local variables of the function being walked → receiver id.
     locals: Vec<HashMap<u32, u32>>,
     /// Generic parameters in scope with their first trait bound.
-    generics: Vec<(u32, Option<Vec<u32>>)>,
+    generics: Vec<(u32, Option<Segs>)>,
     /// Generic parameters in scope bounded by a closure trait (`F:
     /// Fn(&mut Table)`), with its parameter types.
     closure_bounds: Vec<(u32, Vec<Ty>)>,
@@ -172,7 +172,7 @@ struct V<'s> {
     /// in order (`NONE` for a lifetime or const): see [`Ty::Param`].
     adt_params: Vec<u32>,
     /// The path `Self` stands for.
-    self_path: Option<Vec<u32>>,
+    self_path: Option<Segs>,
     /// `Self` is a trait's type parameter (not a reference to the trait).
     self_is_trait: bool,
     /// The associated types of the impl being walked (`type Error = E;`):
@@ -346,7 +346,7 @@ impl<'s> V<'s> {
     fn vec_macro_recv(&mut self) -> u32 {
         self.made_recv(
             |v| &mut v.vec_macro_recv,
-            |v| Recv::Ty(Ty::Generic(vec![v.name("Vec")], Vec::new())),
+            |v| Recv::Ty(Ty::Generic(smallvec::smallvec![v.name("Vec")], Vec::new())),
         )
     }
 
@@ -375,7 +375,7 @@ impl<'s> V<'s> {
         }
     }
 
-    fn generic(&self, name: u32) -> Option<&Option<Vec<u32>>> {
+    fn generic(&self, name: u32) -> Option<&Option<Segs>> {
         self.generics
             .iter()
             .rev()
@@ -673,7 +673,7 @@ impl<'s> V<'s> {
                 match self.value_path(n, Role::Value) {
                     // `Status::Paid`, `Unit`: a value of the type (resolve
                     // tells an enum variant from a const by its case).
-                    Some(names) => self.recv(Recv::Ty(Ty::Path(names))),
+                    Some(names) => self.recv(Recv::Ty(Ty::Path(names.into()))),
                     None => 0,
                 }
             }

@@ -16,7 +16,7 @@ impl<'s> V<'s> {
         // A unit struct as a value (`Utc.timestamp_opt(…)`): a value of
         // the type, as `Unit` written with a path is.
         if super::super::type_like(self.text(n)) {
-            return self.recv(Recv::Ty(Ty::Path(vec![name])));
+            return self.recv(Recv::Ty(Ty::Path(smallvec::smallvec![name])));
         }
         0
     }

@@ -257,12 +257,12 @@ impl<'s> V<'s> {
             let Some(Some(first)) = self.generic(name).cloned() else {
                 continue;
             };
-            bounds.retain(|b| *b != first);
+            bounds.retain(|b| b[..] != first[..]);
             bounds.dedup();
             if bounds.is_empty() {
                 continue;
             }
-            bounds.insert(0, first);
+            bounds.insert(0, first.into_vec());
             self.refs.bound_sets.push(BoundSet { owner: def, bounds });
         }
     }
@@ -460,7 +460,7 @@ impl<'s> V<'s> {
                     self.scope.supers.push(Super {
                         def,
                         module: self.module,
-                        path,
+                        path: path.into_vec(),
                     });
                 }
             }
@@ -471,7 +471,7 @@ impl<'s> V<'s> {
         if let Some(body) = n.field("body") {
             let saved_assoc = self.assoc.replace(Assoc::Trait(def, tname.clone()));
             let self_name = self.name(&tname);
-            let saved_self = self.self_path.replace(vec![self_name]);
+            let saved_self = self.self_path.replace(smallvec::smallvec![self_name]);
             let saved_is_trait = std::mem::replace(&mut self.self_is_trait, true);
             let saved_assoc_tys = std::mem::take(&mut self.assoc_tys);
             self.children(body);
@@ -543,10 +543,10 @@ impl<'s> V<'s> {
         };
         let (ty, bound) = match (blanket, ty) {
             (true, Ty::Path(b)) => (Ty::Unknown, b),
-            (true, _) => (Ty::Unknown, Vec::new()),
-            (false, ty) => (ty, Vec::new()),
+            (true, _) => (Ty::Unknown, Segs::new()),
+            (false, ty) => (ty, Segs::new()),
         };
-        let mut tr = Vec::new();
+        let mut tr = Segs::new();
         let mut tr_arg = Ty::Unknown;
         if let Some(t) = n.field("trait") {
             let (base, args) = match t.kind_name() {
@@ -594,7 +594,7 @@ impl<'s> V<'s> {
             scope_fn: self.cur_fn,
             ty,
             tr,
-            methods: Vec::new(),
+            methods: Segs::new(),
             blanket,
             bound,
             tr_arg,

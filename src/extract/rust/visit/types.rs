@@ -46,7 +46,7 @@ impl<'s> V<'s> {
     /// type's methods: the first that is not a common std trait. The bounds
     /// of a fn's generic parameter `param` that are not common std traits
     /// are noted for [`BoundSet`].
-    pub(super) fn bounds(&mut self, b: Node, param: Option<u32>) -> Option<Vec<u32>> {
+    pub(super) fn bounds(&mut self, b: Node, param: Option<u32>) -> Option<Segs> {
         let mut first = None;
         let mut uncommon = Vec::new();
         let mut cursor = b.walk();
@@ -70,7 +70,7 @@ impl<'s> V<'s> {
         }
         let best = uncommon.first().cloned().or(first);
         if let (Some(name), Some(noted)) = (param, self.fn_bounds.as_mut()) {
-            noted.push((name, uncommon));
+            noted.push((name, uncommon.into_iter().map(Segs::into_vec).collect()));
         }
         best
     }
@@ -97,7 +97,7 @@ impl<'s> V<'s> {
             };
             if let Some(name) = param {
                 let std_bound =
-                    |s: &Self, b: &Option<Vec<u32>>| b.as_ref().is_none_or(|p| s.is_std_trait(p));
+                    |s: &Self, b: &Option<Segs>| b.as_ref().is_none_or(|p| s.is_std_trait(p));
                 let better = !std_bound(self, &bound);
                 if let Some(i) = self.generics.iter().rposition(|g| g.0 == name) {
                     if self.generics[i].1.is_none()
@@ -247,7 +247,8 @@ impl<'s> V<'s> {
         while matches!(k.kind_name(), "reference_type" | "pointer_type") {
             k = k.field("type")?;
         }
-        (k.kind_name() == "primitive_type").then(|| Ty::Path(vec![self.node_name(k)]))
+        (k.kind_name() == "primitive_type")
+            .then(|| Ty::Path(smallvec::smallvec![self.node_name(k)]))
     }
 
     /// A type argument, a parameter of a function type, an array length…
@@ -298,7 +299,7 @@ impl<'s> V<'s> {
             && matches!(self.generic(segs[0].0), Some(Some(b)) if self.is_std_trait(b));
         match self.subst(segs) {
             Some((segs, hidden)) => {
-                let names: Vec<u32> = segs.iter().map(|s| s.0).collect();
+                let names: Segs = segs.iter().map(|s| s.0).collect();
                 // `T::Assoc` of a generic `T`: an associated type, unknown.
                 let ty = if let Some(t) = own {
                     t
