@@ -1993,7 +1993,7 @@ fn read_kept_names(store: &Store) -> Result<Option<KeptNames>, StoreError> {
                 text = None;
                 return false;
             };
-            match postcard::from_bytes::<crate::extract::names::Names>(chunk) {
+            match crate::extract::names::Names::from_encoded(chunk) {
                 Ok(names) if t.is_empty() => *t = names,
                 Ok(names) => t.append(&names),
                 Err(e) => {

@@ -733,31 +733,40 @@ impl Store {
     }
 
     /// The Rust global name table's chunks (see `rust_names` in the
-    /// schema), each lent to `chunk` in order as the database holds it (not
-    /// copied); then, unless `chunk` said stop (`false`), each Rust file's
-    /// encoded name ids to `file`. One snapshot for both.
+    /// schema), each read straight into a buffer of its own (not through
+    /// SQLite's copy of it) and given to `chunk` in order; then, unless
+    /// `chunk` said stop (`false`), each Rust file's encoded name ids, lent
+    /// to `file` as the database holds them. One snapshot for both.
     pub fn read_rust_names(
         &self,
-        mut chunk: impl FnMut(&[u8]) -> bool,
+        mut chunk: impl FnMut(Vec<u8>) -> bool,
         mut file: impl FnMut(i64, &[u8]),
     ) -> Result<()> {
         let tx = self.conn.unchecked_transaction().map_err(|e| self.err(e))?;
-        let go_on = self
-            .each_blob_row("SELECT 0, names FROM rust_names ORDER BY chunk", |_, b| {
-                chunk(b)
-            })?;
-        if go_on {
-            self.each_blob_row("SELECT file_id, ids FROM rust_gnames", |id, b| {
-                file(id, b);
-                true
-            })?;
+        let chunks: Vec<i64> = column(
+            &self.conn,
+            &self.path,
+            "SELECT chunk FROM rust_names ORDER BY chunk",
+            [],
+        )?;
+        for c in chunks {
+            let blob = self
+                .conn
+                .blob_open("main", "rust_names", "names", c, true)
+                .map_err(|e| self.err(e))?;
+            let mut bytes = vec![0; blob.len()];
+            blob.read_at_exact(&mut bytes, 0).map_err(|e| self.err(e))?;
+            if !chunk(bytes) {
+                return tx.finish().map_err(|e| self.err(e));
+            }
         }
+        self.each_blob_row("SELECT file_id, ids FROM rust_gnames", &mut file)?;
         tx.finish().map_err(|e| self.err(e))
     }
 
     /// Each row of `query` (an integer, a blob), the blob borrowed from the
-    /// row, until `each` returns `false`; whether it never did.
-    fn each_blob_row(&self, query: &str, mut each: impl FnMut(i64, &[u8]) -> bool) -> Result<bool> {
+    /// row.
+    fn each_blob_row(&self, query: &str, mut each: impl FnMut(i64, &[u8])) -> Result<()> {
         let mut stmt = self.conn.prepare_cached(query).map_err(|e| self.err(e))?;
         let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
         while let Some(r) = rows.next().map_err(|e| self.err(e))? {
@@ -766,11 +775,9 @@ impl Store {
                 .get_ref(1)
                 .and_then(|v| v.as_blob().map_err(rusqlite::Error::from))
                 .map_err(|e| self.err(e))?;
-            if !each(id, blob) {
-                return Ok(false);
-            }
+            each(id, blob);
         }
-        Ok(true)
+        Ok(())
     }
 
     /// The ids of the nodes named `name`, in id order.

@@ -41,6 +41,25 @@ impl TryFrom<RawNames> for Names {
 }
 
 impl Names {
+    /// A table from its encoding (as `postcard` writes it: the text's
+    /// length and bytes, then the ends), its text taken out of `bytes` in
+    /// place rather than copied: a Rust update reads a kept table of
+    /// megabytes.
+    pub fn from_encoded(mut bytes: Vec<u8>) -> Result<Names, String> {
+        let (len, rest) = postcard::take_from_bytes::<u64>(&bytes).map_err(|e| e.to_string())?;
+        let start = bytes.len() - rest.len();
+        let end = usize::try_from(len)
+            .ok()
+            .and_then(|len| start.checked_add(len))
+            .filter(|&end| end <= bytes.len())
+            .ok_or_else(|| format!("name table: text of {len} bytes in {}", bytes.len()))?;
+        let ends: Vec<u32> = postcard::from_bytes(&bytes[end..]).map_err(|e| e.to_string())?;
+        bytes.copy_within(start..end, 0);
+        bytes.truncate(end - start);
+        let text = String::from_utf8(bytes).map_err(|e| e.to_string())?;
+        Names::try_from(RawNames { text, ends })
+    }
+
     pub fn len(&self) -> usize {
         self.ends.len()
     }
@@ -123,6 +142,40 @@ mod tests {
             joined.iter().collect::<Vec<_>>(),
             ["a", "bc", "", "crate", "héllo", "x"]
         );
+    }
+
+    /// Read in place, a table is what `postcard` reads, and what it
+    /// rejects is rejected.
+    #[test]
+    fn an_encoded_table_reads_in_place_as_postcard_reads_it() {
+        // Lengths and ends past one varint byte, text past ASCII.
+        let long = "é".repeat(100);
+        let many: Vec<String> = (0..300).map(|i| format!("n{i}")).collect();
+        for names in [
+            Names::default(),
+            ["", "crate", "héllo", "x"].into_iter().collect(),
+            [long.as_str(), "y"].into_iter().collect(),
+            many.iter().map(String::as_str).collect(),
+        ] {
+            let bytes = postcard::to_allocvec(&names).unwrap();
+            assert_eq!(Names::from_encoded(bytes.clone()).unwrap(), names);
+            assert_eq!(postcard::from_bytes::<Names>(&bytes).unwrap(), names);
+        }
+        let bytes = postcard::to_allocvec(&["ab", "c"].into_iter().collect::<Names>()).unwrap();
+        for bad in [
+            vec![],
+            vec![0xff],
+            bytes[..bytes.len() - 1].to_vec(),
+            bytes[..2].to_vec(),
+            postcard::to_allocvec(&(String::from("hé"), vec![2u32])).unwrap(),
+            postcard::to_allocvec(&(vec![0xffu8, 0xfe], vec![2u32])).unwrap(),
+        ] {
+            assert!(
+                Names::from_encoded(bad.clone()).is_err(),
+                "{bad:?} accepted"
+            );
+            assert!(postcard::from_bytes::<Names>(&bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]
