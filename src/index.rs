@@ -892,10 +892,10 @@ pub fn update(
     report.files = rows.len();
     if stale_cache {
         let t = Instant::now();
-        if let Err(e) = rewrite_scope_cache(store, &db_dir) {
-            tracing::debug!(error = %e, "the copy of the facts was not written again");
+        match rewrite_scope_cache(store, &db_dir) {
+            Ok(()) => tracing::debug!(elapsed = ?t.elapsed(), "wrote the copy of the facts again"),
+            Err(e) => tracing::debug!(error = %e, "the copy of the facts was not written again"),
         }
-        tracing::debug!(elapsed = ?t.elapsed(), "wrote the copy of the facts again");
     }
     let written = match snapshot
         .join()
@@ -1139,15 +1139,8 @@ fn write_changed(
             .iter()
             .zip(&encoded)
             .zip(&ids)
-            .map(|((c, (_, _, defs, scope, ..)), &id)| scope_cache::Record {
-                key: scope_cache::Key {
-                    id,
-                    path: &c.walked.path,
-                    lang: c.walked.lang,
-                    hash: &c.hash,
-                },
-                defs,
-                scope,
+            .map(|((c, (_, _, defs, scope, ..)), &id)| {
+                scope_cache::Record::new(id, &c.walked.path, c.walked.lang, &c.hash, defs, scope)
             })
             .collect();
         if let Err(e) = scope_cache::append(before.dir, &records) {
@@ -1658,16 +1651,7 @@ fn world_blobs<'c>(
 fn rewrite_scope_cache(store: &Store, dir: &Path) -> Result<(), IndexError> {
     let mut image = scope_cache::Image::default();
     store.each_keyed_scope(|id, path, lang, hash, defs, scope| {
-        image.push(&scope_cache::Record {
-            key: scope_cache::Key {
-                id,
-                path,
-                lang,
-                hash,
-            },
-            defs,
-            scope,
-        });
+        image.push(&scope_cache::Record::new(id, path, lang, hash, defs, scope));
     })?;
     image.write(dir).map_err(|source| IndexError::Io {
         path: dir.join(scope_cache::FILE).display().to_string(),
@@ -1983,26 +1967,29 @@ struct KeptNames {
 /// Read and decode the kept Rust names; `None` when none are kept, they
 /// do not decode, or they are due to be rebuilt.
 fn read_kept_names(store: &Store) -> Result<Option<KeptNames>, StoreError> {
-    let mut text: Option<crate::extract::names::Names> = Some(Default::default());
-    let mut chunks = 0;
+    let mut text = crate::extract::names::Names::default();
+    let (mut chunks, mut usable) = (0, true);
     let mut files = HashMap::default();
     store.read_rust_names(
         |chunk| {
             chunks += 1;
-            let Some(t) = text.as_mut().filter(|_| chunks < MAX_RUST_NAME_CHUNKS) else {
-                text = None;
-                return false;
-            };
-            match crate::extract::names::Names::from_encoded(chunk) {
-                Ok(names) if t.is_empty() => *t = names,
-                Ok(names) => t.append(&names),
-                Err(e) => {
-                    tracing::debug!(error = %e, "the Rust names kept do not decode: interned again");
-                    text = None;
-                    return false;
-                }
-            }
-            true
+            // Past the limit the table is rebuilt: nothing more to read.
+            usable = chunks < MAX_RUST_NAME_CHUNKS
+                && match crate::extract::names::Names::from_encoded(chunk) {
+                    Ok(names) if text.is_empty() => {
+                        text = names;
+                        true
+                    }
+                    Ok(names) => {
+                        text.append(&names);
+                        true
+                    }
+                    Err(e) => {
+                        tracing::debug!(error = %e, "the Rust names kept do not decode: interned again");
+                        false
+                    }
+                };
+            usable
         },
         |id, blob| {
             // One that does not decode is interned again.
@@ -2011,9 +1998,9 @@ fn read_kept_names(store: &Store) -> Result<Option<KeptNames>, StoreError> {
             }
         },
     )?;
-    let Some(text) = text.filter(|_| chunks > 0) else {
+    if !usable || chunks == 0 {
         return Ok(None);
-    };
+    }
     Ok(Some(KeptNames {
         table: resolve::rust::NameTable::from_names(text),
         chunks,

@@ -713,11 +713,7 @@ impl Store {
                 continue;
             };
             // Borrowed from the row: not copied out of the database's map.
-            let blob = |i| {
-                r.get_ref(i)
-                    .and_then(|v| v.as_blob().map_err(rusqlite::Error::from))
-                    .map_err(|e| self.err(e))
-            };
+            let blob = |i| blob_ref(r, i).map_err(|e| self.err(e));
             each(id, &path, lang, &hash, blob(4)?, blob(5)?);
         }
         Ok(())
@@ -771,11 +767,7 @@ impl Store {
         let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
         while let Some(r) = rows.next().map_err(|e| self.err(e))? {
             let id: i64 = r.get(0).map_err(|e| self.err(e))?;
-            let blob = r
-                .get_ref(1)
-                .and_then(|v| v.as_blob().map_err(rusqlite::Error::from))
-                .map_err(|e| self.err(e))?;
-            each(id, blob);
+            each(id, blob_ref(r, 1).map_err(|e| self.err(e))?);
         }
         Ok(())
     }
@@ -1074,6 +1066,11 @@ const INSERT_NODE: &str =
 const REF_NAMES_OF: &str = "SELECT name FROM ref_names WHERE file_id = ?1";
 
 /// The first column of every row `query` selects.
+/// Column `i` of row `r`, a blob, as the row holds it (not copied).
+fn blob_ref<'r>(r: &'r rusqlite::Row, i: usize) -> rusqlite::Result<&'r [u8]> {
+    r.get_ref(i)?.as_blob().map_err(rusqlite::Error::from)
+}
+
 fn column<T: rusqlite::types::FromSql>(
     conn: &Connection,
     path: &str,

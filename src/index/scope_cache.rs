@@ -45,6 +45,29 @@ pub struct Record<'a> {
     pub scope: &'a [u8],
 }
 
+impl<'a> Record<'a> {
+    /// The blobs of row `id` (at `path`, in `lang`, of content `hash`).
+    pub fn new(
+        id: i64,
+        path: &'a str,
+        lang: Lang,
+        hash: &'a str,
+        defs: &'a [u8],
+        scope: &'a [u8],
+    ) -> Self {
+        Record {
+            key: Key {
+                id,
+                path,
+                lang,
+                hash,
+            },
+            defs,
+            scope,
+        }
+    }
+}
+
 /// The schema and the build that wrote the file: records are the
 /// extractor's output, which changes with either.
 fn tag() -> String {
@@ -132,16 +155,9 @@ fn decode(body: &[u8]) -> Option<Record<'_>> {
     let hash = std::str::from_utf8(f.bytes()?).ok()?;
     let defs = f.bytes()?;
     let scope = f.bytes()?;
-    f.bytes.is_empty().then_some(Record {
-        key: Key {
-            id,
-            path,
-            lang,
-            hash,
-        },
-        defs,
-        scope,
-    })
+    f.bytes
+        .is_empty()
+        .then_some(Record::new(id, path, lang, hash, defs, scope))
 }
 
 /// The file's bytes: mapped into memory where that is possible (the
