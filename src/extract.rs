@@ -106,6 +106,81 @@ pub struct Def {
     pub exported: bool,
 }
 
+/// What resolution reads of any definition in the world: its kind, its
+/// parent and whether it is exported, without its names. A file's heads
+/// are read from its stored definitions without decoding them
+/// ([`DefHead::read_all`]); the definitions themselves are decoded only
+/// for the files resolved and the targets rendered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DefHead {
+    pub kind: NodeKind,
+    pub exported: bool,
+    pub parent: Option<u32>,
+}
+
+impl From<&Def> for DefHead {
+    fn from(d: &Def) -> DefHead {
+        DefHead {
+            kind: d.kind,
+            exported: d.exported,
+            parent: d.parent,
+        }
+    }
+}
+
+/// A [`Def`] as encoded, its text borrowed from the encoding: the fields
+/// must stay those of `Def`, in its order and types (`String` encodes as
+/// `&str` does), so that it reads exactly what `Def` reads.
+#[derive(Deserialize)]
+struct DefWire<'a> {
+    #[serde(borrow)]
+    _name: &'a str,
+    #[serde(borrow)]
+    _local: &'a str,
+    kind: NodeKind,
+    parent: Option<u32>,
+    _pos: Pos,
+    _start_line: u32,
+    _end_line: u32,
+    exported: bool,
+}
+
+impl DefHead {
+    /// The heads of the definitions a `Vec<Def>` was encoded to with
+    /// postcard, read without allocating their names; fails where decoding
+    /// the `Vec<Def>` fails.
+    pub fn read_all(encoded: &[u8]) -> Result<Vec<DefHead>, postcard::Error> {
+        struct Heads(Vec<DefHead>);
+        impl<'de> Deserialize<'de> for Heads {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Heads, D::Error> {
+                struct Visit;
+                impl<'de> serde::de::Visitor<'de> for Visit {
+                    type Value = Heads;
+                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                        f.write_str("a sequence of definitions")
+                    }
+                    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                        self,
+                        mut seq: A,
+                    ) -> Result<Heads, A::Error> {
+                        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+                        while let Some(w) = seq.next_element::<DefWire>()? {
+                            out.push(DefHead {
+                                kind: w.kind,
+                                exported: w.exported,
+                                parent: w.parent,
+                            });
+                        }
+                        Ok(Heads(out))
+                    }
+                }
+                d.deserialize_seq(Visit)
+            }
+        }
+        postcard::from_bytes::<Heads>(encoded).map(|h| h.0)
+    }
+}
+
 /// Something the extractor could not read; the rest of the file still counts.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Diagnostic {

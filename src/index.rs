@@ -576,15 +576,16 @@ pub fn update(
             std::thread::spawn(move || {
                 let reader = reader.ok()?;
                 let cache = scope_cache::ScopeCache::read(&dir);
-                let blobs = world_blobs(&reader, cache.as_ref(), python);
+                let blobs = world_blobs(&reader, cache, python);
                 // The world's blobs decode on the pool while this thread
                 // reads and decodes the Rust names kept.
                 let decoded = std::sync::OnceLock::new();
                 let rust_names = preload_workers().in_place_scope(|s| {
                     s.spawn(|_| {
                         let files = blobs.and_then(|blobs| {
-                            let files = decode_world_files(preload_workers(), &blobs.borrowed())?;
-                            Ok((files, blobs.stale))
+                            let stale = blobs.stale;
+                            let files = decode_world_files(preload_workers(), blobs)?;
+                            Ok((files, stale))
                         });
                         let _ = decoded.set(files);
                     });
@@ -1464,7 +1465,7 @@ impl resolve::FactSource for StoreFacts<'_> {
         let read = || -> Result<resolve::Facts, StoreError> {
             let (defs, scope) = self.read(|s| s.facts_blobs(row.id))?;
             Ok(resolve::Facts {
-                defs: decode(row.id, &defs)?,
+                defs: decode_defs(row.id, resolve::Encoded::Owned(defs))?,
                 scope: decode(row.id, &scope)?,
             })
         };
@@ -1499,7 +1500,7 @@ fn placeholder_facts(row: &crate::store::FileRow) -> resolve::Facts {
     let stem = row.path.rsplit('/').next().unwrap_or(&row.path);
     let stem = stem.split('.').next().unwrap_or(stem);
     resolve::Facts {
-        defs: vec![Def {
+        defs: resolve::Defs::decoded(vec![Def {
             name: stem.to_string(),
             local: String::new(),
             kind: crate::graph::NodeKind::Module,
@@ -1508,7 +1509,7 @@ fn placeholder_facts(row: &crate::store::FileRow) -> resolve::Facts {
             start_line: 1,
             end_line: 1,
             exported: true,
-        }],
+        }]),
         scope: Box::new(match row.lang.family() {
             crate::extract::Family::Python => LangScope::Python(Default::default()),
             crate::extract::Family::Script => LangScope::Script(Default::default()),
@@ -1517,25 +1518,39 @@ fn placeholder_facts(row: &crate::store::FileRow) -> resolve::Facts {
     }
 }
 
-/// Decode files' definition and scope blobs, on all cores.
+/// Decode files' scopes on all cores; their definitions only as far as
+/// their heads ([`resolve::Defs`]: the rest when first asked).
 fn decode_world_files(
     pool: &rayon::ThreadPool,
-    blobs: &[(i64, &[u8], &[u8])],
+    blobs: WorldBlobs,
 ) -> Result<WorldFiles, StoreError> {
+    let WorldBlobs { kept, read, .. } = blobs;
+    let (cache, kept) = kept.unzip();
+    let kept = kept.unwrap_or_default();
     pool.install(|| {
-        blobs
-            .par_iter()
-            .map(|(id, d, s)| {
-                Ok((
-                    *id,
-                    resolve::Facts {
-                        defs: decode(*id, d)?,
-                        scope: decode(*id, s)?,
-                    },
-                ))
-            })
-            .collect()
+        let kept = kept.into_par_iter().map(|(id, d, s)| {
+            let cache = cache.as_ref().expect("records kept come with their copy");
+            let scope = decode(id, &(**cache).as_ref()[s])?;
+            let shared: resolve::SharedBytes = cache.clone();
+            let defs = decode_defs(id, resolve::Encoded::Shared(shared, d))?;
+            Ok((id, resolve::Facts { defs, scope }))
+        });
+        let read = read.into_par_iter().map(|(id, d, s)| {
+            let defs = decode_defs(id, resolve::Encoded::Owned(d))?;
+            Ok((
+                id,
+                resolve::Facts {
+                    defs,
+                    scope: decode(id, &s)?,
+                },
+            ))
+        });
+        kept.chain(read).collect()
     })
+}
+
+fn decode_defs(id: i64, bytes: resolve::Encoded) -> Result<resolve::Defs, StoreError> {
+    resolve::Defs::encoded(bytes).map_err(|e| StoreError::Blob(id, e.to_string()))
 }
 
 /// Some rows' definitions and scopes: read one by one, decoded on all cores.
@@ -1543,37 +1558,37 @@ fn read_world_files<'r>(
     store: &Store,
     rows: impl Iterator<Item = &'r crate::store::FileRow>,
 ) -> Result<WorldFiles, StoreError> {
-    let blobs: Vec<crate::store::ScopeBlobs> = rows
+    let read: Vec<crate::store::ScopeBlobs> = rows
         .map(|r| {
             let (d, s) = store.facts_blobs(r.id)?;
             Ok((r.id, d, s))
         })
         .collect::<Result<_, StoreError>>()?;
-    decode_world_files(workers(), &borrowed(&blobs))
-}
-
-fn borrowed(blobs: &[crate::store::ScopeBlobs]) -> Vec<(i64, &[u8], &[u8])> {
-    blobs
-        .iter()
-        .map(|(id, d, s)| (*id, &d[..], &s[..]))
-        .collect()
+    decode_world_files(workers(), WorldBlobs::read(read))
 }
 
 /// The world's blobs as the preload reads them: from the copy beside the
 /// database where it has a file's as its row is now, else from the
 /// database.
-struct WorldBlobs<'c> {
-    kept: Vec<(i64, &'c [u8], &'c [u8])>,
+struct WorldBlobs {
+    /// Where in the copy (file id, definitions, scope).
+    #[allow(clippy::type_complexity)]
+    kept: Option<(
+        std::sync::Arc<scope_cache::ScopeCache>,
+        Vec<(i64, std::ops::Range<usize>, std::ops::Range<usize>)>,
+    )>,
     read: Vec<crate::store::ScopeBlobs>,
     /// The copy is worth writing again ([`scope_cache::ScopeCache::stale`]).
     stale: bool,
 }
 
-impl WorldBlobs<'_> {
-    fn borrowed(&self) -> Vec<(i64, &[u8], &[u8])> {
-        let mut out = self.kept.clone();
-        out.extend(borrowed(&self.read));
-        out
+impl WorldBlobs {
+    fn read(read: Vec<crate::store::ScopeBlobs>) -> WorldBlobs {
+        WorldBlobs {
+            kept: None,
+            read,
+            stale: false,
+        }
     }
 }
 
@@ -1582,18 +1597,18 @@ impl WorldBlobs<'_> {
 /// `cache` for each row it has a record of (same id, path, language and
 /// content hash), the others from the database (one query when they are
 /// many, else one by one).
-fn world_blobs<'c>(
+fn world_blobs(
     reader: &Store,
-    cache: Option<&'c scope_cache::ScopeCache>,
+    cache: Option<scope_cache::ScopeCache>,
     python: bool,
-) -> Result<WorldBlobs<'c>, StoreError> {
+) -> Result<WorldBlobs, StoreError> {
     reader.begin_read()?;
     let read = (|| {
         let mut rows = reader.files()?;
         let ids: HashSet<i64> = rows.iter().map(|r| r.id).collect();
         rows.retain(|r| python || r.lang != Lang::Python);
         // (Each record's checksum is checked as it is found: on all cores.)
-        let found: Vec<Option<(&[u8], &[u8])>> = preload_workers().install(|| {
+        let found: Vec<Option<_>> = preload_workers().install(|| {
             rows.par_iter()
                 .map(|r| {
                     let key = scope_cache::Key {
@@ -1602,7 +1617,7 @@ fn world_blobs<'c>(
                         lang: r.lang,
                         hash: &r.hash,
                     };
-                    cache.and_then(|c| c.get(key))
+                    cache.as_ref().and_then(|c| c.locate(key))
                 })
                 .collect()
         });
@@ -1614,7 +1629,7 @@ fn world_blobs<'c>(
                 None => missing.push(r.id),
             }
         }
-        let stale = match cache {
+        let stale = match &cache {
             Some(c) => c.stale(|id| ids.contains(&id), rows.len(), missing.len()),
             None => !rows.is_empty(),
         };
@@ -1638,6 +1653,7 @@ fn world_blobs<'c>(
                 out
             };
         tracing::debug!(kept = kept.len(), read = read.len(), stale, "world blobs");
+        let kept = cache.map(|c| (std::sync::Arc::new(c), kept));
         Ok(WorldBlobs { kept, read, stale })
     })();
     let end = reader.end_read();
@@ -1681,11 +1697,11 @@ fn load_world_files(
         } else {
             store.scopes_except(Lang::Python)?
         };
-        return decode_world_files(workers(), &borrowed(&blobs));
+        return decode_world_files(workers(), WorldBlobs::read(blobs));
     };
     if python && !had_python {
         let blobs = store.scopes_of(Lang::Python)?;
-        have.extend(decode_world_files(workers(), &borrowed(&blobs))?);
+        have.extend(decode_world_files(workers(), WorldBlobs::read(blobs))?);
     }
     let missing = read_world_files(
         store,

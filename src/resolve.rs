@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use foldhash::{HashMap, HashMapExt};
 
-use crate::extract::{Def, Family, FileFacts, Lang, LangRefs, LangScope};
+use crate::extract::{Def, DefHead, Family, FileFacts, Lang, LangRefs, LangScope};
 use crate::graph::{EdgeKind, NodeKind, Pos, Status};
 
 /// Why the resolver believes a site refers to its target.
@@ -225,10 +225,136 @@ pub struct WorldFile<'a> {
 /// A file's definitions and scope, owned (decoded from the store). The
 /// scope is boxed: some 500 bytes inline, moved three times per file on
 /// its way from the decoding threads into the world.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Facts {
-    pub defs: Vec<Def>,
+    pub defs: Defs,
     pub scope: Box<LangScope>,
+}
+
+/// Bytes that many files' encoded facts are parts of (the mapped copy of
+/// the facts beside the database), kept while any of them may be decoded.
+pub type SharedBytes = std::sync::Arc<dyn AsRef<[u8]> + Send + Sync>;
+
+/// Where a file's encoded definitions are, until they are decoded.
+pub enum Encoded {
+    Owned(Vec<u8>),
+    Shared(SharedBytes, std::ops::Range<usize>),
+}
+
+impl Encoded {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Encoded::Owned(v) => v,
+            Encoded::Shared(b, r) => &(**b).as_ref()[r.clone()],
+        }
+    }
+}
+
+/// A file's definitions: their heads at hand, the definitions themselves
+/// decoded when first asked. An update of a large Rust tree reads every
+/// file's heads (the Rust index needs each definition's kind, parent and
+/// visibility) but the whole definitions of only the files it resolves and
+/// the targets it renders: rust-vendor's 100k definitions are 8 MB and
+/// 200k strings decoded.
+pub struct Defs {
+    heads: Vec<DefHead>,
+    full: std::sync::OnceLock<Vec<Def>>,
+    encoded: Option<Encoded>,
+}
+
+impl std::fmt::Debug for Defs {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.debug_struct("Defs")
+            .field("heads", &self.heads.len())
+            .field("decoded", &self.full.get().is_some())
+            .finish()
+    }
+}
+
+impl Defs {
+    pub fn decoded(defs: Vec<Def>) -> Defs {
+        Defs {
+            heads: defs.iter().map(DefHead::from).collect(),
+            full: std::sync::OnceLock::from(defs),
+            encoded: None,
+        }
+    }
+
+    /// Definitions as postcard encoded a `Vec<Def>`: their heads read now
+    /// (failing where decoding them would fail), the rest when first asked.
+    pub fn encoded(bytes: Encoded) -> Result<Defs, postcard::Error> {
+        Ok(Defs {
+            heads: DefHead::read_all(bytes.bytes())?,
+            full: std::sync::OnceLock::new(),
+            encoded: Some(bytes),
+        })
+    }
+
+    pub fn heads(&self) -> &[DefHead] {
+        &self.heads
+    }
+
+    pub fn get(&self) -> &[Def] {
+        self.full.get_or_init(|| {
+            let bytes = self.encoded.as_ref().map_or(&[][..], Encoded::bytes);
+            match postcard::from_bytes::<Vec<Def>>(bytes) {
+                Ok(defs) if defs.len() == self.heads.len() => defs,
+                // Not expected: the heads were read from the same bytes
+                // with the same layout. Nameless definitions keep every
+                // index valid; the error says why names are missing.
+                other => {
+                    tracing::error!(
+                        error = ?other.err(),
+                        "definitions whose heads were read do not decode"
+                    );
+                    self.heads
+                        .iter()
+                        .map(|h| Def {
+                            kind: h.kind,
+                            parent: h.parent,
+                            exported: h.exported,
+                            ..UNREADABLE.clone()
+                        })
+                        .collect()
+                }
+            }
+        })
+    }
+}
+
+/// A file's definition heads, wherever its definitions are.
+#[derive(Clone, Copy)]
+pub enum Heads<'a> {
+    Defs(&'a [Def]),
+    Heads(&'a [DefHead]),
+}
+
+impl<'a> Heads<'a> {
+    pub fn len(&self) -> usize {
+        match self {
+            Heads::Defs(d) => d.len(),
+            Heads::Heads(h) => h.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn get(&self, i: usize) -> Option<DefHead> {
+        match self {
+            Heads::Defs(d) => d.get(i).map(DefHead::from),
+            Heads::Heads(h) => h.get(i).copied(),
+        }
+    }
+
+    pub fn iter(self) -> impl Iterator<Item = DefHead> + 'a {
+        let (defs, heads) = match self {
+            Heads::Defs(d) => (d, &[][..]),
+            Heads::Heads(h) => (&[][..], h),
+        };
+        defs.iter().map(DefHead::from).chain(heads.iter().copied())
+    }
 }
 
 /// Where a [`World`] file's facts are.
@@ -242,6 +368,13 @@ pub enum FactsRef<'a> {
     /// In a cell the world's [`FactSource`] fills when a resolver first asks
     /// (unless it was filled before).
     Cell(&'a std::sync::OnceLock<Facts>),
+}
+
+/// A world file's definitions as [`World::facts`] finds them.
+#[derive(Clone, Copy)]
+enum DefsRef<'a> {
+    Given(&'a [Def]),
+    Held(&'a Defs),
 }
 
 /// What fills a [`FactsRef::Cell`], and answers what would otherwise need
@@ -375,15 +508,15 @@ impl<'a> World<'a> {
 
     /// A file's definitions and scope (read and decoded on first use when
     /// the world has a source).
-    fn facts(&self, idx: FileIdx) -> (&'a [Def], &'a LangScope) {
+    fn facts(&self, idx: FileIdx) -> (DefsRef<'a>, &'a LangScope) {
         match self.files[idx.0 as usize].facts {
-            FactsRef::Given { defs, scope } => (defs, scope),
+            FactsRef::Given { defs, scope } => (DefsRef::Given(defs), scope),
             FactsRef::Cell(cell) => {
                 let f = cell.get_or_init(|| match self.source {
                     Some(s) => s.load(idx),
                     None => panic!("world file {} has no facts and no source", idx.0),
                 });
-                (&f.defs, &f.scope)
+                (DefsRef::Held(&f.defs), &f.scope)
             }
         }
     }
@@ -393,8 +526,31 @@ impl<'a> World<'a> {
         self.source
     }
 
+    /// A file's definitions (decoded on first use when they were read
+    /// encoded: see [`Defs`]).
     pub fn defs(&self, idx: FileIdx) -> &'a [Def] {
-        self.facts(idx).0
+        match self.facts(idx).0 {
+            DefsRef::Given(d) => d,
+            DefsRef::Held(d) => d.get(),
+        }
+    }
+
+    /// A file's definition heads, without decoding its definitions.
+    pub fn heads(&self, idx: FileIdx) -> Heads<'a> {
+        match self.facts(idx).0 {
+            DefsRef::Given(d) => Heads::Defs(d),
+            DefsRef::Held(d) => Heads::Heads(d.heads()),
+        }
+    }
+
+    /// A definition's head (as [`World::def`], without decoding its file's
+    /// definitions).
+    pub fn head(&self, sym: SymId) -> DefHead {
+        match self.heads(sym.file).get(sym.def as usize) {
+            Some(h) => h,
+            None if self.source.is_some_and(|s| s.failed()) => DefHead::from(&UNREADABLE),
+            None => panic!("no definition {} in world file {}", sym.def, sym.file.0),
+        }
     }
 
     pub fn scope(&self, idx: FileIdx) -> &'a LangScope {
@@ -448,8 +604,8 @@ impl<'a> World<'a> {
 
     /// Children of a definition (direct, by parent index).
     pub fn children(&self, sym: SymId) -> impl Iterator<Item = SymId> + '_ {
-        let defs = self.defs(sym.file);
-        defs.iter()
+        self.heads(sym.file)
+            .iter()
             .enumerate()
             .filter(move |(_, d)| d.parent == Some(sym.def))
             .map(move |(i, _)| SymId {
@@ -554,7 +710,7 @@ fn add_structural_edges(world: &World, file: FileIdx, res: &mut FileResolution) 
         let Some(test) = enclosing_test(defs, e.src.def) else {
             continue;
         };
-        let target = world.def(e.dst);
+        let target = world.head(e.dst);
         if matches!(target.kind, NodeKind::Test | NodeKind::Module) {
             continue;
         }
@@ -597,6 +753,91 @@ pub fn world_input<'a>(path: &'a str, lang: Lang, facts: &'a FileFacts) -> World
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn def(name: &str, local: &str, kind: NodeKind, parent: Option<u32>, exported: bool) -> Def {
+        Def {
+            name: name.into(),
+            local: local.into(),
+            kind,
+            parent,
+            pos: Pos {
+                line: 40_000,
+                column: 200,
+            },
+            start_line: 39_999,
+            end_line: 70_000,
+            exported,
+        }
+    }
+
+    /// Definitions read encoded give the heads their decoding gives, and
+    /// decode when asked to what was encoded; what postcard rejects as a
+    /// `Vec<Def>` is rejected.
+    #[test]
+    fn definitions_read_encoded_give_their_heads_and_decode_when_asked() {
+        let long = "é".repeat(100);
+        let many: Vec<Def> = std::iter::once(def("m", "", NodeKind::Module, None, true))
+            .chain((1..300).map(|i| {
+                let kind = [NodeKind::Class, NodeKind::Method, NodeKind::Test][i % 3];
+                def(
+                    &format!("n{i}"),
+                    &format!("T::n{i}"),
+                    kind,
+                    Some(i as u32 / 2),
+                    i % 2 == 0,
+                )
+            }))
+            .collect();
+        for defs in [
+            vec![],
+            vec![
+                def("lib", "", NodeKind::Module, None, true),
+                def("Stripe", "Stripe", NodeKind::Class, Some(0), true),
+                def(&long, "Stripe::héllo", NodeKind::Method, Some(1), false),
+                def(
+                    "it_works",
+                    "tests::it_works",
+                    NodeKind::Test,
+                    Some(0),
+                    false,
+                ),
+            ],
+            many,
+        ] {
+            let bytes = postcard::to_allocvec(&defs).unwrap();
+            let heads: Vec<DefHead> = defs.iter().map(DefHead::from).collect();
+            let owned = Defs::encoded(Encoded::Owned(bytes.clone())).unwrap();
+            // Shared: the blob in the middle of other bytes.
+            let mut buf = b"before".to_vec();
+            buf.extend_from_slice(&bytes);
+            buf.extend_from_slice(b"after");
+            let range = 6..6 + bytes.len();
+            let shared = Defs::encoded(Encoded::Shared(std::sync::Arc::new(buf), range)).unwrap();
+            for d in [&owned, &shared] {
+                assert_eq!(d.heads(), &heads[..]);
+                assert!(d.full.get().is_none(), "decoded before asked");
+                assert_eq!(d.get(), &defs[..]);
+            }
+            assert_eq!(Defs::decoded(defs.clone()).heads(), &heads[..]);
+        }
+        let bytes =
+            postcard::to_allocvec(&vec![def("ab", "ab", NodeKind::Function, Some(0), true)])
+                .unwrap();
+        let mut bad_text = bytes.clone();
+        bad_text[2] = 0xff;
+        for bad in [
+            vec![0xff],
+            bytes[..bytes.len() - 1].to_vec(),
+            bytes[..3].to_vec(),
+            bad_text,
+        ] {
+            assert!(
+                Defs::encoded(Encoded::Owned(bad.clone())).is_err(),
+                "{bad:?} accepted"
+            );
+            assert!(postcard::from_bytes::<Vec<Def>>(&bad).is_err(), "{bad:?}");
+        }
+    }
 
     #[test]
     fn grade_table_orders_strategies() {

@@ -236,6 +236,12 @@ impl Drop for Bytes {
     }
 }
 
+impl AsRef<[u8]> for ScopeCache {
+    fn as_ref(&self) -> &[u8] {
+        &self.buf
+    }
+}
+
 /// The file as read: the last intact record of each file id.
 pub struct ScopeCache {
     buf: Bytes,
@@ -292,11 +298,26 @@ impl ScopeCache {
     /// last record of its id was written for that row (same path, language
     /// and content hash).
     pub fn get(&self, key: Key) -> Option<(&[u8], &[u8])> {
+        let (d, s) = self.locate(key)?;
+        Some((&self.buf[d], &self.buf[s]))
+    }
+
+    /// Where in the file's bytes ([`AsRef`]) [`ScopeCache::get`]'s blobs
+    /// are: for holders of the cache that outlive a borrow of it.
+    pub fn locate(&self, key: Key) -> Option<(std::ops::Range<usize>, std::ops::Range<usize>)> {
         let range = self.latest.get(&key.id)?.clone();
         let check = &self.buf[range.end..range.end + 8];
-        let body = &self.buf[range];
+        let body = &self.buf[range.clone()];
         let r = decode(body)?;
-        (r.key == key && checksum(body).to_le_bytes() == check).then_some((r.defs, r.scope))
+        if r.key != key || checksum(body).to_le_bytes() != check {
+            return None;
+        }
+        // The blobs are parts of `body`: their offsets in it, then in `buf`.
+        let at = |part: &[u8]| {
+            let start = range.start + (part.as_ptr() as usize - body.as_ptr() as usize);
+            start..start + part.len()
+        };
+        Some((at(r.defs), at(r.scope)))
     }
 
     /// Whether the file is worth writing again whole: most of it is
@@ -427,6 +448,10 @@ mod tests {
         let c = ScopeCache::read(dir.path()).unwrap();
         assert_eq!(c.get(a), Some((&b"da"[..], &b"sa"[..])));
         assert_eq!(c.get(b), Some((&b"db"[..], &b"sb"[..])));
+        // Located, the blobs are where `get` found them in the file's bytes.
+        let (d, s) = c.locate(b).unwrap();
+        assert_eq!((&c.as_ref()[d], &c.as_ref()[s]), (&b"db"[..], &b"sb"[..]));
+        assert_eq!(c.locate(key(2, "src/b.rs", "h9")), None);
         // Another content, path, language or id: not this record's row.
         assert_eq!(c.get(key(1, "src/a.rs", "h9")), None);
         assert_eq!(c.get(key(1, "src/z.rs", "h1")), None);

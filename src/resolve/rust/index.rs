@@ -518,7 +518,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
             // Only Rust files' defs are read (others' may be read on demand).
             let f = FileIdx(i as u32);
             if scope_of(world, f).is_some() {
-                *n += world.defs(f).len() as u32;
+                *n += world.heads(f).len() as u32;
             }
             Some(*n)
         }))
@@ -575,10 +575,10 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
                 def_names.push(Vec::new());
                 continue;
             };
-            let defs = world.defs(f);
+            let heads = world.heads(f);
             let known = known_files.get_mut(i).and_then(Option::take).filter(|k| {
                 k.scope.len() == scope.names.len()
-                    && k.defs.len() == defs.len()
+                    && k.defs.len() == heads.len()
                     && k.scope
                         .iter()
                         .chain(&k.defs)
@@ -589,7 +589,8 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
                 None => {
                     ix.interned.push(f);
                     let g: Vec<u32> = scope.names.iter().map(|n| ix.intern(n)).collect();
-                    (g, defs.iter().map(|d| ix.intern(&d.name)).collect())
+                    let dn = world.defs(f).iter().map(|d| ix.intern(&d.name));
+                    (g, dn.collect())
                 }
             };
             ix.gnames.push(g);
@@ -886,10 +887,11 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
             uses,
             methods_by_name,
             trait_methods,
+            names,
             ..
         } = &mut ix;
-        let (file_mod, gnames, mods, off, def_base) =
-            (&*file_mod, &*gnames, &*mods, &*off, &*def_base);
+        let (file_mod, gnames, mods, off, def_base, names) =
+            (&*file_mod, &*gnames, &*mods, &*off, &*def_base, &*names);
         let (rust_files, def_names, trait_method_of) = (&rust_files, &def_names, &trait_method_of);
         // The items, by module and name (most of the work).
         let item_tables = || {
@@ -898,14 +900,14 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
                     continue;
                 };
                 let base = file_mod[f.0 as usize];
-                let defs = world.defs(f);
+                let heads = world.heads(f);
                 for item in &scope.items {
                     let sym = SymId {
                         file: f,
                         def: item.def,
                     };
                     let (Some(def), Some(&name)) = (
-                        defs.get(item.def as usize),
+                        heads.get(item.def as usize),
                         def_names[f.0 as usize].get(item.def as usize),
                     ) else {
                         continue;
@@ -914,7 +916,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
                     // `#[cfg(target_arch = "wasm32")] macro_rules! println`: where
                     // it is compiled out, std's is the one in scope.
                     if item.is_macro
-                        && crate::extract::rust::std_macro(&def.name).is_some()
+                        && crate::extract::rust::std_macro(&names.names()[name as usize]).is_some()
                         && off.contains(&sym)
                     {
                         continue;
@@ -968,8 +970,8 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
                             .push((f, u as u32));
                     }
                 }
-                let defs = world.defs(f);
-                for ((d, def), &name) in defs.iter().enumerate().zip(&def_names[f.0 as usize]) {
+                let heads = world.heads(f).iter();
+                for ((d, def), &name) in heads.enumerate().zip(&def_names[f.0 as usize]) {
                     if def.kind == NodeKind::Method {
                         methods_by_name.entry(name).or_default().push(SymId {
                             file: f,
@@ -989,6 +991,9 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         };
         rayon::join(|| rayon::join(item_tables, use_tables), trait_tables);
     }
+    // (Tabled before the headers are resolved: their lookups read a
+    // definition's name from here, not from its file's decoded definitions.)
+    ix.def_names = def_names;
     // A trait method's module is its trait's.
     for (m, tr) in trait_method_of {
         if let Some(tm) = ix.def_module(tr) {
@@ -1050,9 +1055,10 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
             trait_impl_methods,
             macros_by_name,
             off,
+            def_names,
             ..
         } = &mut ix;
-        let (off, resolved, def_names, rust_files) = (&*off, &resolved, &def_names, &rust_files);
+        let (off, resolved, def_names, rust_files) = (&*off, &resolved, &*def_names, &rust_files);
         let (ext_traits, ext_impl_methods, outside_impls) =
             (&mut ext_traits, &mut ext_impl_methods, &mut outside_impls);
         // Same-named methods: those likely compiled in come first.
@@ -1179,7 +1185,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
             ix.outside_impls.insert((f, i));
             for &(name, m) in by_trait.get(&tr).into_iter().flatten() {
                 let own = imp.methods.iter().find_map(|&md| {
-                    (def_names[f.0 as usize].get(md as usize) == Some(&name))
+                    (ix.def_names[f.0 as usize].get(md as usize) == Some(&name))
                         .then_some(SymId { file: f, def: md })
                 });
                 let target = (own.unwrap_or(m), tr);
@@ -1199,7 +1205,6 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
             }
         }
     }
-    ix.def_names = def_names;
     // Where a Rust update's time goes (each since the start).
     tracing::debug!(
         ?interned,
@@ -1360,7 +1365,7 @@ impl Unnamed {
                     }
                 }
             }
-            for (d, def) in world.defs(f).iter().enumerate() {
+            for (d, def) in world.heads(f).iter().enumerate() {
                 if def.kind != NodeKind::Method || in_impl.contains(&(d as u32)) {
                     continue;
                 }
@@ -1422,12 +1427,12 @@ fn file_types(ix: &Index, world: &World, f: FileIdx) -> FileTypes {
         ix.walk(world, f, m, &segs, Ns::Any)
     };
     let path = |p: &[u32], m: u32| walk(p, m).last_def();
-    let defs = world.defs(f);
     for imp in &scope.impls {
         let m = base + imp.module;
         // An impl in a fn body may be of a type that fn (or one around
         // it) defines: `fn deserialize() { struct Id; impl Visitor for Id }`.
         let local = |n: u32, _: Ns| -> Option<(Res, How)> {
+            let defs = world.defs(f);
             let mut d = imp.scope_fn;
             while d != 0 {
                 let found = defs.iter().enumerate().find(|(_, x)| {

@@ -601,7 +601,7 @@ impl Cx<'_, '_> {
             };
             let pos = segs[i].1;
             if !last {
-                if self.world.def(d).kind == NodeKind::Class {
+                if self.world.head(d).kind == NodeKind::Class {
                     self.edge(self.sym(src), d, EdgeKind::References, strat, Some(pos));
                 }
                 continue;
@@ -835,7 +835,7 @@ impl Cx<'_, '_> {
                         None => true,
                     })
                     .filter(|c| {
-                        self.world.def(*c).exported
+                        self.world.head(*c).exported
                             || self
                                 .ix
                                 .method_module(*c)
@@ -1057,7 +1057,7 @@ impl Cx<'_, '_> {
             .filter(|&&(_, tr)| {
                 // The trait is in scope: defined or imported in the module
                 // or the enclosing fns.
-                let Some(tn) = self.ix.gname(&self.world.def(tr).name) else {
+                let Some(tn) = self.ix.def_gname(self.world, tr) else {
                     return false;
                 };
                 let found = self
@@ -1257,7 +1257,7 @@ impl Cx<'_, '_> {
                 }
                 let callee = w.last_def().filter(|&d| {
                     w.hits.len() == path.len()
-                        && !matches!(self.world.def(d).kind, NodeKind::Class | NodeKind::Module)
+                        && !matches!(self.world.head(d).kind, NodeKind::Class | NodeKind::Module)
                 });
                 match callee {
                     // A fn's return type (`ret_of`: with the items local to

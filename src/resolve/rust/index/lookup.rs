@@ -103,6 +103,30 @@ impl Index {
         self.names.get(s)
     }
 
+    /// The global name id of a definition's name: the one tabled for it
+    /// (its file's definitions are not decoded for it), else that of its
+    /// name.
+    pub fn def_gname(&self, world: &World, sym: SymId) -> Option<u32> {
+        match self.tabled_name(sym) {
+            Some(n) => Some(n),
+            None => self.gname(&world.def(sym).name),
+        }
+    }
+
+    fn tabled_name(&self, sym: SymId) -> Option<u32> {
+        let names = self.def_names.get(sym.file.0 as usize)?;
+        names.get(sym.def as usize).copied()
+    }
+
+    /// Whether a definition's name is written as a type's (see
+    /// [`crate::extract::rust::type_like`]).
+    fn def_type_like(&self, world: &World, sym: SymId) -> bool {
+        match self.tabled_name(sym) {
+            Some(n) => crate::extract::rust::type_like(&self.names.names()[n as usize]),
+            None => crate::extract::rust::type_like(&world.def(sym).name),
+        }
+    }
+
     /// Whether some Rust definition other than a file's module is named
     /// `s` (as `World::named(s, Family::Rust)` is not empty).
     pub fn def_named(&self, s: &str) -> bool {
@@ -369,7 +393,7 @@ impl Index {
         if let Some(items) = self.items.get(&(m, name)) {
             let found = items.iter().find(|(s, mac)| match ns {
                 Ns::Macro => *mac,
-                Ns::Any => !*mac && (child.is_none() || !is_fn(world.def(*s).kind)),
+                Ns::Any => !*mac && (child.is_none() || !is_fn(world.head(*s).kind)),
                 Ns::Value => !*mac && self.is_value(world, *s),
             });
             if let Some((s, _)) = found {
@@ -383,9 +407,8 @@ impl Index {
                 // one beside a `use` is a cfg'd alternative: clap's
                 // `#[cfg(feature = "unicode")] use unicase::eq as
                 // eq_ignore_case;`.)
-                let fn_like = ns == Ns::Any
-                    && is_fn(world.def(*s).kind)
-                    && crate::extract::rust::type_like(&world.def(*s).name);
+                let fn_like =
+                    ns == Ns::Any && is_fn(world.head(*s).kind) && self.def_type_like(world, *s);
                 let yields = (fn_like || self.off.contains(s))
                     && self
                         .uses
@@ -414,7 +437,7 @@ impl Index {
     /// Whether def `d` can be named as a value: anything but a module, a
     /// trait, an enum, a type alias or a struct with named fields.
     pub fn is_value(&self, world: &World, d: SymId) -> bool {
-        world.def(d).kind != NodeKind::Class
+        world.head(d).kind != NodeKind::Class
             || !(self.braced(world, d)
                 || self.traits.contains(&d)
                 || self.enums.contains(&d)
@@ -527,7 +550,7 @@ impl Index {
                 // like a crate (`fn indexmap()` beside `use indexmap::map::Entry`)
                 // does not hide the crate.
                 let prefix_ok = |h: &(Res, How)| {
-                    segs.len() == 1 || !matches!(h.0, Res::Def(d) if is_fn(world.def(d).kind))
+                    segs.len() == 1 || !matches!(h.0, Res::Def(d) if is_fn(world.head(d).kind))
                 };
                 let local = first.and_then(|l| l(s0, ns_at(0))).filter(prefix_ok);
                 local
@@ -635,7 +658,7 @@ impl Index {
             if self.super_only.contains(c) {
                 return self.within(from, self.parent(cm).unwrap_or(cm));
             }
-            world.def(*c).exported || self.within(from, cm)
+            world.head(*c).exported || self.within(from, cm)
         };
         if v.iter().any(reachable) {
             return v.iter().copied().filter(reachable).collect();
@@ -843,7 +866,7 @@ impl Index {
         }
         let last = p.last().and_then(|&l| name(l));
         match self.value_ty(world, &w, segs.len(), last.unwrap_or(""), false) {
-            TyRes::Def(d) if world.def(d).kind == NodeKind::Class => TyRes::Def(d),
+            TyRes::Def(d) if world.head(d).kind == NodeKind::Class => TyRes::Def(d),
             _ => TyRes::Unknown,
         }
     }
@@ -861,7 +884,7 @@ impl Index {
     ) -> TyRes {
         if w.hits.len() + 1 == len && crate::extract::rust::type_like(last) {
             return match w.last_def() {
-                Some(d) if world.def(d).kind == NodeKind::Class => TyRes::Def(d),
+                Some(d) if world.head(d).kind == NodeKind::Class => TyRes::Def(d),
                 _ => TyRes::Unknown,
             };
         }
@@ -869,8 +892,8 @@ impl Index {
             return TyRes::Unknown;
         }
         match w.last_def() {
-            Some(d) if world.def(d).kind == NodeKind::Class => TyRes::Def(d),
-            Some(d) if call && world.def(d).kind != NodeKind::Module => self.ret_ty(world, d),
+            Some(d) if world.head(d).kind == NodeKind::Class => TyRes::Def(d),
+            Some(d) if call && world.head(d).kind != NodeKind::Module => self.ret_ty(world, d),
             _ => TyRes::Unknown,
         }
     }
