@@ -181,6 +181,105 @@ impl DefHead {
     }
 }
 
+/// A part of a scope that few resolutions read, stored as its own
+/// encoding and decoded when first read: an update of a large tree
+/// decodes every file's scope, and reads this part of a few.
+///
+/// Encoded as a byte string holding the value's postcard encoding.
+pub struct Packed<T> {
+    bytes: Vec<u8>,
+    value: std::sync::OnceLock<T>,
+}
+
+impl<T> Packed<T> {
+    pub fn new(value: T) -> Packed<T> {
+        Packed {
+            bytes: Vec::new(),
+            value: std::sync::OnceLock::from(value),
+        }
+    }
+}
+
+impl<T: Default + serde::de::DeserializeOwned> Packed<T> {
+    pub fn get(&self) -> &T {
+        self.value.get_or_init(|| {
+            postcard::from_bytes(&self.bytes).unwrap_or_else(|e| {
+                // Not expected: the bytes are those this type wrote, in a
+                // blob or record checked as a whole when read.
+                tracing::error!(error = %e, "a packed part of a scope does not decode: read as empty");
+                T::default()
+            })
+        })
+    }
+
+    pub fn get_mut(&mut self) -> &mut T {
+        self.get();
+        self.bytes = Vec::new();
+        self.value.get_mut().expect("decoded just above")
+    }
+}
+
+impl<T: Default> Default for Packed<T> {
+    fn default() -> Packed<T> {
+        Packed::new(T::default())
+    }
+}
+
+impl<T: Clone> Clone for Packed<T> {
+    fn clone(&self) -> Packed<T> {
+        Packed {
+            bytes: self.bytes.clone(),
+            value: self.value.clone(),
+        }
+    }
+}
+
+impl<T: Default + serde::de::DeserializeOwned + std::fmt::Debug> std::fmt::Debug for Packed<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        self.get().fmt(f)
+    }
+}
+
+impl<T: Default + serde::de::DeserializeOwned + PartialEq> PartialEq for Packed<T> {
+    fn eq(&self, other: &Packed<T>) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl<T: Serialize> Serialize for Packed<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.value.get() {
+            Some(v) => {
+                let bytes = postcard::to_allocvec(v).map_err(serde::ser::Error::custom)?;
+                s.serialize_bytes(&bytes)
+            }
+            None => s.serialize_bytes(&self.bytes),
+        }
+    }
+}
+
+impl<'de, T> Deserialize<'de> for Packed<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Packed<T>, D::Error> {
+        struct Bytes;
+        impl serde::de::Visitor<'_> for Bytes {
+            type Value = Vec<u8>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a byte string")
+            }
+            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Vec<u8>, E> {
+                Ok(v.to_vec())
+            }
+            fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
+                Ok(v)
+            }
+        }
+        Ok(Packed {
+            bytes: d.deserialize_byte_buf(Bytes)?,
+            value: std::sync::OnceLock::new(),
+        })
+    }
+}
+
 /// Something the extractor could not read; the rest of the file still counts.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Diagnostic {
@@ -298,4 +397,46 @@ pub fn syntax_diagnostics(root: tree_sitter::Node, limit: usize) -> Vec<Diagnost
     }
     out.sort_by_key(|d| d.pos);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+    struct Holder {
+        before: u32,
+        part: Packed<Vec<(u32, String)>>,
+        after: String,
+    }
+
+    /// A packed part is read as bytes, decoded when first read, and written
+    /// again as it was read, decoded or not.
+    #[test]
+    fn a_packed_part_decodes_when_first_read_and_encodes_as_it_was() {
+        let value: Vec<(u32, String)> = (0..200).map(|i| (i * 1000, format!("é{i}"))).collect();
+        let held = Holder {
+            before: 7,
+            part: Packed::new(value.clone()),
+            after: "end".into(),
+        };
+        let bytes = postcard::to_allocvec(&held).unwrap();
+        let back: Holder = postcard::from_bytes(&bytes).unwrap();
+        assert!(back.part.value.get().is_none(), "decoded before read");
+        assert_eq!((back.before, back.after.as_str()), (7, "end"));
+        // Undecoded, it encodes to the same bytes.
+        assert_eq!(postcard::to_allocvec(&back).unwrap(), bytes);
+        assert_eq!(back.part.get(), &value);
+        assert_eq!(back, held);
+        let mut back = back;
+        back.part.get_mut().push((1, "x".into()));
+        assert_eq!(back.part.get().len(), 201);
+        assert_eq!(Packed::<Vec<u32>>::default().get(), &Vec::<u32>::new());
+        // Bytes that do not decode (never written by this type) read as
+        // empty, with an error logged, not a panic.
+        let broken =
+            postcard::to_allocvec(&(7u32, vec![0xffu8, 0xff, 0xff], String::from("end"))).unwrap();
+        let back: Holder = postcard::from_bytes(&broken).unwrap();
+        assert!(back.part.get().is_empty());
+    }
 }

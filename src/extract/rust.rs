@@ -48,7 +48,9 @@ pub struct Scope {
     pub uses: Vec<Use>,
     pub impls: Vec<Impl>,
     /// Named (and tuple: `0`, `1`, …) struct fields with their types.
-    pub fields: Vec<Field>,
+    /// (Packed: the Rust index tables a file's fields when one is first
+    /// looked up.)
+    pub fields: super::Packed<Vec<Field>>,
     /// Declared return types of functions and methods.
     pub rets: Vec<Ret>,
     /// Parameters of functions and methods that take a closure, with the

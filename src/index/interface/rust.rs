@@ -129,7 +129,7 @@ pub(super) fn facts(defs: &[Def], scope: &Scope) -> Vec<Fact> {
         t.name(w.name(name));
         f.push(Some(owner), t);
     }
-    for fl in &scope.fields {
+    for fl in scope.fields.get() {
         let mut t = Text::new("field");
         f.def(&mut t, fl.owner);
         t.raw(".");

@@ -1235,6 +1235,7 @@ impl FileFields {
     fn new(scope: &Scope, gnames: &[u32]) -> Self {
         let mut by_name: Vec<(u32, u32, u32)> = scope
             .fields
+            .get()
             .iter()
             .enumerate()
             .map(|(i, fl)| (fl.owner, gnames[fl.name as usize], i as u32))
@@ -1242,6 +1243,7 @@ impl FileFields {
         by_name.sort_unstable();
         let mut braced: Vec<u32> = scope
             .fields
+            .get()
             .iter()
             .filter(|fl| {
                 let text = &scope.names[fl.name as usize];

@@ -342,7 +342,7 @@ impl<'s> V<'s> {
                         _ => None,
                     };
                     if let Some(name) = name {
-                        self.scope.fields.push(Field { owner, name, ty });
+                        self.scope.fields.get_mut().push(Field { owner, name, ty });
                     }
                 }
                 "enum_variant" => {
@@ -372,7 +372,7 @@ impl<'s> V<'s> {
                         Record::Skip => None,
                     };
                     if let Some(name) = name {
-                        self.scope.fields.push(Field { owner, name, ty });
+                        self.scope.fields.get_mut().push(Field { owner, name, ty });
                     }
                     ordinal += 1;
                 }

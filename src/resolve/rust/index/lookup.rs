@@ -947,7 +947,7 @@ impl Index {
             return TyRes::Unknown;
         };
         let m = self.def_module(t).unwrap_or(self.file_mod[f.0 as usize]);
-        let ty = &scope.fields[i as usize].ty;
+        let ty = &scope.fields.get()[i as usize].ty;
         match (ty, param) {
             (Ty::Param(p), Some(param)) => param(*p as usize),
             (Ty::Generic(p, args), Some(param))
