@@ -1464,10 +1464,9 @@ impl resolve::FactSource for StoreFacts<'_> {
         let row = &self.rows[idx.0 as usize];
         let read = || -> Result<resolve::Facts, StoreError> {
             let (defs, scope) = self.read(|s| s.facts_blobs(row.id))?;
-            Ok(resolve::Facts {
-                defs: decode_defs(row.id, resolve::Encoded::Owned(defs))?,
-                scope: decode(row.id, &scope)?,
-            })
+            let scope: Box<LangScope> = decode(row.id, &scope)?;
+            let defs = decode_defs(row.id, &scope, resolve::Encoded::Owned(defs))?;
+            Ok(resolve::Facts { defs, scope })
         };
         read().unwrap_or_else(|e| {
             self.fail(e);
@@ -1530,27 +1529,35 @@ fn decode_world_files(
     pool.install(|| {
         let kept = kept.into_par_iter().map(|(id, d, s)| {
             let cache = cache.as_ref().expect("records kept come with their copy");
-            let scope = decode(id, &(**cache).as_ref()[s])?;
+            let scope: Box<LangScope> = decode(id, &(**cache).as_ref()[s])?;
             let shared: resolve::SharedBytes = cache.clone();
-            let defs = decode_defs(id, resolve::Encoded::Shared(shared, d))?;
+            let defs = decode_defs(id, &scope, resolve::Encoded::Shared(shared, d))?;
             Ok((id, resolve::Facts { defs, scope }))
         });
         let read = read.into_par_iter().map(|(id, d, s)| {
-            let defs = decode_defs(id, resolve::Encoded::Owned(d))?;
-            Ok((
-                id,
-                resolve::Facts {
-                    defs,
-                    scope: decode(id, &s)?,
-                },
-            ))
+            let scope: Box<LangScope> = decode(id, &s)?;
+            let defs = decode_defs(id, &scope, resolve::Encoded::Owned(d))?;
+            Ok((id, resolve::Facts { defs, scope }))
         });
         kept.chain(read).collect()
     })
 }
 
-fn decode_defs(id: i64, bytes: resolve::Encoded) -> Result<resolve::Defs, StoreError> {
-    resolve::Defs::encoded(bytes).map_err(|e| StoreError::Blob(id, e.to_string()))
+/// A file's definitions as its language's resolver reads them: Rust's as
+/// heads until asked (the Rust index reads every file's heads and the
+/// definitions of few), the others' decoded now (their resolvers read the
+/// definitions of every file they read).
+fn decode_defs(
+    id: i64,
+    scope: &LangScope,
+    bytes: resolve::Encoded,
+) -> Result<resolve::Defs, StoreError> {
+    match scope {
+        LangScope::Rust(_) => {
+            resolve::Defs::encoded(bytes).map_err(|e| StoreError::Blob(id, e.to_string()))
+        }
+        _ => Ok(resolve::Defs::decoded(decode(id, bytes.bytes())?)),
+    }
 }
 
 /// Some rows' definitions and scopes: read one by one, decoded on all cores.

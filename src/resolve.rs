@@ -242,7 +242,7 @@ pub enum Encoded {
 }
 
 impl Encoded {
-    fn bytes(&self) -> &[u8] {
+    pub fn bytes(&self) -> &[u8] {
         match self {
             Encoded::Owned(v) => v,
             Encoded::Shared(b, r) => &(**b).as_ref()[r.clone()],
