@@ -1517,8 +1517,8 @@ fn placeholder_facts(row: &crate::store::FileRow) -> resolve::Facts {
     }
 }
 
-/// Decode files' scopes on all cores; their definitions only as far as
-/// their heads ([`resolve::Defs`]: the rest when first asked).
+/// Decode files' scopes on all cores, and their definitions as
+/// [`decode_defs`] does (Rust's only as far as their heads).
 fn decode_world_files(
     pool: &rayon::ThreadPool,
     blobs: WorldBlobs,

@@ -250,73 +250,82 @@ impl Encoded {
     }
 }
 
-/// A file's definitions: their heads at hand, the definitions themselves
-/// decoded when first asked. An update of a large Rust tree reads every
-/// file's heads (the Rust index needs each definition's kind, parent and
-/// visibility) but the whole definitions of only the files it resolves and
-/// the targets it renders: rust-vendor's 100k definitions are 8 MB and
-/// 200k strings decoded.
-pub struct Defs {
-    heads: Vec<DefHead>,
-    full: std::sync::OnceLock<Vec<Def>>,
-    encoded: Option<Encoded>,
+/// A file's definitions: decoded, or (Rust files' in an update) their
+/// heads at hand and the definitions themselves decoded when first asked.
+/// An update of a large Rust tree reads every file's heads (the Rust index
+/// needs each definition's kind, parent and visibility) but the whole
+/// definitions of only the files it resolves and the targets it renders:
+/// rust-vendor's 100k definitions are 8 MB and 200k strings decoded.
+pub struct Defs(DefsState);
+
+enum DefsState {
+    Decoded(Vec<Def>),
+    Encoded {
+        heads: Vec<DefHead>,
+        full: std::sync::OnceLock<Vec<Def>>,
+        bytes: Encoded,
+    },
 }
 
 impl std::fmt::Debug for Defs {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        let decoded = match &self.0 {
+            DefsState::Decoded(_) => true,
+            DefsState::Encoded { full, .. } => full.get().is_some(),
+        };
         f.debug_struct("Defs")
-            .field("heads", &self.heads.len())
-            .field("decoded", &self.full.get().is_some())
+            .field("len", &self.heads().len())
+            .field("decoded", &decoded)
             .finish()
     }
 }
 
 impl Defs {
     pub fn decoded(defs: Vec<Def>) -> Defs {
-        Defs {
-            heads: defs.iter().map(DefHead::from).collect(),
-            full: std::sync::OnceLock::from(defs),
-            encoded: None,
-        }
+        Defs(DefsState::Decoded(defs))
     }
 
     /// Definitions as postcard encoded a `Vec<Def>`: their heads read now
     /// (failing where decoding them would fail), the rest when first asked.
     pub fn encoded(bytes: Encoded) -> Result<Defs, postcard::Error> {
-        Ok(Defs {
+        Ok(Defs(DefsState::Encoded {
             heads: DefHead::read_all(bytes.bytes())?,
             full: std::sync::OnceLock::new(),
-            encoded: Some(bytes),
-        })
+            bytes,
+        }))
     }
 
-    pub fn heads(&self) -> &[DefHead] {
-        &self.heads
+    pub fn heads(&self) -> Heads<'_> {
+        match &self.0 {
+            DefsState::Decoded(d) => Heads::Defs(d),
+            DefsState::Encoded { heads, .. } => Heads::Heads(heads),
+        }
     }
 
     pub fn get(&self) -> &[Def] {
-        self.full.get_or_init(|| {
-            let bytes = self.encoded.as_ref().map_or(&[][..], Encoded::bytes);
-            match postcard::from_bytes::<Vec<Def>>(bytes) {
-                Ok(defs) if defs.len() == self.heads.len() => defs,
-                // Not expected: the heads were read from the same bytes
-                // with the same layout. Nameless definitions keep every
-                // index valid; the error says why names are missing.
-                other => {
-                    tracing::error!(
-                        error = ?other.err(),
-                        "definitions whose heads were read do not decode"
-                    );
-                    self.heads
-                        .iter()
-                        .map(|h| Def {
-                            kind: h.kind,
-                            parent: h.parent,
-                            exported: h.exported,
-                            ..UNREADABLE.clone()
-                        })
-                        .collect()
-                }
+        let (heads, full, bytes) = match &self.0 {
+            DefsState::Decoded(d) => return d,
+            DefsState::Encoded { heads, full, bytes } => (heads, full, bytes),
+        };
+        full.get_or_init(|| match postcard::from_bytes::<Vec<Def>>(bytes.bytes()) {
+            Ok(defs) if defs.len() == heads.len() => defs,
+            // Not expected: the heads were read from the same bytes with
+            // the same layout. Nameless definitions keep every index
+            // valid; the error says why names are missing.
+            other => {
+                tracing::error!(
+                    error = ?other.err(),
+                    "definitions whose heads were read do not decode"
+                );
+                heads
+                    .iter()
+                    .map(|h| Def {
+                        kind: h.kind,
+                        parent: h.parent,
+                        exported: h.exported,
+                        ..UNREADABLE.clone()
+                    })
+                    .collect()
             }
         })
     }
@@ -539,7 +548,7 @@ impl<'a> World<'a> {
     pub fn heads(&self, idx: FileIdx) -> Heads<'a> {
         match self.facts(idx).0 {
             DefsRef::Given(d) => Heads::Defs(d),
-            DefsRef::Held(d) => Heads::Heads(d.heads()),
+            DefsRef::Held(d) => d.heads(),
         }
     }
 
@@ -814,11 +823,15 @@ mod tests {
             let range = 6..6 + bytes.len();
             let shared = Defs::encoded(Encoded::Shared(std::sync::Arc::new(buf), range)).unwrap();
             for d in [&owned, &shared] {
-                assert_eq!(d.heads(), &heads[..]);
-                assert!(d.full.get().is_none(), "decoded before asked");
+                assert_eq!(d.heads().iter().collect::<Vec<_>>(), heads);
+                assert!(
+                    matches!(&d.0, DefsState::Encoded { full, .. } if full.get().is_none()),
+                    "decoded before asked"
+                );
                 assert_eq!(d.get(), &defs[..]);
             }
-            assert_eq!(Defs::decoded(defs.clone()).heads(), &heads[..]);
+            let decoded = Defs::decoded(defs.clone());
+            assert_eq!(decoded.heads().iter().collect::<Vec<_>>(), heads);
         }
         let bytes =
             postcard::to_allocvec(&vec![def("ab", "ab", NodeKind::Function, Some(0), true)])
