@@ -326,18 +326,22 @@ pub fn open(root: &Path) -> Result<(Store, OpenNote), IndexError> {
     let _lock = writer_lock(root)?;
     let (store, note) = Store::open(&dir.join(DB_FILE))?;
     if !matches!(note, OpenNote::Existing) {
-        // A new database: the last walk's snapshot describes another one,
-        // and the copy of the facts another one's rows.
-        Snapshot::remove(&dir).map_err(|source| IndexError::Io {
-            path: dir.join(walk::SNAPSHOT_FILE).display().to_string(),
-            source,
-        })?;
-        scope_cache::remove(&dir).map_err(|source| IndexError::Io {
-            path: dir.join(scope_cache::FILE).display().to_string(),
-            source,
-        })?;
+        forget_derived(&dir)?;
     }
     Ok((store, note))
+}
+
+/// For a new database: the last walk's snapshot describes another one, and
+/// the copy of the facts another one's rows.
+fn forget_derived(dir: &Path) -> Result<(), IndexError> {
+    Snapshot::remove(dir).map_err(|source| IndexError::Io {
+        path: dir.join(walk::SNAPSHOT_FILE).display().to_string(),
+        source,
+    })?;
+    scope_cache::remove(dir).map_err(|source| IndexError::Io {
+        path: dir.join(scope_cache::FILE).display().to_string(),
+        source,
+    })
 }
 
 /// Held while a process writes the index: updates from several processes
@@ -397,6 +401,16 @@ pub fn update(
     })?;
     let _lock = writer_lock(root)?;
     let mut report = IndexReport::default();
+    // A load written without a journal that stopped on an error in this
+    // process (another process's is caught when the database is opened):
+    // its pages may be half written. Start again from a new database.
+    if store.unjournaled_load()? {
+        tracing::warn!(
+            "a first index written without a journal was interrupted; it is started again"
+        );
+        store.recreate()?;
+        forget_derived(&root.join(DB_DIR))?;
+    }
     // The last complete walk lets an unchanged tree skip the directory walk.
     let db_dir = root.join(DB_DIR);
     let taken_ns = now_ns();

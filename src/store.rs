@@ -48,6 +48,20 @@ pub struct Store {
     path: String,
 }
 
+/// What [`Store::try_open`] found.
+enum Tried {
+    Open(Store),
+    /// Why the database must be replaced by a new one.
+    Rebuild(String),
+}
+
+/// The meta key of a bulk load written without a journal
+/// ([`Store::begin_bulk`]), set until the load is complete.
+const UNJOURNALED: &str = "bulk_unjournaled";
+
+/// How long a statement waits for another connection's lock.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// A file id with its encoded definitions and scope.
 pub type ScopeBlobs = (i64, Vec<u8>, Vec<u8>);
 
@@ -166,8 +180,9 @@ impl Store {
             })?;
         }
         let existed = path.exists();
+        let rebuild = |why: String| Ok((Store::create(path)?, OpenNote::Rebuilt(why)));
         match Store::try_open(path) {
-            Ok(Some(store)) => Ok((
+            Ok(Tried::Open(store)) => Ok((
                 store,
                 if existed {
                     OpenNote::Existing
@@ -175,28 +190,41 @@ impl Store {
                     OpenNote::Created
                 },
             )),
-            Ok(None) => {
-                let found = Store::read_version(path);
-                Store::remove(path)?;
-                let store = Store::try_open(path)?.expect("fresh database has the current schema");
-                Ok((
-                    store,
-                    OpenNote::Rebuilt(format!(
-                        "schema version {} found, {} expected",
-                        found.map_or("unknown".to_string(), |v| v.to_string()),
-                        schema::SCHEMA_VERSION
-                    )),
-                ))
-            }
-            Err(e) if is_corrupt(&e) => {
-                Store::remove(path)?;
-                let store = Store::try_open(path)?.expect("fresh database has the current schema");
-                Ok((
-                    store,
-                    OpenNote::Rebuilt(format!("unreadable database ({e})")),
-                ))
-            }
+            Ok(Tried::Rebuild(why)) => rebuild(why),
+            Err(e) if is_corrupt(&e) => rebuild(format!("unreadable database ({e})")),
             Err(e) => Err(e),
+        }
+    }
+
+    /// Whether a bulk load written without a journal was left unfinished
+    /// ([`Store::begin_bulk`]): its pages may be half written, and only a
+    /// new database is sure to be right. Only a process holding the
+    /// writer's lock may conclude that the load was interrupted.
+    pub fn unjournaled_load(&self) -> Result<bool> {
+        Ok(self.meta(UNJOURNALED)?.is_some())
+    }
+
+    /// Replace this database with a new, empty one (see
+    /// [`Store::unjournaled_load`]).
+    pub fn recreate(&mut self) -> Result<()> {
+        let path = PathBuf::from(&self.path);
+        // Close the file before removing it.
+        self.conn = Connection::open_in_memory().map_err(|e| self.err(e))?;
+        *self = Store::create(&path)?;
+        Ok(())
+    }
+
+    /// A new database in place of the one at `path`.
+    fn create(path: &Path) -> Result<Store> {
+        Store::remove(path)?;
+        match Store::try_open(path)? {
+            Tried::Open(store) => Ok(store),
+            Tried::Rebuild(why) => Err(StoreError::Io {
+                path: path.display().to_string(),
+                source: std::io::Error::other(format!(
+                    "a new database could not be created in place of the old one ({why})"
+                )),
+            }),
         }
     }
 
@@ -213,7 +241,7 @@ impl Store {
                 rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY
                     | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
             )?;
-            conn.busy_timeout(Duration::from_secs(30))?;
+            conn.busy_timeout(BUSY_TIMEOUT)?;
             // Read through the map, as the writer does: reading every
             // file's facts by `pread`, a page at a time, took twice as long.
             conn.execute_batch(schema::READ_PRAGMAS)?;
@@ -239,18 +267,6 @@ impl Store {
         Ok(store)
     }
 
-    fn read_version(path: &Path) -> Option<i64> {
-        let conn = Connection::open(path).ok()?;
-        conn.query_row(
-            "SELECT value FROM meta WHERE key = 'schema_version'",
-            [],
-            |r| r.get::<_, String>(0),
-        )
-        .ok()?
-        .parse()
-        .ok()
-    }
-
     fn remove(path: &Path) -> Result<()> {
         for suffix in ["", "-wal", "-shm"] {
             let p = PathBuf::from(format!("{}{suffix}", path.display()));
@@ -268,12 +284,12 @@ impl Store {
         Ok(())
     }
 
-    /// `Ok(None)`: a readable database with another schema version.
-    fn try_open(path: &Path) -> Result<Option<Store>> {
+    /// A readable database, or why it must be rebuilt (another schema
+    /// version, an interrupted load written without a journal).
+    fn try_open(path: &Path) -> Result<Tried> {
         let name = path.display().to_string();
         let conn = Connection::open(path).map_err(|e| sql(&name, e))?;
-        conn.busy_timeout(Duration::from_secs(30))
-            .map_err(|e| sql(&name, e))?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(|e| sql(&name, e))?;
         let store = Store { conn, path: name };
         store
             .conn
@@ -295,21 +311,34 @@ impl Store {
                 .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
                 .map_err(|e| sql(&store.path, e))?;
             if tables > 0 {
-                return Ok(None);
+                return Ok(Tried::Rebuild(format!(
+                    "schema version unknown found, {} expected",
+                    schema::SCHEMA_VERSION
+                )));
             }
             store.init()?;
-            return Ok(Some(store));
+            return Ok(Tried::Open(store));
         }
         let version = store.meta("schema_version")?;
         if version.as_deref() != Some(&schema::SCHEMA_VERSION.to_string()) {
-            return Ok(None);
+            return Ok(Tried::Rebuild(format!(
+                "schema version {} found, {} expected",
+                version.as_deref().unwrap_or("unknown"),
+                schema::SCHEMA_VERSION
+            )));
+        }
+        if store.unjournaled_load()? {
+            return Ok(Tried::Rebuild(
+                "an interrupted first index was written without a journal: indexing starts again"
+                    .into(),
+            ));
         }
         // A cheap integrity probe: a corrupt file usually fails here.
         store
             .conn
             .query_row("SELECT count(*) FROM files", [], |r| r.get::<_, i64>(0))
             .map_err(|e| sql(&store.path, e))?;
-        Ok(Some(store))
+        Ok(Tried::Open(store))
     }
 
     fn init(&self) -> Result<()> {
@@ -338,11 +367,21 @@ impl Store {
     }
 
     /// Start loading an empty graph in bulk: the indexes in
-    /// [`schema::BULK_FACT_INDEXES`], [`schema::BULK_EDGE_INDEXES`] and the search-index triggers are dropped,
-    /// to be built once by [`Store::end_bulk`], and commits skip fsync (WAL
-    /// stays consistent if the process dies; an OS crash costs a rebuild).
-    /// The `bulk` meta key records it, so an interrupted load is finished
-    /// by the next update ([`Store::in_bulk`]).
+    /// [`schema::BULK_FACT_INDEXES`], [`schema::BULK_EDGE_INDEXES`] and the
+    /// search-index triggers are dropped, to be built once by
+    /// [`Store::end_bulk`], and commits skip fsync. The `bulk` meta key
+    /// records it ([`Store::in_bulk`]).
+    ///
+    /// When no other connection has the database open, the load is written
+    /// without a journal: each page once, where the WAL writes it twice
+    /// (into the log, then into the database). A load cut short then
+    /// leaves a file that may be half written, so the `bulk_unjournaled`
+    /// key, committed through the WAL before the journal is turned off,
+    /// makes the next open start again from a new database
+    /// ([`Store::unjournaled_load`]). With another connection open, the
+    /// journal cannot be turned off; the load keeps the WAL, which stays
+    /// consistent if the process dies, and an interrupted load is finished
+    /// by the next update.
     pub fn begin_bulk(&mut self) -> Result<()> {
         let mut drop = String::new();
         let bulk = [schema::BULK_FACT_INDEXES, schema::BULK_EDGE_INDEXES];
@@ -359,10 +398,40 @@ impl Store {
         }
         self.transaction(|tx| {
             tx.conn.execute_batch(&drop).map_err(|e| sql(tx.path, e))?;
-            tx.set_meta("bulk", "1")
+            tx.set_meta("bulk", "1")?;
+            tx.set_meta(UNJOURNALED, "1")
         })?;
+        if !self.leave_wal()? {
+            self.conn
+                .execute("DELETE FROM meta WHERE key = ?1", [UNJOURNALED])
+                .map_err(|e| self.err(e))?;
+        }
         self.conn
             .execute_batch("PRAGMA synchronous = OFF;")
+            .map_err(|e| self.err(e))
+    }
+
+    /// Turn the journal off, unless another connection has the database
+    /// open (leaving WAL needs it alone): then at once, not after the busy
+    /// timeout, `false`.
+    fn leave_wal(&self) -> Result<bool> {
+        let busy = |t| self.conn.busy_timeout(t).map_err(|e| self.err(e));
+        busy(Duration::ZERO)?;
+        let mode = self
+            .conn
+            .query_row("PRAGMA journal_mode = OFF", [], |r| r.get::<_, String>(0));
+        busy(BUSY_TIMEOUT)?;
+        match mode {
+            Ok(mode) => Ok(mode.eq_ignore_ascii_case("off")),
+            Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) => Ok(false),
+            Err(e) => Err(self.err(e)),
+        }
+    }
+
+    /// The connection's journal mode (`wal`, `off`, …).
+    pub fn journal_mode(&self) -> Result<String> {
+        self.conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
             .map_err(|e| self.err(e))
     }
 
@@ -429,9 +498,16 @@ impl Store {
         self.transaction(|tx| {
             tx.conn
                 .execute_batch(schema::BULK_EDGE_INDEXES)
-                .map_err(|e| sql(tx.path, e))?;
+                .map_err(|e| sql(tx.path, e))
+        })?;
+        // Back to the WAL before the load is marked complete: that last
+        // commit is atomic again.
+        self.conn
+            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))
+            .map_err(|e| self.err(e))?;
+        self.transaction(|tx| {
             tx.conn
-                .execute("DELETE FROM meta WHERE key = 'bulk'", [])
+                .execute("DELETE FROM meta WHERE key IN ('bulk', ?1)", [UNJOURNALED])
                 .map_err(|e| sql(tx.path, e))?;
             Ok(())
         })?;
@@ -2467,7 +2543,13 @@ mod tests {
         let path = dir.path().join("graph.db");
         let (mut store, _) = Store::open(&path).unwrap();
         let all = indexes(&store);
+        // Another connection keeps the journal on (WAL): the load can be
+        // resumed.
+        let reader = store.reader().unwrap().unwrap();
         store.begin_bulk().unwrap();
+        drop(reader);
+        assert_eq!(store.journal_mode().unwrap(), "wal");
+        assert!(!store.unjournaled_load().unwrap());
         assert!(!indexes(&store)
             .iter()
             .any(|n| n == "nodes_name" || n == "edges_dst"));
@@ -2484,5 +2566,46 @@ mod tests {
         store.end_bulk().unwrap();
         assert!(!store.in_bulk().unwrap());
         assert_eq!(indexes(&store), all);
+    }
+
+    #[test]
+    fn a_bulk_load_alone_is_unjournaled_and_an_interrupted_one_starts_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("graph.db");
+        let (mut store, _) = Store::open(&path).unwrap();
+        store.begin_bulk().unwrap();
+        assert_eq!(store.journal_mode().unwrap(), "off");
+        assert!(store.unjournaled_load().unwrap());
+        store
+            .conn
+            .execute("INSERT INTO meta (key, value) VALUES ('probe', 'x')", [])
+            .unwrap();
+        // Cut short: the next open finds the marker and starts again.
+        drop(store);
+        let (mut store, note) = Store::open(&path).unwrap();
+        let OpenNote::Rebuilt(why) = note else {
+            panic!("not rebuilt: {note:?}")
+        };
+        assert!(why.contains("without a journal"), "{why}");
+        assert_eq!(store.meta("probe").unwrap(), None, "a new database");
+        assert!(!store.in_bulk().unwrap());
+        assert_eq!(store.journal_mode().unwrap(), "wal");
+        // Finished: the journal is back on and the marker gone.
+        store.begin_bulk().unwrap();
+        store.end_bulk().unwrap();
+        assert_eq!(store.journal_mode().unwrap(), "wal");
+        assert!(!store.unjournaled_load().unwrap());
+        assert!(!store.in_bulk().unwrap());
+        drop(store);
+        let (mut store, note) = Store::open(&path).unwrap();
+        assert_eq!(note, OpenNote::Existing);
+        // Interrupted in this process (an update that failed): recreated
+        // in place.
+        store.begin_bulk().unwrap();
+        store.set_meta("probe", "y").unwrap();
+        store.recreate().unwrap();
+        assert_eq!(store.meta("probe").unwrap(), None);
+        assert!(!store.unjournaled_load().unwrap());
+        assert_eq!(store.journal_mode().unwrap(), "wal");
     }
 }
