@@ -59,6 +59,10 @@ enum Tried {
 /// ([`Store::begin_bulk`]), set until the load is complete.
 const UNJOURNALED: &str = "bulk_unjournaled";
 
+/// [`Store::lsp_owners_into`]'s query.
+const LSP_OWNERS_INTO: &str = "SELECT DISTINCT owner FROM edges
+     WHERE dst >= ?1 AND dst < ?2 AND owner != ?3 AND source LIKE 'lsp:%'";
+
 /// How long a statement waits for another connection's lock.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -747,14 +751,12 @@ impl Store {
 
     /// Files other than `file_id` owning an edge into it that a language
     /// server decided (verified, retargeted, refuted, discovered): those
-    /// answers go stale when the file changes.
+    /// answers go stale when the file changes. Read through `edges_lsp`
+    /// (the condition on `source` is the index's).
     pub fn lsp_owners_into(&self, file_id: i64) -> Result<Vec<i64>> {
         let mut stmt = self
             .conn
-            .prepare_cached(
-                "SELECT DISTINCT owner FROM edges
-                 WHERE dst >= ?1 AND dst < ?2 AND owner != ?3 AND source LIKE 'lsp:%'",
-            )
+            .prepare_cached(LSP_OWNERS_INTO)
             .map_err(|e| self.err(e))?;
         let rows = stmt
             .query_map(
@@ -2607,5 +2609,40 @@ mod tests {
         assert_eq!(store.meta("probe").unwrap(), None);
         assert!(!store.unjournaled_load().unwrap());
         assert_eq!(store.journal_mode().unwrap(), "wal");
+    }
+
+    #[test]
+    fn owners_of_language_server_edges_are_read_through_their_index() {
+        let store = Store::open_in_memory().unwrap();
+        // Edges into file 2's definitions from files 1, 3 and 4 (and one
+        // of file 2's own); only 3's and 4's were decided by a server.
+        for (owner, dst_file, source) in [
+            (1, 2, "static"),
+            (3, 2, "lsp:rust-analyzer@1"),
+            (4, 2, "lsp:pyright@1"),
+            (2, 2, "lsp:pyright@1"),
+            (5, 6, "lsp:pyright@1"),
+        ] {
+            store
+                .conn
+                .execute(
+                    "INSERT INTO edges (owner, src, dst, kind, confidence, status, source)
+                     VALUES (?1, ?2, ?3, 'calls', 1.0, 'verified', ?4)",
+                    params![owner, node_id(owner, 0), node_id(dst_file, 1), source],
+                )
+                .unwrap();
+        }
+        let mut owners = store.lsp_owners_into(2).unwrap();
+        owners.sort_unstable();
+        assert_eq!(owners, [3, 4]);
+        let plan: Vec<String> = store
+            .conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {LSP_OWNERS_INTO}"))
+            .unwrap()
+            .query_map(params![0, 1, 2], |r| r.get::<_, String>(3))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert!(plan.iter().any(|p| p.contains("edges_lsp")), "{plan:?}");
     }
 }

@@ -3,7 +3,7 @@
 
 /// Bump on any change to [`SCHEMA`] or to the encoding of the fact blobs,
 /// and when a resolver's answers change (stored edges would stay stale).
-pub const SCHEMA_VERSION: i64 = 48;
+pub const SCHEMA_VERSION: i64 = 49;
 
 pub const PRAGMAS: &str = "
 PRAGMA journal_mode = WAL;
@@ -213,6 +213,10 @@ CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst, kind);
 pub const INDEXES: &str = "
 CREATE INDEX IF NOT EXISTS files_pending ON files(id) WHERE resolved = 0;
 CREATE INDEX IF NOT EXISTS edges_owner ON edges(owner);
+-- The edges a language server decided, by target (`Store::lsp_owners_into`,
+-- which must repeat the condition): few or none, where every edge into a
+-- file is thousands.
+CREATE INDEX IF NOT EXISTS edges_lsp ON edges(dst) WHERE source LIKE 'lsp:%';
 CREATE INDEX IF NOT EXISTS unresolved_owner ON unresolved(owner);
 CREATE INDEX IF NOT EXISTS verdicts_site ON verdicts(site_path, line, col);
 CREATE INDEX IF NOT EXISTS discovered_site ON discovered(site_path);
