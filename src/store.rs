@@ -212,7 +212,10 @@ impl Store {
     /// [`Store::unjournaled_load`]).
     pub fn recreate(&mut self) -> Result<()> {
         let path = PathBuf::from(&self.path);
-        // Close the file before removing it.
+        // Close the file before removing it: a connection closed later
+        // could remove the new database's log. Should creating the new one
+        // fail, this store is left on an empty in-memory database, where
+        // every statement fails (no tables), not on the old file.
         self.conn = Connection::open_in_memory().map_err(|e| self.err(e))?;
         *self = Store::create(&path)?;
         Ok(())
