@@ -9,6 +9,7 @@ pub mod schema;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use rusqlite::config::DbConfig;
 use rusqlite::{params, params_from_iter, Connection, OptionalExtension};
 
 use crate::extract::{Def, Diagnostic, Lang};
@@ -184,6 +185,11 @@ impl Store {
             })?;
         }
         let existed = path.exists();
+        if !existed {
+            // A log left beside a database removed by hand is another
+            // database's: not to be read into the new one.
+            Store::remove(path)?;
+        }
         let rebuild = |why: String| Ok((Store::create(path)?, OpenNote::Rebuilt(why)));
         match Store::try_open(path) {
             Ok(Tried::Open(store)) => Ok((
@@ -297,6 +303,12 @@ impl Store {
         let name = path.display().to_string();
         let conn = Connection::open(path).map_err(|e| sql(&name, e))?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(|e| sql(&name, e))?;
+        // The WAL outlives the process: closing would otherwise copy its
+        // pages into the database and sync both, and the next writer would
+        // start a new log (syncing its header and the folder). SQLite
+        // checkpoints as the log grows (every 1,000 pages).
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
+            .map_err(|e| sql(&name, e))?;
         let store = Store { conn, path: name };
         store
             .conn
@@ -2647,5 +2659,33 @@ mod tests {
             .map(Result::unwrap)
             .collect();
         assert!(plan.iter().any(|p| p.contains("edges_lsp")), "{plan:?}");
+    }
+
+    #[test]
+    fn the_log_outlives_the_process_but_not_a_database_removed_by_hand() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("graph.db");
+        let wal = dir.path().join("graph.db-wal");
+        let (store, _) = Store::open(&path).unwrap();
+        store.set_meta("probe", "x").unwrap();
+        drop(store);
+        // Not checkpointed on close: the commit is in the log, and read
+        // from it.
+        assert!(std::fs::metadata(&wal).unwrap().len() > 0);
+        let (store, note) = Store::open(&path).unwrap();
+        assert_eq!(note, OpenNote::Existing);
+        assert_eq!(store.meta("probe").unwrap().as_deref(), Some("x"));
+        drop(store);
+        // The database removed alone: its log is not replayed into the new
+        // one.
+        std::fs::remove_file(&path).unwrap();
+        assert!(wal.exists());
+        let (store, note) = Store::open(&path).unwrap();
+        assert_eq!(note, OpenNote::Created);
+        assert_eq!(store.meta("probe").unwrap(), None);
+        assert_eq!(
+            store.meta("schema_version").unwrap(),
+            Some(schema::SCHEMA_VERSION.to_string())
+        );
     }
 }
