@@ -405,9 +405,7 @@ pub fn update(
     // process (another process's is caught when the database is opened):
     // its pages may be half written. Start again from a new database.
     if store.unjournaled_load()? {
-        tracing::warn!(
-            "a first index written without a journal was interrupted; it is started again"
-        );
+        tracing::warn!("{}", crate::store::INTERRUPTED_UNJOURNALED);
         store.recreate()?;
         forget_derived(&root.join(DB_DIR))?;
     }

@@ -60,6 +60,10 @@ enum Tried {
 /// ([`Store::begin_bulk`]), set until the load is complete.
 const UNJOURNALED: &str = "bulk_unjournaled";
 
+/// Why a database holding that key is replaced by a new one.
+pub const INTERRUPTED_UNJOURNALED: &str =
+    "an interrupted first index was written without a journal: indexing starts again";
+
 /// [`Store::lsp_owners_into`]'s query.
 const LSP_OWNERS_INTO: &str = "SELECT DISTINCT owner FROM edges
      WHERE dst >= ?1 AND dst < ?2 AND owner != ?3 AND source LIKE 'lsp:%'";
@@ -347,10 +351,7 @@ impl Store {
             )));
         }
         if store.unjournaled_load()? {
-            return Ok(Tried::Rebuild(
-                "an interrupted first index was written without a journal: indexing starts again"
-                    .into(),
-            ));
+            return Ok(Tried::Rebuild(INTERRUPTED_UNJOURNALED.into()));
         }
         // A cheap integrity probe: a corrupt file usually fails here.
         store
@@ -521,9 +522,21 @@ impl Store {
         })?;
         // Back to the WAL before the load is marked complete: that last
         // commit is atomic again.
-        self.conn
-            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))
+        let mode: String = self
+            .conn
+            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
             .map_err(|e| self.err(e))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            // Left as it is, every later commit of this connection would
+            // be written without a journal, and unmarked. The marker stays:
+            // the next update starts again.
+            return Err(StoreError::Io {
+                path: self.path.clone(),
+                source: std::io::Error::other(format!(
+                    "the journal could not be turned back on after the first index (mode {mode})"
+                )),
+            });
+        }
         self.transaction(|tx| {
             tx.conn
                 .execute("DELETE FROM meta WHERE key IN ('bulk', ?1)", [UNJOURNALED])
