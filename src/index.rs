@@ -53,9 +53,10 @@ pub fn extract_files(
     files: &[walk::WalkedFile],
 ) -> (Vec<Analyzed>, Vec<walk::Skipped>) {
     let results: Vec<Result<Analyzed, walk::Skipped>> = workers().install(|| {
-        files
-            .par_iter()
-            .map(|f| {
+        largest_first(
+            files,
+            |f| f.size,
+            |f| {
                 let bytes = std::fs::read(root.join(&f.path)).map_err(|e| walk::Skipped {
                     path: f.path.clone(),
                     reason: if e.kind() == std::io::ErrorKind::NotFound {
@@ -78,8 +79,8 @@ pub fn extract_files(
                     lang: f.lang,
                     facts,
                 })
-            })
-            .collect()
+            },
+        )
     });
     let mut ok = Vec::new();
     let mut skipped = Vec::new();
@@ -90,6 +91,29 @@ pub fn extract_files(
         }
     }
     (ok, skipped)
+}
+
+/// `f` over `items` in parallel (in the current rayon pool), the largest
+/// items first by `size`; the results in the items' order. Parsing time
+/// grows with a file's size, and a batch in walk order could end on a large
+/// file that one worker parses while the other idles: largest first, it
+/// ends on small ones (zod's cold index, 644 files: 0.74 -> 0.67 s).
+pub fn largest_first<T: Sync, R: Send>(
+    items: &[T],
+    size: impl Fn(&T) -> u64,
+    f: impl Fn(&T) -> R + Sync + Send,
+) -> Vec<R> {
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(size(&items[i])));
+    let mut done: Vec<(usize, R)> = order
+        .par_iter()
+        // Split down to single files: near the end, a worker that runs out
+        // takes one small file from the other, not a share fixed up front.
+        .with_max_len(1)
+        .map(|&i| (i, f(&items[i])))
+        .collect();
+    done.sort_unstable_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
 }
 
 /// Read the manifests a walk found into a layout.
@@ -654,9 +678,10 @@ pub fn update(
             for chunk in candidates_ref.chunks(BATCH * 4) {
                 let results: Vec<Result<Option<Changed>, walk::Skipped>> =
                     workers().install(|| {
-                        chunk
-                            .par_iter()
-                            .map(|f| {
+                        largest_first(
+                            chunk,
+                            |f| f.size,
+                            |f| {
                                 let r = read_and_extract(
                                     root,
                                     f,
@@ -664,8 +689,8 @@ pub fn update(
                                 );
                                 bar_ref.inc(1);
                                 r
-                            })
-                            .collect()
+                            },
+                        )
                     });
                 if tx.send((chunk, results)).is_err() {
                     break;

@@ -5,25 +5,17 @@ use std::process::ExitCode;
 use clap::Parser;
 use refgraph::cli::{self, Cli};
 
-/// mimalloc for Rust allocations and for Tree-sitter's C allocations:
-/// parsing thousands of files allocates and frees millions of small nodes,
-/// and glibc malloc was ~15% of a cold index.
+/// mimalloc for Rust allocations (and, below, for Tree-sitter's C
+/// allocations): parsing thousands of files allocates and frees millions of
+/// small nodes, and glibc malloc was ~15% of a cold index.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     refgraph::memory::huge_pages_off();
     // SAFETY: called first, on the main thread, before any Tree-sitter
-    // object exists; the four functions are one allocator family
-    // (mimalloc), aligned like libc malloc.
-    unsafe {
-        tree_sitter::set_allocator(Some(tree_sitter::Allocator {
-            malloc: libmimalloc_sys::mi_malloc,
-            calloc: libmimalloc_sys::mi_calloc,
-            realloc: libmimalloc_sys::mi_realloc,
-            free: libmimalloc_sys::mi_free,
-        }));
-    }
+    // object exists.
+    unsafe { refgraph::memory::tree_sitter_on_mimalloc() };
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("RUST_LOG")
