@@ -241,7 +241,7 @@ pub enum Ty {
     /// parameters are already replaced by their first trait bound, `Self`
     /// by the impl's type path.
     Path(Segs),
-    /// `P<A, B>` with its first two type arguments: when `P` is not an
+    /// `P<A, B, …>` with its first eight type arguments: when `P` is not an
     /// in-repo type, `Box`/`Rc`/`Arc` are `A`, `Option`/`Result`/`RefCell`/
     /// `Mutex` wrap `A` (reached by `unwrap`, `?`, `borrow`, `lock`),
     /// `Vec`/`HashSet`/… hold `A` and `HashMap`/`BTreeMap` map `A` to `B`.

@@ -112,6 +112,11 @@ const ELEM_PAIR_CLOSURE_METHODS: [&str; 7] = [
     "sort_unstable_by",
 ];
 
+/// The type arguments kept of a generic type (`P<A, B, C>`): the maps'
+/// two, and a struct's own parameters by position (`impl<I, J, F> Iterator
+/// for MergeBy<I, J, F>` says what a field typed `F` is).
+const MAX_TYPE_ARGS: usize = 8;
+
 /// Deeper expressions are skipped (a stack overflow would kill the indexer).
 const MAX_NESTING: u32 = 256;
 

@@ -2231,3 +2231,38 @@ fn collections_have_the_methods_of_traits_implemented_for_every_type() {
     assert_none(&g, "calls shop_app::f -> shop_app::T::glue");
     assert_none(&g, "calls shop_app::f -> shop_app::Ext::glue");
 }
+
+#[test]
+fn fields_past_two_type_parameters_and_through_struct_patterns() {
+    // itertools: `impl<I, J, F> Iterator for MergeBy<I, J, F> where F:
+    // OrderingOrBool<…>` calls `self.cmp_fn.merge(…)`, the struct's third
+    // parameter; `let Self { iter, last, f } = self;` then `f.coalesce_pair(…)`.
+    // A struct pattern's fields are the value's (or, with no value known,
+    // the named struct's); `E::V { x }` binds the variant's field.
+    let src = r#"pub trait Merge { fn merge(&mut self); }
+pub struct A;
+impl Merge for A { fn merge(&mut self) {} }
+pub struct B;
+impl Merge for B { fn merge(&mut self) {} }
+pub struct By<I, J, F> { i: I, j: J, f: F }
+impl<I, J, F: Merge> By<I, J, F> { fn go(&mut self) { self.f.merge() } }
+impl<I, J, F: Merge> By<I, J, F> { fn own(self) { let Self { mut f, .. } = self; f.merge(); } }
+pub struct Pair { a: A, b: B }
+pub enum Shape { Two { a: A, b: B } }
+pub fn named(p: Pair) { let Pair { a: mut x, mut b } = p; x.merge(); b.merge(); }
+pub fn unknown() { let f = |Pair { mut a, .. }| a.merge(); }
+pub fn variant(s: Shape) { match s { Shape::Two { mut a, b: mut y } => { a.merge(); y.merge(); } } }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    for want in [
+        "calls shop_app::By::go -> shop_app::Merge::merge @7:62 TypedReceiver",
+        "calls shop_app::By::own -> shop_app::Merge::merge @8:84 TypedReceiver",
+        "calls shop_app::named -> shop_app::A::merge @11:61 TypedReceiver",
+        "calls shop_app::named -> shop_app::B::merge @11:72 TypedReceiver",
+        "calls shop_app::unknown -> shop_app::A::merge @12:51 TypedReceiver",
+        "calls shop_app::variant -> shop_app::A::merge @13:76 TypedReceiver",
+        "calls shop_app::variant -> shop_app::B::merge @13:87 TypedReceiver",
+    ] {
+        assert_has(&g, want);
+    }
+}

@@ -359,25 +359,56 @@ impl<'s> V<'s> {
                 }
             }
             "struct_pattern" => {
+                // What a field binds: a field of the value matched (`let
+                // Self { iter, f } = self;`) or of the struct the pattern
+                // names; `E::V { x }` (a path of two or more, as written):
+                // the enum's field `V::x`, as for `E::V(x)`.
+                let (mut named, mut variant) = (None, None);
                 if let Some(t) = p.field("type") {
                     let mut segs = Vec::new();
                     if self.path(t, &mut segs) {
+                        let written = segs.len();
                         if let Some((segs, hidden)) = self.subst(segs) {
+                            let ids: Segs = segs.iter().map(|s| s.0).collect();
+                            if written >= 2 {
+                                let v = self.str_of(*ids.last().unwrap_or(&0)).to_string();
+                                variant = Some((ids.into_vec(), v));
+                            } else {
+                                named = Some(ids);
+                            }
                             self.path_site(segs, hidden, Role::Ref);
                         }
                     }
                 }
+                let base = match named {
+                    _ if variant.is_some() => 0,
+                    _ if r != 0 => r,
+                    Some(ids) => self.recv(Recv::Ty(Ty::Path(ids))),
+                    None => 0,
+                };
                 let mut cursor = p.walk();
                 let kids: Vec<Node> = p.named_children(&mut cursor).collect();
                 for k in kids {
                     if k.kind_name() != "field_pattern" {
                         continue;
                     }
+                    let field = match (&variant, k.field("name")) {
+                        (Some((path, v)), Some(f)) => {
+                            let name = format!("{v}::{}", self.text(f));
+                            let name = self.name(&name);
+                            self.recv(Recv::Variant(path.clone(), name))
+                        }
+                        (None, Some(f)) if base != 0 => {
+                            let name = self.node_name(f);
+                            self.recv(Recv::Field(base, name))
+                        }
+                        _ => 0,
+                    };
                     if let Some(sub) = k.field("pattern") {
-                        self.pattern(sub, 0);
+                        self.pattern(sub, field);
                     } else if let Some(name) = k.field("name") {
                         let name = self.node_name(name);
-                        self.bind(name, 0);
+                        self.bind(name, field);
                     }
                 }
             }

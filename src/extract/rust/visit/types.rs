@@ -134,7 +134,7 @@ impl<'s> V<'s> {
                     return Ty::Unknown;
                 };
                 let ty = self.type_path(base, role);
-                args.truncate(2);
+                args.truncate(MAX_TYPE_ARGS);
                 match ty {
                     Ty::Path(p) => Ty::Generic(p, args),
                     other => other,
