@@ -54,7 +54,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() {
     // The binary's memory setup too (huge pages off, see `memory`).
     refgraph::memory::huge_pages_off();
-    // SAFETY: first, on the main thread, before any Tree-sitter object.
+    // SAFETY: first, on the main thread, before any other Tree-sitter call.
     unsafe { refgraph::memory::tree_sitter_on_mimalloc() };
     let root: PathBuf = std::env::args()
         .skip(1)

@@ -13,8 +13,8 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     refgraph::memory::huge_pages_off();
-    // SAFETY: called first, on the main thread, before any Tree-sitter
-    // object exists.
+    // SAFETY: called first, on the main thread, before any other
+    // Tree-sitter call.
     unsafe { refgraph::memory::tree_sitter_on_mimalloc() };
     tracing_subscriber::fmt()
         .with_env_filter(

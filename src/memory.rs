@@ -33,24 +33,51 @@ pub fn huge_pages_off() {
 /// mimalloc: parsing thousands of files allocates and frees millions of small
 /// nodes, and glibc malloc was ~15% of a cold index. The binary and the
 /// stages benchmark call it, so the benchmark's parse ceiling is measured
-/// with the allocator `refgraph index` uses.
+/// with the allocator `refgraph index` uses. Tree-sitter does not check for
+/// a failed allocation: one aborts the process, as Rust's own allocation
+/// failures do.
 ///
 /// # Safety
-/// Call first, on the main thread, before any Tree-sitter object exists:
-/// memory allocated by one allocator and freed by the other is undefined
-/// behaviour.
+/// Call first, on the main thread, before any other Tree-sitter call (the
+/// setting is global and not synchronized): memory allocated by one
+/// allocator and freed by the other is undefined behaviour.
 pub unsafe fn tree_sitter_on_mimalloc() {
-    // SAFETY: the caller guarantees no Tree-sitter object exists yet; the
+    // SAFETY: the caller guarantees no Tree-sitter call came before; the
     // four functions are one allocator family (mimalloc), aligned like libc
-    // malloc.
+    // malloc, and never return null for a non-zero size.
     unsafe {
         tree_sitter::set_allocator(Some(tree_sitter::Allocator {
-            malloc: libmimalloc_sys::mi_malloc,
-            calloc: libmimalloc_sys::mi_calloc,
-            realloc: libmimalloc_sys::mi_realloc,
+            malloc: ts_malloc,
+            calloc: ts_calloc,
+            realloc: ts_realloc,
             free: libmimalloc_sys::mi_free,
         }));
     }
+}
+
+/// `p`, or the process aborted when an allocation of `size` bytes failed.
+fn or_abort(p: *mut std::ffi::c_void, size: usize) -> *mut std::ffi::c_void {
+    if p.is_null() && size != 0 {
+        std::process::abort();
+    }
+    p
+}
+
+unsafe extern "C" fn ts_malloc(size: usize) -> *mut std::ffi::c_void {
+    // SAFETY: mimalloc's malloc, any size.
+    or_abort(unsafe { libmimalloc_sys::mi_malloc(size) }, size)
+}
+
+unsafe extern "C" fn ts_calloc(count: usize, size: usize) -> *mut std::ffi::c_void {
+    // SAFETY: mimalloc's calloc, any sizes (an overflowing product fails).
+    let p = unsafe { libmimalloc_sys::mi_calloc(count, size) };
+    or_abort(p, count.saturating_mul(size))
+}
+
+unsafe extern "C" fn ts_realloc(ptr: *mut std::ffi::c_void, size: usize) -> *mut std::ffi::c_void {
+    // SAFETY: `ptr` is null or came from these functions (Tree-sitter's
+    // contract for its `realloc`).
+    or_abort(unsafe { libmimalloc_sys::mi_realloc(ptr, size) }, size)
 }
 
 /// Gives a child command the huge-page setting refgraph started with.

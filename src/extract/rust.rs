@@ -413,7 +413,8 @@ pub enum Recv {
     Elem(u32),
     /// A field of an enum variant a pattern names (`Value::Float(f)`: the
     /// path, and the field's name `Float::0`, as [`Field`]s of the enum
-    /// record it).
+    /// record it), or of the struct a pattern names (`Pair { a, .. }`: the
+    /// path and `a`).
     Variant(Vec<u32>, u32),
     /// Element `i` of a tuple pattern matched against `recv`: `let (a, b)
     /// = recv;`, `for (i, x) in v.iter().enumerate()`.

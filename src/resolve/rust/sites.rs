@@ -1138,15 +1138,21 @@ impl Cx<'_, '_> {
                     return TyRes::Unknown;
                 };
                 let imp = &self.scope.impls[imp as usize];
+                let m = self.fm + imp.module;
                 return match &imp.ty {
+                    // Through an alias the arguments are the alias's, in
+                    // its order (`type Rev<F, I> = By<I, F>`), not the
+                    // struct's: unknown.
+                    Ty::Generic(p, _)
+                        if matches!(
+                            self.ix.path_ty(self.world, self.file, m, p, None),
+                            TyRes::Def(d) if self.ix.aliases.contains_key(&d)
+                        ) =>
+                    {
+                        TyRes::Unknown
+                    }
                     Ty::Generic(_, args) => match args.get(i) {
-                        Some(a) => self.ix.resolve_ty_with(
-                            self.world,
-                            self.file,
-                            self.fm + imp.module,
-                            a,
-                            None,
-                        ),
+                        Some(a) => self.ix.resolve_ty_with(self.world, self.file, m, a, None),
                         None => TyRes::Unknown,
                     },
                     _ => TyRes::Unknown,

@@ -2253,7 +2253,30 @@ pub fn named(p: Pair) { let Pair { a: mut x, mut b } = p; x.merge(); b.merge(); 
 pub fn unknown() { let f = |Pair { mut a, .. }| a.merge(); }
 pub fn variant(s: Shape) { match s { Shape::Two { mut a, b: mut y } => { a.merge(); y.merge(); } } }
 "#;
-    let g = graph(&[("src/lib.rs", src)]);
+    // What the value matched is does not override the struct the pattern
+    // names (an outside value's fields would be outside types, whose
+    // methods an in-repo impl for `u32` could take); a name that is not an
+    // in-repo struct (an imported variant) binds nothing known.
+    let src = format!(
+        "{src}impl Merge for u32 {{ fn merge(&mut self) {{}} }}
+pub fn outside() {{ let Pair {{ mut a, .. }} = Default::default(); a.merge(); }}
+pub fn imported() {{ use Shape::*; let f = |Two {{ mut a, .. }}| a.merge(); }}
+impl Shape {{ fn each(&mut self) {{ match self {{ Shape::Two {{ a, .. }} => a.merge() }} }} }}
+"
+    );
+
+    let g = graph(&[("src/lib.rs", &src)]);
+    assert_has(
+        &g,
+        "calls shop_app::outside -> shop_app::A::merge @15:67 TypedReceiver",
+    );
+    assert_none(&g, "calls shop_app::outside -> shop_app::u32::merge");
+    assert_none(&g, "calls shop_app::imported -> shop_app::u32::merge");
+    // `match self { Shape::Two { a, .. } => … }`: the variant's field.
+    assert_has(
+        &g,
+        "calls shop_app::Shape::each -> shop_app::A::merge @17:74 TypedReceiver",
+    );
     for want in [
         "calls shop_app::By::go -> shop_app::Merge::merge @7:62 TypedReceiver",
         "calls shop_app::By::own -> shop_app::Merge::merge @8:84 TypedReceiver",
@@ -2265,4 +2288,26 @@ pub fn variant(s: Shape) { match s { Shape::Two { mut a, b: mut y } => { a.merge
     ] {
         assert_has(&g, want);
     }
+}
+
+#[test]
+fn a_self_type_alias_does_not_say_which_struct_parameter_is_which() {
+    // `type Rev<F, J, I> = By<I, J, F>`: in `impl … for Rev<I, J, F>` the
+    // impl's first argument is the struct's third parameter; the graph
+    // does not map them, and leaves `self.f` unknown rather than wrong.
+    let src = r#"pub trait Merge { fn merge(&mut self); }
+pub trait Other { fn merge(&mut self); }
+pub trait Go { fn go(&mut self); }
+pub struct By<I, J, F> { i: I, j: J, f: F }
+pub type Rev<F, J, I> = By<I, J, F>;
+impl<I: Other, J, F: Merge> Go for Rev<I, J, F> { fn go(&mut self) { self.f.merge() } }
+impl<I, J, F: Merge> By<I, J, F> { fn by(&mut self) { self.f.merge() } }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_none(&g, "calls shop_app::Rev::go -> shop_app::Merge::merge");
+    assert_none(&g, "calls shop_app::By::go -> shop_app::Merge::merge");
+    assert_has(
+        &g,
+        "calls shop_app::By::by -> shop_app::Merge::merge @7:62 TypedReceiver",
+    );
 }

@@ -359,48 +359,47 @@ impl<'s> V<'s> {
                 }
             }
             "struct_pattern" => {
-                // What a field binds: a field of the value matched (`let
-                // Self { iter, f } = self;`) or of the struct the pattern
-                // names; `E::V { x }` (a path of two or more, as written):
-                // the enum's field `V::x`, as for `E::V(x)`.
-                let (mut named, mut variant) = (None, None);
+                // What a field binds: `let Self { iter, f } = self;`, the
+                // field of `self` (typed by what the impl's self type puts
+                // in the struct's parameters); else a field of the struct
+                // the pattern names, which says more than the value matched
+                // (a value of an outside type would make every field one
+                // too). Written `E::V { x }` (two segments or more): the
+                // enum's field `V::x`, as for `E::V(x)`. A name that is not
+                // an in-repo struct (`Two { a }` after `use Shape::*`, an
+                // outside type) binds nothing known.
+                let mut path = None;
                 if let Some(t) = p.field("type") {
                     let mut segs = Vec::new();
                     if self.path(t, &mut segs) {
                         let written = segs.len();
                         if let Some((segs, hidden)) = self.subst(segs) {
-                            let ids: Segs = segs.iter().map(|s| s.0).collect();
-                            if written >= 2 {
-                                let v = self.str_of(*ids.last().unwrap_or(&0)).to_string();
-                                variant = Some((ids.into_vec(), v));
-                            } else {
-                                named = Some(ids);
-                            }
+                            let ids: Vec<u32> = segs.iter().map(|s| s.0).collect();
+                            path = Some((ids, written));
                             self.path_site(segs, hidden, Role::Ref);
                         }
                     }
                 }
-                let base = match named {
-                    _ if variant.is_some() => 0,
-                    _ if r != 0 => r,
-                    Some(ids) => self.recv(Recv::Ty(Ty::Path(ids))),
-                    None => 0,
-                };
                 let mut cursor = p.walk();
                 let kids: Vec<Node> = p.named_children(&mut cursor).collect();
                 for k in kids {
                     if k.kind_name() != "field_pattern" {
                         continue;
                     }
-                    let field = match (&variant, k.field("name")) {
-                        (Some((path, v)), Some(f)) => {
-                            let name = format!("{v}::{}", self.text(f));
-                            let name = self.name(&name);
-                            self.recv(Recv::Variant(path.clone(), name))
-                        }
-                        (None, Some(f)) if base != 0 => {
+                    let field = match (&path, k.field("name")) {
+                        (Some((_, 1)), Some(f)) if r == SELF_RECV => {
                             let name = self.node_name(f);
-                            self.recv(Recv::Field(base, name))
+                            self.recv(Recv::Field(r, name))
+                        }
+                        (Some((ids, written)), Some(f)) => {
+                            let name = if *written >= 2 {
+                                let v = self.str_of(*ids.last().unwrap_or(&0));
+                                format!("{v}::{}", self.text(f))
+                            } else {
+                                self.text(f).to_string()
+                            };
+                            let name = self.name(&name);
+                            self.recv(Recv::Variant(ids.clone(), name))
                         }
                         _ => 0,
                     };
