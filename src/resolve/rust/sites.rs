@@ -1422,8 +1422,20 @@ impl Cx<'_, '_> {
                 if w.external {
                     return TyRes::Unknown;
                 }
+                // `m::Pair { a }`, `m::Wrap(x)`: every segment an item, the
+                // last a struct, not a variant: the struct's own field (`a`,
+                // `0`), not the variant field `Pair::a` the pattern wrote.
+                let name = match self.gstr(*field).split_once("::") {
+                    Some((_, own)) if path.len() >= 2 && w.hits.len() == path.len() => {
+                        match self.ix.gname(own) {
+                            Some(g) => g,
+                            None => return TyRes::Unknown,
+                        }
+                    }
+                    _ => self.g[*field as usize],
+                };
                 match self.ix.value_ty(self.world, &w, path.len(), last, false) {
-                    TyRes::Def(e) => self.ix.field_ty(self.world, e, self.g[*field as usize]),
+                    TyRes::Def(e) => self.ix.field_ty(self.world, e, name),
                     _ => TyRes::Unknown,
                 }
             }

@@ -2262,6 +2262,8 @@ pub fn variant(s: Shape) { match s { Shape::Two { mut a, b: mut y } => { a.merge
 pub fn outside() {{ let Pair {{ mut a, .. }} = Default::default(); a.merge(); }}
 pub fn imported() {{ use Shape::*; let f = |Two {{ mut a, .. }}| a.merge(); }}
 impl Shape {{ fn each(&mut self) {{ match self {{ Shape::Two {{ a, .. }} => a.merge() }} }} }}
+pub mod m {{ pub struct W(pub super::B); }}
+pub fn qualified(p: Pair, w: m::W) {{ let crate::Pair {{ mut a, .. }} = p; let m::W(mut x) = w; a.merge(); x.merge(); }}
 "
     );
 
@@ -2272,6 +2274,15 @@ impl Shape {{ fn each(&mut self) {{ match self {{ Shape::Two {{ a, .. }} => a.me
     );
     assert_none(&g, "calls shop_app::outside -> shop_app::u32::merge");
     assert_none(&g, "calls shop_app::imported -> shop_app::u32::merge");
+    // A struct written with its path is not a variant: its own fields.
+    assert_has(
+        &g,
+        "calls shop_app::qualified -> shop_app::A::merge @19:96 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::qualified -> shop_app::B::merge @19:107 TypedReceiver",
+    );
     // `match self { Shape::Two { a, .. } => … }`: the variant's field.
     assert_has(
         &g,
