@@ -411,10 +411,11 @@ pub enum Recv {
     /// An element of `recv`: `for x in recv`, `recv[i]`, the argument of
     /// `recv.map(|x| …)`.
     Elem(u32),
-    /// A field of an enum variant a pattern names (`Value::Float(f)`: the
-    /// path, and the field's name `Float::0`, as [`Field`]s of the enum
-    /// record it), or of the struct a pattern names (`Pair { a, .. }`: the
-    /// path and `a`).
+    /// A field of what a pattern's path names (`Value::Float(f)`: the path,
+    /// and the field's name qualified by the path's last segment, `Float::0`).
+    /// An enum variant's fields are recorded so, as [`Field`]s of the enum; a
+    /// struct's (`Pair { a }`, `m::Wrap(x)`: `Pair::a`, `Wrap::0`) without
+    /// the qualifier, which the resolver drops when the path ends on one.
     Variant(Vec<u32>, u32),
     /// Element `i` of a tuple pattern matched against `recv`: `let (a, b)
     /// = recv;`, `for (i, x) in v.iter().enumerate()`.

@@ -1422,16 +1422,14 @@ impl Cx<'_, '_> {
                 if w.external {
                     return TyRes::Unknown;
                 }
-                // `m::Pair { a }`, `m::Wrap(x)`: every segment an item, the
-                // last a struct, not a variant: the struct's own field (`a`,
-                // `0`), not the variant field `Pair::a` the pattern wrote.
+                // Every segment an item (`Pair { a }`, `m::Wrap(x)`): the
+                // last is a struct, not a variant, and its field is `a`,
+                // `0`, not the `Pair::a` the pattern wrote.
                 let name = match self.gstr(*field).split_once("::") {
-                    Some((_, own)) if path.len() >= 2 && w.hits.len() == path.len() => {
-                        match self.ix.gname(own) {
-                            Some(g) => g,
-                            None => return TyRes::Unknown,
-                        }
-                    }
+                    Some((_, own)) if w.hits.len() == path.len() => match self.ix.gname(own) {
+                        Some(g) => g,
+                        None => return TyRes::Unknown,
+                    },
                     _ => self.g[*field as usize],
                 };
                 match self.ix.value_ty(self.world, &w, path.len(), last, false) {

@@ -361,13 +361,14 @@ impl<'s> V<'s> {
             "struct_pattern" => {
                 // What a field binds: `let Self { iter, f } = self;`, the
                 // field of `self` (typed by what the impl's self type puts
-                // in the struct's parameters); else a field of the struct
-                // the pattern names, which says more than the value matched
-                // (a value of an outside type would make every field one
-                // too). Written `E::V { x }` (two segments or more): the
-                // enum's field `V::x`, as for `E::V(x)`. A name that is not
-                // an in-repo struct (`Two { a }` after `use Shape::*`, an
-                // outside type) binds nothing known.
+                // in the struct's parameters); else the field the pattern's
+                // path names, which says more than the value matched (a
+                // value of an outside type would make every field one too):
+                // `V::x` of `E::V { x }`, as for `E::V(x)`, or `x` of a
+                // struct (`Pair { x }`, `m::Pair { x }`), as the resolver
+                // finds the path to end on a variant or a struct. A name
+                // that is neither in the repository (`Two { a }` after `use
+                // Shape::*`, an outside type) binds nothing known.
                 let mut path = None;
                 if let Some(t) = p.field("type") {
                     let mut segs = Vec::new();
@@ -391,13 +392,9 @@ impl<'s> V<'s> {
                             let name = self.node_name(f);
                             self.recv(Recv::Field(r, name))
                         }
-                        (Some((ids, written)), Some(f)) => {
-                            let name = if *written >= 2 {
-                                let v = self.str_of(*ids.last().unwrap_or(&0));
-                                format!("{v}::{}", self.text(f))
-                            } else {
-                                self.text(f).to_string()
-                            };
+                        (Some((ids, _)), Some(f)) => {
+                            let last = self.str_of(*ids.last().unwrap_or(&0));
+                            let name = format!("{last}::{}", self.text(f));
                             let name = self.name(&name);
                             self.recv(Recv::Variant(ids.clone(), name))
                         }
