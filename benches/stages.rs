@@ -52,10 +52,9 @@ fn timed(stage: &'static str, rows: &mut Vec<Row>, f: impl FnOnce()) {
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
-    // The binary's memory setup too (huge pages off, see `memory`).
-    refgraph::memory::huge_pages_off();
-    // SAFETY: first, on the main thread, before any other Tree-sitter call.
-    unsafe { refgraph::memory::tree_sitter_on_mimalloc() };
+    // The binary's memory setup too (huge pages off, Tree-sitter on
+    // mimalloc). SAFETY: first, on the main thread.
+    unsafe { refgraph::memory::setup() };
     let root: PathBuf = std::env::args()
         .skip(1)
         .find(|a| !a.starts_with("--"))

@@ -5,17 +5,13 @@ use std::process::ExitCode;
 use clap::Parser;
 use refgraph::cli::{self, Cli};
 
-/// mimalloc for Rust allocations (and, below, for Tree-sitter's C
-/// allocations): parsing thousands of files allocates and frees millions of
-/// small nodes, and glibc malloc was ~15% of a cold index.
+/// mimalloc for Rust allocations (Tree-sitter's: `memory::setup`).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    refgraph::memory::huge_pages_off();
-    // SAFETY: called first, on the main thread, before any other
-    // Tree-sitter call.
-    unsafe { refgraph::memory::tree_sitter_on_mimalloc() };
+    // SAFETY: called first, on the main thread, before any Tree-sitter call.
+    unsafe { refgraph::memory::setup() };
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("RUST_LOG")

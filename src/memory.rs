@@ -29,19 +29,30 @@ pub fn huge_pages_off() {
     }
 }
 
+/// The process's memory setup: [`huge_pages_off`], and Tree-sitter's C
+/// allocations on mimalloc (`tree_sitter_on_mimalloc`). The binary and the stages benchmark call it,
+/// so the benchmark measures what `refgraph index` runs.
+///
+/// # Safety
+/// Call first, on the main thread, before any Tree-sitter call (the
+/// allocator setting is global and not synchronized).
+pub unsafe fn setup() {
+    huge_pages_off();
+    // SAFETY: the caller's guarantee.
+    unsafe { tree_sitter_on_mimalloc() };
+}
+
 /// Routes Tree-sitter's C allocations (parse trees, parser stacks) to
 /// mimalloc: parsing thousands of files allocates and frees millions of small
-/// nodes, and glibc malloc was ~15% of a cold index. The binary and the
-/// stages benchmark call it, so the benchmark's parse ceiling is measured
-/// with the allocator `refgraph index` uses. Tree-sitter does not check for
-/// a failed allocation: one aborts the process, as Rust's own allocation
-/// failures do.
+/// nodes, and glibc malloc was ~15% of a cold index. Tree-sitter does not
+/// check for a failed allocation: one aborts the process, as Rust's own
+/// allocation failures do.
 ///
 /// # Safety
 /// Call first, on the main thread, before any other Tree-sitter call (the
 /// setting is global and not synchronized): memory allocated by one
 /// allocator and freed by the other is undefined behaviour.
-pub unsafe fn tree_sitter_on_mimalloc() {
+unsafe fn tree_sitter_on_mimalloc() {
     // SAFETY: the caller guarantees no Tree-sitter call came before; the
     // four functions are one allocator family (mimalloc), aligned like libc
     // malloc, and never return null for a non-zero size.

@@ -56,6 +56,15 @@ enum Tried {
     Rebuild(String),
 }
 
+/// A database of schema version `found` (`None`: unknown) is rebuilt.
+fn other_schema(found: Option<&str>) -> Tried {
+    Tried::Rebuild(format!(
+        "schema version {} found, {} expected",
+        found.unwrap_or("unknown"),
+        schema::SCHEMA_VERSION
+    ))
+}
+
 /// The meta key of a bulk load written without a journal
 /// ([`Store::begin_bulk`]), set until the load is complete.
 const UNJOURNALED: &str = "bulk_unjournaled";
@@ -334,21 +343,14 @@ impl Store {
                 .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
                 .map_err(|e| sql(&store.path, e))?;
             if tables > 0 {
-                return Ok(Tried::Rebuild(format!(
-                    "schema version unknown found, {} expected",
-                    schema::SCHEMA_VERSION
-                )));
+                return Ok(other_schema(None));
             }
             store.init()?;
             return Ok(Tried::Open(store));
         }
         let version = store.meta("schema_version")?;
         if version.as_deref() != Some(&schema::SCHEMA_VERSION.to_string()) {
-            return Ok(Tried::Rebuild(format!(
-                "schema version {} found, {} expected",
-                version.as_deref().unwrap_or("unknown"),
-                schema::SCHEMA_VERSION
-            )));
+            return Ok(other_schema(version.as_deref()));
         }
         if store.unjournaled_load()? {
             return Ok(Tried::Rebuild(INTERRUPTED_UNJOURNALED.into()));
