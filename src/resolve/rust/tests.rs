@@ -2237,8 +2237,11 @@ fn fields_past_two_type_parameters_and_through_struct_patterns() {
     // itertools: `impl<I, J, F> Iterator for MergeBy<I, J, F> where F:
     // OrderingOrBool<…>` calls `self.cmp_fn.merge(…)`, the struct's third
     // parameter; `let Self { iter, last, f } = self;` then `f.coalesce_pair(…)`.
-    // A struct pattern's fields are the value's (or, with no value known,
-    // the named struct's); `E::V { x }` binds the variant's field.
+    // Otherwise a struct pattern's fields are those of the struct or variant
+    // its path names, however written, not of the value matched (an outside
+    // value's fields would be outside types, whose methods the impl for
+    // `u32` could take); a name that is neither (an imported variant) binds
+    // nothing known.
     let src = r#"pub trait Merge { fn merge(&mut self); }
 pub struct A;
 impl Merge for A { fn merge(&mut self) {} }
@@ -2252,42 +2255,14 @@ pub enum Shape { Two { a: A, b: B } }
 pub fn named(p: Pair) { let Pair { a: mut x, mut b } = p; x.merge(); b.merge(); }
 pub fn unknown() { let f = |Pair { mut a, .. }| a.merge(); }
 pub fn variant(s: Shape) { match s { Shape::Two { mut a, b: mut y } => { a.merge(); y.merge(); } } }
+impl Merge for u32 { fn merge(&mut self) {} }
+pub fn outside() { let Pair { mut a, .. } = Default::default(); a.merge(); }
+pub fn imported() { use Shape::*; let f = |Two { mut a, .. }| a.merge(); }
+impl Shape { fn each(&mut self) { match self { Shape::Two { a, .. } => a.merge() } } }
+pub mod m { pub struct W(pub super::B); }
+pub fn qualified(p: Pair, w: m::W) { let crate::Pair { mut a, .. } = p; let m::W(mut x) = w; a.merge(); x.merge(); }
 "#;
-    // What the value matched is does not override the struct the pattern
-    // names (an outside value's fields would be outside types, whose
-    // methods an in-repo impl for `u32` could take); a name that is not an
-    // in-repo struct (an imported variant) binds nothing known.
-    let src = format!(
-        "{src}impl Merge for u32 {{ fn merge(&mut self) {{}} }}
-pub fn outside() {{ let Pair {{ mut a, .. }} = Default::default(); a.merge(); }}
-pub fn imported() {{ use Shape::*; let f = |Two {{ mut a, .. }}| a.merge(); }}
-impl Shape {{ fn each(&mut self) {{ match self {{ Shape::Two {{ a, .. }} => a.merge() }} }} }}
-pub mod m {{ pub struct W(pub super::B); }}
-pub fn qualified(p: Pair, w: m::W) {{ let crate::Pair {{ mut a, .. }} = p; let m::W(mut x) = w; a.merge(); x.merge(); }}
-"
-    );
-
-    let g = graph(&[("src/lib.rs", &src)]);
-    assert_has(
-        &g,
-        "calls shop_app::outside -> shop_app::A::merge @15:67 TypedReceiver",
-    );
-    assert_none(&g, "calls shop_app::outside -> shop_app::u32::merge");
-    assert_none(&g, "calls shop_app::imported -> shop_app::u32::merge");
-    // A struct written with its path is not a variant: its own fields.
-    assert_has(
-        &g,
-        "calls shop_app::qualified -> shop_app::A::merge @19:96 TypedReceiver",
-    );
-    assert_has(
-        &g,
-        "calls shop_app::qualified -> shop_app::B::merge @19:107 TypedReceiver",
-    );
-    // `match self { Shape::Two { a, .. } => … }`: the variant's field.
-    assert_has(
-        &g,
-        "calls shop_app::Shape::each -> shop_app::A::merge @17:74 TypedReceiver",
-    );
+    let g = graph(&[("src/lib.rs", src)]);
     for want in [
         "calls shop_app::By::go -> shop_app::Merge::merge @7:62 TypedReceiver",
         "calls shop_app::By::own -> shop_app::Merge::merge @8:84 TypedReceiver",
@@ -2296,8 +2271,18 @@ pub fn qualified(p: Pair, w: m::W) {{ let crate::Pair {{ mut a, .. }} = p; let m
         "calls shop_app::unknown -> shop_app::A::merge @12:51 TypedReceiver",
         "calls shop_app::variant -> shop_app::A::merge @13:76 TypedReceiver",
         "calls shop_app::variant -> shop_app::B::merge @13:87 TypedReceiver",
+        "calls shop_app::outside -> shop_app::A::merge @15:67 TypedReceiver",
+        "calls shop_app::Shape::each -> shop_app::A::merge @17:74 TypedReceiver",
+        "calls shop_app::qualified -> shop_app::A::merge @19:96 TypedReceiver",
+        "calls shop_app::qualified -> shop_app::B::merge @19:107 TypedReceiver",
     ] {
         assert_has(&g, want);
+    }
+    for unwanted in [
+        "calls shop_app::outside -> shop_app::u32::merge",
+        "calls shop_app::imported -> shop_app::u32::merge",
+    ] {
+        assert_none(&g, unwanted);
     }
 }
 
