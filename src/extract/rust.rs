@@ -389,6 +389,11 @@ pub enum Role {
     /// the path of a tuple-struct pattern (`Values(i) =>`). Its last
     /// segment is looked up among values, as a call's is.
     Value,
+    /// A lone snake_case name among a macro's arguments, not a local
+    /// (`assert_parse!(be_i128.parse_peek(…), …)`, `seq! { x: dec_uint }`):
+    /// a fn passed as a value when a fn of that name is in scope; else a
+    /// name the macro makes or binds, and no site at all.
+    MacroValue,
 }
 
 /// What a receiver expression is, for finding its type at resolve time.

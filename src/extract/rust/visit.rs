@@ -189,6 +189,11 @@ struct V<'s> {
     qhidden: u8,
     /// Nesting of [`V::node`] calls.
     depth: u32,
+    /// Walking the tokens of a macro whose arguments may name fns as
+    /// values (see [`Role::MacroValue`]).
+    macro_values: bool,
+    /// The names the tokens of that macro bind (see [`V::token_bindings`]).
+    macro_bound: Vec<u32>,
     /// Attributes right before the item being walked: (first line, is a
     /// test, `#[macro_export]`, under a cfg that is likely off).
     attrs: Option<Pending>,
@@ -241,6 +246,8 @@ pub(super) fn run(module: Def, src: &[u8], root: Node) -> (Vec<Def>, Scope, Refs
         classes: HashMap::default(),
         qhidden: 0,
         depth: 0,
+        macro_values: false,
+        macro_bound: Vec::new(),
         attrs: None,
         cfg_off: false,
         cfg_feature: None,

@@ -329,7 +329,9 @@ struct Cx<'a, 'w> {
     local_globs: HashMap<u32, Vec<u32>>,
     /// Method def → its impl.
     method_impl: HashMap<u32, u32>,
-    file_macros: HashMap<u32, u32>,
+    /// Name → the `macro_rules!` of that name at module level in this
+    /// file, as (def, module id), in text order.
+    file_macros: HashMap<u32, Vec<(u32, u32)>>,
     out: FileResolution,
 }
 
@@ -440,22 +442,59 @@ impl Cx<'_, '_> {
         for item in &self.scope.items {
             if item.is_macro {
                 let name = &self.defs[item.def as usize].name;
-                let off = |d: u32| self.ix.off.contains(&self.sym(d));
                 // `#[cfg(target_arch = "wasm32")] macro_rules! println`:
                 // where it is compiled out, std's is the one in scope.
-                if off(item.def) && std_macro(name).is_some() {
+                if self.off(item.def) && std_macro(name).is_some() {
                     continue;
                 }
                 if let Some(n) = self.ix.gname(name) {
-                    match self.file_macros.get(&n) {
-                        Some(&prev) if !off(prev) || off(item.def) => {}
-                        _ => {
-                            self.file_macros.insert(n, item.def);
-                        }
-                    }
+                    let same = self.file_macros.entry(n).or_default();
+                    same.push((item.def, item.module));
                 }
             }
         }
+    }
+
+    fn off(&self, def: u32) -> bool {
+        self.ix.off.contains(&self.sym(def))
+    }
+
+    /// The file's `macro_rules!` named `name` that a bare `name!` in
+    /// module `module` at `pos` calls. Textual scope: a definition counts
+    /// from where it is written, in its module and the modules inside it,
+    /// and a later one shadows an earlier one (`mod complete { macro_rules!
+    /// assert_parse … } mod partial { macro_rules! assert_parse … }`: each
+    /// module's calls take its own). Failing that, the last one written
+    /// before the site in another module (`#[macro_use] mod m { … }`). A
+    /// definition compiled out yields to one compiled in. None written
+    /// before the site: the crate's or std's (see `crate_macro`).
+    fn file_macro(&self, name: u32, module: u32, pos: Pos) -> Option<u32> {
+        let encloses = |outer: u32| {
+            let mut m = module;
+            loop {
+                if m == outer {
+                    return true;
+                }
+                if m == 0 {
+                    return false;
+                }
+                m = self.scope.mods[m as usize - 1].parent;
+            }
+        };
+        let pick = |best: Option<u32>, d: u32| match best {
+            Some(b) if self.off(d) && !self.off(b) => Some(b),
+            _ => Some(d),
+        };
+        let before: Vec<(u32, u32)> = self
+            .file_macros
+            .get(&name)?
+            .iter()
+            .copied()
+            .filter(|&(d, _)| self.defs[d as usize].pos < pos)
+            .collect();
+        let textual = before.iter().filter(|&&(_, m)| encloses(m));
+        let textual = textual.fold(None, |best, &(d, _)| pick(best, d));
+        textual.or_else(|| before.iter().fold(None, |best, &(d, _)| pick(best, d)))
     }
 
     fn sym(&self, def: u32) -> SymId {
@@ -549,11 +588,6 @@ impl Cx<'_, '_> {
             }
             d = def.parent.unwrap_or(0);
         }
-        if ns == Ns::Macro {
-            if let Some(&m) = self.file_macros.get(&name) {
-                return Some((Res::Def(self.sym(m)), How::Local));
-            }
-        }
         None
     }
 
@@ -569,18 +603,43 @@ impl Cx<'_, '_> {
         let names: Vec<u32> = segs.iter().map(|s| self.g[s.0 as usize]).collect();
         let ns = match role {
             Role::Macro => Ns::Macro,
-            Role::Call | Role::Value => Ns::Value,
+            Role::Call | Role::Value | Role::MacroValue => Ns::Value,
             _ => Ns::Any,
         };
         let m = self.fm + site.module;
         let src = site.src;
-        let first = |n: u32, ns: Ns| self.local_lookup(src, n, ns);
+        let at = segs[0].1;
+        let first = |n: u32, ns: Ns| {
+            let local = self.local_lookup(src, n, ns);
+            match ns {
+                Ns::Macro => local.or_else(|| {
+                    let d = self.file_macro(n, site.module, at)?;
+                    Some((Res::Def(self.sym(d)), How::Local))
+                }),
+                _ => local,
+            }
+        };
         let w = self
             .ix
             .walk_from(self.world, self.file, m, &names, ns, 0, None, Some(&first));
+        if role == Role::MacroValue {
+            // A fn or a unit struct (serde_derive's `struct private;` in
+            // `quote!(#private)`), or else nothing: not even an unresolved
+            // site. Not the fn the macro is in: a name the macro builds a
+            // path from (memchr's `defraw!(One, count_raw, …)` in `fn
+            // count_raw`).
+            if let [(Res::Def(d), how)] = w.hits[..] {
+                let kind = self.world.head(d).kind;
+                if matches!(kind, NodeKind::Function | NodeKind::Class) && d != self.sym(src) {
+                    let (kind, pos) = (EdgeKind::References, Some(segs[0].1));
+                    self.edge(self.sym(src), d, kind, strategy(how), pos);
+                }
+            }
+            return;
+        }
         let last_kind = match role {
             Role::Call | Role::Macro => EdgeKind::Calls,
-            Role::Ref | Role::Value => EdgeKind::References,
+            Role::Ref | Role::Value | Role::MacroValue => EdgeKind::References,
             Role::ImplTrait(_) => EdgeKind::Implements,
             Role::Extends(_) => EdgeKind::Extends,
         };

@@ -349,6 +349,38 @@ fn a_compiled_out_macro_does_not_shadow_std() {
     assert_has(&g, "calls shop_app::f -> shop_app::tally @4:36 Local");
 }
 
+/// winnow's `src/binary/tests.rs`: `mod complete` and `mod partial` each
+/// define `macro_rules! assert_parse` and call their own; a later module's
+/// call does not take the first one of the file.
+#[test]
+fn a_macro_is_the_one_in_textual_scope_at_the_call() {
+    let src = "mod complete {\n    macro_rules! check { () => {} }\n    fn t() { check!(); }\n}\nmod partial {\n    fn before() { check!(); }\n    macro_rules! check { () => {} }\n    fn t() { check!(); }\n    mod inner {\n        fn t() { check!(); }\n    }\n}\nfn after() { check!(); }\n";
+    let g = graph(&[("src/lib.rs", src)]);
+    let want = [
+        "calls shop_app::complete::t -> shop_app::complete::check @3:14 Local",
+        "calls shop_app::partial::t -> shop_app::partial::check @8:14 Local",
+        "calls shop_app::partial::inner::t -> shop_app::partial::check @10:18 Local",
+    ];
+    for w in want {
+        assert_has(&g, w);
+    }
+    // Before its module's own, the only one written earlier (in another
+    // module: reachable only through `#[macro_use]`, so a guess).
+    assert_none(
+        &g,
+        "calls shop_app::partial::before -> shop_app::partial::check",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::partial::before -> shop_app::complete::check @6:19 Local",
+    );
+    // After both modules, neither is in textual scope: the last written.
+    assert_has(
+        &g,
+        "calls shop_app::after -> shop_app::partial::check @13:14 Local",
+    );
+}
+
 /// `cfg_if!` picks one branch where rust-analyzer runs: the first whose
 /// cfg is on (`not(miri)` is off: rust-analyzer sets `miri`), else `else`.
 #[test]
@@ -1724,6 +1756,61 @@ fn a_macro_defined_in_a_fn_body_is_in_scope_there() {
     let g = graph(&[("src/lib.rs", src)]);
     assert_has(&g, "calls shop_app::t -> shop_app::t::check @3:5 Local");
     assert_has(&g, "calls shop_app::t -> shop_app::check @4:5 Local");
+}
+
+/// A fn passed as a value among a macro's arguments is a reference, as
+/// rust-analyzer finds by expanding the macro (winnow's `assert_parse!(
+/// be_i128.parse_peek(…), …)`, `seq! { Point { x: dec_uint } }`). Names a
+/// macro binds, declares, labels or quotes are not; a name no fn has is
+/// not a site at all.
+#[test]
+fn a_fn_named_among_a_macros_arguments_is_a_reference() {
+    let src = r#"pub fn digits() {}
+pub fn x() {}
+pub fn name() {}
+pub struct S;
+impl S {
+    pub fn get<T>(&self) {}
+    clone_fields!(digits);
+}
+#[allow(non_camel_case_types)]
+struct private;
+pub fn checks(d: u8, s: S) {
+    check!(digits.parse(), d);
+    seq! { Point { x: digits, _: ',' } }
+    named!(name = digits);
+    make!(fn name() {} let x = 1; for x in y {});
+    stringify!(digits);
+    check!(unknown_name, d);
+    check!(|x| x, d);
+    check!(d.x, d);
+    check!(ys.map(|y, digits| digits), { let name = 1; name + 1 });
+    check!(match d { Some(name) => name, x @ _ => x });
+    tracing!(x.id = d);
+    check!(s.get::<Vec<u8>>(), d);
+    quote! { digits(); let v = digits; S::get(); _serde::#private::Default; #d }
+    quote_spanned! { s.get::<u8>() => x(); }
+}
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    let from_checks: Vec<&String> = g
+        .iter()
+        .filter(|l| l.contains(" shop_app::checks -> ") && !l.contains("-> shop_app::S @"))
+        .collect();
+    let want = [
+        "references shop_app::checks -> shop_app::digits @12:12 Local",
+        "references shop_app::checks -> shop_app::digits @13:23 Local",
+        "references shop_app::checks -> shop_app::digits @14:19 Local",
+        // A method called with a turbofish among a macro's tokens.
+        "calls shop_app::checks -> shop_app::S::get @23:14 TypedReceiver",
+        // In `quote!`, only what is interpolated, and the span.
+        "references shop_app::checks -> shop_app::private @24:59 Local",
+        "calls shop_app::checks -> shop_app::S::get @25:24 TypedReceiver",
+    ];
+    assert_eq!(from_checks, want, "in:\n{}", g.join("\n"));
+    assert_none(&g, "U references unknown_name");
+    // Names among an impl's items are those of items or fields.
+    assert_none(&g, "references shop_app::S -> shop_app::digits");
 }
 
 #[test]

@@ -467,14 +467,86 @@ impl<'s> V<'s> {
         }
         let mut cursor = n.walk();
         let kids: Vec<Node> = n.named_children(&mut cursor).collect();
+        let outer = self.macro_values;
+        let outer_bound = std::mem::take(&mut self.macro_bound);
+        // Not among an impl's or a trait's items, where a macro's names are
+        // those of the items it makes or of fields (itertools'
+        // `clone_fields!(rciter)` in `impl Clone for RcIter`).
+        let assoc = self.cur_fn == 0 && self.self_path.is_some();
+        self.macro_values = !assoc && n.field("macro").is_some_and(|m| self.values_in_args(m));
+        if self.macro_values {
+            for k in kids.iter().filter(|k| k.kind_name() == "token_tree") {
+                let mut bound = std::mem::take(&mut self.macro_bound);
+                self.token_bindings(*k, false, &mut bound);
+                self.macro_bound = bound;
+            }
+        }
+        // `quote! { … }` writes code for another crate as tokens, turned
+        // into strings: no name in it is resolved where it is written (nor
+        // by rust-analyzer), but for its interpolations.
+        let quoted = n.field("macro").is_some_and(|m| quotes(self.macro_name(m)));
         for k in kids {
-            if k.kind_name() == "token_tree"
+            if quoted && k.kind_name() == "token_tree" {
+                let spanned = n
+                    .field("macro")
+                    .is_some_and(|m| self.macro_name(m).ends_with("_spanned"));
+                self.quoted_tokens(k, spanned);
+            } else if k.kind_name() == "token_tree"
                 && !self.cfg_if_items(n, k)
                 && !self.macro_items(n, k, cfg)
                 && !self.macro_exprs(n, k)
             {
                 self.tokens(k);
             }
+        }
+        self.macro_values = outer;
+        self.macro_bound = outer_bound;
+    }
+
+    /// The names a macro's tokens bind, which are locals there, not fns:
+    /// after `let`, `mut`, `ref` or `for`, before `@`, between a closure's
+    /// bars (`|e, b|`), and anywhere in a pattern before `=>` (`Some(q) =>`)
+    /// or `all` of a tree that is one. (`a | b` counts `b` too: a name
+    /// wrongly taken as bound costs an edge, never makes a wrong one.)
+    fn token_bindings(&mut self, tt: Node, all: bool, out: &mut Vec<u32>) {
+        let mut cursor = tt.walk();
+        let kids: Vec<Node> = tt.children(&mut cursor).collect();
+        let mut bars = false;
+        for (i, k) in kids.iter().enumerate() {
+            let next = kids.get(i + 1).map(|n| n.kind());
+            match k.kind() {
+                "|" => bars = !bars,
+                "token_tree" => self.token_bindings(*k, all || next == Some("=>"), out),
+                "identifier" => {
+                    let prev = i.checked_sub(1).map(|p| kids[p].kind());
+                    let binds = matches!(prev, Some("let" | "mutable_specifier" | "ref" | "for"));
+                    if all || bars || binds || next == Some("@") {
+                        let name = self.node_name(*k);
+                        out.push(name);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Whether a lone snake_case name among the arguments of the macro
+    /// named by `m` may be a fn passed as a value. Not for std macros
+    /// whose arguments are not expressions (`stringify!(f)`), nor for
+    /// those that quote or paste tokens into new code (`quote! { fn f() }`,
+    /// `paste! { [<get_ f>] }`), whose names are not references.
+    fn values_in_args(&self, m: Node) -> bool {
+        let name = self.macro_name(m);
+        !matches!(name, "paste" | "concat_idents" | "format_ident")
+            && !quotes(name)
+            && std_macro(name) != Some(false)
+    }
+
+    /// The last segment of a macro's path (`quote` of `quote::quote!`).
+    fn macro_name(&self, m: Node) -> &'s str {
+        match m.kind_name() {
+            "scoped_identifier" => m.field("name").map_or("", |l| self.text(l)),
+            _ => self.text(m),
         }
     }
 
@@ -731,6 +803,49 @@ impl<'s> V<'s> {
     pub(super) fn tokens_inner(&mut self, tt: Node) {
         let mut cursor = tt.walk();
         let kids: Vec<Node> = tt.children(&mut cursor).collect();
+        self.token_run(&kids);
+    }
+
+    /// The tokens of `quote! { … }` (see [`V::macro_call`]): only its
+    /// interpolations (`#ident`, `#private::Default`'s `private`) are
+    /// names resolved where they are written, and for `quote_spanned!`
+    /// the span expression before `=>`.
+    fn quoted_tokens(&mut self, tt: Node, spanned: bool) {
+        let mut cursor = tt.walk();
+        let kids: Vec<Node> = tt.children(&mut cursor).collect();
+        let arrow = kids.iter().position(|k| k.kind_name() == "=>");
+        let rest = match arrow.filter(|_| spanned) {
+            Some(a) => {
+                self.token_run(&kids[1..a]);
+                &kids[a + 1..]
+            }
+            None => &kids[..],
+        };
+        self.interpolations(rest);
+    }
+
+    fn interpolations(&mut self, kids: &[Node]) {
+        for (i, k) in kids.iter().enumerate() {
+            match k.kind_name() {
+                "token_tree" if self.depth < MAX_NESTING => {
+                    let mut cursor = k.walk();
+                    let inner: Vec<Node> = k.children(&mut cursor).collect();
+                    self.depth += 1;
+                    self.interpolations(&inner);
+                    self.depth -= 1;
+                }
+                "identifier" if i > 0 && kids[i - 1].kind_name() == "#" => {
+                    let name = self.node_name(*k);
+                    if self.local(name).is_none() {
+                        self.path_site(vec![(name, pos(*k))], 0, Role::MacroValue);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn token_run(&mut self, kids: &[Node]) {
         let mut i = 0;
         while i < kids.len() {
             let k = kids[i];
@@ -752,7 +867,14 @@ impl<'s> V<'s> {
                         j += 2;
                     }
                     let prev = if i > 0 { kids[i - 1].kind_name() } else { "" };
-                    let next = kids.get(j).copied();
+                    // A method's turbofish (`.tuples::<(_, _)>()`): what
+                    // follows it (its types are walked as the next tokens).
+                    let after = if prev == "." && segs.len() == 1 {
+                        past_turbofish(kids, j)
+                    } else {
+                        j
+                    };
+                    let next = kids.get(after).copied();
                     let opens = |c: &str| {
                         next.is_some_and(|n| {
                             n.kind_name() == "token_tree"
@@ -764,7 +886,7 @@ impl<'s> V<'s> {
                     let bang = next.is_some_and(|n| n.kind_name() == "!");
                     if prev == "." {
                         if call && segs.len() == 1 {
-                            let recv = self.token_recv(&kids, i - 1);
+                            let recv = self.token_recv(kids, i - 1);
                             let args = next.map_or(UNKNOWN_ARGS, token_args);
                             self.site(SiteKind::Method {
                                 recv,
@@ -782,7 +904,8 @@ impl<'s> V<'s> {
                             && (self.local(name).is_some() || !starts_upper(self.str_of(name)));
                         let upper_last =
                             segs.last().is_some_and(|s| starts_upper(self.str_of(s.0)));
-                        if call && !(segs.len() == 1 && self.local(name).is_some()) {
+                        let declared = segs.len() == 1 && prev == "fn";
+                        if call && !declared && !(segs.len() == 1 && self.local(name).is_some()) {
                             if let Some((segs, hidden)) = self.subst(segs) {
                                 self.path_site(segs, hidden, Role::Call);
                             }
@@ -790,6 +913,15 @@ impl<'s> V<'s> {
                             if let Some((segs, hidden)) = self.subst(segs) {
                                 self.path_site(segs, hidden, Role::Ref);
                             }
+                        } else if self.macro_values
+                            && !brace
+                            && segs.len() == 1
+                            && self.local(name).is_none()
+                            && self.generic(name).is_none()
+                            && !self.macro_bound.contains(&name)
+                            && !names_not_value(kids, i, j, self.text(k))
+                        {
+                            self.path_site(segs, 0, Role::MacroValue);
                         }
                     }
                     i = j;
@@ -877,6 +1009,28 @@ impl<'s> V<'s> {
 
 /// Arguments in a `( … )` token tree: top-level commas, unless a closure
 /// (`|a, b|`) makes commas ambiguous.
+/// The index past a turbofish starting at `kids[at]` (`::<Vec<_>>`), or
+/// `at` when there is none or it does not close.
+fn past_turbofish(kids: &[Node], at: usize) -> usize {
+    let kind = |k: usize| kids.get(k).map(|n| n.kind_name());
+    if kind(at) != Some("::") || kind(at + 1) != Some("<") {
+        return at;
+    }
+    let mut open = 0usize;
+    for (k, n) in kids.iter().enumerate().skip(at + 1) {
+        match n.kind_name() {
+            "<" => open += 1,
+            ">" => open -= 1,
+            ">>" => open = open.saturating_sub(2),
+            _ => {}
+        }
+        if open == 0 {
+            return k + 1;
+        }
+    }
+    at
+}
+
 pub(super) fn token_args(tt: Node) -> u8 {
     let mut cursor = tt.walk();
     let mut commas = 0usize;
@@ -966,4 +1120,39 @@ fn between(open: Node, close: Node) -> tree_sitter::Range {
         start_point: open.end_position(),
         end_point: close.start_position(),
     }
+}
+
+/// Whether the macro named `name` quotes code (see [`V::macro_call`]).
+fn quotes(name: &str) -> bool {
+    matches!(
+        name,
+        "quote" | "quote_spanned" | "parse_quote" | "parse_quote_spanned"
+    )
+}
+
+/// Whether the lone name `kids[i]` (the next token at `kids[next]`) is not a
+/// value: a keyword; a name being declared (`fn f`, `struct S`, `x as y`);
+/// a label or key (`x: dec_uint`, `name = value`, `x => …`); a field or
+/// method (`.x`, handled elsewhere); a name whose fields are read (`task.name
+/// = …` in a `tracing` macro: a fn has no fields, though it has methods,
+/// `digits.parse(…)`).
+fn names_not_value(kids: &[Node], i: usize, next: usize, text: &str) -> bool {
+    const DECLARES: &[&str] = &[
+        "as", "const", "enum", "fn", "impl", "mod", "static", "struct", "trait", "type", "use",
+    ];
+    const KEYWORDS: &[&str] = &[
+        "async", "await", "break", "continue", "crate", "dyn", "else", "extern", "false", "if",
+        "in", "loop", "match", "move", "pub", "return", "self", "super", "true", "unsafe", "where",
+        "while", "yield",
+    ];
+    let prev = i.checked_sub(1).map(|p| kids[p].kind());
+    let after = |k: usize| kids.get(next + k).map(|n| n.kind());
+    let field = after(0) == Some(".")
+        && !(after(1) == Some("identifier")
+            && after(2) == Some("token_tree")
+            && kids[next + 2].child(0).is_some_and(|o| o.kind() == "("));
+    KEYWORDS.contains(&text)
+        || field
+        || prev.is_some_and(|p| DECLARES.contains(&p) || p == "." || p == "'")
+        || after(0).is_some_and(|n| matches!(n, ":" | "=" | "=>" | "!" | "|" | "@"))
 }
