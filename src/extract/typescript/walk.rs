@@ -2623,6 +2623,18 @@ impl<'s> Walker<'s> {
         }
         let mut c = body.walk();
         let kids: Vec<Node> = body.named_children(&mut c).collect();
+        // Names of static members: an instance member of the same name is
+        // not made a method from its type alone (see below).
+        let statics: Vec<&str> = kids
+            .iter()
+            .filter(|m| {
+                let mut c = m.walk();
+                let is_static = m.children(&mut c).any(|k| k.kind_name() == "static");
+                is_static
+            })
+            .filter_map(|m| m.field("name").or_else(|| m.field("property")))
+            .map(|n| self.text(n))
+            .collect();
         for m in kids {
             match m.kind_name() {
                 "method_definition" | "method_signature" | "abstract_method_signature" => {
@@ -2672,6 +2684,20 @@ impl<'s> Walker<'s> {
                             "arrow_function" | "function_expression" | "function"
                         )
                     });
+                    // A member typed as a function and given no function
+                    // (`next: (value: T) => void;` in an interface): a
+                    // method, called as one (`observer.next(v)`), as
+                    // tsserver has it.
+                    // Not when a static member has the name: members are
+                    // kept by name, and rxjs's `static now: () => number =
+                    // provider.now` beside an instance `now: () => number`
+                    // would take `Scheduler.now` to the instance's.
+                    let fn_typed = ty
+                        .and_then(|t| t.named_child(0))
+                        .is_some_and(|t| t.kind_name() == "function_type");
+                    if fn_typed && fn_value.is_none() && !statics.contains(&name) {
+                        self.member_def(cl, name, nn, m);
+                    }
                     if let Some(f) = fn_value {
                         let def = self.member_def(cl, name, nn, m);
                         let this = if f.kind_name() == "arrow_function" {

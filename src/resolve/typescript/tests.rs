@@ -1580,3 +1580,20 @@ fn fields_holding_object_literals_type_their_properties() {
     assert_eq!(targets(&r, "3:59"), ["f.ts:ParseStatus.dirty"]);
     assert_eq!(targets(&r, "2:89"), ["f.ts:ParseStatus.dirty"]);
 }
+
+/// A member typed as a function (`next: (value: T) => void` in an
+/// interface, a declared class field) is a method: a call on a value of the
+/// type reaches it, and so does an object literal's key where the type is
+/// expected, as tsserver has them. Not beside a static member of the same
+/// name (rxjs's `Scheduler`), whose `Scheduler.now` it is not.
+#[test]
+fn a_member_typed_as_a_function_is_a_method() {
+    let src = "export interface Observer<T> {\n  next: (value: T) => void;\n  size: number;\n}\nexport class Scheduler {\n  static now: () => number = Date.now;\n  now: () => number;\n  tick: () => void;\n  constructor() { this.now = Scheduler.now; this.tick = () => {}; }\n}\nexport function take<T>(o: Observer<T>) {}\nexport function run(o: Observer<number>, s: Scheduler) {\n  o.next(1);\n  take({ next: (v: number) => {}, size: 1 });\n  s.tick();\n  s.now();\n}\n";
+    let r = resolve_all(&[("a.ts", src)]);
+    assert_eq!(targets(&r, "13:5"), ["a.ts:Observer.next"]);
+    assert_eq!(targets(&r, "14:10"), ["a.ts:Observer.next"]);
+    assert_eq!(targets(&r, "15:5"), ["a.ts:Scheduler.tick"]);
+    assert!(targets(&r, "16:5").is_empty(), "{:?}", r.0);
+    assert!(targets(&r, "9:40").is_empty(), "{:?}", r.0);
+    assert!(!r.0.iter().any(|e| e.1.ends_with("Observer.size")));
+}
