@@ -140,6 +140,9 @@ pub struct InlineMod {
     pub cfg_off: bool,
     /// Under `#[cfg(feature = "x")]` (name, on) (see `Scope::cfg_features`).
     pub feature: Option<(u32, bool)>,
+    /// `#[macro_use] mod m { … }`: its `macro_rules!` stay in textual scope
+    /// after it, in the parent.
+    pub macro_use: bool,
 }
 
 /// Whether `s` is written like a type or variant (`Utc`, `Float`), not a
@@ -389,10 +392,11 @@ pub enum Role {
     /// the path of a tuple-struct pattern (`Values(i) =>`). Its last
     /// segment is looked up among values, as a call's is.
     Value,
-    /// A lone snake_case name among a macro's arguments, not a local
-    /// (`assert_parse!(be_i128.parse_peek(…), …)`, `seq! { x: dec_uint }`):
-    /// a fn passed as a value when a fn of that name is in scope; else a
-    /// name the macro makes or binds, and no site at all.
+    /// A lone snake_case name where a value goes among a macro's
+    /// arguments, not a local (`assert_parse!(be_i128.parse_peek(…), …)`,
+    /// `seq! { x: dec_uint }`), or interpolated in `quote!` (`#private`): a
+    /// fn passed as a value, or a type (a unit struct), when one of that
+    /// name is in scope; else a name the macro makes or binds, and no site.
     MacroValue,
 }
 

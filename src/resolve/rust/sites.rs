@@ -397,6 +397,9 @@ fn strategy(how: How) -> Strategy {
     }
 }
 
+/// Deepest nesting of inline modules followed.
+const MAX_MOD_DEPTH: usize = 64;
+
 impl Cx<'_, '_> {
     fn tables(&mut self) {
         for (d, def) in self.defs.iter().enumerate().skip(1) {
@@ -461,40 +464,58 @@ impl Cx<'_, '_> {
 
     /// The file's `macro_rules!` named `name` that a bare `name!` in
     /// module `module` at `pos` calls. Textual scope: a definition counts
-    /// from where it is written, in its module and the modules inside it,
-    /// and a later one shadows an earlier one (`mod complete { macro_rules!
-    /// assert_parse … } mod partial { macro_rules! assert_parse … }`: each
-    /// module's calls take its own). Failing that, the last one written
-    /// before the site in another module (`#[macro_use] mod m { … }`). A
-    /// definition compiled out yields to one compiled in. None written
-    /// before the site: the crate's or std's (see `crate_macro`).
+    /// from where it is written, in its module and the modules inside it
+    /// (and on in the parent after a `#[macro_use] mod`), and a later one
+    /// shadows an earlier one (`mod complete { macro_rules! assert_parse …
+    /// } mod partial { macro_rules! assert_parse … }`: each module's calls
+    /// take its own). Failing that, the first one written before the site
+    /// in another module. A definition compiled out yields to one compiled
+    /// in, first among those in textual scope (in a module compiled out,
+    /// its own macros, also compiled out, are still the ones it calls).
+    /// None written before the site: what the module's own names, the
+    /// crate's or std's give (see `crate_macro`).
     fn file_macro(&self, name: u32, module: u32, pos: Pos) -> Option<u32> {
+        let mods = &self.scope.mods;
+        // The module where a definition in `m` stays in scope until its end.
+        let scope_of = |mut m: u32| {
+            for _ in 0..MAX_MOD_DEPTH {
+                match m.checked_sub(1).map(|i| &mods[i as usize]) {
+                    Some(im) if im.macro_use => m = im.parent,
+                    _ => break,
+                }
+            }
+            m
+        };
         let encloses = |outer: u32| {
             let mut m = module;
-            loop {
+            for _ in 0..MAX_MOD_DEPTH {
                 if m == outer {
                     return true;
                 }
-                if m == 0 {
-                    return false;
+                match m.checked_sub(1) {
+                    Some(i) => m = mods[i as usize].parent,
+                    None => return false,
                 }
-                m = self.scope.mods[m as usize - 1].parent;
             }
+            false
         };
-        let pick = |best: Option<u32>, d: u32| match best {
-            Some(b) if self.off(d) && !self.off(b) => Some(b),
-            _ => Some(d),
-        };
-        let before: Vec<(u32, u32)> = self
+        let before: Vec<(u32, bool)> = self
             .file_macros
             .get(&name)?
             .iter()
-            .copied()
-            .filter(|&(d, _)| self.defs[d as usize].pos < pos)
+            .filter(|&&(d, _)| self.defs[d as usize].pos < pos)
+            .map(|&(d, m)| (d, encloses(scope_of(m))))
             .collect();
-        let textual = before.iter().filter(|&&(_, m)| encloses(m));
-        let textual = textual.fold(None, |best, &(d, _)| pick(best, d));
-        textual.or_else(|| before.iter().fold(None, |best, &(d, _)| pick(best, d)))
+        let on = |&&(d, _): &&(u32, bool)| !self.off(d);
+        let textual = |&&(_, t): &&(u32, bool)| t;
+        let pick = before
+            .iter()
+            .filter(on)
+            .rfind(textual)
+            .or_else(|| before.iter().rfind(textual))
+            .or_else(|| before.iter().find(on))
+            .or_else(|| before.first());
+        pick.map(|&(d, _)| d)
     }
 
     fn sym(&self, def: u32) -> SymId {
@@ -622,27 +643,28 @@ impl Cx<'_, '_> {
         let w = self
             .ix
             .walk_from(self.world, self.file, m, &names, ns, 0, None, Some(&first));
-        if role == Role::MacroValue {
-            // A fn or a unit struct (serde_derive's `struct private;` in
-            // `quote!(#private)`), or else nothing: not even an unresolved
-            // site. Not the fn the macro is in: a name the macro builds a
-            // path from (memchr's `defraw!(One, count_raw, …)` in `fn
-            // count_raw`).
-            if let [(Res::Def(d), how)] = w.hits[..] {
-                let kind = self.world.head(d).kind;
-                if matches!(kind, NodeKind::Function | NodeKind::Class) && d != self.sym(src) {
-                    let (kind, pos) = (EdgeKind::References, Some(segs[0].1));
-                    self.edge(self.sym(src), d, kind, strategy(how), pos);
-                }
-            }
-            return;
-        }
         let last_kind = match role {
             Role::Call | Role::Macro => EdgeKind::Calls,
             Role::Ref | Role::Value | Role::MacroValue => EdgeKind::References,
             Role::ImplTrait(_) => EdgeKind::Implements,
             Role::Extends(_) => EdgeKind::Extends,
         };
+        if role == Role::MacroValue {
+            // A fn or a type (serde_derive's unit `struct private;` in
+            // `quote!(#private)`, windows-sys's `type alljoyn_aboutdata =
+            // isize;` in `link!(… -> alljoyn_aboutdata)`), or else nothing:
+            // not even an unresolved site. Not the fn the macro is in: a
+            // name the macro builds a path from (memchr's `defraw!(One,
+            // count_raw, …)` in `fn count_raw`).
+            if let [(Res::Def(d), how)] = w.hits[..] {
+                let kind = self.world.head(d).kind;
+                if matches!(kind, NodeKind::Function | NodeKind::Class) && d != self.sym(src) {
+                    let pos = Some(segs[0].1);
+                    self.edge(self.sym(src), d, last_kind, strategy(how), pos);
+                }
+            }
+            return;
+        }
         let hits = w.hits.clone();
         for (i, (res, how)) in hits.iter().enumerate() {
             if i < hidden as usize {

@@ -374,11 +374,36 @@ fn a_macro_is_the_one_in_textual_scope_at_the_call() {
         &g,
         "calls shop_app::partial::before -> shop_app::complete::check @6:19 Local",
     );
-    // After both modules, neither is in textual scope: the last written.
+    // After both modules, neither is in textual scope: the first written.
     assert_has(
         &g,
-        "calls shop_app::after -> shop_app::partial::check @13:14 Local",
+        "calls shop_app::after -> shop_app::complete::check @13:14 Local",
     );
+}
+
+/// `#[macro_use] mod m { macro_rules! … }` keeps its macros in textual
+/// scope after it, in the parent, where they shadow earlier ones; a
+/// definition compiled out yields to one compiled in wherever it is.
+#[test]
+fn a_macro_use_module_keeps_its_macros_in_scope_after_it() {
+    let cases = [
+        (
+            "#[macro_use]\nmod a { macro_rules! m { () => {} } }\nmod b { macro_rules! m { () => {} } }\nmod c { fn f() { m!(); } }\n",
+            "calls shop_app::c::f -> shop_app::a::m @4:18 Local",
+        ),
+        (
+            "macro_rules! m { () => {} }\n#[macro_use]\nmod a {\n    macro_rules! m { () => {} }\n}\nfn f() { m!(); }\n",
+            "calls shop_app::f -> shop_app::a::m @6:10 Local",
+        ),
+        (
+            "#[macro_use]\nmod imp { macro_rules! m { () => {} } }\n#[cfg(windows)]\nmacro_rules! m { () => {} }\nfn f() { m!(); }\n",
+            "calls shop_app::f -> shop_app::imp::m @5:10 Local",
+        ),
+    ];
+    for (src, want) in cases {
+        let g = graph(&[("src/lib.rs", src)]);
+        assert_has(&g, want);
+    }
 }
 
 /// `cfg_if!` picks one branch where rust-analyzer runs: the first whose
@@ -1811,6 +1836,47 @@ pub fn checks(d: u8, s: S) {
     assert_none(&g, "U references unknown_name");
     // Names among an impl's items are those of items or fields.
     assert_none(&g, "references shop_app::S -> shop_app::digits");
+}
+
+/// What a macro's tokens bind (destructuring, closure parameters, match
+/// arms, `tokio::select!` arms), what a std macro written among them does
+/// not evaluate (`stringify!`, `matches!`'s pattern), what they quote, the
+/// flags and tags of a macro's own language (clap's `arg!`), attributes,
+/// and names among an impl's items (even in a fn body) are not fns passed
+/// as values. (Cases from a review, each a wrong edge before its mend.)
+#[test]
+fn names_a_macro_binds_quotes_or_reads_in_its_own_language_are_not_references() {
+    let src = r#"pub fn value() {}
+pub fn item() {}
+pub fn key() {}
+pub fn n() {}
+pub fn msg() {}
+pub fn v() {}
+pub fn config() {}
+pub fn test() {}
+pub async fn f(d: Option<u8>, w: Vec<(u8, u8)>, rx: Rx) {
+    check!({ let (key, item) = (1, 2); key + item });
+    check!({ if let Some(value) = d { value } else { 0 } });
+    check!({ for (n, item) in w { use_it(n, item) } });
+    check!(w.iter().map(|(key, value)| key + value));
+    check!(match d { value => value });
+    tokio::select! {
+        Some(msg) = rx.recv() => { handle(msg) }
+        v = rx.recv() => { handle(v) }
+    }
+    check!(stringify!(value), matches!(d, Some(item)), concat!(key));
+    wrap!(quote! { value(); let x = item; });
+    let c = Command::new("x").arg(arg!(-c --config <FILE> "file")).arg(arg!(v: -v --config));
+    run! { #[cfg(test)] let a = 1; }
+    struct S;
+    impl S { clone_fields!(value); }
+}
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    for name in ["value", "item", "key", "n", "msg", "v", "config", "test"] {
+        assert_none(&g, &format!("references shop_app::f -> shop_app::{name} "));
+        assert_none(&g, &format!("calls shop_app::f -> shop_app::{name} "));
+    }
 }
 
 #[test]

@@ -469,30 +469,33 @@ impl<'s> V<'s> {
         let kids: Vec<Node> = n.named_children(&mut cursor).collect();
         let outer = self.macro_values;
         let outer_bound = std::mem::take(&mut self.macro_bound);
+        let name = n.field("macro").map_or("", |m| self.macro_name(m));
         // Not among an impl's or a trait's items, where a macro's names are
         // those of the items it makes or of fields (itertools'
         // `clone_fields!(rciter)` in `impl Clone for RcIter`).
-        let assoc = self.cur_fn == 0 && self.self_path.is_some();
-        self.macro_values = !assoc && n.field("macro").is_some_and(|m| self.values_in_args(m));
+        let among_items = n.parent().is_some_and(|p| {
+            p.kind_name() == "declaration_list"
+                && p.parent()
+                    .is_some_and(|g| matches!(g.kind_name(), "impl_item" | "trait_item"))
+        });
+        self.macro_values = !among_items && values_in(name);
         if self.macro_values {
+            let mut bound = Vec::new();
             for k in kids.iter().filter(|k| k.kind_name() == "token_tree") {
-                let mut bound = std::mem::take(&mut self.macro_bound);
                 self.token_bindings(*k, false, &mut bound);
-                self.macro_bound = bound;
             }
+            self.macro_bound = bound;
         }
         // `quote! { … }` writes code for another crate as tokens, turned
         // into strings: no name in it is resolved where it is written (nor
         // by rust-analyzer), but for its interpolations.
-        let quoted = n.field("macro").is_some_and(|m| quotes(self.macro_name(m)));
         for k in kids {
-            if quoted && k.kind_name() == "token_tree" {
-                let spanned = n
-                    .field("macro")
-                    .is_some_and(|m| self.macro_name(m).ends_with("_spanned"));
-                self.quoted_tokens(k, spanned);
-            } else if k.kind_name() == "token_tree"
-                && !self.cfg_if_items(n, k)
+            if k.kind_name() != "token_tree" {
+                continue;
+            }
+            if quotes(name) {
+                self.quoted_tokens(k, name.ends_with("_spanned"));
+            } else if !self.cfg_if_items(n, k)
                 && !self.macro_items(n, k, cfg)
                 && !self.macro_exprs(n, k)
             {
@@ -504,23 +507,33 @@ impl<'s> V<'s> {
     }
 
     /// The names a macro's tokens bind, which are locals there, not fns:
-    /// after `let`, `mut`, `ref` or `for`, before `@`, between a closure's
-    /// bars (`|e, b|`), and anywhere in a pattern before `=>` (`Some(q) =>`)
-    /// or `all` of a tree that is one. (`a | b` counts `b` too: a name
-    /// wrongly taken as bound costs an edge, never makes a wrong one.)
+    /// in a pattern after `let` or `for` (up to `=` or `in`), between a
+    /// closure's bars (`|(k, v)|`), before `@`, `=` or `=>` (a match arm,
+    /// `tokio::select!`'s `Some(msg) = rx.recv() =>`), after `mut` or
+    /// `ref`; in a tree, every name when the tree is one of those (`all`).
+    /// (`a | b` counts `b` too: a name wrongly taken as bound costs an
+    /// edge, never makes a wrong one.)
     fn token_bindings(&mut self, tt: Node, all: bool, out: &mut Vec<u32>) {
         let mut cursor = tt.walk();
         let kids: Vec<Node> = tt.children(&mut cursor).collect();
         let mut bars = false;
+        let mut pattern = false;
         for (i, k) in kids.iter().enumerate() {
             let next = kids.get(i + 1).map(|n| n.kind());
+            let binding_next = matches!(next, Some("@" | "=" | "=>"));
             match k.kind() {
+                "let" | "for" => pattern = true,
+                "=" => pattern = false,
                 "|" => bars = !bars,
-                "token_tree" => self.token_bindings(*k, all || next == Some("=>"), out),
+                "token_tree" => {
+                    let whole = all || bars || pattern || binding_next;
+                    self.token_bindings(*k, whole, out);
+                }
+                "identifier" if self.text(*k) == "in" => pattern = false,
                 "identifier" => {
                     let prev = i.checked_sub(1).map(|p| kids[p].kind());
-                    let binds = matches!(prev, Some("let" | "mutable_specifier" | "ref" | "for"));
-                    if all || bars || binds || next == Some("@") {
+                    let after_mut = matches!(prev, Some("mutable_specifier" | "ref"));
+                    if all || bars || pattern || binding_next || after_mut {
                         let name = self.node_name(*k);
                         out.push(name);
                     }
@@ -528,18 +541,6 @@ impl<'s> V<'s> {
                 _ => {}
             }
         }
-    }
-
-    /// Whether a lone snake_case name among the arguments of the macro
-    /// named by `m` may be a fn passed as a value. Not for std macros
-    /// whose arguments are not expressions (`stringify!(f)`), nor for
-    /// those that quote or paste tokens into new code (`quote! { fn f() }`,
-    /// `paste! { [<get_ f>] }`), whose names are not references.
-    fn values_in_args(&self, m: Node) -> bool {
-        let name = self.macro_name(m);
-        !matches!(name, "paste" | "concat_idents" | "format_ident")
-            && !quotes(name)
-            && std_macro(name) != Some(false)
     }
 
     /// The last segment of a macro's path (`quote` of `quote::quote!`).
@@ -836,13 +837,41 @@ impl<'s> V<'s> {
                 }
                 "identifier" if i > 0 && kids[i - 1].kind_name() == "#" => {
                     let name = self.node_name(*k);
-                    if self.local(name).is_none() {
-                        self.path_site(vec![(name, pos(*k))], 0, Role::MacroValue);
-                    }
+                    self.macro_value(name, pos(*k));
                 }
                 _ => {}
             }
         }
+    }
+
+    /// A lone name where a macro's tokens may pass a fn (see
+    /// [`Role::MacroValue`]), unless it is a local, a generic parameter
+    /// or a name the tokens bind.
+    fn macro_value(&mut self, name: u32, at: Pos) {
+        let known = self.local(name).is_some() || self.generic(name).is_some();
+        if !known && !self.macro_bound.contains(&name) {
+            self.path_site(vec![(name, at)], 0, Role::MacroValue);
+        }
+    }
+
+    /// The tree `kids[i]` among a macro's tokens. The arguments of a macro
+    /// written there (`check!(stringify!(f))`) are read as that macro's
+    /// (see [`values_in`], [`quotes`]); an attribute's (`#[cfg(test)]`)
+    /// name no values.
+    fn nested_tokens(&mut self, kids: &[Node], i: usize) {
+        let kind = |k: usize| kids.get(k).map(|n| n.kind_name());
+        let attribute = i >= 1 && kind(i - 1) == Some("#")
+            || i >= 2 && kind(i - 1) == Some("!") && kind(i - 2) == Some("#");
+        let mac = (i >= 2 && kind(i - 1) == Some("!") && kind(i - 2) == Some("identifier"))
+            .then(|| self.text(kids[i - 2]));
+        if let Some(m) = mac.filter(|m| quotes(m)) {
+            self.quoted_tokens(kids[i], m.ends_with("_spanned"));
+            return;
+        }
+        let values = self.macro_values && !attribute && mac.is_none_or(values_in);
+        let outer = std::mem::replace(&mut self.macro_values, values);
+        self.tokens(kids[i]);
+        self.macro_values = outer;
     }
 
     fn token_run(&mut self, kids: &[Node]) {
@@ -851,7 +880,7 @@ impl<'s> V<'s> {
             let k = kids[i];
             match k.kind_name() {
                 "token_tree" => {
-                    self.tokens(k);
+                    self.nested_tokens(kids, i);
                     i += 1;
                 }
                 "identifier" | "crate" | "super" => {
@@ -867,9 +896,10 @@ impl<'s> V<'s> {
                         j += 2;
                     }
                     let prev = if i > 0 { kids[i - 1].kind_name() } else { "" };
-                    // A method's turbofish (`.tuples::<(_, _)>()`): what
-                    // follows it (its types are walked as the next tokens).
-                    let after = if prev == "." && segs.len() == 1 {
+                    // A turbofish (`.tuples::<(_, _)>()`, `dec_uint::<_, u32,
+                    // _>`): what follows it (its types are walked as the next
+                    // tokens).
+                    let after = if segs.len() == 1 {
                         past_turbofish(kids, j)
                     } else {
                         j
@@ -914,14 +944,10 @@ impl<'s> V<'s> {
                                 self.path_site(segs, hidden, Role::Ref);
                             }
                         } else if self.macro_values
-                            && !brace
                             && segs.len() == 1
-                            && self.local(name).is_none()
-                            && self.generic(name).is_none()
-                            && !self.macro_bound.contains(&name)
-                            && !names_not_value(kids, i, j, self.text(k))
+                            && value_position(kids, i, after, self.text(k))
                         {
-                            self.path_site(segs, 0, Role::MacroValue);
+                            self.macro_value(name, pos(k));
                         }
                     }
                     i = j;
@@ -1007,8 +1033,6 @@ impl<'s> V<'s> {
     }
 }
 
-/// Arguments in a `( … )` token tree: top-level commas, unless a closure
-/// (`|a, b|`) makes commas ambiguous.
 /// The index past a turbofish starting at `kids[at]` (`::<Vec<_>>`), or
 /// `at` when there is none or it does not close.
 fn past_turbofish(kids: &[Node], at: usize) -> usize {
@@ -1031,6 +1055,8 @@ fn past_turbofish(kids: &[Node], at: usize) -> usize {
     at
 }
 
+/// Arguments in a `( … )` token tree: top-level commas, unless a closure
+/// (`|a, b|`) makes commas ambiguous.
 pub(super) fn token_args(tt: Node) -> u8 {
     let mut cursor = tt.walk();
     let mut commas = 0usize;
@@ -1122,6 +1148,17 @@ fn between(open: Node, close: Node) -> tree_sitter::Range {
     }
 }
 
+/// Whether a lone snake_case name among the arguments of the macro named
+/// `name` may be a fn passed as a value. Not for std macros whose arguments
+/// are not expressions (`stringify!(f)`, `matches!(x, Some(f))`), nor for
+/// those that quote or paste tokens into new code (`quote! { fn f() }`,
+/// `paste! { [<get_ f>] }`), whose names are not references.
+fn values_in(name: &str) -> bool {
+    !matches!(name, "paste" | "concat_idents" | "format_ident")
+        && !quotes(name)
+        && std_macro(name) != Some(false)
+}
+
 /// Whether the macro named `name` quotes code (see [`V::macro_call`]).
 fn quotes(name: &str) -> bool {
     matches!(
@@ -1130,16 +1167,15 @@ fn quotes(name: &str) -> bool {
     )
 }
 
-/// Whether the lone name `kids[i]` (the next token at `kids[next]`) is not a
-/// value: a keyword; a name being declared (`fn f`, `struct S`, `x as y`);
-/// a label or key (`x: dec_uint`, `name = value`, `x => …`); a field or
-/// method (`.x`, handled elsewhere); a name whose fields are read (`task.name
-/// = …` in a `tracing` macro: a fn has no fields, though it has methods,
-/// `digits.parse(…)`).
-fn names_not_value(kids: &[Node], i: usize, next: usize, text: &str) -> bool {
-    const DECLARES: &[&str] = &[
-        "as", "const", "enum", "fn", "impl", "mod", "static", "struct", "trait", "type", "use",
-    ];
+/// Whether the lone name `kids[i]` (the next token at `kids[next]`) stands
+/// where a value (or a type) goes among a macro's tokens: after the tree's
+/// opening or `,`, `;`, `=`, `:`, `=>`, `->`, `&` or `return`, and before
+/// its closing, `,`, `;` or a method call (`digits.parse(…)`); not a
+/// keyword. So not a flag or tag of a macro's own language (clap's
+/// `arg!(-c --config <FILE>)`, `html! { <div> }`), a field read (`task.name
+/// = …`), an operand (`key + item`), a label or key (`x: …`, `name = …`),
+/// a declared name (`fn f`) or a path's head.
+fn value_position(kids: &[Node], i: usize, next: usize, text: &str) -> bool {
     const KEYWORDS: &[&str] = &[
         "async", "await", "break", "continue", "crate", "dyn", "else", "extern", "false", "if",
         "in", "loop", "match", "move", "pub", "return", "self", "super", "true", "unsafe", "where",
@@ -1147,12 +1183,14 @@ fn names_not_value(kids: &[Node], i: usize, next: usize, text: &str) -> bool {
     ];
     let prev = i.checked_sub(1).map(|p| kids[p].kind());
     let after = |k: usize| kids.get(next + k).map(|n| n.kind());
-    let field = after(0) == Some(".")
-        && !(after(1) == Some("identifier")
-            && after(2) == Some("token_tree")
-            && kids[next + 2].child(0).is_some_and(|o| o.kind() == "("));
-    KEYWORDS.contains(&text)
-        || field
-        || prev.is_some_and(|p| DECLARES.contains(&p) || p == "." || p == "'")
-        || after(0).is_some_and(|n| matches!(n, ":" | "=" | "=>" | "!" | "|" | "@"))
+    let opens = matches!(
+        prev,
+        None | Some("(" | "[" | "{" | "," | ";" | "=" | ":" | "=>" | "->" | "&" | "return")
+    );
+    let method = after(0) == Some(".")
+        && after(1) == Some("identifier")
+        && after(2) == Some("token_tree")
+        && kids[next + 2].child(0).is_some_and(|o| o.kind() == "(");
+    let closes = method || matches!(after(0), None | Some(")" | "]" | "}" | "," | ";"));
+    opens && closes && !KEYWORDS.contains(&text)
 }

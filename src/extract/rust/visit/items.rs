@@ -706,11 +706,13 @@ impl<'s> V<'s> {
             }
             return;
         };
+        let macro_use = self.has_attr(n, "macro_use");
         self.scope.mods.push(InlineMod {
             name,
             parent: self.module,
             cfg_off,
             feature,
+            macro_use,
         });
         let id = self.scope.mods.len() as u32;
         let saved_module = std::mem::replace(&mut self.module, id);
@@ -723,6 +725,25 @@ impl<'s> V<'s> {
         self.cur_fn = saved_fn;
         self.prefix = saved_prefix;
         self.module = saved_module;
+    }
+
+    /// Whether an attribute item right before `n` is `#[name]`.
+    fn has_attr(&self, n: Node, name: &str) -> bool {
+        let mut prev = n.prev_named_sibling();
+        while let Some(p) = prev {
+            match p.kind_name() {
+                "attribute_item" => {
+                    let path = p.named_child(0).and_then(|a| a.named_child(0));
+                    if path.is_some_and(|a| self.text(a) == name) {
+                        return true;
+                    }
+                }
+                "line_comment" | "block_comment" => {}
+                _ => return false,
+            }
+            prev = p.prev_named_sibling();
+        }
+        false
     }
 
     pub(super) fn macro_def(&mut self, n: Node) {
