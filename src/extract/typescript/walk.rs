@@ -68,6 +68,17 @@ const TRANSPARENT_GENERICS: &[&str] = &[
     "NonNullable",
 ];
 
+/// Of [`TRANSPARENT_GENERICS`], those whose members are exactly their
+/// argument's (not `Promise<T>`'s, whose value is awaited for them).
+const SAME_MEMBERS: &[&str] = &[
+    "Readonly",
+    "Partial",
+    "Required",
+    "Omit",
+    "Pick",
+    "NonNullable",
+];
+
 type Facts = (Vec<Def>, Vec<Diagnostic>, Vec<String>, Scope, Refs);
 
 pub(super) fn run(lang: Lang, path: &str, src: &[u8]) -> Facts {
@@ -2076,8 +2087,29 @@ impl<'s> Walker<'s> {
         let name = match t.kind_name() {
             "generic_type" => t.field("name")?,
             "type_identifier" | "nested_type_identifier" => t,
+            // `observer?: Observer<T> | null`: the one type that is not
+            // null or undefined.
+            "union_type" => {
+                let mut leaves = Vec::new();
+                union_leaves(t, self.src, &mut leaves);
+                return match leaves[..] {
+                    [one] => self.named_type(one),
+                    _ => None,
+                };
+            }
             _ => return None,
         };
+        // `Partial<Observer<T>>`, `Readonly<Options>`: the members are the
+        // argument's (what an object literal passed there is checked
+        // against).
+        let text = self.text(name);
+        if name.kind_name() == "type_identifier"
+            && SAME_MEMBERS.contains(&text)
+            && self.lookup(text, NS_TYPE).is_none()
+        {
+            let arg = t.field("type_arguments").and_then(|a| a.named_child(0))?;
+            return self.named_type(arg);
+        }
         let e = self.type_name(name);
         (matches!(e, Expr::Def(_) | Expr::Import(_) | Expr::Member(..)) && !is_dead(&e))
             .then_some(e)

@@ -1597,3 +1597,16 @@ fn a_member_typed_as_a_function_is_a_method() {
     assert!(targets(&r, "9:40").is_empty(), "{:?}", r.0);
     assert!(!r.0.iter().any(|e| e.1.ends_with("Observer.size")));
 }
+
+/// An object literal passed where `Partial<T>`, `Readonly<T>`, `T | null`
+/// is declared (a function's or a constructor's parameter) is checked
+/// against T: its keys are T's members (rxjs's `new SafeSubscriber({ next
+/// … })`, effect's `make({ span, context })` with `Omit<Tracer, TypeId>`).
+#[test]
+fn an_object_literal_is_checked_against_the_type_inside_partial_or_a_nullable_union() {
+    let src = "export interface Observer<T> {\n  next(value: T): void;\n  error(e: unknown): void;\n}\nexport class Sub<T> {\n  constructor(o?: Partial<Observer<T>> | null) {}\n}\nexport function take<T>(o: Readonly<Observer<T>>) {}\nexport function run() {\n  take({ next: (v: number) => {}, error: () => {} });\n  new Sub<number>({ next: (v) => {} });\n}\n";
+    let r = resolve_all(&[("a.ts", src)]);
+    assert_eq!(targets(&r, "10:10"), ["a.ts:Observer.next"]);
+    assert_eq!(targets(&r, "10:35"), ["a.ts:Observer.error"]);
+    assert_eq!(targets(&r, "11:21"), ["a.ts:Observer.next"]);
+}
