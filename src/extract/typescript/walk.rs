@@ -47,29 +47,15 @@ const TEST_MODIFIERS: &[&str] = &[
     "skipIf",
     "runIf",
 ];
-/// Wrapper types whose members are those of their argument.
 /// Builtin generic collections whose type argument is their elements' type.
 const COLLECTIONS: &[&str] = &["Array", "ReadonlyArray", "Set", "ReadonlySet"];
 /// Builtin maps: their values (the second type argument) are read as
 /// their elements (`m.get(k)`, the first parameter of `m.forEach`).
 const MAPS: &[&str] = &["Map", "ReadonlyMap", "WeakMap"];
 
-const TRANSPARENT_GENERICS: &[&str] = &[
-    "Promise",
-    "PromiseLike",
-    "Awaited",
-    "Readonly",
-    "Partial",
-    "Required",
-    // Property lookups on `Omit<T, K>` / `Pick<T, K>` find T's members
-    // (a name outside the kept keys would not compile).
-    "Omit",
-    "Pick",
-    "NonNullable",
-];
-
-/// Of [`TRANSPARENT_GENERICS`], those whose members are exactly their
-/// argument's (not `Promise<T>`'s, whose value is awaited for them).
+/// Wrapper types whose members are exactly their argument's. (Property
+/// lookups on `Omit<T, K>` / `Pick<T, K>` find T's members: a name outside
+/// the kept keys would not compile.)
 const SAME_MEMBERS: &[&str] = &[
     "Readonly",
     "Partial",
@@ -78,6 +64,10 @@ const SAME_MEMBERS: &[&str] = &[
     "Pick",
     "NonNullable",
 ];
+
+/// Wrapper types read as their argument where a value's members are
+/// looked up (an awaited `Promise<T>` is a T), besides [`SAME_MEMBERS`].
+const AWAITED: &[&str] = &["Promise", "PromiseLike", "Awaited"];
 
 type Facts = (Vec<Def>, Vec<Diagnostic>, Vec<String>, Scope, Refs);
 
@@ -3968,7 +3958,7 @@ impl<'s> Walker<'s> {
                     };
                 }
                 if name.kind_name() == "type_identifier"
-                    && TRANSPARENT_GENERICS.contains(&text)
+                    && (SAME_MEMBERS.contains(&text) || AWAITED.contains(&text))
                     && self.lookup(text, NS_TYPE).is_none()
                 {
                     let arg = t.field("type_arguments").and_then(|a| a.named_child(0));
