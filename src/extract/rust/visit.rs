@@ -127,6 +127,8 @@ struct Pending {
     start: u32,
     test: bool,
     export: bool,
+    /// `#[macro_use]` (on an inline `mod`: see `InlineMod::macro_use`).
+    macro_use: bool,
     /// A cfg likely off.
     off: bool,
     /// `cfg(feature = "x")` (name, on).
@@ -459,17 +461,17 @@ impl<'s> V<'s> {
         for c in kids {
             match c.kind_name() {
                 "attribute_item" => {
-                    let (test, export, off, feature) = self.attr_flags(c);
-                    let feature = feature.map(|(f, on)| (self.name(&f), on));
+                    let flags = self.attr_flags(c);
                     let start = line(c.start_position().row);
                     let p = pending.get_or_insert(Pending {
                         start,
                         ..Pending::default()
                     });
-                    p.test |= test;
-                    p.export |= export;
-                    p.off |= off;
-                    p.feature = p.feature.or(feature);
+                    p.test |= flags.test;
+                    p.export |= flags.export;
+                    p.macro_use |= flags.macro_use;
+                    p.off |= flags.off;
+                    p.feature = p.feature.or(flags.feature);
                     if p.path.is_none() {
                         p.path = self.path_value(c);
                     }
@@ -501,12 +503,14 @@ impl<'s> V<'s> {
         (!inner.contains('\\')).then(|| inner.to_string())
     }
 
-    /// (is a test attribute, is `#[macro_export]`, is a cfg likely off,
-    /// the feature of a `cfg(feature = "x")` / `cfg(not(feature = "x"))`)
-    fn attr_flags(&self, item: Node) -> (bool, bool, bool, Option<(String, bool)>) {
+    /// What one attribute item says: a test attribute, `#[macro_export]`,
+    /// `#[macro_use]`, a cfg likely off, the feature of a `cfg(feature =
+    /// "x")` / `cfg(not(feature = "x"))`. (Its start and path are the
+    /// caller's.)
+    fn attr_flags(&mut self, item: Node) -> Pending {
         let attr = item.named_child(0);
         let Some(path) = attr.and_then(|a| a.named_child(0)) else {
-            return (false, false, false, None);
+            return Pending::default();
         };
         let last = match path.kind_name() {
             "scoped_identifier" => path.field("name"),
@@ -517,14 +521,15 @@ impl<'s> V<'s> {
             .and_then(|a| a.field("arguments"))
             .filter(|_| last == "cfg")
             .map(|a| self.text(a));
-        let off = args.is_some_and(items::cfg_likely_off);
         let feature = args.and_then(items::cfg_feature);
-        (
-            TEST_ATTRS.contains(&last),
-            last == "macro_export",
-            off,
-            feature,
-        )
+        Pending {
+            test: TEST_ATTRS.contains(&last),
+            export: last == "macro_export",
+            macro_use: last == "macro_use",
+            off: args.is_some_and(items::cfg_likely_off),
+            feature: feature.map(|(f, on)| (self.name(&f), on)),
+            ..Pending::default()
+        }
     }
 
     /// Walk any node; returns the receiver id of an expression (0: unknown).

@@ -2649,11 +2649,7 @@ impl<'s> Walker<'s> {
         // not made a method from its type alone (see below).
         let statics: Vec<&str> = kids
             .iter()
-            .filter(|m| {
-                let mut c = m.walk();
-                let is_static = m.children(&mut c).any(|k| k.kind_name() == "static");
-                is_static
-            })
+            .filter(|m| is_static(**m))
             .filter_map(|m| m.field("name").or_else(|| m.field("property")))
             .map(|n| self.text(n))
             .collect();

@@ -397,9 +397,6 @@ fn strategy(how: How) -> Strategy {
     }
 }
 
-/// Deepest nesting of inline modules followed.
-const MAX_MOD_DEPTH: usize = 64;
-
 impl Cx<'_, '_> {
     fn tables(&mut self) {
         for (d, def) in self.defs.iter().enumerate().skip(1) {
@@ -476,29 +473,19 @@ impl Cx<'_, '_> {
     /// crate's or std's give (see `crate_macro`).
     fn file_macro(&self, name: u32, module: u32, pos: Pos) -> Option<u32> {
         let mods = &self.scope.mods;
-        // The module where a definition in `m` stays in scope until its end.
+        // The module until whose end a definition in `m` stays in scope
+        // (an inline module's parent is written before it: its id is
+        // smaller, so this ends).
         let scope_of = |mut m: u32| {
-            for _ in 0..MAX_MOD_DEPTH {
-                match m.checked_sub(1).map(|i| &mods[i as usize]) {
-                    Some(im) if im.macro_use => m = im.parent,
-                    _ => break,
+            while let Some(im) = m.checked_sub(1).map(|i| &mods[i as usize]) {
+                if !im.macro_use {
+                    break;
                 }
+                m = im.parent;
             }
             m
         };
-        let encloses = |outer: u32| {
-            let mut m = module;
-            for _ in 0..MAX_MOD_DEPTH {
-                if m == outer {
-                    return true;
-                }
-                match m.checked_sub(1) {
-                    Some(i) => m = mods[i as usize].parent,
-                    None => return false,
-                }
-            }
-            false
-        };
+        let encloses = |outer: u32| self.ix.within(self.fm + module, self.fm + outer);
         let before: Vec<(u32, bool)> = self
             .file_macros
             .get(&name)?

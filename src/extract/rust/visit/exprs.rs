@@ -479,13 +479,6 @@ impl<'s> V<'s> {
                     .is_some_and(|g| matches!(g.kind_name(), "impl_item" | "trait_item"))
         });
         self.macro_values = !among_items && values_in(name);
-        if self.macro_values {
-            let mut bound = Vec::new();
-            for k in kids.iter().filter(|k| k.kind_name() == "token_tree") {
-                self.token_bindings(*k, false, &mut bound);
-            }
-            self.macro_bound = bound;
-        }
         // `quote! { … }` writes code for another crate as tokens, turned
         // into strings: no name in it is resolved where it is written (nor
         // by rust-analyzer), but for its interpolations.
@@ -499,6 +492,13 @@ impl<'s> V<'s> {
                 && !self.macro_items(n, k, cfg)
                 && !self.macro_exprs(n, k)
             {
+                // (Only for tokens walked as tokens: not for the many
+                // `assert!`/`format!` whose arguments parse as expressions.)
+                if self.macro_values {
+                    let mut bound = std::mem::take(&mut self.macro_bound);
+                    self.token_bindings(k, false, &mut bound);
+                    self.macro_bound = bound;
+                }
                 self.tokens(k);
             }
         }
@@ -945,7 +945,7 @@ impl<'s> V<'s> {
                             }
                         } else if self.macro_values
                             && segs.len() == 1
-                            && value_position(kids, i, after, self.text(k))
+                            && value_position(kids, i, after)
                         {
                             self.macro_value(name, pos(k));
                         }
@@ -1170,17 +1170,13 @@ fn quotes(name: &str) -> bool {
 /// Whether the lone name `kids[i]` (the next token at `kids[next]`) stands
 /// where a value (or a type) goes among a macro's tokens: after the tree's
 /// opening or `,`, `;`, `=`, `:`, `=>`, `->`, `&` or `return`, and before
-/// its closing, `,`, `;` or a method call (`digits.parse(…)`); not a
-/// keyword. So not a flag or tag of a macro's own language (clap's
-/// `arg!(-c --config <FILE>)`, `html! { <div> }`), a field read (`task.name
-/// = …`), an operand (`key + item`), a label or key (`x: …`, `name = …`),
-/// a declared name (`fn f`) or a path's head.
-fn value_position(kids: &[Node], i: usize, next: usize, text: &str) -> bool {
-    const KEYWORDS: &[&str] = &[
-        "async", "await", "break", "continue", "crate", "dyn", "else", "extern", "false", "if",
-        "in", "loop", "match", "move", "pub", "return", "self", "super", "true", "unsafe", "where",
-        "while", "yield",
-    ];
+/// its closing, `,`, `;` or a method call (`digits.parse(…)`). So not a
+/// flag or tag of a macro's own language (clap's `arg!(-c --config
+/// <FILE>)`, `html! { <div> }`), a field read (`task.name = …`), an operand
+/// (`key + item`), a label or key (`x: …`, `name = …`), a declared name
+/// (`fn f`) or a path's head. (A keyword read as a name, `in`, names no fn:
+/// its site makes no edge.)
+fn value_position(kids: &[Node], i: usize, next: usize) -> bool {
     let prev = i.checked_sub(1).map(|p| kids[p].kind());
     let after = |k: usize| kids.get(next + k).map(|n| n.kind());
     let opens = matches!(
@@ -1192,5 +1188,5 @@ fn value_position(kids: &[Node], i: usize, next: usize, text: &str) -> bool {
         && after(2) == Some("token_tree")
         && kids[next + 2].child(0).is_some_and(|o| o.kind() == "(");
     let closes = method || matches!(after(0), None | Some(")" | "]" | "}" | "," | ";"));
-    opens && closes && !KEYWORDS.contains(&text)
+    opens && closes
 }

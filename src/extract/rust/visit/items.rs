@@ -687,6 +687,7 @@ impl<'s> V<'s> {
             return;
         };
         let name = self.node_name(name_node);
+        let macro_use = self.attrs.as_ref().is_some_and(|p| p.macro_use);
         self.attrs(n);
         let cfg_off = std::mem::take(&mut self.cfg_off);
         let feature = self.cfg_feature.take();
@@ -706,7 +707,6 @@ impl<'s> V<'s> {
             }
             return;
         };
-        let macro_use = self.has_attr(n, "macro_use");
         self.scope.mods.push(InlineMod {
             name,
             parent: self.module,
@@ -725,25 +725,6 @@ impl<'s> V<'s> {
         self.cur_fn = saved_fn;
         self.prefix = saved_prefix;
         self.module = saved_module;
-    }
-
-    /// Whether an attribute item right before `n` is `#[name]`.
-    fn has_attr(&self, n: Node, name: &str) -> bool {
-        let mut prev = n.prev_named_sibling();
-        while let Some(p) = prev {
-            match p.kind_name() {
-                "attribute_item" => {
-                    let path = p.named_child(0).and_then(|a| a.named_child(0));
-                    if path.is_some_and(|a| self.text(a) == name) {
-                        return true;
-                    }
-                }
-                "line_comment" | "block_comment" => {}
-                _ => return false,
-            }
-            prev = p.prev_named_sibling();
-        }
-        false
     }
 
     pub(super) fn macro_def(&mut self, n: Node) {
