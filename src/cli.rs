@@ -789,6 +789,16 @@ fn servers(root: &std::path::Path, action: Option<&ServersAction>, json: bool) -
 }
 
 pub fn render_verify(out: &mut impl Write, r: &api::VerifyResult) -> Result<()> {
+    if r.sites == 0 && r.languages.is_empty() {
+        // A second run: the verdicts of the first are kept (with both
+        // files' hashes) and were applied, so nothing is left to ask.
+        writeln!(
+            out,
+            "nothing to verify below confidence {}: every such edge already has a language server's verdict, or the server had no answer for it before; verdicts are kept until either file changes (`refgraph status` counts edges by status; delete .refgraph/ to measure again from scratch)",
+            r.min_confidence
+        )?;
+        return Ok(());
+    }
     writeln!(
         out,
         "verified {} sites below confidence {} in {:.1} s{}",

@@ -90,6 +90,14 @@ pub enum Expr {
     /// (`route(opts: RouteOptions)`: what an object literal passed there
     /// is checked against, its functions' parameters typed by it).
     Arg(Box<Expr>, u16),
+    /// What a type guard returns (`(x: unknown): x is Foo`): a boolean
+    /// that, when true, says its parameter `.0` holds a `.1`.
+    Guard(u16, Box<Expr>),
+    /// A local where a call `callee(…, x, …)` with `x` its argument `.1`
+    /// was found true (`if (isFoo(x)) x.m()`): what the callee's
+    /// [`Expr::Guard`] for that argument says, else `.2`, the local's
+    /// value before.
+    Narrowed(Box<Expr>, u16, Box<Expr>),
 }
 
 /// The argument index under which a function type alias (`type Handler =

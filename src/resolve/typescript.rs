@@ -496,6 +496,32 @@ impl<'a, 'w> Eval<'a, 'w> {
                     None => (Val::Unknown, st),
                 }
             }
+            // A type guard's result: a boolean.
+            Expr::Guard(..) => (Val::External, local),
+            Expr::Narrowed(callee, arg, before) => {
+                let (v, st) = self.eval(f, callee, NS_VALUE, depth + 1);
+                let guard = match v.unalias() {
+                    Val::Sym(sym)
+                        if matches!(self.kind(sym), NodeKind::Function | NodeKind::Method) =>
+                    {
+                        self.returns(sym).map(|r| (sym.file, r))
+                    }
+                    Val::Fn(file, var) => {
+                        match self.scope(file).and_then(|s| s.vars.get(var as usize)) {
+                            Some(Expr::Returns(r)) => Some((file, &**r)),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                };
+                match guard {
+                    Some((gf, Expr::Guard(k, ty))) if k == arg => {
+                        let (v, gst) = self.eval(gf, ty, ns, depth + 1);
+                        (alias(v), combine(combine(st, gst), Strategy::TypedReceiver))
+                    }
+                    _ => self.eval(f, before, ns, depth + 1),
+                }
+            }
             Expr::Instance(t) => {
                 let (v, st) = self.eval(f, t, NS_TYPE, depth + 1);
                 match v.unalias() {

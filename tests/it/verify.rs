@@ -104,6 +104,15 @@ fn verify_confirms_the_fixtures_against_real_servers() {
         let status = run(repo.path(), &["status", "--json"]);
         let s: Value = serde_json::from_slice(&status.stdout).unwrap();
         assert!(s["edges"]["calls"]["verified"].as_u64().unwrap() > 0, "{s}");
+        // A second run has nothing left to ask, and says so (it printed an
+        // empty table).
+        let again = run(repo.path(), &["verify", "--budget", "60"]);
+        assert!(again.status.success(), "{}", stderr(&again));
+        let text = String::from_utf8_lossy(&again.stdout);
+        assert!(
+            text.starts_with("nothing to verify below confidence 1:"),
+            "{fixture}: {text}"
+        );
     }
 }
 

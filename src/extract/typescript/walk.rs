@@ -1379,6 +1379,15 @@ impl<'s> Walker<'s> {
                 self.pop_frame();
             }
             "if_statement" if self.narrowed_if(n) => {}
+            "ternary_expression"
+                if n.field("condition")
+                    .zip(n.field("consequence"))
+                    .is_some_and(|(c, a)| self.narrowed_operand(c, a, n.field("alternative"))) => {}
+            "binary_expression"
+                if n.field("operator").map(|o| self.text(o)) == Some("&&")
+                    && n.field("left")
+                        .zip(n.field("right"))
+                        .is_some_and(|(l, r)| self.narrowed_operand(l, r, None)) => {}
             "for_statement" => {
                 self.push_frame();
                 self.walk_children(n);
@@ -1721,6 +1730,10 @@ impl<'s> Walker<'s> {
                         self.returned.insert(d);
                         self.push_return(d, e);
                     }
+                } else if rt.kind_name() == "type_predicate_annotation" {
+                    let e = self.predicate(rt, signature_params(n));
+                    self.returned.insert(d);
+                    self.push_return(d, e);
                 }
             }
         }
@@ -1797,45 +1810,196 @@ impl<'s> Walker<'s> {
         }
     }
 
-    /// `if (x instanceof C) { x.m() }`: in the branch taken, a local `x`
-    /// (a parameter or variable) is a `C` (zod: `else if (schema instanceof
-    /// ZodOptional) { schema.unwrap() }`). Walks the statement and returns
-    /// true when its condition is such a test.
+    /// A type predicate (`x is Foo`, alone or in its annotation) of a
+    /// function with parameters `params` (`None`: not known): an
+    /// [`Expr::Guard`] for the parameter it names, else a boolean.
+    fn predicate(&mut self, pred: Node<'s>, params: Option<Vec<Node<'s>>>) -> Expr {
+        let pred = if pred.kind_name() == "type_predicate_annotation" {
+            match pred.named_child(0) {
+                Some(p) => p,
+                None => return Expr::Global,
+            }
+        } else {
+            pred
+        };
+        let (Some(name), Some(ty), Some(params)) = (pred.field("name"), pred.field("type"), params)
+        else {
+            return Expr::Global;
+        };
+        let name = self.text(name);
+        let k = params.iter().position(|p| {
+            p.field("pattern")
+                .is_some_and(|x| x.kind_name() == "identifier" && self.text(x) == name)
+        });
+        let Some(k) = k.and_then(|k| u16::try_from(k).ok()) else {
+            return Expr::Global;
+        };
+        match self.type_value(ty) {
+            Expr::Unknown | Expr::Global => Expr::Global,
+            t => Expr::Guard(k, Box::new(t)),
+        }
+    }
+
+    /// What condition `cond` says of locals (parameters and variables)
+    /// when it holds, each conjunct of an `&&`:
+    /// - `x instanceof C`: `x` is a `C` (zod: `else if (schema instanceof
+    ///   ZodOptional) { schema.unwrap() }`);
+    /// - a call with `x` among its arguments (`isObservableMap(x)`,
+    ///   `Either.isLeft(e)`): `x` is what the callee's type predicate
+    ///   says, when it is a type guard for that argument (the resolver
+    ///   tells, [`Expr::Narrowed`]).
+    fn narrowings(&mut self, cond: Node<'s>, out: &mut Vec<(&'s str, Expr)>) {
+        let test = skip_parens(cond);
+        match test.kind_name() {
+            "binary_expression" => {
+                let op = test.field("operator").map(|o| self.text(o));
+                let (Some(l), Some(r)) = (test.field("left"), test.field("right")) else {
+                    return;
+                };
+                match op {
+                    Some("&&") => {
+                        self.narrowings(l, out);
+                        self.narrowings(r, out);
+                    }
+                    Some("instanceof") => {
+                        if l.kind_name() != "identifier" || r.kind_name() != "identifier" {
+                            return;
+                        }
+                        let name = self.text(l);
+                        if !matches!(
+                            self.lookup(name, NS_VALUE),
+                            Some(Binding::Var(_) | Binding::Opaque)
+                        ) {
+                            return;
+                        }
+                        if let e @ (Expr::Def(_) | Expr::Import(_) | Expr::Var(_)) =
+                            self.lookup_expr(self.text(r), NS_VALUE)
+                        {
+                            out.push((name, instance(e)));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            "call_expression" => {
+                let (Some(f), Some(args)) = (test.field("function"), test.field("arguments"))
+                else {
+                    return;
+                };
+                if args.kind_name() != "arguments" {
+                    return;
+                }
+                let callee = match self.expr(f) {
+                    Expr::Unknown | Expr::Global => return,
+                    e => e,
+                };
+                let mut c = args.walk();
+                let kids: Vec<Node> = args
+                    .named_children(&mut c)
+                    .filter(|k| k.kind_name() != "comment")
+                    .collect();
+                for (i, a) in kids.into_iter().enumerate().take(8) {
+                    if a.kind_name() != "identifier" {
+                        continue;
+                    }
+                    let name = self.text(a);
+                    let Some(b @ (Binding::Var(_) | Binding::Opaque)) = self.lookup(name, NS_VALUE)
+                    else {
+                        continue;
+                    };
+                    let e = Expr::Narrowed(Box::new(callee.clone()), i as u16, Box::new(b.expr()));
+                    out.push((name, e));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// What `cond` says when it is false, where it is a negation or a
+    /// disjunction of negations (`!isFoo(x)`, `!(x instanceof C) || !ok`):
+    /// what each negated operand says when true.
+    fn negated_narrowings(&mut self, cond: Node<'s>, out: &mut Vec<(&'s str, Expr)>) {
+        let test = skip_parens(cond);
+        match test.kind_name() {
+            "unary_expression" if test.field("operator").map(|o| self.text(o)) == Some("!") => {
+                if let Some(x) = test.field("argument") {
+                    self.narrowings(x, out);
+                }
+            }
+            "binary_expression" if test.field("operator").map(|o| self.text(o)) == Some("||") => {
+                if let (Some(l), Some(r)) = (test.field("left"), test.field("right")) {
+                    self.negated_narrowings(l, out);
+                    self.negated_narrowings(r, out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Walk `body` with the locals `narrowed` bound to their narrowed values.
+    fn walk_narrowed(&mut self, narrowed: Vec<(&'s str, Expr)>, body: Node<'s>) {
+        self.push_frame();
+        for (name, e) in narrowed {
+            let v = self.new_var(e);
+            self.bind(name, NS_VALUE, Binding::Var(v));
+        }
+        self.walk(body);
+        self.pop_frame();
+    }
+
+    /// An `if` whose condition narrows locals ([`Walker::narrowings`]): the
+    /// branch taken is walked with them narrowed. Without an `else`, a
+    /// branch that always leaves (`if (!isFoo(x)) return;`, `throw`)
+    /// narrows them for the rest of the block by what its negated
+    /// condition says. Walks the statement and returns true when either
+    /// applies.
     fn narrowed_if(&mut self, n: Node<'s>) -> bool {
         let (Some(cond), Some(then)) = (n.field("condition"), n.field("consequence")) else {
             return false;
         };
-        let test = skip_parens(cond);
-        if test.kind_name() != "binary_expression"
-            || test.field("operator").map(|o| self.text(o)) != Some("instanceof")
-        {
+        let mut narrowed = Vec::new();
+        self.narrowings(cond, &mut narrowed);
+        if !narrowed.is_empty() {
+            self.walk(cond);
+            self.walk_narrowed(narrowed, then);
+            if let Some(other) = n.field("alternative") {
+                self.walk(other);
+            }
+            return true;
+        }
+        if n.field("alternative").is_some() || !always_leaves(then) {
             return false;
         }
-        let (Some(x), Some(class)) = (test.field("left"), test.field("right")) else {
-            return false;
-        };
-        if x.kind_name() != "identifier" || class.kind_name() != "identifier" {
+        self.negated_narrowings(cond, &mut narrowed);
+        if narrowed.is_empty() {
             return false;
         }
-        let name = self.text(x);
-        if !matches!(
-            self.lookup(name, NS_VALUE),
-            Some(Binding::Var(_) | Binding::Opaque)
-        ) {
-            return false;
-        }
-        let class = match self.lookup_expr(self.text(class), NS_VALUE) {
-            e @ (Expr::Def(_) | Expr::Import(_) | Expr::Var(_)) => instance(e),
-            _ => return false,
-        };
         self.walk(cond);
-        self.push_frame();
-        let v = self.new_var(class);
-        self.bind(name, NS_VALUE, Binding::Var(v));
         self.walk(then);
-        self.pop_frame();
-        if let Some(other) = n.field("alternative") {
-            self.walk(other);
+        for (name, e) in narrowed {
+            let v = self.new_var(e);
+            self.bind(name, NS_VALUE, Binding::Var(v));
+        }
+        true
+    }
+
+    /// `c ? a : b` and `c && a` where `c` narrows locals: `a` is walked
+    /// with them narrowed. Returns false (nothing walked) otherwise.
+    fn narrowed_operand(
+        &mut self,
+        cond: Node<'s>,
+        taken: Node<'s>,
+        other: Option<Node<'s>>,
+    ) -> bool {
+        let mut narrowed = Vec::new();
+        self.narrowings(cond, &mut narrowed);
+        if narrowed.is_empty() {
+            return false;
+        }
+        self.walk(cond);
+        self.walk_narrowed(narrowed, taken);
+        if let Some(o) = other {
+            self.walk(o);
         }
         true
     }
@@ -4026,6 +4190,9 @@ impl<'s> Walker<'s> {
             },
             // A function: what a call of it gives, when that is known.
             "function_type" => match t.field("return_type") {
+                Some(r) if r.kind_name() == "type_predicate" => {
+                    returns(self.predicate(r, signature_params(t)))
+                }
                 Some(r) => returns(self.type_value(r)),
                 None => Expr::Global,
             },
@@ -4065,7 +4232,13 @@ impl<'s> Walker<'s> {
             | "tuple_type"
             | "literal_type"
             | "template_literal_type"
-            | "constructor_type" => Expr::Global,
+            | "constructor_type"
+            // A boolean (a type guard's, where its parameters are not in
+            // view: see [`Walker::predicate`]).
+            | "type_predicate"
+            | "type_predicate_annotation"
+            | "asserts"
+            | "asserts_annotation" => Expr::Global,
             _ => Expr::Unknown,
         }
     }
@@ -4184,6 +4357,23 @@ fn doc_comment_of<'t>(f: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
         n = parent;
     }
     None
+}
+
+/// Whether statement `n` never completes normally: a `return`, `throw`,
+/// `break` or `continue`, or a block ending in one.
+fn always_leaves(n: Node) -> bool {
+    match n.kind_name() {
+        "return_statement" | "throw_statement" | "break_statement" | "continue_statement" => true,
+        "statement_block" => {
+            let mut c = n.walk();
+            let last = n
+                .named_children(&mut c)
+                .filter(|k| k.kind_name() != "comment")
+                .last();
+            last.is_some_and(always_leaves)
+        }
+        _ => false,
+    }
 }
 
 fn skip_parens(n: Node) -> Node {

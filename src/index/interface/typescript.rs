@@ -216,6 +216,18 @@ impl Writer<'_> {
                 }
                 t.raw(")");
             }
+            Expr::Guard(arg, ty) => {
+                t.raw(&format!("Is({arg},"));
+                self.expr(f, t, ty, vars);
+                t.raw(")");
+            }
+            Expr::Narrowed(callee, arg, before) => {
+                t.raw("Nw(");
+                self.expr(f, t, callee, vars);
+                t.raw(&format!(",{arg},"));
+                self.expr(f, t, before, vars);
+                t.raw(")");
+            }
         }
     }
 }

@@ -1535,6 +1535,48 @@ fn instanceof_narrows_a_local_in_the_branch_taken() {
     assert_ne!(after, ["types.js:ZodNullable.unwrap"]);
 }
 
+/// mobx: `if (isObservableMap(obj)) obj.get(k)`, effect's `if
+/// (Either.isLeft(e))`: a call of a type guard (`(x: unknown): x is T`,
+/// declared or as a function type) narrows its argument in the branch
+/// taken, the right of `&&`, a ternary's first branch, and after an `if`
+/// that leaves when the guard fails. A call of no guard, or a guard for
+/// another argument, leaves the local as it was.
+#[test]
+fn a_type_guard_call_narrows_its_argument() {
+    let r = resolve_all(&[
+        (
+            "types.ts",
+            "export class Foo { m() {} }\n\
+             export class Bar { m() {} k() {} }\n\
+             export function isFoo(x: unknown): x is Foo { return x instanceof Foo; }\n\
+             export const isBar = ((x: unknown) => x instanceof Bar) as (x: unknown) => x is Bar;\n\
+             export function second(a: unknown, b: unknown): b is Bar { return !!a; }\n\
+             export function check(x: unknown): boolean { return !!x; }\n",
+        ),
+        (
+            "p.ts",
+            "import { Foo, Bar, isFoo, isBar, second, check } from './types';\n\
+             export function f(o: unknown, p: Foo | Bar, q: Foo) {\n\
+             if (isFoo(o)) { o.m(); }\n\
+             const r = isBar(p) && p.k();\n\
+             isFoo(p) ? p.m() : p.m();\n\
+             if (second(o, p)) { p.k(); o.m(); }\n\
+             if (check(q)) { q.m(); }\n\
+             if (!isBar(o)) throw new Error('no');\n\
+             o.k();\n\
+             }\n",
+        ),
+    ]);
+    assert_eq!(targets(&r, "3:19"), ["types.ts:Foo.m"]);
+    assert_eq!(targets(&r, "4:25"), ["types.ts:Bar.k"]);
+    assert_eq!(targets(&r, "5:14"), ["types.ts:Foo.m"]);
+    assert_ne!(targets(&r, "5:22"), ["types.ts:Foo.m"]);
+    assert_eq!(targets(&r, "6:23"), ["types.ts:Bar.k"]);
+    assert_ne!(targets(&r, "6:30"), ["types.ts:Bar.m"]);
+    assert_eq!(targets(&r, "7:19"), ["types.ts:Foo.m"]);
+    assert_eq!(targets(&r, "9:3"), ["types.ts:Bar.k"]);
+}
+
 /// zod: `const { ctx, status } = this._processInputParams(input)` with
 /// `_processInputParams` returning `{ status: new ParseStatus(), ctx: … }`:
 /// a returned object literal's properties are typed (the resolver reads an
