@@ -66,6 +66,11 @@ pub struct Scope {
     pub sigs: Vec<Sig>,
     /// `type A = T;`: what each alias stands for.
     pub aliases: Vec<Alias>,
+    /// `const`/`static` items outside impls whose type may be in the
+    /// repository (`owner`: the fn whose body holds it, 0 at module level).
+    pub consts: Vec<Const>,
+    /// Associated consts of impls (`owner`: the impl's index).
+    pub assoc_consts: Vec<Const>,
     /// Enum variants: (the enum's def, the variant's name). Not nodes; a
     /// glob import of the enum (`use Kind::*`) brings them.
     pub variants: Vec<(u32, u32)>,
@@ -149,6 +154,26 @@ pub struct InlineMod {
 /// const (`MAX`) or a fn (`new`).
 pub fn type_like(s: &str) -> bool {
     s.starts_with(|c: char| c.is_ascii_uppercase()) && s.chars().any(|c| c.is_ascii_lowercase())
+}
+
+/// Named as a `const` or `static` is (`MAX`, `BEFORE_MIN`, `UTF_8`): an
+/// uppercase letter first, no lowercase one.
+pub fn const_like(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_uppercase())
+        && s.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// A `const` or `static` with its declared type: what a path naming it is
+/// as a receiver (`NaiveDate::MAX.year()`, `BEFORE_MIN.year()`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Const {
+    /// See [`Scope::consts`] and [`Scope::assoc_consts`].
+    pub owner: u32,
+    /// Module id the type was written in.
+    pub module: u32,
+    pub name: u32,
+    pub ty: Ty,
 }
 
 /// `#[path = "…"] mod name;`
@@ -440,6 +465,10 @@ pub enum Recv {
     /// Parameter `param` of a closure passed as argument `arg` to a call
     /// of the path (names, arg, param).
     CallClosure(Vec<u32>, u8, u8),
+    /// A path whose last name is written as a const's (`MAX`,
+    /// `NaiveDate::MIN`): the const's declared type, else what
+    /// [`Recv::Ty`] of the path is.
+    Const(Vec<u32>),
 }
 
 /// Macros std exports to every crate. A crate's own `macro_rules!` of the

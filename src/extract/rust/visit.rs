@@ -5,9 +5,9 @@ use tree_sitter::Node;
 use crate::extract::syntax::Syntax;
 
 use super::{
-    Alias, ArgTy, BoundSet, CallArg, CfgFeature, CfgMacro, ClosureSig, Field, Impl, InlineMod,
-    Item, MacroBlock, ModPath, Recv, Refs, Ret, Role, Scope, Segs, Sig, Site, SiteKind, Super, Ty,
-    Use, GLOBAL_PATH, NONE, SELF_RECV, UNKNOWN_ARGS,
+    Alias, ArgTy, BoundSet, CallArg, CfgFeature, CfgMacro, ClosureSig, Const, Field, Impl,
+    InlineMod, Item, MacroBlock, ModPath, Recv, Refs, Ret, Role, Scope, Segs, Sig, Site, SiteKind,
+    Super, Ty, Use, GLOBAL_PATH, NONE, SELF_RECV, UNKNOWN_ARGS,
 };
 use crate::extract::Def;
 use crate::graph::{NodeKind, Pos};
@@ -620,8 +620,28 @@ impl<'s> V<'s> {
                 0
             }
             "const_item" | "static_item" => {
-                if let Some(t) = n.field("type") {
-                    self.ty(t);
+                let ty = n.field("type").map(|t| self.ty(t));
+                let name = n.field("name").map(|nn| self.node_name(nn));
+                if let (Some(ty), Some(name)) = (ty, name) {
+                    // (A primitive's is never an in-repo receiver.)
+                    if !matches!(ty, Ty::Unknown | Ty::External) {
+                        let module = self.module;
+                        match self.assoc {
+                            Some(Assoc::Impl(imp, ..)) => self.scope.assoc_consts.push(Const {
+                                owner: imp,
+                                module,
+                                name,
+                                ty,
+                            }),
+                            Some(Assoc::Trait(..)) => {}
+                            None => self.scope.consts.push(Const {
+                                owner: self.cur_fn,
+                                module,
+                                name,
+                                ty,
+                            }),
+                        }
+                    }
                 }
                 if let Some(v) = n.field("value") {
                     self.node(v);
@@ -690,7 +710,14 @@ impl<'s> V<'s> {
                 match self.value_path(n, Role::Value) {
                     // `Status::Paid`, `Unit`: a value of the type (resolve
                     // tells an enum variant from a const by its case).
-                    Some(names) => self.recv(Recv::Ty(Ty::Path(names.into()))),
+                    Some(names) => {
+                        let last = names.last().map_or("", |&l| self.str_of(l));
+                        if super::const_like(last) {
+                            self.recv(Recv::Const(names))
+                        } else {
+                            self.recv(Recv::Ty(Ty::Path(names.into())))
+                        }
+                    }
                     None => 0,
                 }
             }

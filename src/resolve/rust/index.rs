@@ -253,6 +253,12 @@ pub struct Index {
     /// Each file's fields by owner and name, made on the first look into
     /// that file's (most files' fields are never looked up in an update).
     fields: Vec<OnceLock<FileFields>>,
+    /// Each file's consts and statics by module and name, made on the
+    /// first look into that file's.
+    consts: Vec<OnceLock<FileConsts>>,
+    /// (type, name) → an associated const of one of its impls: (file,
+    /// index in `Scope::assoc_consts`).
+    pub assoc_consts: HashMap<(SymId, u32), (FileIdx, u32)>,
     /// fn → index in its file's `Scope::rets`, by def; `NONE` for others.
     rets: Vec<u32>,
     /// fn → indexes of its entries in its file's `Scope::closures`.
@@ -318,7 +324,9 @@ pub fn scope_of<'w>(world: &'w World, f: FileIdx) -> Option<&'w Scope> {
 const MAX_DEPTH: u32 = 12;
 
 /// External generic types whose methods are reached by auto-deref.
-const DEREF_WRAPPERS: [&str; 5] = ["Box", "Rc", "Arc", "Cow", "Pin"];
+const DEREF_WRAPPERS: [&str; 8] = [
+    "Box", "Rc", "Arc", "Cow", "Pin", "Lazy", "LazyLock", "LazyCell",
+];
 /// External generic types whose argument is reached by `unwrap`, `?`,
 /// `borrow`, `lock`.
 const WRAPPERS: [&str; 7] = [
@@ -475,6 +483,8 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         outside_impls: HashSet::default(),
         outside_trait_types: HashSet::default(),
         fields: Vec::new(),
+        consts: Vec::new(),
+        assoc_consts: HashMap::default(),
         rets: Vec::new(),
         closures: HashMap::default(),
         aliases: HashMap::default(),
@@ -701,6 +711,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
     let interned = start.elapsed();
     ix.use_memo = (0..total_uses).map(|_| OnceLock::new()).collect();
     ix.fields = (0..world.files.len()).map(|_| OnceLock::new()).collect();
+    ix.consts = (0..world.files.len()).map(|_| OnceLock::new()).collect();
     package_graph(&mut ix, &rust_files, &roles);
 
     // File modules: parents from keys, crates from library roots.
@@ -1056,9 +1067,12 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
             macros_by_name,
             off,
             def_names,
+            gnames,
+            assoc_consts,
             ..
         } = &mut ix;
         let (off, resolved, def_names, rust_files) = (&*off, &resolved, &*def_names, &rust_files);
+        let gnames = &*gnames;
         let (ext_traits, ext_impl_methods, outside_impls) =
             (&mut ext_traits, &mut ext_impl_methods, &mut outside_impls);
         // Same-named methods: those likely compiled in come first.
@@ -1105,6 +1119,15 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
                             }
                             None => {}
                         }
+                    }
+                    for (i, c) in scope.assoc_consts.iter().enumerate() {
+                        let (Some(&t), Some(&name)) = (
+                            impl_self.get(&(f, c.owner)),
+                            gnames[f.0 as usize].get(c.name as usize),
+                        ) else {
+                            continue;
+                        };
+                        assoc_consts.entry((t, name)).or_insert((f, i as u32));
                     }
                     for &(def, sup) in &types.supers {
                         supers.entry(SymId { file: f, def }).or_default().push(sup);
@@ -1313,12 +1336,99 @@ impl Index {
         ((o, n) == (t.def, name)).then_some((t.file, i))
     }
 
+    fn file_consts(&self, world: &World, f: FileIdx) -> &FileConsts {
+        static NONE_CONSTS: FileConsts = FileConsts {
+            by_name: Vec::new(),
+        };
+        let Some(cell) = self.consts.get(f.0 as usize) else {
+            return &NONE_CONSTS;
+        };
+        cell.get_or_init(|| match scope_of(world, f) {
+            Some(scope) => FileConsts::new(scope, &self.gnames[f.0 as usize]),
+            None => FileConsts::default(),
+        })
+    }
+
+    /// The const or static `name` (global id) declared at the level of
+    /// module `m`: (file, index in `Scope::consts`).
+    pub fn module_const(&self, world: &World, m: u32, name: u32) -> Option<(FileIdx, u32)> {
+        let md = self.mods.get(m as usize)?;
+        self.file_consts(world, md.file)
+            .find(0, md.inline, name)
+            .map(|i| (md.file, i))
+    }
+
+    /// The const or static `name` declared in the body of fn `owner` of
+    /// file `f`.
+    pub fn fn_const(
+        &self,
+        world: &World,
+        f: FileIdx,
+        owner: u32,
+        name: u32,
+    ) -> Option<(FileIdx, u32)> {
+        // (Any module of the file: a fn's consts are in its own.)
+        self.file_consts(world, f)
+            .by_name
+            .iter()
+            .find(|&&(o, _, n, _)| o == owner && n == name)
+            .map(|&(.., i)| (f, i))
+    }
+
+    /// The declared type of const `c` (of `Scope::assoc_consts` when
+    /// `assoc`, else of `Scope::consts`).
+    pub fn const_ty(&self, world: &World, c: (FileIdx, u32), assoc: bool) -> TyRes {
+        let Some(scope) = scope_of(world, c.0) else {
+            return TyRes::Unknown;
+        };
+        let list = if assoc {
+            &scope.assoc_consts
+        } else {
+            &scope.consts
+        };
+        let Some(k) = list.get(c.1 as usize) else {
+            return TyRes::Unknown;
+        };
+        let m = self.file_mod[c.0 .0 as usize] + k.module;
+        self.resolve_ty(world, c.0, m, &k.ty)
+    }
+
     /// Whether `t` is a struct with named fields: a type only, never a value.
     pub fn braced(&self, world: &World, t: SymId) -> bool {
         self.file_fields(world, t.file)
             .braced
             .binary_search(&t.def)
             .is_ok()
+    }
+}
+
+/// A file's consts (see `Scope::consts`) by owner fn, module and name.
+#[derive(Default)]
+struct FileConsts {
+    /// (owner fn (0: module level), module id in the file, global name id,
+    /// index in `Scope::consts`), sorted: of the same key, the first
+    /// written is first.
+    by_name: Vec<(u32, u32, u32, u32)>,
+}
+
+impl FileConsts {
+    fn new(scope: &Scope, gnames: &[u32]) -> Self {
+        let mut by_name: Vec<(u32, u32, u32, u32)> = scope
+            .consts
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| Some((c.owner, c.module, *gnames.get(c.name as usize)?, i as u32)))
+            .collect();
+        by_name.sort_unstable();
+        FileConsts { by_name }
+    }
+
+    fn find(&self, owner: u32, module: u32, name: u32) -> Option<u32> {
+        let at = self
+            .by_name
+            .partition_point(|&(o, m, n, _)| (o, m, n) < (owner, module, name));
+        let &(o, m, n, i) = self.by_name.get(at)?;
+        ((o, m, n) == (owner, module, name)).then_some(i)
     }
 }
 

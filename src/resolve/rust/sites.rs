@@ -1484,6 +1484,16 @@ impl Cx<'_, '_> {
                 };
                 self.ix.closure_param_ty(self.world, d, arg, *param)
             }
+            Recv::Const(path) => match self.const_recv(site, m, path, &first) {
+                Some(t) => t,
+                // Not a const found: an enum variant, a unit struct.
+                None if path.len() > 1 => {
+                    let ty = Ty::Path(path.iter().copied().collect());
+                    self.ix
+                        .resolve_ty_with(self.world, self.file, m, &ty, Some(&first))
+                }
+                None => TyRes::Unknown,
+            },
             Recv::Variant(path, field) => {
                 let (w, last) = self.walk_recv_path(m, path, Ns::Any, &first);
                 // A dependency's enum (`Option::Some(x)`) may hold anything.
@@ -1506,6 +1516,61 @@ impl Cx<'_, '_> {
                 }
             }
         }
+    }
+
+    /// The declared type of the const or static that `path` (see
+    /// [`Recv::Const`]) names at `site` in module `m`: one declared in the
+    /// fn around the site or in the module, one a `use` of the module
+    /// names or its glob imports bring; `Type::NAME` an associated const
+    /// of an impl of the type, `module::NAME` one of the module's.
+    fn const_recv(&self, site: &Site, m: u32, path: &[u32], first: FirstLookup) -> Option<TyRes> {
+        let (&last, prefix) = path.split_last()?;
+        let name = self.g[last as usize];
+        let (world, ix) = (self.world, self.ix);
+        let in_scope = |at: Res, name: u32| match at {
+            Res::Mod(pm) => ix.module_const(world, pm, name).map(|c| (c, false)),
+            Res::Def(t) => ix
+                .assoc_consts
+                .get(&(ix.unalias(world, t), name))
+                .map(|&c| (c, true)),
+            Res::Ext => None,
+        };
+        let found = if prefix.is_empty() {
+            ix.fn_const(world, self.file, site.src, name)
+                .map(|c| (c, false))
+                .or_else(|| in_scope(Res::Mod(m), name))
+                .or_else(|| {
+                    // `use crate::limits::MAX;`, `use super::*;`.
+                    ix.uses.get(&(m, name))?.iter().find_map(|&u| {
+                        let us = scope_of(world, u.0)?.uses.get(u.1 as usize)?;
+                        let (&own, at) = us.segs.split_last()?;
+                        let g = &ix.gnames[u.0 .0 as usize];
+                        let at: Vec<u32> = at.iter().map(|&n| g[n as usize]).collect();
+                        let um = ix.file_mod[u.0 .0 as usize] + us.module;
+                        let w = ix.walk_from(world, u.0, um, &at, Ns::Any, 0, Some(u), None);
+                        if w.external || w.hits.len() != at.len() {
+                            return None;
+                        }
+                        in_scope(w.hits.last()?.0, g[own as usize])
+                    })
+                })
+                .or_else(|| {
+                    ix.globs.get(&m)?.iter().find_map(|&u| {
+                        match ix.resolve_use(world, u, Ns::Any, 0)? {
+                            (Res::Mod(t), _) => in_scope(Res::Mod(t), name),
+                            _ => None,
+                        }
+                    })
+                })
+        } else {
+            let (w, _) = self.walk_recv_path(m, prefix, Ns::Any, first);
+            if w.external || w.hits.len() != prefix.len() {
+                return None;
+            }
+            in_scope(w.hits.last()?.0, name)
+        };
+        let (c, assoc) = found?;
+        Some(ix.const_ty(world, c, assoc))
     }
 
     /// Of the same-named associated fns `cands` (`T::from` of several

@@ -2460,3 +2460,45 @@ impl<I, J, F: Merge> By<I, J, F> { fn by(&mut self) { self.f.merge() } }
         "calls shop_app::By::by -> shop_app::Merge::merge @7:62 TypedReceiver",
     );
 }
+
+#[test]
+fn a_const_or_static_receiver_has_its_declared_type() {
+    // chrono: `NaiveDate::MAX.year()`, `BEFORE_MIN.year()` (a test module's
+    // const, or its parent's through `use super::*`), a `use`d const, a
+    // `LazyLock<…>` static (hashbrown's tests), a const in a fn body.
+    let src = r#"pub struct Date(i32);
+pub struct Time(i32);
+impl Date {
+    pub const MAX: Date = Date(9);
+    pub const MIN: Self = Date(0);
+    pub fn year(&self) -> i32 { self.0 }
+}
+impl Time { pub fn year(&self) -> i32 { self.0 } }
+pub const EPOCH: Time = Time(0);
+static CACHE: std::sync::LazyLock<Date> = std::sync::LazyLock::new(|| Date(1));
+pub mod consts { pub const NOON: crate::Time = crate::Time(12); }
+use consts::NOON;
+pub fn f() -> i32 {
+    const LOCAL: Date = Date(3);
+    Date::MAX.year() + Date::MIN.year() + EPOCH.year() + CACHE.year() + NOON.year() + LOCAL.year() + consts::NOON.year()
+}
+mod tests {
+    use super::*;
+    fn g() -> i32 { EPOCH.year() + Date::MAX.year() }
+}
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    for want in [
+        "calls shop_app::f -> shop_app::Date::year @15:15 TypedReceiver",
+        "calls shop_app::f -> shop_app::Date::year @15:34 TypedReceiver",
+        "calls shop_app::f -> shop_app::Time::year @15:49 TypedReceiver",
+        "calls shop_app::f -> shop_app::Date::year @15:64 TypedReceiver",
+        "calls shop_app::f -> shop_app::Time::year @15:78 TypedReceiver",
+        "calls shop_app::f -> shop_app::Date::year @15:93 TypedReceiver",
+        "calls shop_app::f -> shop_app::Time::year @15:115 TypedReceiver",
+        "calls shop_app::tests::g -> shop_app::Time::year @19:27 TypedReceiver",
+        "calls shop_app::tests::g -> shop_app::Date::year @19:46 TypedReceiver",
+    ] {
+        assert_has(&g, want);
+    }
+}

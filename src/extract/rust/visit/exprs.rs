@@ -18,6 +18,9 @@ impl<'s> V<'s> {
         if super::super::type_like(self.text(n)) {
             return self.recv(Recv::Ty(Ty::Path(smallvec::smallvec![name])));
         }
+        if super::super::const_like(self.text(n)) {
+            return self.recv(Recv::Const(vec![name]));
+        }
         0
     }
 
