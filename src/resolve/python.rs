@@ -696,6 +696,9 @@ enum Val {
     TupleSeq(u32),
     /// A method of a sequence of tuples that returns one (`pop`).
     TupleMethod(u32),
+    /// A callable declared to return an instance of the class
+    /// (`factory: Callable[..., TestClient]`).
+    Maker(SymId),
     /// Outside the repository (a builtin, a literal, an external package).
     External,
     Unknown,
@@ -1340,6 +1343,7 @@ impl Ctx<'_, '_> {
                 ContMethod::Items => Val::Items(c),
             },
             Val::TupleMethod(n) => Val::Tuple(n),
+            Val::Maker(c) => Val::Inst(c),
             Val::External
             | Val::Seq(_)
             | Val::Map(_)
@@ -1536,6 +1540,7 @@ impl Ctx<'_, '_> {
             Val::Seq(_) | Val::Map(_) => container_member(v, name),
             Val::TupleSeq(n) if name == "pop" => Member::Value(Val::TupleMethod(n)),
             Val::Func { .. }
+            | Val::Maker(_)
             | Val::External
             | Val::Items(_)
             | Val::ContMethod(..)
@@ -1690,6 +1695,7 @@ fn annotate_as(v: Val, cont: Cont) -> Val {
         (Cont::One | Cont::Value, x) => x,
         (Cont::Seq, Val::Inst(c)) => Val::Seq(c),
         (Cont::Map, Val::Inst(c)) => Val::Map(c),
+        (Cont::Returns, Val::Inst(c)) => Val::Maker(c),
         _ => Val::External,
     }
 }

@@ -1996,3 +1996,26 @@ async def f():
         );
     }
 }
+
+#[test]
+fn a_callable_declared_to_return_a_class_makes_its_instances() {
+    // starlette's tests: `test_client_factory: typing.Callable[...,
+    // TestClient]`, then `client = test_client_factory(app)`; rich's
+    // `get_console_width: Optional[Callable[[…], "Measurement"]]`. The call
+    // was taken for a builtin's and its methods had no edge.
+    let out = edges(&[(
+        "m.py",
+        "\
+import typing
+from typing import Callable, Optional
+class Client:
+    def get(self): ...
+def f(factory: typing.Callable[..., Client], g: Optional[Callable[[int], \"Client\"]]):
+    client = factory(1)
+    client.get()
+    g(2).get()
+",
+    )]);
+    assert_has(&out, "calls m.f -> m.Client.get @m.py:7:12 TypedReceiver");
+    assert_has(&out, "calls m.f -> m.Client.get @m.py:8:10 TypedReceiver");
+}
