@@ -71,6 +71,9 @@ pub struct Scope {
     pub consts: Vec<Const>,
     /// Associated consts of impls (`owner`: the impl's index).
     pub assoc_consts: Vec<Const>,
+    /// Associated types of traits with a bound (`type Offset: Offset;`):
+    /// `owner` the trait's def, `ty` its first in-repo-looking bound.
+    pub trait_assoc_tys: Vec<Const>,
     /// Enum variants: (the enum's def, the variant's name). Not nodes; a
     /// glob import of the enum (`use Kind::*`) brings them.
     pub variants: Vec<(u32, u32)>,

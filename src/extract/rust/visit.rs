@@ -649,8 +649,20 @@ impl<'s> V<'s> {
                 0
             }
             "associated_type" => {
-                if let Some(b) = n.field("bounds") {
-                    self.ty(b);
+                let bound = n.field("bounds").map(|b| self.ty(b));
+                let name = n.field("name").map(|nn| self.node_name(nn));
+                // A trait's `type Offset: Offset;`: what `T::Offset` of a
+                // `T: TimeZone` is (a value of some type with that trait).
+                if let (Some(Assoc::Trait(def, _)), Some(ty @ Ty::Path(_)), Some(name)) =
+                    (&self.assoc, bound, name)
+                {
+                    let (owner, module) = (*def, self.module);
+                    self.scope.trait_assoc_tys.push(Const {
+                        owner,
+                        module,
+                        name,
+                        ty,
+                    });
                 }
                 0
             }

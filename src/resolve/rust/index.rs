@@ -259,6 +259,9 @@ pub struct Index {
     /// (type, name) → an associated const of one of its impls: (file,
     /// index in `Scope::assoc_consts`).
     pub assoc_consts: HashMap<(SymId, u32), (FileIdx, u32)>,
+    /// (trait, name) → its associated type with a bound: (file, index in
+    /// `Scope::trait_assoc_tys`).
+    pub trait_assoc_tys: HashMap<(SymId, u32), (FileIdx, u32)>,
     /// fn → index in its file's `Scope::rets`, by def; `NONE` for others.
     rets: Vec<u32>,
     /// fn → indexes of its entries in its file's `Scope::closures`.
@@ -485,6 +488,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         fields: Vec::new(),
         consts: Vec::new(),
         assoc_consts: HashMap::default(),
+        trait_assoc_tys: HashMap::default(),
         rets: Vec::new(),
         closures: HashMap::default(),
         aliases: HashMap::default(),
@@ -1069,6 +1073,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
             def_names,
             gnames,
             assoc_consts,
+            trait_assoc_tys,
             ..
         } = &mut ix;
         let (off, resolved, def_names, rust_files) = (&*off, &resolved, &*def_names, &rust_files);
@@ -1128,6 +1133,16 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
                             continue;
                         };
                         assoc_consts.entry((t, name)).or_insert((f, i as u32));
+                    }
+                    for (i, a) in scope.trait_assoc_tys.iter().enumerate() {
+                        let Some(&name) = gnames[f.0 as usize].get(a.name as usize) else {
+                            continue;
+                        };
+                        let tr = SymId {
+                            file: f,
+                            def: a.owner,
+                        };
+                        trait_assoc_tys.entry((tr, name)).or_insert((f, i as u32));
                     }
                     for &(def, sup) in &types.supers {
                         supers.entry(SymId { file: f, def }).or_default().push(sup);

@@ -2502,3 +2502,28 @@ mod tests {
         assert_has(&g, want);
     }
 }
+
+#[test]
+fn a_generic_s_associated_type_is_a_value_of_its_bound() {
+    // chrono: `offset: Tz::Offset` in `DateTime<Tz: TimeZone>` with `trait
+    // TimeZone { type Offset: Offset; }`; memchr's `V::Mask`. rust-analyzer
+    // names the bound trait's method; the type had been unknown.
+    let src = r#"pub trait Offset { fn fix(&self) -> i32; }
+pub trait TimeZone { type Offset: Offset; fn offset_of(&self) -> Self::Offset; }
+pub struct DateTime<Tz: TimeZone> { offset: Tz::Offset }
+impl<Tz: TimeZone> DateTime<Tz> {
+    pub fn f(&self) -> i32 { self.offset.fix() }
+    pub fn offset(&self) -> &Tz::Offset { &self.offset }
+    pub fn g(&self) -> i32 { self.offset().fix() }
+}
+pub fn h<T: TimeZone>(t: T) -> i32 { t.offset_of().fix() }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    for want in [
+        "calls shop_app::DateTime::f -> shop_app::Offset::fix @5:42 TypedReceiver",
+        "calls shop_app::DateTime::g -> shop_app::Offset::fix @7:44 TypedReceiver",
+        "calls shop_app::h -> shop_app::Offset::fix @9:52 TypedReceiver",
+    ] {
+        assert_has(&g, want);
+    }
+}

@@ -297,12 +297,22 @@ impl<'s> V<'s> {
         let std_generic = self.caller_view
             && segs.len() == 1
             && matches!(self.generic(segs[0].0), Some(Some(b)) if self.is_std_trait(b));
+        // `T::Offset` of a `T: TimeZone` (or `Self::Offset` in the trait):
+        // the trait's associated type, as a path the resolver reads.
+        let projection = segs.len() == 2
+            && match self.generic(segs[0].0) {
+                Some(Some(b)) => !self.is_std_trait(b),
+                Some(None) => false,
+                None => self.self_is_trait && self.str_of(segs[0].0) == "Self",
+            };
         match self.subst(segs) {
             Some((segs, hidden)) => {
                 let names: Segs = segs.iter().map(|s| s.0).collect();
                 // `T::Assoc` of a generic `T`: an associated type, unknown.
                 let ty = if let Some(t) = own {
                     t
+                } else if projection {
+                    Ty::Path(names)
                 } else if std_generic || (hidden > 0 && segs.len() > hidden as usize) {
                     Ty::Unknown
                 } else {

@@ -884,6 +884,9 @@ impl Index {
     ) -> TyRes {
         if w.hits.len() + 1 == len && crate::extract::rust::type_like(last) {
             return match w.last_def() {
+                // `TimeZone::Offset`: the trait's associated type, a value
+                // of some type with the trait it is bound by.
+                Some(d) if self.traits.contains(&d) => self.trait_assoc_ty(world, d, last),
                 Some(d) if world.head(d).kind == NodeKind::Class => TyRes::Def(d),
                 _ => TyRes::Unknown,
             };
@@ -894,6 +897,24 @@ impl Index {
         match w.last_def() {
             Some(d) if world.head(d).kind == NodeKind::Class => TyRes::Def(d),
             Some(d) if call && world.head(d).kind != NodeKind::Module => self.ret_ty(world, d),
+            _ => TyRes::Unknown,
+        }
+    }
+
+    /// The in-repo trait bounding associated type `name` of trait `tr`.
+    fn trait_assoc_ty(&self, world: &World, tr: SymId, name: &str) -> TyRes {
+        let Some(&(f, i)) = self
+            .gname(name)
+            .and_then(|g| self.trait_assoc_tys.get(&(tr, g)))
+        else {
+            return TyRes::Unknown;
+        };
+        let Some(a) = scope_of(world, f).and_then(|s| s.trait_assoc_tys.get(i as usize)) else {
+            return TyRes::Unknown;
+        };
+        let m = self.file_mod[f.0 as usize] + a.module;
+        match self.resolve_ty(world, f, m, &a.ty) {
+            TyRes::Def(b) if self.traits.contains(&b) => TyRes::Def(b),
             _ => TyRes::Unknown,
         }
     }
