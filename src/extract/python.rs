@@ -485,6 +485,10 @@ pub enum Src {
     Enter(u32, bool),
     /// Anything we cannot follow.
     Unknown,
+    /// An unannotated parameter of a function (not a method): unknown, and
+    /// counted only when nothing else is assigned. pyright narrows it to
+    /// what is assigned (`hooks = hooks or {}` is a dict after).
+    Param,
     /// The value of one chain or the other (`a if c else b`, `a or b`):
     /// a type when both agree.
     Either(u32, u32),
@@ -1654,7 +1658,7 @@ impl<'s> Extractor<'s> {
                         inherits = true;
                         Src::Inherited(sig, at as u32)
                     }
-                    None => Src::Unknown,
+                    None => Src::Param,
                 };
                 self.bind_local(fsid, pname, s);
             }
@@ -1978,6 +1982,18 @@ impl<'s> Extractor<'s> {
         }
     }
 
+    /// Whether `x` names a local of scope `sid` bound only as an
+    /// unannotated function parameter so far ([`Src::Param`]).
+    fn is_bare_param(&self, x: Node, sid: usize) -> bool {
+        if x.kind_name() != "identifier" {
+            return false;
+        }
+        match self.scopes[sid].binds.get(self.text(x)) {
+            Some(Bind::Local(id)) => matches!(self.refs.locals[*id as usize][..], [Src::Param]),
+            _ => false,
+        }
+    }
+
     /// Visit an assigned value; what it says about the variable's type.
     fn value_src(&mut self, r: Node, sid: usize, src: u32) -> Src {
         // `a if c else b` and `a or b`: either operand's value; a literal
@@ -2030,6 +2046,9 @@ impl<'s> Extractor<'s> {
                     // `a, f = (x, g) if c else (None, F)`: what is unpacked
                     // is the tuple's items, of no type known here.
                     Src::External if x.kind_name() == "tuple" => Src::Unknown,
+                    // `hooks or {}` of an unannotated parameter: only the
+                    // other operand is known (pyright: a dict).
+                    Src::Value(_) if self.is_bare_param(x, sid) => Src::Param,
                     v => v,
                 };
                 self.narrowing.truncate(before);
@@ -2038,6 +2057,7 @@ impl<'s> Extractor<'s> {
             let va = operand(a, cond_a);
             let vb = operand(b, cond_b);
             return match (va, vb) {
+                (Src::Param, v) | (v, Src::Param) => v,
                 (Src::Value(x), Src::Value(y)) => Src::Either(x, y),
                 (Src::External, Src::External) => Src::External,
                 (x @ (Src::Value(_) | Src::SeqOf(_) | Src::Annot(..)), Src::External)

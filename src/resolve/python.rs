@@ -2229,6 +2229,8 @@ impl Resolver<'_, '_> {
                         external = true;
                         continue;
                     }
+                    // Counted only when nothing else is assigned.
+                    Src::Param => continue,
                     Src::Iter(c) => match self.chain(*c, false).val {
                         Val::Seq(x) => Val::Inst(x),
                         Val::TupleSeq(n) => Val::Tuple(n),

@@ -2019,3 +2019,34 @@ def f(factory: typing.Callable[..., Client], g: Optional[Callable[[int], \"Clien
     assert_has(&out, "calls m.f -> m.Client.get @m.py:7:12 TypedReceiver");
     assert_has(&out, "calls m.f -> m.Client.get @m.py:8:10 TypedReceiver");
 }
+
+#[test]
+fn an_unannotated_parameter_is_what_is_assigned_to_it() {
+    // requests: `hooks = hooks or {}` then `hooks.get(key)` is dict's
+    // (pyright narrows the parameter to what is assigned); django's `if
+    // time_keeper is None: time_keeper = NullTimeKeeper()`. The parameter
+    // alone stays unknown (a guess by name).
+    let out = edges(&[(
+        "m.py",
+        "\
+class Jar:
+    def get(self, k): ...
+class Null:
+    def get(self, k): ...
+def f(hooks, keeper=None, other=None):
+    hooks = hooks or {}
+    hooks.get(1)
+    if keeper is None:
+        keeper = Null()
+    keeper.get(2)
+    other.get(3)
+",
+    )]);
+    assert_none_to(&out, "@m.py:7:");
+    assert_has(&out, "calls m.f -> m.Null.get @m.py:10:12 TypedReceiver");
+    assert!(
+        !out.iter().any(|l| l.contains("m.Jar.get @m.py:10:")),
+        "{out:?}"
+    );
+    assert!(out.iter().any(|l| l.contains("@m.py:11:11")), "{out:?}");
+}
