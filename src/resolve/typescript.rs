@@ -499,28 +499,22 @@ impl<'a, 'w> Eval<'a, 'w> {
             // A type guard's result: a boolean.
             Expr::Guard(..) => (Val::External, local),
             Expr::Narrowed(callee, arg, before) => {
-                let (v, st) = self.eval(f, callee, NS_VALUE, depth + 1);
-                let guard = match v.unalias() {
-                    Val::Sym(sym)
-                        if matches!(self.kind(sym), NodeKind::Function | NodeKind::Method) =>
-                    {
-                        self.returns(sym).map(|r| (sym.file, r))
-                    }
-                    Val::Fn(file, var) => {
-                        match self.scope(file).and_then(|s| s.vars.get(var as usize)) {
-                            Some(Expr::Returns(r)) => Some((file, &**r)),
-                            _ => None,
+                let (st, guard) = self.guard(f, callee, *arg, depth);
+                let Some((gf, ty)) = guard else {
+                    return self.eval(f, before, ns, depth + 1);
+                };
+                let (v, gst) = self.eval(gf, ty, ns, depth + 1);
+                // A guard for a base of what the local is declared
+                // (`isBase(d)` with `d: Derived`) keeps it what it was.
+                if let Val::Inst(g) = v.unalias() {
+                    let (bv, bst) = self.eval(f, before, ns, depth + 1);
+                    if let Val::Inst(c) = bv.unalias() {
+                        if self.derives_from(c, g, depth + 1) {
+                            return (bv, bst);
                         }
                     }
-                    _ => None,
-                };
-                match guard {
-                    Some((gf, Expr::Guard(k, ty))) if k == arg => {
-                        let (v, gst) = self.eval(gf, ty, ns, depth + 1);
-                        (alias(v), combine(combine(st, gst), Strategy::TypedReceiver))
-                    }
-                    _ => self.eval(f, before, ns, depth + 1),
                 }
+                (alias(v), combine(combine(st, gst), Strategy::TypedReceiver))
             }
             Expr::Instance(t) => {
                 let (v, st) = self.eval(f, t, NS_TYPE, depth + 1);
@@ -548,6 +542,12 @@ impl<'a, 'w> Eval<'a, 'w> {
         match x {
             Expr::Elements(e) => Some((f, e)),
             Expr::Var(v) => self.elements_of(f, s.vars.get(*v as usize)?, depth + 1),
+            // A local where a call of it was found true: its elements are
+            // the guard's type's, else what they were.
+            Expr::Narrowed(callee, arg, before) => match self.guard(f, callee, *arg, depth).1 {
+                Some((gf, ty)) => self.elements_of(gf, ty, depth + 1),
+                None => self.elements_of(f, before, depth + 1),
+            },
             Expr::Member(recv, n) => {
                 let (rv, rs) = self.eval(f, recv, NS_VALUE, depth + 1);
                 let name = s.name(*n);
@@ -593,6 +593,53 @@ impl<'a, 'w> Eval<'a, 'w> {
                 }
             }
         }
+    }
+
+    /// The type `callee` (written in file `f`) says its argument `arg`
+    /// holds when a call of it is true, if it is a type guard for that
+    /// argument: (file the type is written in, the type).
+    fn guard(
+        &self,
+        f: FileIdx,
+        callee: &Expr,
+        arg: u16,
+        depth: u32,
+    ) -> (Strategy, Option<(FileIdx, &'w Expr)>) {
+        let (v, st) = self.eval(f, callee, NS_VALUE, depth + 1);
+        let ret = match v.unalias() {
+            Val::Sym(sym) if matches!(self.kind(sym), NodeKind::Function | NodeKind::Method) => {
+                self.returns(sym).map(|r| (sym.file, r))
+            }
+            Val::Fn(file, var) => match self.scope(file).and_then(|s| s.vars.get(var as usize)) {
+                Some(Expr::Returns(r)) => Some((file, &**r)),
+                _ => None,
+            },
+            _ => None,
+        };
+        match ret {
+            Some((gf, Expr::Guard(k, ty))) if *k == arg => (st, Some((gf, &**ty))),
+            _ => (st, None),
+        }
+    }
+
+    /// Whether class `c` is `base` or extends it, along its bases.
+    fn derives_from(&self, c: SymId, base: SymId, depth: u32) -> bool {
+        if c == base {
+            return true;
+        }
+        if depth > MAX_DEPTH {
+            return false;
+        }
+        let Some(info) = self.scope(c.file).and_then(|s| class_info(s, c.def)) else {
+            return false;
+        };
+        info.bases.iter().any(|b| {
+            !matches!(b, Expr::Union(_))
+                && match self.eval(c.file, b, NS_ANY, depth + 1).0.unalias() {
+                    Val::Sym(b) | Val::Inst(b) if b != c => self.derives_from(b, base, depth + 1),
+                    _ => false,
+                }
+        })
     }
 
     fn returns(&self, sym: SymId) -> Option<&'w Expr> {

@@ -217,6 +217,9 @@ struct V<'s> {
     vec_recv: Option<u32>,
     /// `vec![…]`'s: a `Vec` by name.
     vec_macro_recv: Option<u32>,
+    /// Walking the items of `thread_local!`/`task_local!`, whose statics
+    /// are `LocalKey`s of their declared type, not values of it.
+    local_keys: bool,
 }
 
 pub(super) fn run(module: Def, src: &[u8], root: Node) -> (Vec<Def>, Scope, Refs) {
@@ -236,6 +239,7 @@ pub(super) fn run(module: Def, src: &[u8], root: Node) -> (Vec<Def>, Scope, Refs
         cur: 0,
         cur_fn: 0,
         assoc: None,
+        local_keys: false,
         locals: Vec::new(),
         generics: Vec::new(),
         closure_bounds: Vec::new(),
@@ -623,8 +627,9 @@ impl<'s> V<'s> {
                 let ty = n.field("type").map(|t| self.ty(t));
                 let name = n.field("name").map(|nn| self.node_name(nn));
                 if let (Some(ty), Some(name)) = (ty, name) {
-                    // (A primitive's is never an in-repo receiver.)
-                    if !matches!(ty, Ty::Unknown | Ty::External) {
+                    // (A primitive's is never an in-repo receiver; a
+                    // `thread_local!` static is std's `LocalKey`.)
+                    if !matches!(ty, Ty::Unknown | Ty::External) && !self.local_keys {
                         let module = self.module;
                         match self.assoc {
                             Some(Assoc::Impl(imp, ..)) => self.scope.assoc_consts.push(Const {

@@ -411,6 +411,10 @@ struct Walker<'s> {
     refs: Refs,
     used: HashSet<&'s str>,
     frames: Vec<Frame<'s>>,
+    /// A variable bound to a narrowed local (`if (isFoo(x))`, `x
+    /// instanceof C`) → the local's value before: an assignment to the
+    /// local ends the narrowing.
+    narrowed_from: HashMap<u32, Expr>,
     /// Innermost enclosing definition.
     cur: u32,
     /// Class whose instance `this` is.
@@ -487,6 +491,7 @@ impl<'s> Walker<'s> {
             refs: Refs::default(),
             used: HashSet::new(),
             frames: Vec::new(),
+            narrowed_from: HashMap::new(),
             cur: 0,
             this_class: None,
             this_value: None,
@@ -1834,6 +1839,20 @@ impl<'s> Walker<'s> {
         let Some(k) = k.and_then(|k| u16::try_from(k).ok()) else {
             return Expr::Global;
         };
+        // `<T extends Base>(x: unknown, c: Ctor<T>): x is T`: `T` is what
+        // each call passes (`is(x, Derived)`), not its constraint.
+        if ty.kind_name() == "type_identifier" {
+            let t = self.text(ty);
+            let inferred = matches!(self.lookup(t, NS_TYPE), Some(Binding::TypeParam(_)))
+                && params.iter().enumerate().any(|(i, p)| {
+                    i != k as usize
+                        && p.field("type")
+                            .is_some_and(|pt| names_type(pt, t, self.src))
+                });
+            if inferred {
+                return Expr::Global;
+            }
+        }
         match self.type_value(ty) {
             Expr::Unknown | Expr::Global => Expr::Global,
             t => Expr::Guard(k, Box::new(t)),
@@ -1939,12 +1958,22 @@ impl<'s> Walker<'s> {
     /// Walk `body` with the locals `narrowed` bound to their narrowed values.
     fn walk_narrowed(&mut self, narrowed: Vec<(&'s str, Expr)>, body: Node<'s>) {
         self.push_frame();
-        for (name, e) in narrowed {
-            let v = self.new_var(e);
-            self.bind(name, NS_VALUE, Binding::Var(v));
-        }
+        self.bind_narrowed(narrowed);
         self.walk(body);
         self.pop_frame();
+    }
+
+    /// Bind the locals `narrowed` to their narrowed values in the frame on
+    /// top, remembering what each held before.
+    fn bind_narrowed(&mut self, narrowed: Vec<(&'s str, Expr)>) {
+        for (name, e) in narrowed {
+            let before = self
+                .lookup(name, NS_VALUE)
+                .map_or(Expr::Unknown, |b| b.expr());
+            let v = self.new_var(e);
+            self.narrowed_from.insert(v, before);
+            self.bind(name, NS_VALUE, Binding::Var(v));
+        }
     }
 
     /// An `if` whose condition narrows locals ([`Walker::narrowings`]): the
@@ -1967,7 +1996,13 @@ impl<'s> Walker<'s> {
             }
             return true;
         }
-        if n.field("alternative").is_some() || !always_leaves(then) {
+        // The rest of the block is narrowed only when the `if` is one of
+        // its statements: not an `else if`, a `case`'s statement or a
+        // loop's body, whose frame is the block around them.
+        let in_block = n
+            .parent()
+            .is_some_and(|p| matches!(p.kind_name(), "statement_block" | "program"));
+        if !in_block || n.field("alternative").is_some() || !always_leaves(then) {
             return false;
         }
         self.negated_narrowings(cond, &mut narrowed);
@@ -1976,10 +2011,7 @@ impl<'s> Walker<'s> {
         }
         self.walk(cond);
         self.walk(then);
-        for (name, e) in narrowed {
-            let v = self.new_var(e);
-            self.bind(name, NS_VALUE, Binding::Var(v));
-        }
+        self.bind_narrowed(narrowed);
         true
     }
 
@@ -3340,6 +3372,13 @@ impl<'s> Walker<'s> {
         if left.kind_name() == "identifier" {
             // `x = new Foo()` refines a local variable declared without a value.
             let name = self.text(left);
+            // `if (!isFoo(x)) return; x = other;`: `x` is no longer narrowed.
+            if let Some(Binding::Var(v)) = self.lookup(name, NS_VALUE) {
+                if let Some(before) = self.narrowed_from.get(&v).cloned() {
+                    let nv = self.new_var(before);
+                    self.bind(name, NS_VALUE, Binding::Var(nv));
+                }
+            }
             if let Some(Binding::Var(v)) = self.lookup(name, NS_VALUE) {
                 if matches!(self.scope.vars[v as usize], Expr::Unknown) {
                     self.scope.vars[v as usize] = self.expr(right);
@@ -4374,6 +4413,16 @@ fn always_leaves(n: Node) -> bool {
         }
         _ => false,
     }
+}
+
+/// Whether type `t` mentions the type named `name` (`Ctor<T>`, `T[]`).
+fn names_type(t: Node, name: &str, src: &[u8]) -> bool {
+    if t.kind_name() == "type_identifier" {
+        return t.utf8_text(src).is_ok_and(|x| x == name);
+    }
+    let mut c = t.walk();
+    let kids: Vec<Node> = t.named_children(&mut c).collect();
+    kids.into_iter().any(|k| names_type(k, name, src))
 }
 
 fn skip_parens(n: Node) -> Node {

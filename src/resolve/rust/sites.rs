@@ -1536,7 +1536,30 @@ impl Cx<'_, '_> {
             Res::Ext => None,
         };
         let found = if prefix.is_empty() {
-            ix.fn_const(world, self.file, site.src, name)
+            // The fn around the site, then the fns around it: a block's
+            // items are in scope in the fns nested in it.
+            let mut owner = site.src;
+            let mut local = None;
+            for _ in 0..32 {
+                if owner == 0 {
+                    break;
+                }
+                local = ix.fn_const(world, self.file, owner, name);
+                if local.is_some() {
+                    break;
+                }
+                match world
+                    .def(SymId {
+                        file: self.file,
+                        def: owner,
+                    })
+                    .parent
+                {
+                    Some(p) if p != owner => owner = p,
+                    _ => break,
+                }
+            }
+            local
                 .map(|c| (c, false))
                 .or_else(|| in_scope(Res::Mod(m), name))
                 .or_else(|| {

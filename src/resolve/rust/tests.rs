@@ -2527,3 +2527,45 @@ pub fn h<T: TimeZone>(t: T) -> i32 { t.offset_of().fix() }
         assert_has(&g, want);
     }
 }
+
+#[test]
+fn a_thread_local_static_is_a_local_key_not_its_declared_type() {
+    // `thread_local! { static CUR: Ctx = … }`: `CUR` is std's
+    // `LocalKey<Ctx>`; `CUR.with(…)`, `CUR.set(…)` are `LocalKey`'s
+    // (rust-analyzer), never `Ctx`'s same-named methods as typed. (A
+    // name guess on an unknown receiver is another matter.)
+    let src = r#"pub struct Ctx(i32);
+impl Ctx { pub fn with<F: Fn()>(&self, f: F) { f() } pub fn set(&self, _v: i32) {} }
+thread_local! { static CUR: Ctx = Ctx(0); }
+pub fn f() { CUR.with(|| ()); CUR.set(3); }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert!(
+        !g.iter()
+            .any(|l| l.contains("-> shop_app::Ctx::") && l.ends_with("TypedReceiver")),
+        "{}",
+        g.join("\n")
+    );
+}
+
+#[test]
+fn a_const_of_an_enclosing_fn_body_shadows_the_module_s() {
+    // Items of a block are in scope in fns nested in it: `C` in `inner`
+    // is `outer`'s `Time`, not the module's `Date` (rust-analyzer).
+    let src = r#"pub struct Date(i32);
+pub struct Time(i32);
+impl Date { pub fn hour(&self) -> i32 { self.0 } }
+impl Time { pub fn hour(&self) -> i32 { self.0 } }
+pub const C: Date = Date(0);
+pub fn outer() -> i32 {
+    const C: Time = Time(1);
+    fn inner() -> i32 { C.hour() }
+    inner()
+}
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::outer::inner -> shop_app::Time::hour @8:27 TypedReceiver",
+    );
+}

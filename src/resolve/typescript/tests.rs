@@ -1652,3 +1652,131 @@ fn an_object_literal_is_checked_against_the_type_inside_partial_or_a_nullable_un
     assert_eq!(targets(&r, "10:35"), ["a.ts:Observer.error"]);
     assert_eq!(targets(&r, "11:21"), ["a.ts:Observer.next"]);
 }
+
+/// `if (!isFoo(q)) return;` narrows the rest of the block it is a
+/// statement of, and nothing more: as an `else if`, a loop's body or a
+/// `case`'s statement, tsserver joins it with the paths that skipped it
+/// (`q` stays a `Bar` after them).
+#[test]
+fn an_early_exit_narrows_only_the_rest_of_its_own_block() {
+    let r = resolve_all(&[
+        (
+            "types.ts",
+            "export class Foo { m() {} f() {} }\n\
+             export class Bar { m() {} k() {} }\n\
+             export class Base { m() {} }\n\
+             export class Derived extends Base { m() {} }\n\
+             export function isFoo(x: unknown): x is Foo { return x instanceof Foo; }\n\
+             export function isBase(x: unknown): x is Base { return x instanceof Base; }\n\
+             export function is<T extends Base>(x: unknown, c: new () => T): x is T { return x instanceof c; }\n\
+             export function check(x: unknown): boolean { return !!x; }\n",
+        ),
+        (
+            "p.ts",
+            "import { Foo, Bar, isFoo } from './types';\n\
+             export function f(c: number, q: Bar) {\n\
+             if (c) { q.k(); } else if (!isFoo(q)) return;\n\
+             q.k();\n\
+             while (c) if (!isFoo(q)) continue;\n\
+             q.k();\n\
+             switch (c) { case 1: if (!isFoo(q)) break; break; case 2: q.k(); }\n\
+             q.k();\n\
+             }\n",
+        ),
+    ]);
+    assert_eq!(targets(&r, "4:3"), ["types.ts:Bar.k"]);
+    assert_eq!(targets(&r, "6:3"), ["types.ts:Bar.k"]);
+    assert_eq!(targets(&r, "7:61"), ["types.ts:Bar.k"]);
+    assert_eq!(targets(&r, "8:3"), ["types.ts:Bar.k"]);
+}
+
+/// A local passed to a call that is no guard (`check(xs)`, `Array.isArray`)
+/// keeps its elements: `for (const x of xs)` and `xs.map(x => …)` still
+/// take them.
+#[test]
+fn a_local_passed_to_a_condition_s_call_keeps_its_elements() {
+    let r = resolve_all(&[
+        (
+            "types.ts",
+            "export class Foo { m() {} f() {} }\n\
+             export class Bar { m() {} k() {} }\n\
+             export class Base { m() {} }\n\
+             export class Derived extends Base { m() {} }\n\
+             export function isFoo(x: unknown): x is Foo { return x instanceof Foo; }\n\
+             export function isBase(x: unknown): x is Base { return x instanceof Base; }\n\
+             export function is<T extends Base>(x: unknown, c: new () => T): x is T { return x instanceof c; }\n\
+             export function check(x: unknown): boolean { return !!x; }\n",
+        ),
+        (
+            "p.ts",
+            "import { Foo, check } from './types';\n\
+             export function f(xs: Foo[], ys: Foo[]) {\n\
+             if (check(xs)) { for (const x of xs) x.m(); }\n\
+             if (!check(ys)) return;\n\
+             ys.map(y => y.m());\n\
+             }\n",
+        ),
+    ]);
+    assert_eq!(targets(&r, "3:40"), ["types.ts:Foo.m"]);
+    assert_eq!(targets(&r, "5:15"), ["types.ts:Foo.m"]);
+}
+
+/// `if (!isFoo(q)) return; q = z;`: an assignment ends the narrowing.
+#[test]
+fn an_assignment_ends_a_narrowing() {
+    let r = resolve_all(&[
+        (
+            "types.ts",
+            "export class Foo { m() {} f() {} }\n\
+             export class Bar { m() {} k() {} }\n\
+             export class Base { m() {} }\n\
+             export class Derived extends Base { m() {} }\n\
+             export function isFoo(x: unknown): x is Foo { return x instanceof Foo; }\n\
+             export function isBase(x: unknown): x is Base { return x instanceof Base; }\n\
+             export function is<T extends Base>(x: unknown, c: new () => T): x is T { return x instanceof c; }\n\
+             export function check(x: unknown): boolean { return !!x; }\n",
+        ),
+        (
+            "p.ts",
+            "import { Foo, Bar, isFoo } from './types';\n\
+             export function f(q: Bar, z: Bar) {\n\
+             if (!isFoo(q)) return;\n\
+             q.m();\n\
+             q = z;\n\
+             q.k();\n\
+             }\n",
+        ),
+    ]);
+    assert_eq!(targets(&r, "4:3"), ["types.ts:Foo.m"]);
+    assert_eq!(targets(&r, "6:3"), ["types.ts:Bar.k"]);
+}
+
+/// tsserver narrows a `Derived` by a guard for its base `Base` to
+/// `Derived` (`d.m()` is `Derived.m`), and a generic guard's `x is T` to
+/// the `T` of the call (`is(x, Derived)`), not to `T`'s constraint.
+#[test]
+fn a_guard_for_a_base_or_a_generic_guard_does_not_widen() {
+    let r = resolve_all(&[
+        (
+            "types.ts",
+            "export class Foo { m() {} f() {} }\n\
+             export class Bar { m() {} k() {} }\n\
+             export class Base { m() {} }\n\
+             export class Derived extends Base { m() {} }\n\
+             export function isFoo(x: unknown): x is Foo { return x instanceof Foo; }\n\
+             export function isBase(x: unknown): x is Base { return x instanceof Base; }\n\
+             export function is<T extends Base>(x: unknown, c: new () => T): x is T { return x instanceof c; }\n\
+             export function check(x: unknown): boolean { return !!x; }\n",
+        ),
+        (
+            "p.ts",
+            "import { Derived, isBase, is } from './types';\n\
+             export function f(d: Derived, x: unknown) {\n\
+             if (isBase(d)) { d.m(); }\n\
+             if (is(x, Derived)) { x.m(); }\n\
+             }\n",
+        ),
+    ]);
+    assert_eq!(targets(&r, "3:20"), ["types.ts:Derived.m"]);
+    assert_ne!(targets(&r, "4:25"), ["types.ts:Base.m"]);
+}

@@ -777,9 +777,14 @@ impl<'s> V<'s> {
             self.scope.uses.len() as u32,
             self.scope.mods.len() as u32,
         );
+        // `thread_local! { static CUR: T = …; }`: `CUR` is a `LocalKey<T>`.
+        let local_keys =
+            name.is_some_and(|m| matches!(self.text(m), "thread_local" | "task_local"));
+        let outer_keys = std::mem::replace(&mut self.local_keys, local_keys);
         self.depth += 1;
         self.under_cfg(off, feature, |v| v.seq(kids));
         self.depth -= 1;
+        self.local_keys = outer_keys;
         // Whether the macro puts a cfg on them is known where it is defined.
         if let Some(name) = name {
             let name = self.node_name(name);
