@@ -58,7 +58,19 @@ fn debug_file() {
         return;
     };
     let src = std::fs::read_to_string(&path).unwrap();
-    let (defs, _, _, diags) = facts(&src);
+    let (defs, scope, refs, diags) = facts(&src);
+    let consts = refs
+        .recvs
+        .iter()
+        .filter(|r| matches!(r, Recv::Const(_)))
+        .count();
+    eprintln!(
+        "recvs {} (const {consts}), sites {}, consts {}, assoc consts {}",
+        refs.recvs.len(),
+        refs.sites.len(),
+        scope.consts.len(),
+        scope.assoc_consts.len()
+    );
     for d in &defs {
         eprintln!("{:?} {} {}:{}", d.kind, d.local, d.pos.line, d.pos.column);
     }

@@ -338,6 +338,22 @@ impl<'s> V<'s> {
         &self.scope.names[name as usize]
     }
 
+    /// Whether `ty` is written as a Rust type is named (`NaiveDate`,
+    /// `LazyLock<Foo>`), or an array, not as a C alias of a primitive is
+    /// (`c_int`, `HRESULT`, `tcflag_t`): the only consts kept. Generated
+    /// bindings hold a hundred thousand consts of the second kind
+    /// (windows-sys, libc), which cost the index time and memory.
+    fn type_like_ty(&self, ty: &Ty) -> bool {
+        match ty {
+            Ty::Path(p) | Ty::Generic(p, _) => {
+                p.last().is_some_and(|&l| super::type_like(self.str_of(l)))
+            }
+            // (An array or slice: its elements may be anything.)
+            Ty::Slice(_) => true,
+            _ => false,
+        }
+    }
+
     fn recv(&mut self, r: Recv) -> u32 {
         match r {
             Recv::Unknown => 0,
@@ -625,11 +641,17 @@ impl<'s> V<'s> {
             }
             "const_item" | "static_item" => {
                 let ty = n.field("type").map(|t| self.ty(t));
-                let name = n.field("name").map(|nn| self.node_name(nn));
-                if let (Some(ty), Some(name)) = (ty, name) {
-                    // (A primitive's is never an in-repo receiver; a
-                    // `thread_local!` static is std's `LocalKey`.)
-                    if !matches!(ty, Ty::Unknown | Ty::External) && !self.local_keys {
+                // (A primitive's is never an in-repo receiver; a
+                // `thread_local!` static is std's `LocalKey`. The name is
+                // interned only for a const kept: bindings have a hundred
+                // thousand others.)
+                let kept = ty.filter(|ty| self.type_like_ty(ty) && !self.local_keys);
+                let name = kept
+                    .is_some()
+                    .then(|| n.field("name").map(|nn| self.node_name(nn)))
+                    .flatten();
+                if let (Some(ty), Some(name)) = (kept, name) {
+                    {
                         let module = self.module;
                         match self.assoc {
                             Some(Assoc::Impl(imp, ..)) => self.scope.assoc_consts.push(Const {
