@@ -1652,6 +1652,15 @@ fn an_object_literal_is_checked_against_the_type_inside_partial_or_a_nullable_un
     assert_eq!(targets(&r, "10:35"), ["a.ts:Observer.error"]);
     assert_eq!(targets(&r, "11:21"), ["a.ts:Observer.next"]);
 }
+/// The guards and classes the narrowing tests below import.
+const GUARDS_TS: &str = "export class Foo { m() {} f() {} }\n\
+     export class Bar { m() {} k() {} }\n\
+     export class Base { m() {} }\n\
+     export class Derived extends Base { m() {} }\n\
+     export function isFoo(x: unknown): x is Foo { return x instanceof Foo; }\n\
+     export function isBase(x: unknown): x is Base { return x instanceof Base; }\n\
+     export function is<T extends Base>(x: unknown, c: new () => T): x is T { return x instanceof c; }\n\
+     export function check(x: unknown): boolean { return !!x; }\n";
 
 /// `if (!isFoo(q)) return;` narrows the rest of the block it is a
 /// statement of, and nothing more: as an `else if`, a loop's body or a
@@ -1660,17 +1669,7 @@ fn an_object_literal_is_checked_against_the_type_inside_partial_or_a_nullable_un
 #[test]
 fn an_early_exit_narrows_only_the_rest_of_its_own_block() {
     let r = resolve_all(&[
-        (
-            "types.ts",
-            "export class Foo { m() {} f() {} }\n\
-             export class Bar { m() {} k() {} }\n\
-             export class Base { m() {} }\n\
-             export class Derived extends Base { m() {} }\n\
-             export function isFoo(x: unknown): x is Foo { return x instanceof Foo; }\n\
-             export function isBase(x: unknown): x is Base { return x instanceof Base; }\n\
-             export function is<T extends Base>(x: unknown, c: new () => T): x is T { return x instanceof c; }\n\
-             export function check(x: unknown): boolean { return !!x; }\n",
-        ),
+        ("types.ts", GUARDS_TS),
         (
             "p.ts",
             "import { Foo, Bar, isFoo } from './types';\n\
@@ -1696,17 +1695,7 @@ fn an_early_exit_narrows_only_the_rest_of_its_own_block() {
 #[test]
 fn a_local_passed_to_a_condition_s_call_keeps_its_elements() {
     let r = resolve_all(&[
-        (
-            "types.ts",
-            "export class Foo { m() {} f() {} }\n\
-             export class Bar { m() {} k() {} }\n\
-             export class Base { m() {} }\n\
-             export class Derived extends Base { m() {} }\n\
-             export function isFoo(x: unknown): x is Foo { return x instanceof Foo; }\n\
-             export function isBase(x: unknown): x is Base { return x instanceof Base; }\n\
-             export function is<T extends Base>(x: unknown, c: new () => T): x is T { return x instanceof c; }\n\
-             export function check(x: unknown): boolean { return !!x; }\n",
-        ),
+        ("types.ts", GUARDS_TS),
         (
             "p.ts",
             "import { Foo, check } from './types';\n\
@@ -1725,17 +1714,7 @@ fn a_local_passed_to_a_condition_s_call_keeps_its_elements() {
 #[test]
 fn an_assignment_ends_a_narrowing() {
     let r = resolve_all(&[
-        (
-            "types.ts",
-            "export class Foo { m() {} f() {} }\n\
-             export class Bar { m() {} k() {} }\n\
-             export class Base { m() {} }\n\
-             export class Derived extends Base { m() {} }\n\
-             export function isFoo(x: unknown): x is Foo { return x instanceof Foo; }\n\
-             export function isBase(x: unknown): x is Base { return x instanceof Base; }\n\
-             export function is<T extends Base>(x: unknown, c: new () => T): x is T { return x instanceof c; }\n\
-             export function check(x: unknown): boolean { return !!x; }\n",
-        ),
+        ("types.ts", GUARDS_TS),
         (
             "p.ts",
             "import { Foo, Bar, isFoo } from './types';\n\
@@ -1757,17 +1736,7 @@ fn an_assignment_ends_a_narrowing() {
 #[test]
 fn a_guard_for_a_base_or_a_generic_guard_does_not_widen() {
     let r = resolve_all(&[
-        (
-            "types.ts",
-            "export class Foo { m() {} f() {} }\n\
-             export class Bar { m() {} k() {} }\n\
-             export class Base { m() {} }\n\
-             export class Derived extends Base { m() {} }\n\
-             export function isFoo(x: unknown): x is Foo { return x instanceof Foo; }\n\
-             export function isBase(x: unknown): x is Base { return x instanceof Base; }\n\
-             export function is<T extends Base>(x: unknown, c: new () => T): x is T { return x instanceof c; }\n\
-             export function check(x: unknown): boolean { return !!x; }\n",
-        ),
+        ("types.ts", GUARDS_TS),
         (
             "p.ts",
             "import { Derived, isBase, is } from './types';\n\
