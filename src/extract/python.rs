@@ -579,6 +579,7 @@ pub fn extract(path: &str, src: &[u8]) -> FileFacts {
         refs: Refs::default(),
         scopes: vec![ScopeB::new(None, ScopeKind::Module, 0, None)],
         pending: Vec::new(),
+        param_uses: Vec::new(),
         chain_at: HashMap::new(),
         names: BTreeSet::new(),
         attr_assigns: Vec::new(),
@@ -708,6 +709,11 @@ struct Extractor<'s> {
     scopes: Vec<ScopeB>,
     /// Chains whose root is a bare name: (chain, scope, name).
     pending: Vec<(u32, usize, String)>,
+    /// Chains rooted at an unannotated function parameter before anything
+    /// else is assigned to it (`def f(x): x.m(); x = Foo()`): the
+    /// parameter itself there, of no known type (pyright), whatever is
+    /// assigned to the local further on.
+    param_uses: Vec<u32>,
     /// Chain by the byte range of its outermost node.
     chain_at: HashMap<(usize, usize), u32>,
     names: BTreeSet<String>,
@@ -2899,6 +2905,25 @@ impl<'s> Extractor<'s> {
                     self.narrowed.push((idx, *class, *s, n.clone()));
                 }
                 self.name(&n);
+                // (Through a comprehension or lambda around the use: `[x.m()
+                // for …]` before `x = Foo()` is the parameter too.)
+                let mut x = sid;
+                let bind = loop {
+                    let sc = &self.scopes[x];
+                    match sc.binds.get(&n) {
+                        Some(b) => break Some(*b),
+                        None if sc.kind == ScopeKind::Inner => match sc.parent {
+                            Some(p) => x = p,
+                            None => break None,
+                        },
+                        None => break None,
+                    }
+                };
+                if let Some(Bind::Local(id)) = bind {
+                    if matches!(self.refs.locals[id as usize][..], [Src::Param]) {
+                        self.param_uses.push(idx);
+                    }
+                }
                 self.pending.push((idx, sid, n));
                 Root::Unknown
             }
@@ -3221,6 +3246,16 @@ impl<'s> Extractor<'s> {
                 && chain.root == self.resolve_name(s, &name, chain.pos);
             if same {
                 self.refs.chains[c as usize].root = Root::Narrowed { class };
+            }
+        }
+        // A bare parameter's use before anything is assigned to it: what is
+        // assigned after does not reach it.
+        for c in std::mem::take(&mut self.param_uses) {
+            let chain = &mut self.refs.chains[c as usize];
+            if let Root::Local(l) = chain.root {
+                if !matches!(self.refs.locals[l as usize][..], [Src::Param]) {
+                    chain.root = Root::Unknown;
+                }
             }
         }
         // Exported: names listed in __all__ too.

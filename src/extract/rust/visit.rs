@@ -163,6 +163,10 @@ struct V<'s> {
     locals: Vec<HashMap<u32, u32>>,
     /// Generic parameters in scope with their first trait bound.
     generics: Vec<(u32, Option<Segs>)>,
+    /// Associated types a generic's bound fixes (`T: TimeZone<Offset =
+    /// Fixed>`): (index in `generics`, the associated type's name).
+    /// `T::Offset` is then that type, not a value of the trait's bound.
+    bound_bindings: Vec<(usize, u32)>,
     /// Generic parameters in scope bounded by a closure trait (`F:
     /// Fn(&mut Table)`), with its parameter types.
     closure_bounds: Vec<(u32, Vec<Ty>)>,
@@ -242,6 +246,7 @@ pub(super) fn run(module: Def, src: &[u8], root: Node) -> (Vec<Def>, Scope, Refs
         local_keys: false,
         locals: Vec::new(),
         generics: Vec::new(),
+        bound_bindings: Vec::new(),
         closure_bounds: Vec::new(),
         fn_bounds: None,
         caller_view: false,
@@ -348,8 +353,10 @@ impl<'s> V<'s> {
             Ty::Path(p) | Ty::Generic(p, _) => {
                 p.last().is_some_and(|&l| super::type_like(self.str_of(l)))
             }
-            // (An array or slice: its elements may be anything.)
+            // (An array or slice: its elements may be anything; a tuple:
+            // one of its elements may be an in-repo type, `BOUNDS.0`.)
             Ty::Slice(_) => true,
+            Ty::Tuple(parts) => parts.iter().any(|t| self.type_like_ty(t)),
             _ => false,
         }
     }

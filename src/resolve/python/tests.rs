@@ -2050,3 +2050,33 @@ def f(hooks, keeper=None, other=None):
     );
     assert!(out.iter().any(|l| l.contains("@m.py:11:11")), "{out:?}");
 }
+
+#[test]
+fn review2_a_parameter_used_before_it_is_reassigned_stays_unknown() {
+    // `x.m()` runs before `x = Foo()`: pyright has the parameter there
+    // (unknown, no definition); the flow-insensitive Src::Param gave Foo.
+    let out = edges(&[(
+        "m.py",
+        "\
+class Foo:
+    def m(self): ...
+class Bar:
+    def m(self): ...
+def f(x):
+    x.m()
+    x = Foo()
+    x.m()
+def g(y):
+    ms = [y.m() for _ in range(2)]
+    y = Foo()
+",
+    )]);
+    // (A name guess there, of either class, is as before Src::Param.)
+    assert!(
+        !out.iter()
+            .any(|l| (l.contains("@m.py:6:") || l.contains("@m.py:10:"))
+                && l.ends_with("TypedReceiver")),
+        "{out:?}"
+    );
+    assert_has(&out, "calls m.f -> m.Foo.m @m.py:8:7 TypedReceiver");
+}

@@ -1406,6 +1406,15 @@ impl Cx<'_, '_> {
                         let name = self.g[*name as usize];
                         let found = self.ix.assoc_from(self.world, t, name, m).first().copied();
                         match found.or_else(|| self.other_bound_method(site, t, name)) {
+                            // A trait's default method returning
+                            // `Self::Offset` on a concrete type: the impl's
+                            // type, not tracked here.
+                            Some(d)
+                                if !self.ix.traits.contains(&t)
+                                    && self.ix.returns_projection(self.world, d) =>
+                            {
+                                TyRes::Unknown
+                            }
                             Some(d) => self.ret_of(d),
                             // `self.enumerate()` in `trait Itertools: Iterator`:
                             // the outside supertrait's method, returning its type.

@@ -2569,3 +2569,75 @@ pub fn outer() -> i32 {
         "calls shop_app::outer::inner -> shop_app::Time::hour @8:27 TypedReceiver",
     );
 }
+
+#[test]
+fn review2_a_projection_bound_to_a_concrete_type_is_not_the_trait() {
+    // `T: TimeZone<Offset = Fixed>`: `T::Offset` is `Fixed`, and `fix`
+    // on it is Fixed's inherent method (rust-analyzer), not the trait's
+    // that bounds the associated type.
+    let src = r#"pub trait Offset { fn fix(&self) -> i32; }
+pub trait TimeZone { type Offset: Offset; fn name(&self) -> i32; }
+pub struct Fixed;
+impl Fixed { pub fn fix(&self) -> i32 { 0 } }
+impl Offset for Fixed { fn fix(&self) -> i32 { 1 } }
+pub fn k<T: TimeZone<Offset = Fixed>>(o: T::Offset) { o.fix(); }
+pub fn w<T>(o: T::Offset) where T: TimeZone<Offset = Fixed> { o.fix(); }
+pub fn g<T: TimeZone>(o: T::Offset) { o.fix(); }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert!(
+        !g.iter()
+            .any(|l| (l.contains("@6:") || l.contains("@7:"))
+                && l.contains("-> shop_app::Offset::fix")),
+        "{}",
+        g.join("\n")
+    );
+    assert_has(
+        &g,
+        "calls shop_app::g -> shop_app::Offset::fix @8:41 TypedReceiver",
+    );
+}
+
+#[test]
+fn review2_a_trait_default_method_s_projection_on_a_concrete_type() {
+    let src = r#"pub trait Offset { fn fix(&self) -> i32; }
+pub trait TimeZone { type Offset: Offset; fn off(&self) -> Self::Offset { todo!() } }
+pub struct Fixed;
+impl Fixed { pub fn fix(&self) -> i32 { 0 } }
+impl Offset for Fixed { fn fix(&self) -> i32 { 1 } }
+pub struct Local;
+impl TimeZone for Local { type Offset = Fixed; }
+pub fn run(l: Local) { l.off().fix(); }
+pub fn gen<T: TimeZone>(t: T) { t.off().fix(); }
+"#;
+    // `Local.off()` is the trait's default method returning `Self::Offset`,
+    // with Self = Local that is `Fixed`: rust-analyzer names Fixed's
+    // inherent `fix`, never the trait `Offset`'s.
+    let g = graph(&[("src/lib.rs", src)]);
+    assert!(
+        !g.iter().any(|l| l.contains("-> shop_app::Offset::fix @8:")),
+        "{}",
+        g.join("\n")
+    );
+    // (Generic code has the trait's, as rust-analyzer does.)
+    assert_has(
+        &g,
+        "calls shop_app::gen -> shop_app::Offset::fix @9:41 TypedReceiver",
+    );
+}
+
+#[test]
+fn review2_a_const_of_a_tuple_of_in_repo_types_is_kept() {
+    // `const BOUNDS: (Date, Date)`: `BOUNDS.0` is a Date (rust-analyzer);
+    // a tuple's elements may be in-repo types as an array's may.
+    let src = r#"pub struct Date(i32);
+impl Date { pub fn year(&self) -> i32 { self.0 } }
+pub const BOUNDS: (Date, Date) = (Date(0), Date(9));
+pub fn f() -> i32 { BOUNDS.0.year() + BOUNDS.1.year() }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Date::year @4:30 TypedReceiver",
+    );
+}

@@ -7,6 +7,7 @@ impl<'s> V<'s> {
         let mut cursor = tp.walk();
         let kids: Vec<Node> = tp.named_children(&mut cursor).collect();
         let first = self.generics.len();
+        self.bound_bindings.retain(|&(j, _)| j < first);
         for k in &kids {
             if matches!(k.kind_name(), "type_parameter" | "const_parameter") {
                 if let Some(name) = k.field("name") {
@@ -55,6 +56,27 @@ impl<'s> V<'s> {
             if k.kind_name() == "lifetime" {
                 continue;
             }
+            // `TimeZone<Offset = Fixed>`: the associated types it fixes.
+            if let (Some(name), Some(args)) = (
+                param,
+                (k.kind_name() == "generic_type")
+                    .then(|| k.field("type_arguments"))
+                    .flatten(),
+            ) {
+                if let Some(i) = self.generics.iter().rposition(|g| g.0 == name) {
+                    let mut cur = args.walk();
+                    let binds: Vec<Node> = args
+                        .named_children(&mut cur)
+                        .filter(|a| a.kind_name() == "type_binding")
+                        .collect();
+                    for a in binds {
+                        if let Some(an) = a.field("name") {
+                            let an = self.node_name(an);
+                            self.bound_bindings.push((i, an));
+                        }
+                    }
+                }
+            }
             let t = self.ty(k);
             // (A fn's own generic parameters only: an impl's or a type's
             // would outlive the item where nothing truncates them.)
@@ -73,6 +95,15 @@ impl<'s> V<'s> {
             noted.push((name, uncommon.into_iter().map(Segs::into_vec).collect()));
         }
         best
+    }
+
+    /// Whether generic `param`'s bound fixes its associated type `assoc`
+    /// (`T: TimeZone<Offset = Fixed>`).
+    fn bound_fixes(&self, param: u32, assoc: u32) -> bool {
+        self.generics
+            .iter()
+            .rposition(|g| g.0 == param)
+            .is_some_and(|i| self.bound_bindings.contains(&(i, assoc)))
     }
 
     pub(super) fn is_std_trait(&self, path: &[u32]) -> bool {
@@ -301,7 +332,7 @@ impl<'s> V<'s> {
         // the trait's associated type, as a path the resolver reads.
         let projection = segs.len() == 2
             && match self.generic(segs[0].0) {
-                Some(Some(b)) => !self.is_std_trait(b),
+                Some(Some(b)) => !self.is_std_trait(b) && !self.bound_fixes(segs[0].0, segs[1].0),
                 Some(None) => false,
                 None => self.self_is_trait && self.str_of(segs[0].0) == "Self",
             };

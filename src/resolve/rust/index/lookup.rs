@@ -1008,6 +1008,39 @@ impl Index {
         self.resolve_ty_with(world, d.file, m, ty, None)
     }
 
+    /// Whether trait method `d` is declared to return one of its trait's
+    /// bounded associated types (`fn off(&self) -> Self::Offset`): on a
+    /// concrete type that is the impl's type (`type Offset = Fixed`), not
+    /// a value of the bounding trait.
+    pub fn returns_projection(&self, world: &World, d: SymId) -> bool {
+        let Some(tr) = world.head(d).parent.map(|p| SymId {
+            file: d.file,
+            def: p,
+        }) else {
+            return false;
+        };
+        if !self.traits.contains(&tr) {
+            return false;
+        }
+        let Some((f, i)) = self.ret(d) else {
+            return false;
+        };
+        let Some(r) = scope_of(world, f).and_then(|s| s.rets.get(i as usize)) else {
+            return false;
+        };
+        let Ty::Path(p) = &r.ty else {
+            return false;
+        };
+        let Some(scope) = scope_of(world, f) else {
+            return false;
+        };
+        p.len() == 2
+            && scope.names.get(p[1] as usize).is_some_and(|n| {
+                self.gname(n)
+                    .is_some_and(|g| self.trait_assoc_tys.contains_key(&(tr, g)))
+            })
+    }
+
     /// The declared return type of fn `d`.
     pub fn ret_ty(&self, world: &World, d: SymId) -> TyRes {
         self.ret_ty_with(world, d, None)
