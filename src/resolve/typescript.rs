@@ -407,43 +407,22 @@ impl<'a, 'w> Eval<'a, 'w> {
                 }
                 // The receiver of a method call is kept for a `this` return.
                 let (recv, (v, st)) = self.callee(f, callee, depth);
-                match v.unalias() {
-                    // (A class-like with a declared return is a namespace
-                    // merged with the function signatures of its name:
-                    // `declare function fastify(…): FastifyInstance` beside
-                    // `declare namespace fastify`, one symbol.)
-                    Val::Sym(sym)
-                        if matches!(self.kind(sym), NodeKind::Function | NodeKind::Method)
-                            || self.kind(sym) == NodeKind::Class && self.returns(sym).is_some() =>
-                    {
-                        match self.returns(sym) {
-                            Some(r) => {
-                                // `this` returned through a receiver is the
-                                // receiver (`z.string().min(1)` is a ZodString).
-                                if let (Expr::This(_), Some((rv, rst))) = (r, recv) {
-                                    if let v @ Val::Inst(_) = rv.unalias() {
-                                        let st = combine(combine(st, rst), Strategy::TypedReceiver);
-                                        return (v, st);
-                                    }
-                                }
-                                let (rv, rst) = self.eval(sym.file, r, NS_VALUE, depth + 1);
-                                (rv, combine(combine(st, rst), Strategy::TypedReceiver))
-                            }
-                            None => (Val::Unknown, st),
-                        }
+                let Some((rf, r)) = self.result_of(v) else {
+                    return match v.unalias() {
+                        Val::External => (Val::External, st),
+                        _ => (Val::Unknown, st),
+                    };
+                };
+                // `this` returned through a receiver is the receiver
+                // (`z.string().min(1)` is a ZodString).
+                if let (Expr::This(_), Some((rv, rst))) = (r, recv) {
+                    if let v @ Val::Inst(_) = rv.unalias() {
+                        let st = combine(combine(st, rst), Strategy::TypedReceiver);
+                        return (v, st);
                     }
-                    Val::Fn(file, var) => {
-                        match self.scope(file).and_then(|s| s.vars.get(var as usize)) {
-                            Some(Expr::Returns(r)) => {
-                                let (rv, rst) = self.eval(file, r, NS_VALUE, depth + 1);
-                                (rv, combine(combine(st, rst), Strategy::TypedReceiver))
-                            }
-                            _ => (Val::Unknown, st),
-                        }
-                    }
-                    Val::External => (Val::External, st),
-                    _ => (Val::Unknown, st),
                 }
+                let (rv, rst) = self.eval(rf, r, NS_VALUE, depth + 1);
+                (rv, combine(combine(st, rst), Strategy::TypedReceiver))
             }
             // Only reachable through a variable ([`Val::Obj`], [`Val::Fn`]).
             Expr::Object(_) | Expr::Returns(_) => (Val::External, local),
@@ -606,19 +585,32 @@ impl<'a, 'w> Eval<'a, 'w> {
         depth: u32,
     ) -> (Strategy, Option<(FileIdx, &'w Expr)>) {
         let (v, st) = self.eval(f, callee, NS_VALUE, depth + 1);
-        let ret = match v.unalias() {
-            Val::Sym(sym) if matches!(self.kind(sym), NodeKind::Function | NodeKind::Method) => {
+        match self.result_of(v) {
+            Some((gf, Expr::Guard(k, ty))) if *k == arg => (st, Some((gf, &**ty))),
+            _ => (st, None),
+        }
+    }
+
+    /// What a call of the callable value `v` gives, as declared: a
+    /// function's or method's return (or that of a class-like merged with
+    /// function signatures: `declare function fastify(…): FastifyInstance`
+    /// beside `declare namespace fastify`), or what a variable of a
+    /// function type returns; with the file it is written in.
+    fn result_of(&self, v: Val) -> Option<(FileIdx, &'w Expr)> {
+        match v.unalias() {
+            Val::Sym(sym)
+                if matches!(
+                    self.kind(sym),
+                    NodeKind::Function | NodeKind::Method | NodeKind::Class
+                ) =>
+            {
                 self.returns(sym).map(|r| (sym.file, r))
             }
-            Val::Fn(file, var) => match self.scope(file).and_then(|s| s.vars.get(var as usize)) {
-                Some(Expr::Returns(r)) => Some((file, &**r)),
+            Val::Fn(file, var) => match self.scope(file)?.vars.get(var as usize)? {
+                Expr::Returns(r) => Some((file, &**r)),
                 _ => None,
             },
             _ => None,
-        };
-        match ret {
-            Some((gf, Expr::Guard(k, ty))) if *k == arg => (st, Some((gf, &**ty))),
-            _ => (st, None),
         }
     }
 

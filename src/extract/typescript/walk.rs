@@ -1986,14 +1986,7 @@ impl<'s> Walker<'s> {
         let (Some(cond), Some(then)) = (n.field("condition"), n.field("consequence")) else {
             return false;
         };
-        let mut narrowed = Vec::new();
-        self.narrowings(cond, &mut narrowed);
-        if !narrowed.is_empty() {
-            self.walk(cond);
-            self.walk_narrowed(narrowed, then);
-            if let Some(other) = n.field("alternative") {
-                self.walk(other);
-            }
+        if self.narrowed_operand(cond, then, n.field("alternative")) {
             return true;
         }
         // The rest of the block is narrowed only when the `if` is one of
@@ -2005,6 +1998,7 @@ impl<'s> Walker<'s> {
         if !in_block || n.field("alternative").is_some() || !always_leaves(then) {
             return false;
         }
+        let mut narrowed = Vec::new();
         self.negated_narrowings(cond, &mut narrowed);
         if narrowed.is_empty() {
             return false;
@@ -2015,8 +2009,9 @@ impl<'s> Walker<'s> {
         true
     }
 
-    /// `c ? a : b` and `c && a` where `c` narrows locals: `a` is walked
-    /// with them narrowed. Returns false (nothing walked) otherwise.
+    /// `if (c) a else b`, `c ? a : b` and `c && a` where `c` narrows
+    /// locals: `a` is walked with them narrowed. Returns false (nothing
+    /// walked) otherwise.
     fn narrowed_operand(
         &mut self,
         cond: Node<'s>,

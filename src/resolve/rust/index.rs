@@ -1365,47 +1365,113 @@ impl Index {
     }
 
     /// The const or static `name` (global id) declared at the level of
-    /// module `m`: (file, index in `Scope::consts`).
-    pub fn module_const(&self, world: &World, m: u32, name: u32) -> Option<(FileIdx, u32)> {
+    /// module `m`.
+    pub fn module_const(&self, world: &World, m: u32, name: u32) -> Option<ConstRef> {
         let md = self.mods.get(m as usize)?;
-        self.file_consts(world, md.file)
-            .find(0, md.inline, name)
-            .map(|i| (md.file, i))
+        let consts = self.file_consts(world, md.file);
+        consts.find(0, md.inline, name).map(|idx| ConstRef {
+            file: md.file,
+            idx,
+            assoc: false,
+        })
     }
 
     /// The const or static `name` declared in the body of fn `owner` of
     /// file `f`.
-    pub fn fn_const(
-        &self,
-        world: &World,
-        f: FileIdx,
-        owner: u32,
-        name: u32,
-    ) -> Option<(FileIdx, u32)> {
+    pub fn fn_const(&self, world: &World, f: FileIdx, owner: u32, name: u32) -> Option<ConstRef> {
         // (Any module of the file: a fn's consts are in its own.)
-        self.file_consts(world, f)
-            .by_name
+        let by_name = &self.file_consts(world, f).by_name;
+        let start = by_name.partition_point(|&(o, ..)| o < owner);
+        by_name[start..]
             .iter()
-            .find(|&&(o, _, n, _)| o == owner && n == name)
-            .map(|&(.., i)| (f, i))
+            .take_while(|&&(o, ..)| o == owner)
+            .find(|&&(_, _, n, _)| n == name)
+            .map(|&(.., idx)| ConstRef {
+                file: f,
+                idx,
+                assoc: false,
+            })
     }
 
-    /// The declared type of const `c` (of `Scope::assoc_consts` when
-    /// `assoc`, else of `Scope::consts`).
-    pub fn const_ty(&self, world: &World, c: (FileIdx, u32), assoc: bool) -> TyRes {
-        let Some(scope) = scope_of(world, c.0) else {
+    /// Const `name` of what a path names: an associated const of one of a
+    /// type's impls, or a module's own.
+    pub fn const_of(&self, world: &World, at: Res, name: u32) -> Option<ConstRef> {
+        match at {
+            Res::Mod(m) => self.module_const(world, m, name),
+            Res::Def(t) => {
+                self.assoc_consts
+                    .get(&(self.unalias(world, t), name))
+                    .map(|&(file, idx)| ConstRef {
+                        file,
+                        idx,
+                        assoc: true,
+                    })
+            }
+            Res::Ext => None,
+        }
+    }
+
+    /// Const `name` in scope in module `m`: its own, one a `use` of it
+    /// names (`use crate::limits::MAX;`, renamed or not), or one its globs
+    /// bring (`use super::*;`). Consts are no defs, so a `use` naming one
+    /// resolves as far as its prefix.
+    pub fn module_scope_const(&self, world: &World, m: u32, name: u32) -> Option<ConstRef> {
+        if let Some(c) = self.module_const(world, m, name) {
+            return Some(c);
+        }
+        let named = self
+            .uses
+            .get(&(m, name))
+            .into_iter()
+            .flatten()
+            .find_map(|&u| {
+                let us = scope_of(world, u.0)?.uses.get(u.1 as usize)?;
+                let (&own, prefix) = us.segs.split_last()?;
+                let g = &self.gnames[u.0 .0 as usize];
+                let prefix: Vec<u32> = prefix.iter().map(|&n| g[n as usize]).collect();
+                let um = self.file_mod[u.0 .0 as usize] + us.module;
+                let w = self.walk_from(world, u.0, um, &prefix, Ns::Any, 0, Some(u), None);
+                if w.external || w.hits.len() != prefix.len() {
+                    return None;
+                }
+                self.const_of(world, w.hits.last()?.0, g[own as usize])
+            });
+        named.or_else(|| {
+            self.globs.get(&m)?.iter().find_map(|&u| {
+                match self.resolve_use(world, u, Ns::Any, 0)? {
+                    (Res::Mod(t), _) => self.module_const(world, t, name),
+                    _ => None,
+                }
+            })
+        })
+    }
+
+    /// The declared type of const `c`.
+    pub fn const_ty(&self, world: &World, c: ConstRef) -> TyRes {
+        let Some(scope) = scope_of(world, c.file) else {
             return TyRes::Unknown;
         };
-        let list = if assoc {
+        let list = if c.assoc {
             &scope.assoc_consts
         } else {
             &scope.consts
         };
-        let Some(k) = list.get(c.1 as usize) else {
-            return TyRes::Unknown;
-        };
-        let m = self.file_mod[c.0 .0 as usize] + k.module;
-        self.resolve_ty(world, c.0, m, &k.ty)
+        match list.get(c.idx as usize) {
+            Some(k) => self.declared_ty(world, c.file, k),
+            None => TyRes::Unknown,
+        }
+    }
+
+    /// The type of a [`crate::extract::rust::Const`] record (a const, an
+    /// associated type's bound) of file `f`, resolved where it was written.
+    pub(super) fn declared_ty(
+        &self,
+        world: &World,
+        f: FileIdx,
+        k: &crate::extract::rust::Const,
+    ) -> TyRes {
+        let m = self.file_mod[f.0 as usize] + k.module;
+        self.resolve_ty(world, f, m, &k.ty)
     }
 
     /// Whether `t` is a struct with named fields: a type only, never a value.
@@ -1415,6 +1481,15 @@ impl Index {
             .binary_search(&t.def)
             .is_ok()
     }
+}
+
+/// A const or static: its file, its index in `Scope::assoc_consts` (an
+/// impl's, `assoc`) or else in `Scope::consts`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConstRef {
+    pub file: FileIdx,
+    pub idx: u32,
+    pub assoc: bool,
 }
 
 /// A file's consts (see `Scope::consts`) by owner fn, module and name.

@@ -1,6 +1,6 @@
 //! One file's sites → edges, with the tables of [`super::index`].
 
-use super::index::{scope_of, FirstLookup, HashMap, How, Index, Ns, Res, TyRes, PRELUDE};
+use super::index::{scope_of, ConstRef, FirstLookup, HashMap, How, Index, Ns, Res, TyRes, PRELUDE};
 use crate::extract::rust::{
     std_macro, ArgTy, Recv, Refs, Role, Scope, Site, SiteKind, Ty, NONE, SELF_RECV, UNKNOWN_ARGS,
 };
@@ -1529,80 +1529,40 @@ impl Cx<'_, '_> {
 
     /// The declared type of the const or static that `path` (see
     /// [`Recv::Const`]) names at `site` in module `m`: one declared in the
-    /// fn around the site or in the module, one a `use` of the module
-    /// names or its glob imports bring; `Type::NAME` an associated const
-    /// of an impl of the type, `module::NAME` one of the module's.
+    /// fns around the site, else in scope in the module
+    /// ([`Index::module_scope_const`]); `Type::NAME` or `module::NAME` one
+    /// of what the prefix names ([`Index::const_of`]).
     fn const_recv(&self, site: &Site, m: u32, path: &[u32], first: FirstLookup) -> Option<TyRes> {
         let (&last, prefix) = path.split_last()?;
         let name = self.g[last as usize];
-        let (world, ix) = (self.world, self.ix);
-        let in_scope = |at: Res, name: u32| match at {
-            Res::Mod(pm) => ix.module_const(world, pm, name).map(|c| (c, false)),
-            Res::Def(t) => ix
-                .assoc_consts
-                .get(&(ix.unalias(world, t), name))
-                .map(|&c| (c, true)),
-            Res::Ext => None,
-        };
         let found = if prefix.is_empty() {
-            // The fn around the site, then the fns around it: a block's
-            // items are in scope in the fns nested in it.
-            let mut owner = site.src;
-            let mut local = None;
-            for _ in 0..32 {
-                if owner == 0 {
-                    break;
-                }
-                local = ix.fn_const(world, self.file, owner, name);
-                if local.is_some() {
-                    break;
-                }
-                match world
-                    .def(SymId {
-                        file: self.file,
-                        def: owner,
-                    })
-                    .parent
-                {
-                    Some(p) if p != owner => owner = p,
-                    _ => break,
-                }
-            }
-            local
-                .map(|c| (c, false))
-                .or_else(|| in_scope(Res::Mod(m), name))
-                .or_else(|| {
-                    // `use crate::limits::MAX;`, `use super::*;`.
-                    ix.uses.get(&(m, name))?.iter().find_map(|&u| {
-                        let us = scope_of(world, u.0)?.uses.get(u.1 as usize)?;
-                        let (&own, at) = us.segs.split_last()?;
-                        let g = &ix.gnames[u.0 .0 as usize];
-                        let at: Vec<u32> = at.iter().map(|&n| g[n as usize]).collect();
-                        let um = ix.file_mod[u.0 .0 as usize] + us.module;
-                        let w = ix.walk_from(world, u.0, um, &at, Ns::Any, 0, Some(u), None);
-                        if w.external || w.hits.len() != at.len() {
-                            return None;
-                        }
-                        in_scope(w.hits.last()?.0, g[own as usize])
-                    })
-                })
-                .or_else(|| {
-                    ix.globs.get(&m)?.iter().find_map(|&u| {
-                        match ix.resolve_use(world, u, Ns::Any, 0)? {
-                            (Res::Mod(t), _) => in_scope(Res::Mod(t), name),
-                            _ => None,
-                        }
-                    })
-                })
+            self.fn_const_around(site.src, name)
+                .or_else(|| self.ix.module_scope_const(self.world, m, name))
         } else {
             let (w, _) = self.walk_recv_path(m, prefix, Ns::Any, first);
             if w.external || w.hits.len() != prefix.len() {
                 return None;
             }
-            in_scope(w.hits.last()?.0, name)
+            self.ix.const_of(self.world, w.hits.last()?.0, name)
         };
-        let (c, assoc) = found?;
-        Some(ix.const_ty(world, c, assoc))
+        Some(self.ix.const_ty(self.world, found?))
+    }
+
+    /// Const `name` declared in the body of the fn around `src` or of a fn
+    /// around that one (a block's items are in scope in the fns nested in
+    /// it), as [`Cx::local_lookup`] walks them.
+    fn fn_const_around(&self, src: u32, name: u32) -> Option<ConstRef> {
+        let mut d = src;
+        while d != 0 {
+            let def = &self.defs[d as usize];
+            if is_fn(def.kind) {
+                if let Some(c) = self.ix.fn_const(self.world, self.file, d, name) {
+                    return Some(c);
+                }
+            }
+            d = def.parent.unwrap_or(0);
+        }
+        None
     }
 
     /// Of the same-named associated fns `cands` (`T::from` of several

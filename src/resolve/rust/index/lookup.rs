@@ -912,8 +912,7 @@ impl Index {
         let Some(a) = scope_of(world, f).and_then(|s| s.trait_assoc_tys.get(i as usize)) else {
             return TyRes::Unknown;
         };
-        let m = self.file_mod[f.0 as usize] + a.module;
-        match self.resolve_ty(world, f, m, &a.ty) {
+        match self.declared_ty(world, f, a) {
             TyRes::Def(b) if self.traits.contains(&b) => TyRes::Def(b),
             _ => TyRes::Unknown,
         }
@@ -1025,20 +1024,17 @@ impl Index {
         let Some((f, i)) = self.ret(d) else {
             return false;
         };
-        let Some(r) = scope_of(world, f).and_then(|s| s.rets.get(i as usize)) else {
-            return false;
-        };
-        let Ty::Path(p) = &r.ty else {
-            return false;
-        };
         let Some(scope) = scope_of(world, f) else {
             return false;
         };
-        p.len() == 2
-            && scope.names.get(p[1] as usize).is_some_and(|n| {
-                self.gname(n)
-                    .is_some_and(|g| self.trait_assoc_tys.contains_key(&(tr, g)))
-            })
+        // `Self::Offset` is written as the trait's path and the name.
+        let Some(Ty::Path(p)) = scope.rets.get(i as usize).map(|r| &r.ty) else {
+            return false;
+        };
+        p.len() >= 2
+            && p.last()
+                .and_then(|&l| self.gnames[f.0 as usize].get(l as usize))
+                .is_some_and(|&g| self.trait_assoc_tys.contains_key(&(tr, g)))
     }
 
     /// The declared return type of fn `d`.
