@@ -1988,18 +1988,6 @@ impl<'s> Extractor<'s> {
         }
     }
 
-    /// Whether `x` names a local of scope `sid` bound only as an
-    /// unannotated function parameter so far ([`Src::Param`]).
-    fn is_bare_param(&self, x: Node, sid: usize) -> bool {
-        if x.kind_name() != "identifier" {
-            return false;
-        }
-        match self.scopes[sid].binds.get(self.text(x)) {
-            Some(Bind::Local(id)) => matches!(self.refs.locals[*id as usize][..], [Src::Param]),
-            _ => false,
-        }
-    }
-
     /// Visit an assigned value; what it says about the variable's type.
     fn value_src(&mut self, r: Node, sid: usize, src: u32) -> Src {
         // `a if c else b` and `a or b`: either operand's value; a literal
@@ -2054,7 +2042,12 @@ impl<'s> Extractor<'s> {
                     Src::External if x.kind_name() == "tuple" => Src::Unknown,
                     // `hooks or {}` of an unannotated parameter: only the
                     // other operand is known (pyright: a dict).
-                    Src::Value(_) if self.is_bare_param(x, sid) => Src::Param,
+                    Src::Value(_)
+                        if x.kind_name() == "identifier"
+                            && self.is_bare_param(sid, self.text(x), pos(x)) =>
+                    {
+                        Src::Param
+                    }
                     v => v,
                 };
                 self.narrowing.truncate(before);
@@ -2905,24 +2898,10 @@ impl<'s> Extractor<'s> {
                     self.narrowed.push((idx, *class, *s, n.clone()));
                 }
                 self.name(&n);
-                // (Through a comprehension or lambda around the use: `[x.m()
-                // for …]` before `x = Foo()` is the parameter too.)
-                let mut x = sid;
-                let bind = loop {
-                    let sc = &self.scopes[x];
-                    match sc.binds.get(&n) {
-                        Some(b) => break Some(*b),
-                        None if sc.kind == ScopeKind::Inner => match sc.parent {
-                            Some(p) => x = p,
-                            None => break None,
-                        },
-                        None => break None,
-                    }
-                };
-                if let Some(Bind::Local(id)) = bind {
-                    if matches!(self.refs.locals[id as usize][..], [Src::Param]) {
-                        self.param_uses.push(idx);
-                    }
+                // (Also through a comprehension or lambda around the use:
+                // `[x.m() for …]` before `x = Foo()`.)
+                if self.is_bare_param(sid, &n, p) {
+                    self.param_uses.push(idx);
                 }
                 self.pending.push((idx, sid, n));
                 Root::Unknown
@@ -3198,36 +3177,49 @@ impl<'s> Extractor<'s> {
 
     /// The binding `name` has at `at` in scope `sid`.
     fn resolve_name(&self, sid: usize, name: &str, at: Pos) -> Root {
+        match self.bind_of(sid, name, at) {
+            Some(Bind::Def(d)) => Root::Def(d),
+            Some(Bind::Import(i)) => Root::Import(i),
+            Some(Bind::Local(l)) => Root::Local(l),
+            Some(Bind::SelfParam { class, cls }) => Root::SelfParam { class, cls },
+            None => Root::Global(name.to_string()),
+        }
+    }
+
+    /// What `name` used at `at` in scope `sid` is bound to, as bound so
+    /// far (`None`: a module-level or builtin name).
+    fn bind_of(&self, sid: usize, name: &str, at: Pos) -> Option<Bind> {
         let mut s = sid;
         let mut first = true;
         loop {
             let sc = &self.scopes[s];
             match sc.kind {
-                ScopeKind::Module => return Root::Global(name.to_string()),
+                ScopeKind::Module => return None,
                 ScopeKind::Class if !first => {}
                 // `json_module = json` above a `def json`: the module.
                 ScopeKind::Class if sc.bound_at.get(name).is_some_and(|b| at < *b) => {}
                 _ => {
                     if sc.globals.iter().any(|g| g == name) {
-                        return Root::Global(name.to_string());
+                        return None;
                     }
                     if !sc.nonlocals.iter().any(|g| g == name) {
                         if let Some(b) = sc.binds.get(name) {
-                            return match *b {
-                                Bind::Def(d) => Root::Def(d),
-                                Bind::Import(i) => Root::Import(i),
-                                Bind::Local(l) => Root::Local(l),
-                                Bind::SelfParam { class, cls } => Root::SelfParam { class, cls },
-                            };
+                            return Some(*b);
                         }
                     }
                 }
             }
             first = false;
-            match sc.parent {
-                Some(p) => s = p,
-                None => return Root::Global(name.to_string()),
-            }
+            s = sc.parent?;
+        }
+    }
+
+    /// Whether `name` at `at` in scope `sid` is a local bound only as an
+    /// unannotated function parameter so far ([`Src::Param`]).
+    fn is_bare_param(&self, sid: usize, name: &str, at: Pos) -> bool {
+        match self.bind_of(sid, name, at) {
+            Some(Bind::Local(id)) => matches!(self.refs.locals[id as usize][..], [Src::Param]),
+            _ => false,
         }
     }
 

@@ -653,28 +653,22 @@ impl<'s> V<'s> {
                 // interned only for a const kept: bindings have a hundred
                 // thousand others.)
                 let kept = ty.filter(|ty| self.type_like_ty(ty) && !self.local_keys);
-                let name = kept
-                    .is_some()
-                    .then(|| n.field("name").map(|nn| self.node_name(nn)))
-                    .flatten();
-                if let (Some(ty), Some(name)) = (kept, name) {
-                    {
-                        let module = self.module;
-                        match self.assoc {
-                            Some(Assoc::Impl(imp, ..)) => self.scope.assoc_consts.push(Const {
-                                owner: imp,
-                                module,
-                                name,
-                                ty,
-                            }),
-                            Some(Assoc::Trait(..)) => {}
-                            None => self.scope.consts.push(Const {
-                                owner: self.cur_fn,
-                                module,
-                                name,
-                                ty,
-                            }),
-                        }
+                if let (Some(ty), Some(nn)) = (kept, n.field("name")) {
+                    let (name, module) = (self.node_name(nn), self.module);
+                    match self.assoc {
+                        Some(Assoc::Impl(imp, ..)) => self.scope.assoc_consts.push(Const {
+                            owner: imp,
+                            module,
+                            name,
+                            ty,
+                        }),
+                        Some(Assoc::Trait(..)) => {}
+                        None => self.scope.consts.push(Const {
+                            owner: self.cur_fn,
+                            module,
+                            name,
+                            ty,
+                        }),
                     }
                 }
                 if let Some(v) = n.field("value") {
