@@ -770,12 +770,13 @@ struct Ctx<'a, 'w> {
     tuples: RefCell<Vec<Vec<Val>>>,
 }
 
-/// What a lookup may consult. Classes' bases are resolved knowing no
-/// bases, visible submodules or file imports; the submodules packages make
-/// visible, knowing the bases but neither of the others; sites, knowing
-/// everything. The first two are computed when first needed, in their own
-/// stage, so the answers do not depend on which file asked first (and a
-/// base never waits on its own computation).
+/// What a lookup may consult. The submodules packages make visible are
+/// computed first, knowing nothing else; classes' bases, knowing those
+/// and the modules a file imports (`class V(pkg.views.View)` after
+/// `import pkg.views`) but no bases; sites, knowing everything. Bases are
+/// computed when first needed, in their own stage, so the answers do not
+/// depend on which file asked first (and a base never waits on its own
+/// computation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stage {
     Bases,
@@ -1572,7 +1573,7 @@ impl<'a, 'w> Ctx<'a, 'w> {
     }
 
     fn submodule_visible(&self, m: u32, from: FileIdx) -> bool {
-        self.stage == Stage::Resolve
+        self.stage != Stage::Visible
             && (self.ix.visible_subs.contains(&m)
                 || self.file_imports(from).binary_search(&m).is_ok())
     }
@@ -2140,8 +2141,17 @@ impl Resolver<'_, '_> {
                 self.cx.ix.attr_counts.get(name).copied().unwrap_or(0),
             ),
         };
+        // A class written inside a test function stays there: its methods
+        // are no guess for a receiver outside that test (but still say
+        // how common the name is).
+        let all = cands.len() as u32;
+        let cands: Vec<SymId> = cands
+            .iter()
+            .copied()
+            .filter(|&c| !self.in_other_test(src, c))
+            .collect();
         let others = attrs + u32::from(BUILTIN_METHODS.contains(&name));
-        let k = cands.len() as u32 + others;
+        let k = all + others;
         if cands.is_empty() {
             self.unresolved(src, name, kind, pos, "unknown receiver".into());
         } else if COMMON_BUILTIN_METHODS.binary_search(&name).is_ok() {
@@ -2154,6 +2164,51 @@ impl Resolver<'_, '_> {
                 self.edge(src, *s, kind, Strategy::Member { k }, pos);
             }
         }
+    }
+
+    /// Whether method `m` is of a class defined in a test function that
+    /// does not enclose `src` (a def of this file).
+    fn in_other_test(&self, src: u32, m: SymId) -> bool {
+        let world = self.cx.world;
+        let Some(class) = world.head(m).parent else {
+            return false;
+        };
+        let mut up = world
+            .head(SymId {
+                file: m.file,
+                def: class,
+            })
+            .parent;
+        while let Some(p) = up {
+            let h = world.head(SymId {
+                file: m.file,
+                def: p,
+            });
+            if h.kind == NodeKind::Test {
+                return m.file != self.file || !self.encloses(p, src);
+            }
+            up = h.parent;
+        }
+        false
+    }
+
+    /// Whether def `outer` of this file is `inner` or encloses it.
+    fn encloses(&self, outer: u32, inner: u32) -> bool {
+        let mut d = Some(inner);
+        while let Some(x) = d {
+            if x == outer {
+                return true;
+            }
+            d = self
+                .cx
+                .world
+                .head(SymId {
+                    file: self.file,
+                    def: x,
+                })
+                .parent;
+        }
+        false
     }
 
     /// A local variable's value: its annotation, else its assignments when

@@ -2080,3 +2080,58 @@ def g(y):
     );
     assert_has(&out, "calls m.f -> m.Foo.m @m.py:8:7 TypedReceiver");
 }
+
+/// flask's tests: `class Index(flask.views.View)` after `import
+/// flask.views`, then `Index.as_view(…)`. The base was resolved for the
+/// `extends` edge but not for member lookups, which knew no submodule a
+/// file imports.
+#[test]
+fn a_base_written_through_an_imported_submodule_gives_its_members() {
+    let out = edges(&[
+        ("pkg/__init__.py", ""),
+        (
+            "pkg/views.py",
+            "class View:\n    @classmethod\n    def as_view(cls, name):\n        pass\n    def run(self): pass\n",
+        ),
+        (
+            "tests/test_x.py",
+            "import pkg.views\nclass Top(pkg.views.View):\n    pass\nTop.as_view('a')\ndef test_a():\n    class Index(pkg.views.View):\n        pass\n    Index.as_view('j')\n    Index().run()\n",
+        ),
+    ]);
+    assert_has(
+        &out,
+        "calls test_x -> pkg.views.View.as_view @tests/test_x.py:4:5 Path",
+    );
+    assert_has(
+        &out,
+        "calls test_x.test_a -> pkg.views.View.as_view @tests/test_x.py:8:11 Path",
+    );
+    assert_has(
+        &out,
+        "calls test_x.test_a -> pkg.views.View.run @tests/test_x.py:9:13 TypedReceiver",
+    );
+}
+
+/// flask's `rv.close()` (a werkzeug response) was guessed to be the
+/// `close` of a `Wrapper` class written inside another test.
+#[test]
+fn a_class_inside_a_test_is_no_guess_outside_it() {
+    let out = edges(&[
+        (
+            "tests/test_x.py",
+            "class TestA:\n    def test_a(self, rv):\n        class W:\n            def close(self): pass\n        W().close()\n        rv.close()\n    def test_b(self, rv):\n        rv.close()\n",
+        ),
+        ("tests/test_y.py", "def test_c(rv):\n    rv.close()\n"),
+    ]);
+    assert_has(&out, "calls test_x.TestA.test_a -> test_x.TestA.test_a.W.close @tests/test_x.py:5:13 TypedReceiver");
+    // Inside the test that defines it, a guess still (files have `close`).
+    assert_has(&out, "calls test_x.TestA.test_a -> test_x.TestA.test_a.W.close @tests/test_x.py:6:12 Member { k: 2 }");
+    assert_has(
+        &out,
+        "U calls close @tests/test_x.py:8:12 (unknown receiver)",
+    );
+    assert_has(
+        &out,
+        "U calls close @tests/test_y.py:2:8 (unknown receiver)",
+    );
+}
