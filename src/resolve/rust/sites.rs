@@ -867,6 +867,12 @@ impl Cx<'_, '_> {
                     Some(pos),
                 ),
                 Err(0) => {}
+                // Several in-repo traits' impls for outside types have the
+                // method: the one for the receiver's type, when it is named.
+                Err(_) if let Some(d) = self.outside_impl_method(site, recv, name, args) => {
+                    let strat = Strategy::Member { k: 1 };
+                    self.edge(self.sym(src), d, EdgeKind::Calls, strat, Some(pos));
+                }
                 Err(k) => {
                     self.unresolved(src, &text, EdgeKind::Calls, pos, &format!("{k} candidates"))
                 }
@@ -1110,7 +1116,6 @@ impl Cx<'_, '_> {
         if COMMON_METHODS.binary_search(&text).is_ok() {
             return Err(0);
         }
-        let m = self.fm + site.module;
         let cands: Vec<SymId> = all
             .iter()
             .filter(|(c, _)| match self.ix.sig(*c) {
@@ -1122,28 +1127,78 @@ impl Cx<'_, '_> {
                     || self.ix.ext_self_traits.contains(&tr)
                     || self.ix.unbounded_traits.contains(&tr)
             })
-            .filter(|&&(_, tr)| {
-                // The trait is in scope: defined or imported in the module
-                // or the enclosing fns.
-                let Some(tn) = self.ix.def_gname(self.world, tr) else {
-                    return false;
-                };
-                let found = self
-                    .local_lookup(site.src, tn, Ns::Any)
-                    .map(|(r, _)| r)
-                    .or_else(|| {
-                        self.ix
-                            .lookup(self.world, m, tn, Ns::Any, 0, None)
-                            .map(|(r, _)| r)
-                    });
-                found == Some(Res::Def(tr))
-            })
+            .filter(|&&(_, tr)| self.trait_in_scope(site, tr))
             .map(|&(c, _)| c)
             .collect();
         match cands.as_slice() {
             [d] => Ok(*d),
             _ => Err(cands.len()),
         }
+    }
+
+    /// Whether trait `tr` is in scope at `site`: defined or imported in
+    /// the module or the enclosing fns.
+    fn trait_in_scope(&self, site: &Site, tr: SymId) -> bool {
+        let Some(tn) = self.ix.def_gname(self.world, tr) else {
+            return false;
+        };
+        let m = self.fm + site.module;
+        let found = self
+            .local_lookup(site.src, tn, Ns::Any)
+            .map(|(r, _)| r)
+            .or_else(|| {
+                self.ix
+                    .lookup(self.world, m, tn, Ns::Any, 0, None)
+                    .map(|(r, _)| r)
+            });
+        found == Some(Res::Def(tr))
+    }
+
+    /// `x.name(…)` where in-repo traits in scope are implemented for
+    /// several outside types (bytes' `Buf` for `&[u8]`, `VecDeque<u8>`,
+    /// `Cursor<T>`): the method of the impl for the type receiver `recv`
+    /// is named as (`let b: VecDeque<u8>`, `Vec::with_capacity(64)`), its
+    /// own or else the trait's. `None` unless exactly one method is.
+    fn outside_impl_method(&self, site: &Site, recv: u32, name: u32, args: u8) -> Option<SymId> {
+        let shape = self.recv_shape(site, recv, 0);
+        if !matches!(shape, Shape::Named(_) | Shape::Slice) {
+            return None;
+        }
+        let mut found = None;
+        for &(f, i) in &self.ix.outside_impls {
+            let Some(&tr) = self.ix.impl_trait.get(&(f, i)) else {
+                continue;
+            };
+            let Some(&default) = self.ix.trait_methods.get(&(tr, name)) else {
+                continue;
+            };
+            let Some(imp) = scope_of(self.world, f).map(|s| &s.impls[i as usize]) else {
+                continue;
+            };
+            let m = self.ix.file_mod[f.0 as usize] + imp.module;
+            let own = match &imp.ty {
+                Ty::Path(p) | Ty::Generic(p, _) => self.path_shape(f, m, p, None),
+                Ty::Slice(_) => Shape::Slice,
+                _ => Shape::Unknown,
+            };
+            if own != shape || !self.trait_in_scope(site, tr) {
+                continue;
+            }
+            let d = imp
+                .methods
+                .iter()
+                .find(|&&md| self.ix.def_names[f.0 as usize].get(md as usize) == Some(&name))
+                .map_or(default, |&md| SymId { file: f, def: md });
+            let callable = match self.ix.sig(d) {
+                Some((params, has_self)) => has_self && (args == UNKNOWN_ARGS || params == args),
+                None => true,
+            };
+            if !callable || found.is_some_and(|x| x != d) {
+                return None;
+            }
+            found = Some(d);
+        }
+        found
     }
 
     /// What calling the one extension-trait method `x.name()` reaches
@@ -1616,6 +1671,7 @@ impl Cx<'_, '_> {
         let named = |p: &[u32]| self.path_shape(self.file, m, p, Some(&first));
         match self.refs.recvs.get(r as usize) {
             Some(Recv::Ty(Ty::Path(p) | Ty::Generic(p, _))) => named(p),
+            Some(Recv::Ty(Ty::Slice(_))) => Shape::Slice,
             Some(Recv::Call(p)) if p.len() > 1 => named(&p[..p.len() - 1]),
             Some(Recv::Method(base, name)) => {
                 let name = self.gstr(*name);

@@ -1632,8 +1632,9 @@ fn a_trait_implemented_for_an_outside_type_is_callable_on_it() {
     // `impl BufMut for Vec<u8>`: `v.put_u8(1)` on a `Vec` reaches the
     // trait's default method (the impl does not define it), `v.advance_mut`
     // the impl's own; with a second outside impl that defines `advance_mut`
-    // too, which one depends on the receiver's type: not a guess. Without
-    // the trait in scope, no method of it is callable.
+    // too, which one depends on the receiver's type: the `Vec` one where
+    // the receiver is named a `Vec`, else not a guess. Without the trait in
+    // scope, no method of it is callable.
     let lib = r#"pub trait BufMut { fn advance_mut(&mut self, n: usize); fn put_u8(&mut self, b: u8) { self.advance_mut(1) } }
 impl BufMut for Vec<u8> { fn advance_mut(&mut self, n: usize) {} }
 pub mod other { pub fn f(v: &mut Vec<u8>) { v.put_u8(1); } }
@@ -1656,8 +1657,13 @@ pub mod other { pub fn f(v: &mut Vec<u8>) { v.put_u8(1); } }
         &g,
         "calls t::g -> shop_app::BufMut::put_u8 @2:40 Member { k: 1 }",
     );
-    assert_none(&g, "calls t::g -> shop_app::Vec::advance_mut");
-    assert_has(&g, "U calls advance_mut @2:53 (2 candidates)");
+    assert_has(
+        &g,
+        "calls t::g -> shop_app::Vec::advance_mut @2:53 Member { k: 1 }",
+    );
+    let unnamed = "use shop_app::BufMut;\npub fn g(v: &mut impl Sized) { v.advance_mut(2); }\n";
+    let g = graph(&[("src/lib.rs", &two), ("tests/t.rs", unnamed)]);
+    assert_has(&g, "U calls advance_mut @2:34 (2 candidates)");
     // In such an impl, `self.name()` is the impl's own method, else the
     // trait's; but a name the outside type has itself (`Vec::reserve`) is
     // its inherent method, which comes first.
@@ -1672,6 +1678,42 @@ pub mod other { pub fn f(v: &mut Vec<u8>) { v.put_u8(1); } }
         "calls shop_app::Vec::put -> shop_app::Put::put_two @3:43 SelfMember",
     );
     assert_none(&g, "calls shop_app::Vec::put -> shop_app::Vec::reserve");
+}
+
+#[test]
+fn the_impl_for_the_receiver_s_outside_type_is_the_one_called() {
+    // bytes: `Buf` is implemented for `&[u8]`, `VecDeque<u8>` and
+    // `Cursor<T>`, each with its own `remaining`; `get_u8` is the trait's
+    // default. The receiver's declared or constructed type picks the impl;
+    // a type with no impl of the trait gets none of them.
+    let lib = r#"pub trait Buf { fn remaining(&self) -> usize; fn get_u8(&mut self) -> u8 { 0 } }
+impl Buf for &[u8] { fn remaining(&self) -> usize { 0 } }
+impl Buf for std::collections::VecDeque<u8> { fn remaining(&self) -> usize { 0 } }
+impl<T> Buf for std::io::Cursor<T> { fn remaining(&self) -> usize { 0 } fn get_u8(&mut self) -> u8 { 1 } }
+"#;
+    let user = "use shop_app::Buf;\nuse std::collections::VecDeque;\nuse std::io::Cursor;\npub fn g(s: &[u8]) {\n    let d: VecDeque<u8> = VecDeque::new();\n    d.remaining();\n    d.get_u8();\n    let c = Cursor::new(s);\n    c.remaining();\n    c.get_u8();\n    s.remaining();\n    let v = Vec::new();\n    v.remaining();\n}\n";
+    let g = graph(&[("src/lib.rs", lib), ("tests/t.rs", user)]);
+    assert_has(
+        &g,
+        "calls t::g -> shop_app::VecDeque::remaining @6:7 Member { k: 1 }",
+    );
+    assert_has(
+        &g,
+        "calls t::g -> shop_app::Buf::get_u8 @7:7 Member { k: 1 }",
+    );
+    assert_has(
+        &g,
+        "calls t::g -> shop_app::Cursor::remaining @9:7 Member { k: 1 }",
+    );
+    assert_has(
+        &g,
+        "calls t::g -> shop_app::Cursor::get_u8 @10:7 Member { k: 1 }",
+    );
+    assert_has(
+        &g,
+        "calls t::g -> shop_app::&[u8]::remaining @11:7 Member { k: 1 }",
+    );
+    assert_has(&g, "U calls remaining @13:7 (3 candidates)");
 }
 
 #[test]
