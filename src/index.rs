@@ -117,7 +117,7 @@ pub fn largest_first<T: Sync, R: Send>(
 }
 
 /// Read the manifests a walk found into a layout.
-pub fn read_layout(w: &walk::Walk, files: &[Analyzed]) -> Layout {
+pub fn read_layout(root: &Path, w: &walk::Walk, files: &[Analyzed]) -> Layout {
     let mut layout = Layout::default();
     for f in files {
         layout.files.insert(f.path.clone());
@@ -127,6 +127,7 @@ pub fn read_layout(w: &walk::Walk, files: &[Analyzed]) -> Layout {
             layout.manifests.insert(rel.clone(), text);
         }
     }
+    layout.built = resolve::typescript::built_outputs(root, &layout);
     layout
 }
 
@@ -164,7 +165,7 @@ pub fn analyze(files: &[Analyzed], layout: &Layout) -> Vec<FileResolution> {
 pub fn render(root: &Path) -> String {
     let w = walk::walk(root, &WalkConfig::default());
     let (files, _skipped) = extract_files(root, &w.files);
-    let layout = read_layout(&w, &files);
+    let layout = read_layout(root, &w, &files);
     let resolutions = analyze(&files, &layout);
     let world = World::new(
         files
@@ -660,6 +661,9 @@ pub fn update(
             layout.manifests.insert(rel.clone(), text);
         }
     }
+    layout.built = resolve::typescript::built_outputs(root, &layout);
+    // (A build output appearing or going changes what a package's name
+    // resolves to, as a manifest's change does.)
     let manifests_hash = {
         let mut h = blake3::Hasher::new();
         for (p, t) in &layout.manifests {
@@ -667,6 +671,10 @@ pub fn update(
             h.update(&[0]);
             h.update(t.as_bytes());
             h.update(&[0]);
+        }
+        for p in &layout.built {
+            h.update(p.as_bytes());
+            h.update(&[1]);
         }
         h.finalize().to_hex().to_string()
     };

@@ -143,6 +143,11 @@ pub struct Layout {
     pub files: BTreeSet<String>,
     /// Manifest path (repo-relative) → its text.
     pub manifests: BTreeMap<String, String>,
+    /// Files a `package.json` names as its entry or exports (`dist/index.d.ts`)
+    /// that exist on disk but are not indexed (build output): TypeScript
+    /// resolves the package's name to them, not to the sources they were
+    /// built from. See [`typescript::built_outputs`].
+    pub built: BTreeSet<String>,
 }
 
 /// The manifest file names the walk collects into a [`Layout`].

@@ -11,7 +11,7 @@
 //! would mostly be wrong.
 
 mod modules;
-pub use modules::source_conditions;
+pub use modules::{built_outputs, source_conditions};
 
 use rayon::prelude::*;
 

@@ -111,7 +111,7 @@ fn dump() {
     let start = std::time::Instant::now();
     let (files, _) = refgraph::index::extract_files(root, &w.files);
     let extracted = start.elapsed();
-    let layout = refgraph::index::read_layout(&w, &files);
+    let layout = refgraph::index::read_layout(root, &w, &files);
     let start = std::time::Instant::now();
     let _ = refgraph::index::analyze(&files, &layout);
     eprintln!(

@@ -118,7 +118,7 @@ fn render_dir() {
     let w = refgraph::walk::walk(root, &Default::default());
     let (files, _) = refgraph::index::extract_files(root, &w.files);
     let extracted = start.elapsed();
-    let layout = refgraph::index::read_layout(&w, &files);
+    let layout = refgraph::index::read_layout(root, &w, &files);
     let _ = refgraph::index::analyze(&files, &layout);
     eprintln!(
         "{} files: walk+extract {:?}, resolve {:?}",

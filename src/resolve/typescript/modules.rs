@@ -6,7 +6,7 @@
 //! package importing itself by name), through the package's `exports` map
 //! when it has one. Anything else is an external package.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::resolve::{FileIdx, Layout, PathIndex};
 
@@ -201,6 +201,52 @@ pub fn source_conditions(package: &serde_json::Value) -> Vec<String> {
     out.into_iter().collect()
 }
 
+/// The files the `package.json`s of `layout` name (`exports` targets,
+/// `types`, `typings`, `module`, `main`) that exist under `root` but are
+/// not indexed: build output such as `dist/index.d.ts` in a package
+/// published with its sources. TypeScript resolves the package's own name
+/// (`import … from '@reduxjs/toolkit'` in its tests) to those; where they
+/// do not exist, the graph links to the sources they are built from.
+pub fn built_outputs(root: &std::path::Path, layout: &Layout) -> BTreeSet<String> {
+    fn strings<'v>(v: &'v serde_json::Value, out: &mut Vec<&'v str>) {
+        match v {
+            serde_json::Value::String(s) => out.push(s),
+            serde_json::Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+            serde_json::Value::Object(o) => o.values().for_each(|x| strings(x, out)),
+            _ => {}
+        }
+    }
+    let mut built = BTreeSet::new();
+    for (path, text) in &layout.manifests {
+        let (dir, file) = path.rsplit_once('/').unwrap_or(("", path.as_str()));
+        if file != "package.json" {
+            continue;
+        }
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(&clean_jsonc(text)) else {
+            continue;
+        };
+        let mut named = Vec::new();
+        for field in ["types", "typings", "module", "main"] {
+            if let Some(e) = v.get(field).and_then(|e| e.as_str()) {
+                named.push(e);
+            }
+        }
+        if let Some(e) = v.get("exports") {
+            strings(e, &mut named);
+        }
+        for t in named {
+            let p = join(dir, t);
+            if p.contains('*') || p.starts_with("../") || layout.files.contains(&p) {
+                continue;
+            }
+            if root.join(&p).is_file() {
+                built.insert(p);
+            }
+        }
+    }
+    built
+}
+
 pub struct Modules {
     /// Directory ("" = root) → its tsconfig.json.
     tsconfigs: HashMap<String, TsConfig>,
@@ -209,6 +255,8 @@ pub struct Modules {
     /// Directory of a `package.json` → what importing the directory itself
     /// reads (`require('..')`): its `types`, `typings` and `main`.
     dir_entries: HashMap<String, Vec<String>>,
+    /// [`Layout::built`].
+    built: BTreeSet<String>,
 }
 
 impl Modules {
@@ -277,6 +325,7 @@ impl Modules {
             tsconfigs,
             packages,
             dir_entries,
+            built: layout.built.clone(),
         }
     }
 
@@ -357,6 +406,11 @@ impl Modules {
                         return Target::File(f);
                     }
                 }
+                // Built output that is there but not indexed: what
+                // TypeScript reads.
+                if targets.iter().any(|t| self.built.contains(t)) {
+                    return Target::External;
+                }
                 for t in &targets {
                     if let Some(f) = built_from(files, &p.dir, t) {
                         return Target::File(f);
@@ -364,6 +418,9 @@ impl Modules {
                 }
             }
             if rest.is_empty() {
+                if p.exports.is_none() && p.entries.iter().any(|e| self.built.contains(e)) {
+                    return Target::External;
+                }
                 for e in &p.entries {
                     if let Some(f) = probe(files, e).or_else(|| built_from(files, &p.dir, e)) {
                         return Target::File(f);
@@ -721,6 +778,52 @@ mod tests {
         assert_eq!(probe(&files, "v4/classic/index.cjs"), Some(FileIdx(1)));
         assert_eq!(probe(&files, "lib/x.js"), Some(FileIdx(3)));
         assert_eq!(probe(&files, "src/zz"), None);
+    }
+
+    #[test]
+    fn a_package_s_name_resolves_to_its_build_output_when_it_is_there() {
+        // @reduxjs/toolkit as published: `src/` and `dist/`, whose tests
+        // import the package by name. tsserver reads `dist/index.d.ts`
+        // (not indexed: `dist` is skipped); only without it is the name the
+        // source it was built from. Measured: 2,706 edges into `src/` that
+        // tsserver refuted.
+        let dir = tempfile::tempdir().unwrap();
+        let mut layout = Layout::default();
+        layout.manifests.insert(
+            "package.json".into(),
+            r#"{ "name": "@rtk/kit", "types": "dist/index.d.ts",
+                 "exports": { ".": { "types": "./dist/index.d.ts", "default": "./dist/cjs/index.js" } } }"#
+                .into(),
+        );
+        layout.manifests.insert(
+            "sub/package.json".into(),
+            r#"{ "name": "@rtk/sub", "types": "dist/index.d.ts" }"#.into(),
+        );
+        layout.files.insert("src/index.ts".into());
+        layout.files.insert("sub/src/index.ts".into());
+        let files: PathIndex = [
+            ("src/index.ts", FileIdx(0)),
+            ("sub/src/index.ts", FileIdx(1)),
+        ]
+        .into_iter()
+        .collect();
+        let resolve =
+            |layout: &Layout, spec| Modules::new(layout).resolve(&files, "src/t.ts", spec);
+        assert!(built_outputs(dir.path(), &layout).is_empty());
+        assert_eq!(resolve(&layout, "@rtk/kit"), Target::File(FileIdx(0)));
+        assert_eq!(resolve(&layout, "@rtk/sub"), Target::File(FileIdx(1)));
+        for p in ["dist/index.d.ts", "sub/dist/index.d.ts"] {
+            let p = dir.path().join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "export {}\n").unwrap();
+        }
+        layout.built = built_outputs(dir.path(), &layout);
+        assert_eq!(
+            layout.built.iter().map(String::as_str).collect::<Vec<_>>(),
+            ["dist/index.d.ts", "sub/dist/index.d.ts"]
+        );
+        assert_eq!(resolve(&layout, "@rtk/kit"), Target::External);
+        assert_eq!(resolve(&layout, "@rtk/sub"), Target::External);
     }
 
     #[test]
