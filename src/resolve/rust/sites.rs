@@ -1160,7 +1160,12 @@ impl Cx<'_, '_> {
     /// is named as (`let b: VecDeque<u8>`, `Vec::with_capacity(64)`), its
     /// own or else the trait's. `None` unless exactly one method is.
     fn outside_impl_method(&self, site: &Site, recv: u32, name: u32, args: u8) -> Option<SymId> {
-        let shape = self.recv_shape(site, recv, 0);
+        // (A method call reaches a slice's impls from an array too, which
+        // an argument of a `From<&[T]>` impl would not.)
+        let shape = match self.refs.recvs.get(recv as usize) {
+            Some(Recv::Ty(Ty::Slice(_))) => Shape::Slice,
+            _ => self.recv_shape(site, recv, 0),
+        };
         if !matches!(shape, Shape::Named(_) | Shape::Slice) {
             return None;
         }
@@ -1671,7 +1676,6 @@ impl Cx<'_, '_> {
         let named = |p: &[u32]| self.path_shape(self.file, m, p, Some(&first));
         match self.refs.recvs.get(r as usize) {
             Some(Recv::Ty(Ty::Path(p) | Ty::Generic(p, _))) => named(p),
-            Some(Recv::Ty(Ty::Slice(_))) => Shape::Slice,
             Some(Recv::Call(p)) if p.len() > 1 => named(&p[..p.len() - 1]),
             Some(Recv::Method(base, name)) => {
                 let name = self.gstr(*name);
