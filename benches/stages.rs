@@ -105,7 +105,7 @@ fn main() {
 
     timed("read + parse + extract + resolve", &mut rows, || {
         let (files, _) = index::extract_files(&root, &w.files);
-        let layout = index::read_layout(&w, &files);
+        let layout = index::read_layout(&root, &w, &files);
         let resolved = index::analyze(&files, &layout);
         assert_eq!(resolved.len(), files.len());
     });

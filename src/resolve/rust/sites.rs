@@ -902,12 +902,7 @@ impl Cx<'_, '_> {
                     .into_iter()
                     .flatten()
                     .copied()
-                    .filter(|c| match self.ix.sig(*c) {
-                        Some((params, has_self)) => {
-                            has_self && (args == UNKNOWN_ARGS || params == args)
-                        }
-                        None => true,
-                    })
+                    .filter(|&c| self.method_takes(c, args))
                     .filter(|c| {
                         self.world.head(*c).exported
                             || self
@@ -1118,10 +1113,7 @@ impl Cx<'_, '_> {
         }
         let cands: Vec<SymId> = all
             .iter()
-            .filter(|(c, _)| match self.ix.sig(*c) {
-                Some((params, has_self)) => has_self && (args == UNKNOWN_ARGS || params == args),
-                None => true,
-            })
+            .filter(|&&(c, _)| self.method_takes(c, args))
             .filter(|&&(_, tr)| {
                 !explicit
                     || self.ix.ext_self_traits.contains(&tr)
@@ -1133,6 +1125,15 @@ impl Cx<'_, '_> {
         match cands.as_slice() {
             [d] => Ok(*d),
             _ => Err(cands.len()),
+        }
+    }
+
+    /// Whether `x.m(…)` with `args` arguments can call method `m` (one
+    /// taking `self`, with as many other parameters; any, unknown).
+    fn method_takes(&self, m: SymId, args: u8) -> bool {
+        match self.ix.sig(m) {
+            Some((params, has_self)) => has_self && (args == UNKNOWN_ARGS || params == args),
+            None => true,
         }
     }
 
@@ -1194,11 +1195,7 @@ impl Cx<'_, '_> {
                 .iter()
                 .find(|&&md| self.ix.def_names[f.0 as usize].get(md as usize) == Some(&name))
                 .map_or(default, |&md| SymId { file: f, def: md });
-            let callable = match self.ix.sig(d) {
-                Some((params, has_self)) => has_self && (args == UNKNOWN_ARGS || params == args),
-                None => true,
-            };
-            if !callable || found.is_some_and(|x| x != d) {
+            if !self.method_takes(d, args) || found.is_some_and(|x| x != d) {
                 return None;
             }
             found = Some(d);
