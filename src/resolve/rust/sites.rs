@@ -1167,7 +1167,10 @@ impl Cx<'_, '_> {
             Some(Recv::Ty(Ty::Slice(_))) => Shape::Slice,
             _ => self.recv_shape(site, recv, 0),
         };
-        if !matches!(shape, Shape::Named(_) | Shape::Slice) {
+        // (`Pin::new(&mut x).poll_read(…)` calls `x`'s `poll_read`, whose
+        // `self: Pin<&mut Self>` is the receiver: not tokio's `impl
+        // AsyncRead for Pin<P>`.)
+        if !matches!(shape, Shape::Named(_) | Shape::Slice) || shape == Shape::Named("Pin") {
             return None;
         }
         let mut found = None;

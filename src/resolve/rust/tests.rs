@@ -1714,6 +1714,19 @@ impl<T> Buf for std::io::Cursor<T> { fn remaining(&self) -> usize { 0 } fn get_u
         "calls t::g -> shop_app::&[u8]::remaining @11:7 Member { k: 1 }",
     );
     assert_has(&g, "U calls remaining @13:7 (3 candidates)");
+    // tokio: `Pin::new(&mut inner).poll_read(…)` is the inner value's
+    // method (`self: Pin<&mut Self>`), not that of `impl AsyncRead for
+    // Pin<P>`.
+    let pin = r#"use std::pin::Pin;
+pub trait AsyncRead { fn poll_read(self: Pin<&mut Self>); }
+impl<P> AsyncRead for Pin<P> where P: std::ops::DerefMut + Unpin { fn poll_read(self: Pin<&mut Self>) {} }
+impl AsyncRead for std::fs::File { fn poll_read(self: Pin<&mut Self>) {} }
+impl AsyncRead for Vec<u8> { fn poll_read(self: Pin<&mut Self>) {} }
+pub struct S { io: std::process::ChildStdin }
+pub fn f(s: &mut S) { Pin::new(&mut s.io).poll_read(); }
+"#;
+    let g = graph(&[("src/lib.rs", pin)]);
+    assert_none(&g, "calls shop_app::f -> shop_app::Pin::poll_read");
 }
 
 #[test]
