@@ -817,6 +817,24 @@ impl<'s> Walker<'s> {
             );
             self.hoist_decl(d, placed, &impls);
         }
+        // JavaScript: a function given prototype methods in this block is
+        // a class from the start, so that `this` in its own body is an
+        // instance (`function View() { this.lookup(…) }`).
+        if !self.typed {
+            for s in block.named_children(&mut c) {
+                let Some(a) = s.named_child(0).filter(|a| {
+                    s.kind_name() == "expression_statement"
+                        && a.kind_name() == "assignment_expression"
+                }) else {
+                    continue;
+                };
+                if let (Some(left), Some(right)) = (a.field("left"), a.field("right")) {
+                    if let Some((class, _, _)) = self.prototype_method(left, skip_parens(right)) {
+                        self.defs[class as usize].kind = NodeKind::Class;
+                    }
+                }
+            }
+        }
     }
 
     fn hoist_decl(&mut self, d: Node<'s>, placed: Placed<'s>, impls: &HashSet<&str>) {
@@ -1219,7 +1237,9 @@ impl<'s> Walker<'s> {
                         d
                     }
                 };
-                self.function(n, Some(def), None);
+                // (A constructor function with prototype methods: see `hoist`.)
+                let this = (self.defs[def as usize].kind == NodeKind::Class).then_some(def);
+                self.function(n, Some(def), this);
             }
             "function_signature" => {
                 let def = self.node_defs.get(&n.id()).copied();
@@ -3333,6 +3353,18 @@ impl<'s> Walker<'s> {
                 }
             }
         }
+        if let Some((class, obj, prop)) = self.prototype_method(left, right) {
+            // JavaScript: `C.prototype.m = function m() {…}` defines method
+            // `m` of the constructor function `C`, which tsserver makes a
+            // class (its symbol is the function expression's name).
+            self.walk(obj);
+            let name = self.text(prop);
+            let at = right.field("name").unwrap_or(prop);
+            let d = self.member_def(class, name, at, n);
+            self.defs[class as usize].kind = NodeKind::Class;
+            self.function(right, Some(d), Some(class));
+            return;
+        }
         match (left.kind_name(), left.field("object")) {
             // `this.x = …` declares `x` in JavaScript (for tsserver too),
             // and says what `this.x` holds. In TypeScript `x` is declared in
@@ -3379,6 +3411,42 @@ impl<'s> Walker<'s> {
                     self.scope.vars[v as usize] = self.expr(right);
                 }
             }
+        }
+    }
+
+    /// `C.prototype.m = function …` in JavaScript, where `C` is a function
+    /// (or class) declared in this file: `C`'s def, the `C.prototype`
+    /// node and the `m` node.
+    fn prototype_method(
+        &mut self,
+        left: Node<'s>,
+        right: Node<'s>,
+    ) -> Option<(u32, Node<'s>, Node<'s>)> {
+        if self.typed || right.kind_name() != "function_expression" {
+            return None;
+        }
+        let (obj, prop) = (left.field("object")?, left.field("property")?);
+        if left.kind_name() != "member_expression" || prop.kind_name() != "property_identifier" {
+            return None;
+        }
+        let (ctor, proto) = (obj.field("object")?, obj.field("property")?);
+        if obj.kind_name() != "member_expression"
+            || ctor.kind_name() != "identifier"
+            || self.text(proto) != "prototype"
+        {
+            return None;
+        }
+        let name = self.text(ctor);
+        match self.lookup(name, NS_VALUE)? {
+            Binding::Def(d)
+                if matches!(
+                    self.defs[d as usize].kind,
+                    NodeKind::Function | NodeKind::Class
+                ) =>
+            {
+                Some((d, obj, prop))
+            }
+            _ => None,
         }
     }
 

@@ -179,6 +179,69 @@ fn commonjs_and_export_equals() {
 }
 
 #[test]
+fn prototype_methods_of_a_constructor_function() {
+    // express's router: `Layer.prototype.match = function match(…) {…}`
+    // makes `match` a method of `Layer`, which tsserver makes a class: an
+    // instance from `new Layer()` (here or where `Layer` is required)
+    // reaches it, and `this` inside another prototype method is a `Layer`.
+    let r = resolve_all(&[
+        (
+            "lib/layer.js",
+            "function Layer(path) { this.path = path; this.match(path); }\nLayer.prototype.match = function match(p) { return p; };\nLayer.prototype.handle = function (req) { return this.match(req); };\nmodule.exports = Layer;\n",
+        ),
+        (
+            "lib/router.js",
+            "var Layer = require('./layer');\nfunction route(p) { var l = new Layer(p); return l.match(p) && l.handle(p); }\n",
+        ),
+        (
+            "lib/other.js",
+            "function Other() {}\nOther.prototype = {};\nfunction f(x) { x.prototype.go = function go() {}; }\n",
+        ),
+    ]);
+    assert_eq!(targets(&r, "3:55"), ["lib/layer.js:Layer.match"]);
+    // `this` in the constructor function's own body, before the prototype
+    // assignments.
+    assert_eq!(targets(&r, "1:47"), ["lib/layer.js:Layer.match"]);
+    assert_eq!(targets(&r, "2:52"), ["lib/layer.js:Layer.match"]);
+    assert_eq!(targets(&r, "2:66"), ["lib/layer.js:Layer.handle"]);
+    // `Layer` in `Layer.prototype.match` is a reference to `Layer`.
+    assert!(r
+        .0
+        .iter()
+        .any(|e| e.0 == "lib/layer.js" && e.4 == "2:1" && e.1 == "lib/layer.js:Layer"));
+    let facts = extract::extract(
+        Lang::JavaScript,
+        "lib/layer.js",
+        b"function Layer() {}\nLayer.prototype.match = function match() {};\nLayer.prototype.go = function () {};\n",
+    );
+    let defs: Vec<_> = facts
+        .defs
+        .iter()
+        .map(|d| (d.local.as_str(), d.kind, d.pos.line, d.pos.column))
+        .collect();
+    assert!(
+        defs.contains(&("Layer", crate::graph::NodeKind::Class, 1, 10)),
+        "{defs:?}"
+    );
+    // Named at the function expression's name, else at the property.
+    assert!(
+        defs.contains(&("Layer.match", crate::graph::NodeKind::Method, 2, 34)),
+        "{defs:?}"
+    );
+    assert!(
+        defs.contains(&("Layer.go", crate::graph::NodeKind::Method, 3, 17)),
+        "{defs:?}"
+    );
+    // Not for a parameter's prototype.
+    let other = extract::extract(
+        Lang::JavaScript,
+        "lib/other.js",
+        b"function f(x) { x.prototype.go = function go() {}; }\n",
+    );
+    assert!(!other.defs.iter().any(|d| d.name == "go"));
+}
+
+#[test]
 fn self_members_inheritance_and_fields() {
     let r = resolve_all(&[
         (
