@@ -829,8 +829,15 @@ impl<'s> Walker<'s> {
                     continue;
                 };
                 if let (Some(left), Some(right)) = (a.field("left"), a.field("right")) {
-                    if let Some((class, _, _)) = self.prototype_method(left, skip_parens(right)) {
+                    if let Some((class, obj, Some(_))) =
+                        self.prototype_method(left, skip_parens(right))
+                    {
                         self.defs[class as usize].kind = NodeKind::Class;
+                        // A class is a type too: `@returns {Query}`.
+                        if let Some(ctor) = obj.field("object") {
+                            let name = self.text(ctor);
+                            self.bind(name, NS_TYPE, Binding::Def(class));
+                        }
                     }
                 }
             }
@@ -3353,17 +3360,27 @@ impl<'s> Walker<'s> {
                 }
             }
         }
-        if let Some((class, obj, prop)) = self.prototype_method(left, right) {
+        match self.prototype_method(left, right) {
             // JavaScript: `C.prototype.m = function m() {…}` defines method
             // `m` of the constructor function `C`, which tsserver makes a
             // class (its symbol is the function expression's name).
-            self.walk(obj);
-            let name = self.text(prop);
-            let at = right.field("name").unwrap_or(prop);
-            let d = self.member_def(class, name, at, n);
-            self.defs[class as usize].kind = NodeKind::Class;
-            self.function(right, Some(d), Some(class));
-            return;
+            Some((class, obj, Some(prop))) => {
+                self.walk(obj);
+                let name = self.text(prop);
+                let at = right.field("name").unwrap_or(prop);
+                let d = self.member_def(class, name, at, n);
+                self.defs[class as usize].kind = NodeKind::Class;
+                self.function(right, Some(d), Some(class));
+                return;
+            }
+            // `C.prototype[name] = function (…) {…}`: no method to name, but
+            // `this` is a `C`.
+            Some((class, _, None)) => {
+                self.walk(left);
+                self.function(right, None, Some(class));
+                return;
+            }
+            None => {}
         }
         match (left.kind_name(), left.field("object")) {
             // `this.x = …` declares `x` in JavaScript (for tsserver too),
@@ -3416,19 +3433,25 @@ impl<'s> Walker<'s> {
 
     /// `C.prototype.m = function …` in JavaScript, where `C` is a function
     /// (or class) declared in this file: `C`'s def, the `C.prototype`
-    /// node and the `m` node.
+    /// node and the `m` node (`None` for `C.prototype[name] = …`).
     fn prototype_method(
         &mut self,
         left: Node<'s>,
         right: Node<'s>,
-    ) -> Option<(u32, Node<'s>, Node<'s>)> {
+    ) -> Option<(u32, Node<'s>, Option<Node<'s>>)> {
         if self.typed || right.kind_name() != "function_expression" {
             return None;
         }
-        let (obj, prop) = (left.field("object")?, left.field("property")?);
-        if left.kind_name() != "member_expression" || prop.kind_name() != "property_identifier" {
-            return None;
-        }
+        let obj = left.field("object")?;
+        let prop = match left.kind_name() {
+            "member_expression" => {
+                let prop = left.field("property")?;
+                (prop.kind_name() == "property_identifier").then_some(prop)?;
+                Some(prop)
+            }
+            "subscript_expression" => None,
+            _ => return None,
+        };
         let (ctor, proto) = (obj.field("object")?, obj.field("property")?);
         if obj.kind_name() != "member_expression"
             || ctor.kind_name() != "identifier"

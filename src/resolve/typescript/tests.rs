@@ -187,7 +187,7 @@ fn prototype_methods_of_a_constructor_function() {
     let r = resolve_all(&[
         (
             "lib/layer.js",
-            "function Layer(path) { this.path = path; this.match(path); }\nLayer.prototype.match = function match(p) { return p; };\nLayer.prototype.handle = function (req) { return this.match(req); };\nmodule.exports = Layer;\n",
+            "function Layer(path) { this.path = path; this.match(path); }\nLayer.prototype.match = function match(p) { return p; };\nLayer.prototype.handle = function (req) { return this.match(req); };\n['a'].forEach(function (n) { Layer.prototype[n] = function () { return this.match(n); }; });\n/** @returns {Layer} */\nfunction make() { return new Layer('/'); }\nmodule.exports = Layer;\n",
         ),
         (
             "lib/router.js",
@@ -202,6 +202,15 @@ fn prototype_methods_of_a_constructor_function() {
     // `this` in the constructor function's own body, before the prototype
     // assignments.
     assert_eq!(targets(&r, "1:47"), ["lib/layer.js:Layer.match"]);
+    // `this` in a function assigned to a computed prototype member.
+    assert_eq!(targets(&r, "4:77"), ["lib/layer.js:Layer.match"]);
+    // The class is a type in JSDoc.
+    assert!(
+        r.0.iter()
+            .any(|e| e.0 == "lib/layer.js" && e.4 == "5:15" && e.1 == "lib/layer.js:Layer"),
+        "{:?}",
+        r.0
+    );
     assert_eq!(targets(&r, "2:52"), ["lib/layer.js:Layer.match"]);
     assert_eq!(targets(&r, "2:66"), ["lib/layer.js:Layer.handle"]);
     // `Layer` in `Layer.prototype.match` is a reference to `Layer`.
