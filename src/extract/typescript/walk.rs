@@ -3307,7 +3307,18 @@ impl<'s> Walker<'s> {
                             });
                         }
                         None => {
-                            self.module_exports(right);
+                            // `module.exports = exports = new Mongoose()`:
+                            // an assignment's value is its right side. (Not
+                            // `… = exports = SchemaType`: tsserver defines
+                            // such a name at the assignment, an alias.)
+                            let mut value = right;
+                            while value.kind_name() == "assignment_expression" {
+                                match value.field("right").map(skip_parens) {
+                                    Some(r) if r.kind_name() != "identifier" => value = r,
+                                    _ => break,
+                                }
+                            }
+                            self.module_exports(value);
                             self.walk(right);
                         }
                     }

@@ -197,8 +197,13 @@ fn prototype_methods_of_a_constructor_function() {
             "lib/other.js",
             "function Other() {}\nOther.prototype = {};\nfunction f(x) { x.prototype.go = function go() {}; }\n",
         ),
+        ("lib/one.js", "var Layer = require('./layer');\nconst one = module.exports = exports = new Layer('/');\n"),
+        ("lib/use.js", "const one = require('./one');\n\none.handle('/');\n"),
     ]);
     assert_eq!(targets(&r, "3:55"), ["lib/layer.js:Layer.match"]);
+    // mongoose: `module.exports = exports = new Mongoose()` exports the
+    // instance.
+    assert_eq!(targets(&r, "3:5"), ["lib/layer.js:Layer.handle"]);
     // `this` in the constructor function's own body, before the prototype
     // assignments.
     assert_eq!(targets(&r, "1:47"), ["lib/layer.js:Layer.match"]);
