@@ -210,6 +210,10 @@ pub struct Scope {
     /// Members that are getters (`get view(): View`), sorted: reading one
     /// gives its return value.
     pub getters: Vec<u32>,
+    /// JavaScript: names assigned on a class itself (`C.set = function …`,
+    /// a static), sorted by class. `C.set` is that static, which is no
+    /// node, even where a prototype method has the same name.
+    pub statics: Vec<(u32, Name)>,
 }
 
 impl Scope {

@@ -871,6 +871,11 @@ impl<'a, 'w> Eval<'a, 'w> {
             Val::Sym(sym) if self.kind(sym) == NodeKind::Class && name == "prototype" => {
                 (Val::Inst(sym), combine(rs, Strategy::Path))
             }
+            // JavaScript: a static assigned on the class (`C.set = …`) is
+            // no node, even beside a prototype method `set`.
+            Val::Sym(sym) if self.kind(sym) == NodeKind::Class && self.is_static(sym, name) => {
+                (Val::External, rs)
+            }
             Val::Sym(sym) if self.kind(sym) == NodeKind::Class => {
                 let (mut v, mut st) = self.member_lookup(sym, name, depth + 1);
                 if v == Val::External {
@@ -907,6 +912,19 @@ impl<'a, 'w> Eval<'a, 'w> {
             Val::Unknown => (Val::Unknown, rs),
             _ => (Val::External, rs),
         }
+    }
+
+    /// Whether `name` is assigned on class `c` itself in its JavaScript
+    /// file ([`Scope::statics`]).
+    fn is_static(&self, c: SymId, name: &str) -> bool {
+        let Some(s) = self.scope(c.file) else {
+            return false;
+        };
+        let lo = s.statics.partition_point(|&(d, _)| d < c.def);
+        s.statics[lo..]
+            .iter()
+            .take_while(|&&(d, _)| d == c.def)
+            .any(|&(_, n)| s.name(n) == name)
     }
 
     /// A member of an in-repo class or interface, own or inherited.

@@ -534,6 +534,8 @@ impl<'s> Walker<'s> {
         self.scope.fields.sort_by_key(|f| f.class);
         self.scope.returns.sort_by_key(|r| r.0);
         self.scope.getters.sort_unstable();
+        self.scope.statics.sort_unstable();
+        self.scope.statics.dedup();
         self.scope.getters.dedup();
         let mut ref_names: BTreeSet<String> = self.used.iter().map(|s| s.to_string()).collect();
         ref_names.extend(self.scope.names.iter().cloned());
@@ -3393,6 +3395,7 @@ impl<'s> Walker<'s> {
             }
             None => {}
         }
+        self.static_assignment(left);
         match (left.kind_name(), left.field("object")) {
             // `this.x = …` declares `x` in JavaScript (for tsserver too),
             // and says what `this.x` holds. In TypeScript `x` is declared in
@@ -3438,6 +3441,31 @@ impl<'s> Walker<'s> {
                 if matches!(self.scope.vars[v as usize], Expr::Unknown) {
                     self.scope.vars[v as usize] = self.expr(right);
                 }
+            }
+        }
+    }
+
+    /// JavaScript: `C.name = …` on a class `C` of this file (a
+    /// constructor function given prototype methods) records a static.
+    fn static_assignment(&mut self, left: Node<'s>) {
+        if self.typed || left.kind_name() != "member_expression" {
+            return;
+        }
+        let (Some(obj), Some(prop)) = (left.field("object"), left.field("property")) else {
+            return;
+        };
+        if obj.kind_name() != "identifier" || prop.kind_name() != "property_identifier" {
+            return;
+        }
+        let name = self.text(prop);
+        if name == "prototype" {
+            return;
+        }
+        let ctor = self.text(obj);
+        if let Some(Binding::Def(d)) = self.lookup(ctor, NS_VALUE) {
+            if self.defs[d as usize].kind == NodeKind::Class {
+                let n = self.intern(name);
+                self.scope.statics.push((d, n));
             }
         }
     }

@@ -199,6 +199,10 @@ fn prototype_methods_of_a_constructor_function() {
         ),
         ("lib/one.js", "var Layer = require('./layer');\nconst one = module.exports = exports = new Layer('/');\n"),
         ("lib/use.js", "const one = require('./one');\n\none.handle('/');\n"),
+        (
+            "lib/static.js",
+            "function S() {}\nS.prototype.set = function set() {};\nS.set = function set() {};\nS.set();\nnew S().set();\n",
+        ),
     ]);
     assert_eq!(targets(&r, "3:55"), ["lib/layer.js:Layer.match"]);
     // mongoose: `module.exports = exports = new Mongoose()` exports the
@@ -207,6 +211,16 @@ fn prototype_methods_of_a_constructor_function() {
     // `this` in the constructor function's own body, before the prototype
     // assignments.
     assert_eq!(targets(&r, "1:47"), ["lib/layer.js:Layer.match"]);
+    // mongoose: a static `S.set` beside `S.prototype.set` is the static
+    // (no node), an instance's `set` the prototype method.
+    let on = |line: &str| -> Vec<&str> {
+        r.0.iter()
+            .filter(|e| e.0.starts_with("lib/static.js") && e.4 == line)
+            .map(|e| e.1.as_str())
+            .collect()
+    };
+    assert_eq!(on("4:3"), Vec::<&str>::new());
+    assert_eq!(on("5:9"), ["lib/static.js:S.set"]);
     // `this` in a function assigned to a computed prototype member.
     assert_eq!(targets(&r, "4:77"), ["lib/layer.js:Layer.match"]);
     // The class is a type in JSDoc.
