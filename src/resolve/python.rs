@@ -2141,17 +2141,22 @@ impl Resolver<'_, '_> {
                 self.cx.ix.attr_counts.get(name).copied().unwrap_or(0),
             ),
         };
+        let others = attrs + u32::from(BUILTIN_METHODS.contains(&name));
+        let k = cands.len() as u32 + others;
         // A class written inside a test function stays there: its methods
         // are no guess for a receiver outside that test (but still say
-        // how common the name is).
-        let all = cands.len() as u32;
-        let cands: Vec<SymId> = cands
-            .iter()
-            .copied()
-            .filter(|&c| !self.in_other_test(src, c))
-            .collect();
-        let others = attrs + u32::from(BUILTIN_METHODS.contains(&name));
-        let k = all + others;
+        // how common the name is). Asked only when edges would be made:
+        // it reads each candidate's file.
+        let cands: Vec<SymId> =
+            if k <= MAX_CANDIDATES && COMMON_BUILTIN_METHODS.binary_search(&name).is_err() {
+                cands
+                    .iter()
+                    .copied()
+                    .filter(|&c| !self.in_other_test(src, c))
+                    .collect()
+            } else {
+                cands.to_vec()
+            };
         if cands.is_empty() {
             self.unresolved(src, name, kind, pos, "unknown receiver".into());
         } else if COMMON_BUILTIN_METHODS.binary_search(&name).is_ok() {

@@ -1703,11 +1703,19 @@ impl<'s> Walker<'s> {
         self.fn_def = def;
         self.this_class = this;
         self.push_frame();
-        // A named function expression binds its own name inside.
-        if n.kind_name() == "function_expression" && def.is_none() {
+        // A named function expression binds its own name inside: to its
+        // def when that is named by it (`C.prototype.run = function run(n)
+        // { run(n - 1) }`), else to nothing known.
+        if n.kind_name() == "function_expression" {
             if let Some(nn) = n.field("name") {
                 let name = self.text(nn);
-                self.bind(name, NS_VALUE, Binding::Opaque);
+                let b = match def {
+                    Some(d) if self.defs[d as usize].pos == Pos::from_ts(nn.start_position()) => {
+                        Binding::Def(d)
+                    }
+                    _ => Binding::Opaque,
+                };
+                self.bind(name, NS_VALUE, b);
             }
         }
         self.type_params(n);

@@ -2135,3 +2135,105 @@ fn a_class_inside_a_test_is_no_guess_outside_it() {
         "U calls close @tests/test_y.py:2:8 (unknown receiver)",
     );
 }
+
+/// An update reads other files' facts only as resolution reaches them
+/// ([`crate::resolve::FactSource`]). A guess with more candidates than
+/// are ever linked (`x.frobnicate()`, 8 methods: "8 candidates") named
+/// them from the store's index alone; the filter for classes inside tests
+/// now reads the head of every candidate first, so one such call in a
+/// changed file loads every file with a method of that name (hundreds
+/// for `save` or `get` in a large tree).
+#[test]
+fn review3_a_guess_past_max_candidates_reads_no_candidate_files() {
+    use crate::resolve::{Defs, FactSource, Facts, FactsRef, WorldInput};
+    use std::sync::{Mutex, OnceLock};
+    struct Src<'a> {
+        facts: &'a [crate::extract::FileFacts],
+        methods: Vec<SymId>,
+        loaded: Mutex<Vec<u32>>,
+    }
+    impl FactSource for Src<'_> {
+        fn load(&self, idx: FileIdx) -> Facts {
+            self.loaded.lock().unwrap().push(idx.0);
+            let f = &self.facts[idx.0 as usize];
+            Facts {
+                defs: Defs::decoded(f.defs.clone()),
+                scope: Box::new(f.scope.clone()),
+            }
+        }
+        fn named(&self, name: &str, _: Family) -> Vec<SymId> {
+            self.python_methods(name)
+        }
+        fn python_methods(&self, name: &str) -> Vec<SymId> {
+            if name == "frobnicate" {
+                self.methods.clone()
+            } else {
+                Vec::new()
+            }
+        }
+        fn python_class_attrs(&self, _: &str) -> u32 {
+            0
+        }
+        fn failed(&self) -> bool {
+            false
+        }
+    }
+    let mut paths = vec!["m.py".to_string()];
+    let mut texts = vec!["def f(x):\n    x.frobnicate()\n".to_string()];
+    for i in 0..8 {
+        paths.push(format!("c{i}.py"));
+        texts.push("class C:\n    def frobnicate(self): pass\n".to_string());
+    }
+    let facts: Vec<_> = paths
+        .iter()
+        .zip(&texts)
+        .map(|(p, t)| extract::extract(Lang::Python, p, t.as_bytes()))
+        .collect();
+    let method = facts[1]
+        .defs
+        .iter()
+        .position(|d| d.name == "frobnicate")
+        .unwrap() as u32;
+    let src = Src {
+        facts: &facts,
+        methods: (1..=8)
+            .map(|f| SymId {
+                file: FileIdx(f),
+                def: method,
+            })
+            .collect(),
+        loaded: Mutex::new(Vec::new()),
+    };
+    let cells: Vec<OnceLock<Facts>> = (0..paths.len()).map(|_| OnceLock::new()).collect();
+    let mut layout = Layout::default();
+    for p in &paths {
+        layout.files.insert(p.clone());
+    }
+    let inputs = paths
+        .iter()
+        .enumerate()
+        .map(|(i, p)| WorldInput {
+            path: p,
+            lang: Lang::Python,
+            facts: if i == 0 {
+                FactsRef::Given {
+                    defs: &facts[0].defs,
+                    scope: &facts[0].scope,
+                }
+            } else {
+                FactsRef::Cell(&cells[i])
+            },
+            module_key: None,
+            empty: false,
+        })
+        .collect();
+    let world = World::with_source(inputs, &layout, &src);
+    let prepared = crate::resolve::prepare(&world);
+    let res = crate::resolve::resolve_file(&world, &prepared, FileIdx(0), &facts[0].refs);
+    assert!(
+        res.unresolved.iter().any(|u| u.reason == "8 candidates"),
+        "{:?}",
+        res.unresolved
+    );
+    assert_eq!(*src.loaded.lock().unwrap(), Vec::<u32>::new());
+}

@@ -49,6 +49,7 @@ pub(super) const COMMON_METHODS: &[&str] = &[
     "contains_key",
     "copied",
     "copied_from",
+    "copy_from_slice",
     "count",
     "dedup",
     "default",
@@ -69,10 +70,12 @@ pub(super) const COMMON_METHODS: &[&str] = &[
     "expect",
     "expect_err",
     "extend",
+    "extend_from_slice",
     "extension",
     "fetch_add",
     "fetch_sub",
     "file_name",
+    "fill",
     "filter",
     "filter_map",
     "find",
@@ -161,8 +164,10 @@ pub(super) const COMMON_METHODS: &[&str] = &[
     "remove",
     "replace",
     "reserve",
+    "resize",
     "retain",
     "rev",
+    "reverse",
     "rsplit_once",
     "saturating_add",
     "saturating_sub",
@@ -176,6 +181,7 @@ pub(super) const COMMON_METHODS: &[&str] = &[
     "sort_by_key",
     "sort_unstable",
     "split",
+    "split_at",
     "split_off",
     "split_once",
     "starts_with",
@@ -185,6 +191,7 @@ pub(super) const COMMON_METHODS: &[&str] = &[
     "strip_suffix",
     "sum",
     "swap",
+    "swap_remove",
     "take",
     "take_while",
     "then",
@@ -1165,6 +1172,15 @@ impl Cx<'_, '_> {
         // an argument of a `From<&[T]>` impl would not.)
         let shape = match self.refs.recvs.get(recv as usize) {
             Some(Recv::Ty(Ty::Slice(_))) => Shape::Slice,
+            // `T::f(…)` is a `T` only for a constructor: not
+            // `String::from_utf8_lossy(b)`, a `Cow<str>`.
+            Some(Recv::Call(p))
+                if p.last().is_none_or(|&l| {
+                    !matches!(self.gstr(l), "new" | "with_capacity" | "default")
+                }) =>
+            {
+                return None;
+            }
             _ => self.recv_shape(site, recv, 0),
         };
         // (`Pin::new(&mut x).poll_read(…)` calls `x`'s `poll_read`, whose

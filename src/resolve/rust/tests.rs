@@ -1730,6 +1730,37 @@ pub fn f(s: &mut S) { Pin::new(&mut s.io).poll_read(); }
 }
 
 #[test]
+fn review3_an_outside_type_s_inherent_method_comes_before_an_impl_s() {
+    // A buffer trait implemented for `Vec<u8>` and `VecDeque<u8>` by
+    // delegation: `v.extend_from_slice(s)` on a `Vec` is std's inherent
+    // `Vec::extend_from_slice` (inherent methods come first at the same
+    // autoref), as rust-analyzer answers; not the impl's. With two impls
+    // this was "2 candidates"; now the `Vec` impl is picked.
+    let lib = r#"pub trait Buffer { fn extend_from_slice(&mut self, s: &[u8]); }
+impl Buffer for Vec<u8> { fn extend_from_slice(&mut self, s: &[u8]) { Vec::extend_from_slice(self, s) } }
+impl Buffer for std::collections::VecDeque<u8> { fn extend_from_slice(&mut self, s: &[u8]) { self.extend(s) } }
+"#;
+    let user = "use shop_app::Buffer;\npub fn g(s: &[u8]) { let mut v: Vec<u8> = Vec::new(); v.extend_from_slice(s); }\n";
+    let g = graph(&[("src/lib.rs", lib), ("tests/t.rs", user)]);
+    assert_none(&g, "calls t::g -> shop_app::Vec::extend_from_slice");
+}
+
+#[test]
+fn review3_an_associated_fn_s_value_is_not_always_its_type() {
+    // `String::from_utf8_lossy(b)` is a `Cow<str>`, not a `String`: its
+    // `tag()` autoderefs to `str`'s impl (rust-analyzer), not `String`'s.
+    // The receiver shape takes `T::f(…)` for a `T`.
+    let lib = r#"pub trait Tag { fn tag(&self) -> u8; }
+impl Tag for String { fn tag(&self) -> u8 { 1 } }
+impl Tag for str { fn tag(&self) -> u8 { 2 } }
+"#;
+    let user =
+        "use shop_app::Tag;\npub fn g(b: &[u8]) -> u8 { String::from_utf8_lossy(b).tag() }\n";
+    let g = graph(&[("src/lib.rs", lib), ("tests/t.rs", user)]);
+    assert_none(&g, "calls t::g -> shop_app::String::tag");
+}
+
+#[test]
 fn tuple_elements_take_their_declared_types() {
     // A fn returning `(Cn, usize)`: its elements reach `.0` and tuple
     // patterns (after `..`, counted from the end); `enumerate`, a map's

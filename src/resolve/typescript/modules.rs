@@ -37,7 +37,9 @@ struct TsConfig {
 struct Package {
     name: String,
     dir: String,
-    entries: Vec<String>,
+    /// `types`, `typings`, `source`, `module`, `main`, each with whether
+    /// TypeScript reads that field (not `source` nor `module`).
+    entries: Vec<(String, bool)>,
     exports: Option<Exports>,
     /// [`source_conditions`]: used when no tsconfig decides.
     source_conditions: Vec<String>,
@@ -201,12 +203,14 @@ pub fn source_conditions(package: &serde_json::Value) -> Vec<String> {
     out.into_iter().collect()
 }
 
-/// The files the `package.json`s of `layout` name (`exports` targets,
-/// `types`, `typings`, `module`, `main`) that exist under `root` but are
-/// not indexed: build output such as `dist/index.d.ts` in a package
-/// published with its sources. TypeScript resolves the package's own name
-/// (`import … from '@reduxjs/toolkit'` in its tests) to those; where they
-/// do not exist, the graph links to the sources they are built from.
+/// The files on disk, not indexed, in the folders a `package.json` of
+/// `layout` names as its `exports` targets or its `types`, `typings` or
+/// `main` (`dist/` of `./dist/index.d.ts`, `./dist/*.js`, `"main":
+/// "dist/index"`): build output in a package published with its sources.
+/// TypeScript resolves the package's own name (`import … from
+/// '@reduxjs/toolkit'` in its tests) to those; where they do not exist, the
+/// graph links to the sources they are built from. At most
+/// [`MAX_BUILT`] files are listed.
 pub fn built_outputs(root: &std::path::Path, layout: &Layout) -> BTreeSet<String> {
     fn strings<'v>(v: &'v serde_json::Value, out: &mut Vec<&'v str>) {
         match v {
@@ -216,7 +220,7 @@ pub fn built_outputs(root: &std::path::Path, layout: &Layout) -> BTreeSet<String
             _ => {}
         }
     }
-    let mut built = BTreeSet::new();
+    let mut folders = BTreeSet::new();
     for (path, text) in &layout.manifests {
         let (dir, file) = path.rsplit_once('/').unwrap_or(("", path.as_str()));
         if file != "package.json" {
@@ -226,7 +230,7 @@ pub fn built_outputs(root: &std::path::Path, layout: &Layout) -> BTreeSet<String
             continue;
         };
         let mut named = Vec::new();
-        for field in ["types", "typings", "module", "main"] {
+        for field in ["types", "typings", "main"] {
             if let Some(e) = v.get(field).and_then(|e| e.as_str()) {
                 named.push(e);
             }
@@ -235,17 +239,64 @@ pub fn built_outputs(root: &std::path::Path, layout: &Layout) -> BTreeSet<String
             strings(e, &mut named);
         }
         for t in named {
-            let p = join(dir, t);
-            if p.contains('*') || p.starts_with("../") || layout.files.contains(&p) {
+            // The folder before any `*`; a target that is a folder itself.
+            let p = join(dir, t.split('*').next().unwrap_or(t));
+            if p.starts_with("../") {
                 continue;
             }
-            if root.join(&p).is_file() {
-                built.insert(p);
+            let folder = if !p.ends_with('/') && root.join(&p).is_dir() {
+                p
+            } else {
+                p.rsplit_once('/')
+                    .map_or(String::new(), |(d, _)| d.to_string())
+            };
+            // Not the package's own folder: a file beside package.json is
+            // looked at alone.
+            if folder.trim_end_matches('/') == dir {
+                let f = join(dir, t);
+                if !layout.files.contains(&f) && root.join(&f).is_file() {
+                    folders.insert(f);
+                }
+                continue;
+            }
+            folders.insert(folder.trim_end_matches('/').to_string());
+        }
+    }
+    let mut built = BTreeSet::new();
+    for f in folders {
+        let abs = root.join(&f);
+        if abs.is_file() {
+            built.insert(f);
+            continue;
+        }
+        let mut stack = vec![(abs, f)];
+        while let Some((abs, rel)) = stack.pop() {
+            let Ok(rd) = std::fs::read_dir(&abs) else {
+                continue;
+            };
+            for e in rd.flatten() {
+                let Ok(name) = e.file_name().into_string() else {
+                    continue;
+                };
+                let r = format!("{rel}/{name}");
+                match e.file_type() {
+                    Ok(t) if t.is_dir() => stack.push((e.path(), r)),
+                    Ok(t) if t.is_file() && !layout.files.contains(&r) => {
+                        built.insert(r);
+                        if built.len() >= MAX_BUILT {
+                            return built;
+                        }
+                    }
+                    _ => {}
+                }
             }
         }
     }
     built
 }
+
+/// How many build output files [`built_outputs`] lists at most.
+const MAX_BUILT: usize = 50_000;
 
 pub struct Modules {
     /// Directory ("" = root) → its tsconfig.json.
@@ -294,7 +345,8 @@ impl Modules {
                     let mut entries = Vec::new();
                     for field in ["types", "typings", "source", "module", "main"] {
                         if let Some(e) = v.get(field).and_then(|e| e.as_str()) {
-                            entries.push(join(&dir, e));
+                            let read = !matches!(field, "source" | "module");
+                            entries.push((join(&dir, e), read));
                         }
                     }
                     #[derive(serde::Deserialize)]
@@ -408,7 +460,7 @@ impl Modules {
                 }
                 // Built output that is there but not indexed: what
                 // TypeScript reads.
-                if targets.iter().any(|t| self.built.contains(t)) {
+                if targets.iter().any(|t| self.is_built(t)) {
                     return Target::External;
                 }
                 for t in &targets {
@@ -418,11 +470,17 @@ impl Modules {
                 }
             }
             if rest.is_empty() {
-                if p.exports.is_none() && p.entries.iter().any(|e| self.built.contains(e)) {
-                    return Target::External;
-                }
-                for e in &p.entries {
-                    if let Some(f) = probe(files, e).or_else(|| built_from(files, &p.dir, e)) {
+                // In the order TypeScript reads them: an indexed entry, else
+                // build output that is there (outside the graph), else the
+                // source it is built from.
+                for (e, read) in &p.entries {
+                    if let Some(f) = probe(files, e) {
+                        return Target::File(f);
+                    }
+                    if *read && p.exports.is_none() && self.is_built(e) {
+                        return Target::External;
+                    }
+                    if let Some(f) = built_from(files, &p.dir, e) {
                         return Target::File(f);
                     }
                 }
@@ -441,6 +499,27 @@ impl Modules {
             return Target::External;
         }
         Target::External
+    }
+
+    /// Whether `path` names build output on disk (see [`built_outputs`]):
+    /// the file, its declaration (`x.js` → `x.d.ts`), or with an extension
+    /// or `index` added as TypeScript probes (`"main": "dist/index"`).
+    fn is_built(&self, path: &str) -> bool {
+        let has = |p: &str| self.built.contains(p);
+        if has(path) {
+            return true;
+        }
+        for (js, dts) in [(".js", ".d.ts"), (".mjs", ".d.mts"), (".cjs", ".d.cts")] {
+            if let Some(stem) = path.strip_suffix(js) {
+                if has(&format!("{stem}{dts}")) {
+                    return true;
+                }
+            }
+        }
+        let bare = path.trim_end_matches('/');
+        [".d.ts", ".ts", ".js", "/index.d.ts", "/index.js"]
+            .iter()
+            .any(|x| has(&format!("{bare}{x}")))
     }
 
     fn tsconfig_for(&self, dir: &str) -> Option<&TsConfig> {
@@ -824,6 +903,105 @@ mod tests {
         );
         assert_eq!(resolve(&layout, "@rtk/kit"), Target::External);
         assert_eq!(resolve(&layout, "@rtk/sub"), Target::External);
+    }
+
+    /// TypeScript reads `types` (then `typings`, then `main`) and never
+    /// `module`: an indexed `types` file is what the package's name is, even
+    /// when a `main` build output exists; and a `module` bundle on disk says
+    /// nothing about what TypeScript reads (`main` is the indexed source).
+    #[test]
+    fn review3_an_indexed_types_entry_wins_over_a_built_main() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut layout = Layout::default();
+        layout.manifests.insert(
+            "a/package.json".into(),
+            r#"{ "name": "a", "types": "src/index.ts", "main": "dist/index.js" }"#.into(),
+        );
+        layout.manifests.insert(
+            "b/package.json".into(),
+            r#"{ "name": "b", "main": "src/index.js", "module": "dist/index.mjs" }"#.into(),
+        );
+        layout.files.insert("a/src/index.ts".into());
+        layout.files.insert("b/src/index.js".into());
+        for p in ["a/dist/index.js", "b/dist/index.mjs"] {
+            let p = dir.path().join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "\n").unwrap();
+        }
+        layout.built = built_outputs(dir.path(), &layout);
+        let files: PathIndex = [
+            ("a/src/index.ts", FileIdx(0)),
+            ("b/src/index.js", FileIdx(1)),
+        ]
+        .into_iter()
+        .collect();
+        let m = Modules::new(&layout);
+        assert_eq!(
+            [
+                m.resolve(&files, "t/t.ts", "a"),
+                m.resolve(&files, "t/t.js", "b")
+            ],
+            [Target::File(FileIdx(0)), Target::File(FileIdx(1))]
+        );
+    }
+
+    /// `"main": "dist/index"` (no extension, as TypeScript and Node allow):
+    /// TypeScript reads `dist/index.d.ts`, which is there; the graph does
+    /// not see it as build output and maps the name to `src/index.ts`.
+    #[test]
+    fn review3_a_main_without_extension_names_its_build_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut layout = Layout::default();
+        layout.manifests.insert(
+            "package.json".into(),
+            r#"{ "name": "p", "main": "dist/index" }"#.into(),
+        );
+        layout.files.insert("src/index.ts".into());
+        for p in ["dist/index.js", "dist/index.d.ts"] {
+            let p = dir.path().join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "export {}\n").unwrap();
+        }
+        layout.built = built_outputs(dir.path(), &layout);
+        let files: PathIndex = [("src/index.ts", FileIdx(0))].into_iter().collect();
+        assert_eq!(
+            Modules::new(&layout).resolve(&files, "test/t.ts", "p"),
+            Target::External
+        );
+    }
+
+    /// A subpath pattern (`"./*": "./dist/*.js"`): `p/util` is
+    /// `dist/util.d.ts` for TypeScript, there on disk as `p`'s own
+    /// `dist/index.d.ts` is; `p` becomes External but `p/util` still maps
+    /// to `src/util.ts` (patterns are never listed as built output).
+    #[test]
+    fn review3_a_subpath_pattern_export_names_its_build_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut layout = Layout::default();
+        layout.manifests.insert(
+            "package.json".into(),
+            r#"{ "name": "p", "exports": { ".": "./dist/index.js", "./*": "./dist/*.js" } }"#
+                .into(),
+        );
+        layout.files.insert("src/index.ts".into());
+        layout.files.insert("src/util.ts".into());
+        for p in [
+            "dist/index.js",
+            "dist/index.d.ts",
+            "dist/util.js",
+            "dist/util.d.ts",
+        ] {
+            let p = dir.path().join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "export {}\n").unwrap();
+        }
+        layout.built = built_outputs(dir.path(), &layout);
+        let files: PathIndex = [("src/index.ts", FileIdx(0)), ("src/util.ts", FileIdx(1))]
+            .into_iter()
+            .collect();
+        let m = Modules::new(&layout);
+        assert_eq!(m.resolve(&files, "test/t.ts", "p"), Target::External);
+        assert_eq!(m.resolve(&files, "test/t.ts", "p/util"), Target::External);
     }
 
     #[test]

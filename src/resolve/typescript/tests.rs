@@ -1840,3 +1840,47 @@ fn a_guard_for_a_base_or_a_generic_guard_does_not_widen() {
     assert_eq!(targets(&r, "3:20"), ["types.ts:Derived.m"]);
     assert_ne!(targets(&r, "4:25"), ["types.ts:Base.m"]);
 }
+
+/// Inside `C.prototype.run = function run(n) {…}` the name `run` is the
+/// function expression itself (its name is bound in its own body), which
+/// tsserver answers at 3:28; before prototype methods were defs the
+/// name was bound there (no edge). Now the body is walked with a def and
+/// the name is not bound, so `run` reaches the module's `run`.
+#[test]
+fn review3_a_prototype_method_s_own_name_is_not_the_module_s() {
+    let r = resolve_all(&[(
+        "lib/a.js",
+        "function run() {}\nfunction C() {}\nC.prototype.run = function run(n) { return n && run(n - 1); };\n",
+    )]);
+    assert!(
+        !targets(&r, "3:49").contains(&"lib/a.js:run".to_string()),
+        "{:?}",
+        r.0
+    );
+}
+
+/// mongoose's `Query.set = function(…)` (static) beside
+/// `Query.prototype.set = function(…)`: both are kept as the one member
+/// `C.set`, the prototype's, so the static call `C.set()` goes to the
+/// instance method (tsserver: the static at 3:3).
+#[test]
+fn review3_a_static_function_beside_a_prototype_method_is_not_it() {
+    let src = "function C() {}\nC.prototype.set = function set() {};\nC.set = function set() {};
+C.set();
+";
+    let r = resolve_all(&[("lib/a.js", src)]);
+    let facts = extract::extract(Lang::JavaScript, "lib/a.js", src.as_bytes());
+    let lines: Vec<u32> = facts
+        .defs
+        .iter()
+        .filter(|d| d.local == "C.set")
+        .map(|d| d.pos.line)
+        .collect();
+    // The only `C.set` is the prototype method (line 2); the call at 4:3
+    // must not reach it.
+    assert!(
+        !(lines == [2] && targets(&r, "4:3") == ["lib/a.js:C.set"]),
+        "defs C.set at lines {lines:?}, edges {:?}",
+        r.0
+    );
+}
