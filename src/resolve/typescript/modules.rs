@@ -269,6 +269,18 @@ pub fn built_outputs(root: &std::path::Path, layout: &Layout) -> BTreeSet<String
             built.insert(f);
             continue;
         }
+        // A folder the walk indexes (`"main": "lib/index.js"` beside the
+        // sources) holds sources, not build output: not read again on
+        // every update.
+        let prefix = format!("{f}/");
+        if layout
+            .files
+            .range(prefix.clone()..)
+            .next()
+            .is_some_and(|p| p.starts_with(&prefix))
+        {
+            continue;
+        }
         let mut stack = vec![(abs, f)];
         while let Some((abs, rel)) = stack.pop() {
             let Ok(rd) = std::fs::read_dir(&abs) else {
@@ -903,6 +915,22 @@ mod tests {
         );
         assert_eq!(resolve(&layout, "@rtk/kit"), Target::External);
         assert_eq!(resolve(&layout, "@rtk/sub"), Target::External);
+        // A folder holding indexed sources is not read as build output.
+        layout.manifests.insert(
+            "src/package.json".into(),
+            r#"{ "name": "@rtk/src", "main": "index.js" }"#.into(),
+        );
+        layout.manifests.insert(
+            "lib/package.json".into(),
+            r#"{ "name": "@rtk/lib", "main": "out/index.js" }"#.into(),
+        );
+        layout.files.insert("lib/out/index.ts".into());
+        for p in ["src/notes.md", "lib/out/index.js"] {
+            std::fs::create_dir_all(dir.path().join(p).parent().unwrap()).unwrap();
+            std::fs::write(dir.path().join(p), "\n").unwrap();
+        }
+        let built = built_outputs(dir.path(), &layout);
+        assert!(!built.contains("src/notes.md") && !built.contains("lib/out/index.js"));
     }
 
     /// TypeScript reads `types` (then `typings`, then `main`) and never
