@@ -116,12 +116,18 @@ pub fn largest_first<T: Sync, R: Send>(
     done.into_iter().map(|(_, r)| r).collect()
 }
 
-/// Read the manifests a walk found into a layout.
+/// The layout of the extracted `files`: the manifests a walk found, and
+/// the build output they name.
 pub fn read_layout(root: &Path, w: &walk::Walk, files: &[Analyzed]) -> Layout {
-    let mut layout = Layout::default();
-    for f in files {
-        layout.files.insert(f.path.clone());
-    }
+    layout_of(root, w, files.iter().map(|f| f.path.clone()).collect())
+}
+
+/// The layout of the indexed `files` of walk `w` of `root`.
+fn layout_of(root: &Path, w: &walk::Walk, files: BTreeSet<String>) -> Layout {
+    let mut layout = Layout {
+        files,
+        ..Layout::default()
+    };
     for (rel, abs) in &w.manifests {
         if let Ok(text) = std::fs::read_to_string(abs) {
             layout.manifests.insert(rel.clone(), text);
@@ -652,16 +658,7 @@ pub fn update(
     }
     // The layout (which files exist, the manifests) is known from the walk
     // (after the preload starts: it needs none of it).
-    let mut layout = Layout {
-        files: w.files.iter().map(|f| f.path.clone()).collect(),
-        ..Layout::default()
-    };
-    for (rel, abs) in &w.manifests {
-        if let Ok(text) = std::fs::read_to_string(abs) {
-            layout.manifests.insert(rel.clone(), text);
-        }
-    }
-    layout.built = resolve::typescript::built_outputs(root, &layout);
+    let layout = layout_of(root, &w, w.files.iter().map(|f| f.path.clone()).collect());
     // (A build output appearing or going changes what a package's name
     // resolves to, as a manifest's change does.)
     let manifests_hash = {

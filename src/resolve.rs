@@ -362,6 +362,23 @@ impl<'a> Heads<'a> {
         }
     }
 
+    /// The first of def `idx` and the defs around it (innermost first)
+    /// that `pred` accepts.
+    pub fn up_to(&self, mut idx: u32, pred: impl Fn(u32, &DefHead) -> bool) -> Option<u32> {
+        loop {
+            let h = self.get(idx as usize)?;
+            if pred(idx, &h) {
+                return Some(idx);
+            }
+            idx = h.parent?;
+        }
+    }
+
+    /// The test def `idx` is or is nested in.
+    pub fn enclosing_test(&self, idx: u32) -> Option<u32> {
+        self.up_to(idx, |_, h| h.kind == NodeKind::Test)
+    }
+
     pub fn iter(self) -> impl Iterator<Item = DefHead> + 'a {
         let (defs, heads) = match self {
             Heads::Defs(d) => (d, &[][..]),
@@ -721,7 +738,7 @@ fn add_structural_edges(world: &World, file: FileIdx, res: &mut FileResolution) 
         if e.src.file != file {
             continue;
         }
-        let Some(test) = enclosing_test(defs, e.src.def) else {
+        let Some(test) = Heads::Defs(defs).enclosing_test(e.src.def) else {
             continue;
         };
         let target = world.head(e.dst);
@@ -737,17 +754,6 @@ fn add_structural_edges(world: &World, file: FileIdx, res: &mut FileResolution) 
         });
     }
     res.edges.extend(tests);
-}
-
-/// The test a definition is or is nested in.
-fn enclosing_test(defs: &[Def], mut idx: u32) -> Option<u32> {
-    loop {
-        let d = defs.get(idx as usize)?;
-        if d.kind == NodeKind::Test {
-            return Some(idx);
-        }
-        idx = d.parent?;
-    }
 }
 
 /// Facts of a file as the indexer holds them, for building a [`World`].

@@ -2147,7 +2147,7 @@ impl Resolver<'_, '_> {
         // are no guess for a receiver outside that test (but still say
         // how common the name is). Asked only when edges would be made:
         // it reads each candidate's file.
-        let cands: Vec<SymId> =
+        let cands: Cow<[SymId]> =
             if k <= MAX_CANDIDATES && COMMON_BUILTIN_METHODS.binary_search(&name).is_err() {
                 cands
                     .iter()
@@ -2155,7 +2155,7 @@ impl Resolver<'_, '_> {
                     .filter(|&c| !self.in_other_test(src, c))
                     .collect()
             } else {
-                cands.to_vec()
+                cands
             };
         if cands.is_empty() {
             self.unresolved(src, name, kind, pos, "unknown receiver".into());
@@ -2174,46 +2174,15 @@ impl Resolver<'_, '_> {
     /// Whether method `m` is of a class defined in a test function that
     /// does not enclose `src` (a def of this file).
     fn in_other_test(&self, src: u32, m: SymId) -> bool {
-        let world = self.cx.world;
-        let Some(class) = world.head(m).parent else {
+        let heads = self.cx.world.heads(m.file);
+        let Some(test) = heads
+            .get(m.def as usize)
+            .and_then(|h| h.parent)
+            .and_then(|class| heads.enclosing_test(class))
+        else {
             return false;
         };
-        let mut up = world
-            .head(SymId {
-                file: m.file,
-                def: class,
-            })
-            .parent;
-        while let Some(p) = up {
-            let h = world.head(SymId {
-                file: m.file,
-                def: p,
-            });
-            if h.kind == NodeKind::Test {
-                return m.file != self.file || !self.encloses(p, src);
-            }
-            up = h.parent;
-        }
-        false
-    }
-
-    /// Whether def `outer` of this file is `inner` or encloses it.
-    fn encloses(&self, outer: u32, inner: u32) -> bool {
-        let mut d = Some(inner);
-        while let Some(x) = d {
-            if x == outer {
-                return true;
-            }
-            d = self
-                .cx
-                .world
-                .head(SymId {
-                    file: self.file,
-                    def: x,
-                })
-                .parent;
-        }
-        false
+        m.file != self.file || heads.up_to(src, |d, _| d == test).is_none()
     }
 
     /// A local variable's value: its annotation, else its assignments when

@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use super::Packages;
 use crate::extract::names::Names;
-use crate::extract::rust::{MacroBlock, Scope, Ty, NONE};
+use crate::extract::rust::{Impl, MacroBlock, Scope, Ty, NONE};
 use crate::extract::{Family, LangScope};
 use crate::graph::NodeKind;
 use crate::resolve::{FileIdx, SymId, World};
@@ -1222,11 +1222,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
             ix.ext_self_traits.insert(tr);
             ix.outside_impls.insert((f, i));
             for &(name, m) in by_trait.get(&tr).into_iter().flatten() {
-                let own = imp.methods.iter().find_map(|&md| {
-                    (ix.def_names[f.0 as usize].get(md as usize) == Some(&name))
-                        .then_some(SymId { file: f, def: md })
-                });
-                let target = (own.unwrap_or(m), tr);
+                let target = (ix.own_method(f, imp, name).unwrap_or(m), tr);
                 let list = ix.ext_methods.entry(name).or_default();
                 if !list.contains(&target) {
                     list.push(target);
@@ -1327,6 +1323,16 @@ impl Index {
     /// fn `s`'s declared return type: its file and index in `Scope::rets`.
     pub fn ret(&self, s: SymId) -> Option<(FileIdx, u32)> {
         Some((s.file, self.rets[self.def_slot(s)?])).filter(|&(_, i)| i != NONE)
+    }
+
+    /// The method named `name` (global id) that impl `imp` of file `f`
+    /// defines itself.
+    pub fn own_method(&self, f: FileIdx, imp: &Impl, name: u32) -> Option<SymId> {
+        let names = &self.def_names[f.0 as usize];
+        imp.methods
+            .iter()
+            .find(|&&md| names.get(md as usize) == Some(&name))
+            .map(|&md| SymId { file: f, def: md })
     }
 
     fn file_fields(&self, world: &World, f: FileIdx) -> &FileFields {

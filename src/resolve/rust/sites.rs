@@ -1201,19 +1201,10 @@ impl Cx<'_, '_> {
                 continue;
             };
             let m = self.ix.file_mod[f.0 as usize] + imp.module;
-            let own = match &imp.ty {
-                Ty::Path(p) | Ty::Generic(p, _) => self.path_shape(f, m, p, None),
-                Ty::Slice(_) => Shape::Slice,
-                _ => Shape::Unknown,
-            };
-            if own != shape || !self.trait_in_scope(site, tr) {
+            if self.ty_shape(f, m, &imp.ty) != shape || !self.trait_in_scope(site, tr) {
                 continue;
             }
-            let d = imp
-                .methods
-                .iter()
-                .find(|&&md| self.ix.def_names[f.0 as usize].get(md as usize) == Some(&name))
-                .map_or(default, |&md| SymId { file: f, def: md });
+            let d = self.ix.own_method(f, imp, name).unwrap_or(default);
             if !self.method_takes(d, args) || found.is_some_and(|x| x != d) {
                 return None;
             }
@@ -1718,8 +1709,13 @@ impl Cx<'_, '_> {
             return Shape::Unknown;
         };
         let m = self.ix.file_mod[c.file.0 as usize] + imp.module;
-        match &imp.tr_arg {
-            Ty::Path(p) | Ty::Generic(p, _) => self.path_shape(c.file, m, p, None),
+        self.ty_shape(c.file, m, &imp.tr_arg)
+    }
+
+    /// What type `ty`, written in module `m` of file `f`, is as a [`Shape`].
+    fn ty_shape(&self, f: FileIdx, m: u32, ty: &Ty) -> Shape<'_> {
+        match ty {
+            Ty::Path(p) | Ty::Generic(p, _) => self.path_shape(f, m, p, None),
             Ty::Slice(_) => Shape::Slice,
             Ty::Param(_) => Shape::Param,
             _ => Shape::Unknown,

@@ -817,6 +817,15 @@ fn strip_comments(b: &[u8]) -> Vec<u8> {
 mod tests {
     use super::*;
 
+    /// Writes each of `paths` (with its folders) under `root`.
+    fn touch(root: &std::path::Path, paths: &[&str]) {
+        for p in paths {
+            let p = root.join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "export {}\n").unwrap();
+        }
+    }
+
     #[test]
     fn jsonc_with_comments_and_trailing_commas() {
         let v = parse_jsonc(
@@ -903,11 +912,7 @@ mod tests {
         assert!(built_outputs(dir.path(), &layout).is_empty());
         assert_eq!(resolve(&layout, "@rtk/kit"), Target::File(FileIdx(0)));
         assert_eq!(resolve(&layout, "@rtk/sub"), Target::File(FileIdx(1)));
-        for p in ["dist/index.d.ts", "sub/dist/index.d.ts"] {
-            let p = dir.path().join(p);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, "export {}\n").unwrap();
-        }
+        touch(dir.path(), &["dist/index.d.ts", "sub/dist/index.d.ts"]);
         layout.built = built_outputs(dir.path(), &layout);
         assert_eq!(
             layout.built.iter().map(String::as_str).collect::<Vec<_>>(),
@@ -917,20 +922,12 @@ mod tests {
         assert_eq!(resolve(&layout, "@rtk/sub"), Target::External);
         // A folder holding indexed sources is not read as build output.
         layout.manifests.insert(
-            "src/package.json".into(),
-            r#"{ "name": "@rtk/src", "main": "index.js" }"#.into(),
-        );
-        layout.manifests.insert(
             "lib/package.json".into(),
             r#"{ "name": "@rtk/lib", "main": "out/index.js" }"#.into(),
         );
         layout.files.insert("lib/out/index.ts".into());
-        for p in ["src/notes.md", "lib/out/index.js"] {
-            std::fs::create_dir_all(dir.path().join(p).parent().unwrap()).unwrap();
-            std::fs::write(dir.path().join(p), "\n").unwrap();
-        }
-        let built = built_outputs(dir.path(), &layout);
-        assert!(!built.contains("src/notes.md") && !built.contains("lib/out/index.js"));
+        touch(dir.path(), &["lib/out/index.js"]);
+        assert!(!built_outputs(dir.path(), &layout).contains("lib/out/index.js"));
     }
 
     /// TypeScript reads `types` (then `typings`, then `main`) and never
@@ -951,11 +948,7 @@ mod tests {
         );
         layout.files.insert("a/src/index.ts".into());
         layout.files.insert("b/src/index.js".into());
-        for p in ["a/dist/index.js", "b/dist/index.mjs"] {
-            let p = dir.path().join(p);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, "\n").unwrap();
-        }
+        touch(dir.path(), &["a/dist/index.js", "b/dist/index.mjs"]);
         layout.built = built_outputs(dir.path(), &layout);
         let files: PathIndex = [
             ("a/src/index.ts", FileIdx(0)),
@@ -985,11 +978,7 @@ mod tests {
             r#"{ "name": "p", "main": "dist/index" }"#.into(),
         );
         layout.files.insert("src/index.ts".into());
-        for p in ["dist/index.js", "dist/index.d.ts"] {
-            let p = dir.path().join(p);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, "export {}\n").unwrap();
-        }
+        touch(dir.path(), &["dist/index.js", "dist/index.d.ts"]);
         layout.built = built_outputs(dir.path(), &layout);
         let files: PathIndex = [("src/index.ts", FileIdx(0))].into_iter().collect();
         assert_eq!(
@@ -1013,16 +1002,15 @@ mod tests {
         );
         layout.files.insert("src/index.ts".into());
         layout.files.insert("src/util.ts".into());
-        for p in [
-            "dist/index.js",
-            "dist/index.d.ts",
-            "dist/util.js",
-            "dist/util.d.ts",
-        ] {
-            let p = dir.path().join(p);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, "export {}\n").unwrap();
-        }
+        touch(
+            dir.path(),
+            &[
+                "dist/index.js",
+                "dist/index.d.ts",
+                "dist/util.js",
+                "dist/util.d.ts",
+            ],
+        );
         layout.built = built_outputs(dir.path(), &layout);
         let files: PathIndex = [("src/index.ts", FileIdx(0)), ("src/util.ts", FileIdx(1))]
             .into_iter()
