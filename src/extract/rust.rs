@@ -445,7 +445,7 @@ pub enum Recv {
     Try(u32),
     /// `*recv`: the same type, unless an in-repo type implements `Deref`.
     Deref(u32),
-    /// An element of `recv`: `for x in recv`, `recv[i]`, the argument of
+    /// An element of `recv`: `for x in recv`, the argument of
     /// `recv.map(|x| …)`.
     Elem(u32),
     /// A field of what a pattern's path names (`Value::Float(f)`: the path,
@@ -472,6 +472,15 @@ pub enum Recv {
     /// `NaiveDate::MIN`): the const's declared type, else what
     /// [`Recv::Ty`] of the path is.
     Const(Vec<u32>),
+    /// `recv[i]`: what `Index` gives (an element of a collection, a map's
+    /// value, an in-repo impl's `Output`).
+    Index(u32),
+    /// `recv[a..b]`: a part of `recv`, of the same kind of collection.
+    Slice(u32),
+    /// `recv.name::<T>()` (the [`Recv::Method`] receiver it is, and `T`):
+    /// on an outside type, `str::parse::<T>` is a `Result<T, _>` and
+    /// `collect::<T>` a `T`.
+    Turbofish(u32, Ty),
 }
 
 /// Macros std exports to every crate. A crate's own `macro_rules!` of the

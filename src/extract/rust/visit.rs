@@ -798,13 +798,17 @@ impl<'s> V<'s> {
             "index_expression" => {
                 let mut cursor = n.walk();
                 let kids: Vec<Node> = n.named_children(&mut cursor).collect();
+                let range = kids
+                    .get(1)
+                    .is_some_and(|k| k.kind_name() == "range_expression");
                 let mut base = None;
                 for k in kids {
                     let r = self.node(k);
                     base.get_or_insert(r);
                 }
                 match base {
-                    Some(r) => self.recv(Recv::Elem(r)),
+                    Some(r) if range => self.recv(Recv::Slice(r)),
+                    Some(r) => self.recv(Recv::Index(r)),
                     None => 0,
                 }
             }

@@ -220,6 +220,10 @@ pub struct Index {
     def_base: Vec<u32>,
     pub inherent: HashMap<(SymId, u32), Few<SymId>>,
     pub trait_impl_methods: HashMap<(SymId, u32), Few<SymId>>,
+    /// The `index` fns of impls of std's `Index` (a trait path ending in
+    /// `Index` that names no in-repo trait), by self type: what `t[i]`
+    /// gives.
+    pub index_fns: HashMap<SymId, Few<SymId>>,
     pub type_traits: HashMap<SymId, Vec<SymId>>,
     pub trait_methods: HashMap<(SymId, u32), SymId>,
     pub supers: HashMap<SymId, Vec<SymId>>,
@@ -473,6 +477,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         def_base: Vec::new(),
         inherent: HashMap::default(),
         trait_impl_methods: HashMap::default(),
+        index_fns: HashMap::default(),
         type_traits: HashMap::default(),
         trait_methods: HashMap::default(),
         supers: HashMap::default(),
@@ -1056,6 +1061,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
     let mut ext_impl_methods: HashMap<(SymId, u32), SymId> = HashMap::default();
     // Impls of in-repo traits for outside types: (trait, file, impl index).
     let mut outside_impls: Vec<(SymId, FileIdx, u32)> = Vec::new();
+    let std_index = ix.gname("Index").zip(ix.gname("index"));
     {
         let Index {
             impl_trait,
@@ -1068,6 +1074,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
             ext_supers,
             inherent,
             trait_impl_methods,
+            index_fns,
             macros_by_name,
             off,
             def_names,
@@ -1184,8 +1191,22 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
                         } else {
                             &mut *trait_impl_methods
                         };
+                        let index_of = std_index.filter(|&(tr, _)| {
+                            res.tr.is_none()
+                                && imp
+                                    .tr
+                                    .last()
+                                    .and_then(|&l| gnames[f.0 as usize].get(l as usize))
+                                    == Some(&tr)
+                        });
                         for &md in &imp.methods {
                             if let Some(&name) = def_names[f.0 as usize].get(md as usize) {
+                                if index_of.is_some_and(|(_, index)| index == name) {
+                                    index_fns
+                                        .entry(t)
+                                        .or_default()
+                                        .push(SymId { file: f, def: md });
+                                }
                                 table
                                     .entry((t, name))
                                     .or_default()

@@ -1255,6 +1255,25 @@ impl Cx<'_, '_> {
         }
     }
 
+    /// What `t[i]` is for in-repo type `t`: what its `Index` impls'
+    /// `index` fns return, when they agree (`Index<&str>` and
+    /// `Index<usize>` for the same `Output`).
+    fn index_output(&self, t: SymId) -> TyRes {
+        let t = self.ix.unalias(self.world, t);
+        let Some(fns) = self.ix.index_fns.get(&t) else {
+            return TyRes::Unknown;
+        };
+        let mut out = None;
+        for &d in fns {
+            let ty = self.ret_of(d);
+            if ty == TyRes::Unknown || out.as_ref().is_some_and(|o| *o != ty) {
+                return TyRes::Unknown;
+            }
+            out = Some(ty);
+        }
+        out.unwrap_or(TyRes::Unknown)
+    }
+
     /// Whether in-repo type `t` implements `Deref` (has a `deref` method).
     fn has_deref(&self, t: SymId) -> bool {
         self.ix
@@ -1527,6 +1546,41 @@ impl Cx<'_, '_> {
                 TyRes::Container(x) | TyRes::Wrap(x) => *x,
                 // `for (k, v) in &map`
                 TyRes::Map(k, v) => TyRes::Tuple(vec![*k, *v]),
+                _ => TyRes::Unknown,
+            },
+            Recv::Index(base) => match self.eval(site, *base, depth + 1) {
+                TyRes::Container(x) | TyRes::Wrap(x) => *x,
+                TyRes::Map(_, v) => *v,
+                TyRes::Def(t) => self.index_output(t),
+                _ => TyRes::Unknown,
+            },
+            Recv::Turbofish(call, ty) => {
+                let t = self.eval(site, *call, depth + 1);
+                let Some(Recv::Method(base, name)) = self.refs.recvs.get(*call as usize) else {
+                    return t;
+                };
+                let std = matches!(t, TyRes::External | TyRes::Unknown)
+                    && matches!(
+                        self.eval(site, *base, depth + 1),
+                        TyRes::External | TyRes::Container(_) | TyRes::Map(..)
+                    );
+                let arg = || {
+                    self.ix
+                        .resolve_ty_with(self.world, self.file, m, ty, Some(&first))
+                };
+                match self.gstr(*name) {
+                    "parse" | "downcast_ref" | "downcast_mut" if std => {
+                        TyRes::Wrap(Box::new(arg()))
+                    }
+                    "collect" if std => arg(),
+                    _ => t,
+                }
+            }
+            // `v[1..]` is a slice of what `v` holds; `s[..n]` of a `str` is a
+            // `str`. An in-repo type's `Index<Range…>` is not told apart
+            // from its other `Index` impls.
+            Recv::Slice(base) => match self.eval(site, *base, depth + 1) {
+                t @ (TyRes::Container(_) | TyRes::External) => t,
                 _ => TyRes::Unknown,
             },
             // `.running(|root| …)` with `fn running<F: Fn(&mut Table)>(&mut

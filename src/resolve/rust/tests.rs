@@ -2727,3 +2727,51 @@ pub fn f() -> i32 { BOUNDS.0.year() + BOUNDS.1.year() }
         "calls shop_app::f -> shop_app::Date::year @4:30 TypedReceiver",
     );
 }
+
+#[test]
+fn indexing_slicing_and_turbofish_give_types() {
+    // toml_edit's tests: `doc["key"].as_str()` through `impl Index<&str>
+    // for DocumentMut { type Output = Item }`, and `"…".parse::<DocumentMut>()`.
+    let src = r#"use std::ops::Index;
+pub struct Doc;
+pub struct Item;
+impl Item { pub fn as_str(&self) -> Option<&str> { None } }
+impl std::str::FromStr for Doc { type Err = (); fn from_str(_: &str) -> Result<Doc, ()> { Ok(Doc) } }
+impl Index<&str> for Doc { type Output = Item; fn index(&self, _: &str) -> &Item { &Item } }
+pub struct Span;
+impl Span { pub fn index(&self) -> usize { 0 } }
+pub fn a(d: Doc, s: &str, v: Vec<Item>, m: std::collections::HashMap<u32, Item>) {
+    d["k"].as_str();
+    s.parse::<Doc>().unwrap()["k"].as_str();
+    v[0].as_str();
+    m[&0].as_str();
+    s.split(',').map(|x| x.len()).collect::<Vec<Item>>()[0].as_str();
+    v[1..].len();
+}
+pub fn b(sp: Span, any: &dyn std::any::Any) {
+    sp[0].as_str();
+    any.downcast_ref::<Item>().unwrap().as_str();
+}
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    for line in [10, 11, 12, 13, 14] {
+        let col = src.lines().nth(line - 1).unwrap().find("as_str").unwrap() + 1;
+        assert_has(
+            &g,
+            &format!("calls shop_app::a -> shop_app::Item::as_str @{line}:{col} TypedReceiver"),
+        );
+    }
+    assert_has(
+        &g,
+        "calls shop_app::b -> shop_app::Item::as_str @19:41 TypedReceiver",
+    );
+    // A slice of a Vec is a slice: `len` is std's, not guessed.
+    assert_none(&g, "U calls len @15:");
+    assert_none(&g, "calls shop_app::a -> shop_app::Item::len");
+    // An inherent `index` fn is not `Index`: `sp[0]` stays unknown (the
+    // one `as_str` in the crate is a guess, not a typed call).
+    assert_none(
+        &g,
+        "calls shop_app::b -> shop_app::Item::as_str @18:11 TypedReceiver",
+    );
+}

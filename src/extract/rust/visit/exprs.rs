@@ -58,10 +58,16 @@ impl<'s> V<'s> {
         let mut callee: Option<Recv> = None;
         // The site of a `Type::f(…)` callee, whose argument is recorded.
         let mut typed_call = None;
+        // `recv.parse::<T>()`: its one type argument.
+        let mut turbofish = None;
         if let Some(f) = n.field("function") {
             let target = if f.kind_name() == "generic_function" {
                 if let Some(ta) = f.field("type_arguments") {
-                    self.ty(ta);
+                    let args = named_code_children(ta);
+                    let tys: Vec<Ty> = args.iter().map(|&k| self.type_arg(k)).collect();
+                    if let [t] = &tys[..] {
+                        turbofish = Some(t.clone());
+                    }
                 }
                 f.field("function")
             } else {
@@ -110,7 +116,11 @@ impl<'s> V<'s> {
                                 } else if recv != 0 {
                                     callee = Some(Recv::MethodClosure(recv, name, 0, 0));
                                 }
-                                self.recv(Recv::Method(recv, name))
+                                let m = self.recv(Recv::Method(recv, name));
+                                match turbofish.take() {
+                                    Some(t) if m != 0 => self.recv(Recv::Turbofish(m, t)),
+                                    _ => m,
+                                }
                             }
                             _ => 0,
                         }
