@@ -338,6 +338,127 @@ pub fn typedef_imports(text: &str) -> Vec<TypedefImport<'_>> {
     out
 }
 
+/// `@import { A, B as C } from "./m"`, `@import D from "./m"` or
+/// `@import * as NS from "./m"` (TypeScript 5.5's type import in JSDoc):
+/// the module specifier and what it binds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportTag<'a> {
+    pub spec: &'a str,
+    /// `{ A, B as C }`: each imported name (a segment, a site) and the
+    /// local name it binds.
+    pub named: Vec<(Segment<'a>, &'a str)>,
+    /// `D`: the module's default export.
+    pub default: Option<&'a str>,
+    /// `* as NS`: the module itself.
+    pub namespace: Option<&'a str>,
+}
+
+pub fn import_tags(text: &str) -> Vec<ImportTag<'_>> {
+    let mut out = Vec::new();
+    if !text.starts_with("/**") {
+        return out;
+    }
+    let b = text.as_bytes();
+    // Blanks, line breaks and the `*` starting a comment line.
+    let skip = |mut i: usize| {
+        let mut line_start = false;
+        while i < b.len() {
+            match b[i] {
+                b' ' | b'\t' | b'\r' => {}
+                b'\n' => line_start = true,
+                b'*' if line_start && b.get(i + 1) != Some(&b'/') => line_start = false,
+                _ => break,
+            }
+            i += 1;
+        }
+        i
+    };
+    let word = |i: usize| &text[i..i + ident_len(b, i)];
+    let mut i = 0;
+    while let Some(at) = text[i..].find("@import").map(|k| k + i) {
+        i = at + "@import".len();
+        if ident_len(b, i) > 0 || b.get(i).is_some_and(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        let mut tag = ImportTag {
+            spec: "",
+            named: Vec::new(),
+            default: None,
+            namespace: None,
+        };
+        let mut s = skip(i);
+        if b.get(s) == Some(&b'*') {
+            s = skip(s + 1);
+            if word(s) != "as" {
+                continue;
+            }
+            s = skip(s + 2);
+            let n = ident_len(b, s);
+            if n == 0 {
+                continue;
+            }
+            tag.namespace = Some(&text[s..s + n]);
+            s = skip(s + n);
+        } else {
+            let n = ident_len(b, s);
+            if n > 0 && word(s) != "from" {
+                tag.default = Some(&text[s..s + n]);
+                s = skip(s + n);
+                if b.get(s) == Some(&b',') {
+                    s = skip(s + 1);
+                }
+            }
+            if b.get(s) == Some(&b'{') {
+                s = skip(s + 1);
+                loop {
+                    let n = ident_len(b, s);
+                    if n == 0 {
+                        break;
+                    }
+                    let seg = Segment {
+                        offset: s,
+                        name: &text[s..s + n],
+                        sep: None,
+                    };
+                    s = skip(s + n);
+                    let mut local = seg.name;
+                    if word(s) == "as" {
+                        s = skip(s + 2);
+                        let m = ident_len(b, s);
+                        if m == 0 {
+                            break;
+                        }
+                        local = &text[s..s + m];
+                        s = skip(s + m);
+                    }
+                    tag.named.push((seg, local));
+                    if b.get(s) == Some(&b',') {
+                        s = skip(s + 1);
+                    }
+                }
+                if b.get(s) != Some(&b'}') {
+                    continue;
+                }
+                s = skip(s + 1);
+            }
+        }
+        if word(s) != "from" {
+            continue;
+        }
+        s = skip(s + 4);
+        let Some(&q) = b.get(s).filter(|q| matches!(q, b'"' | b'\'')) else {
+            continue;
+        };
+        let Some(len) = text[s + 1..].find(q as char) else {
+            continue;
+        };
+        tag.spec = &text[s + 1..s + 1 + len];
+        i = s + 1 + len;
+        out.push(tag);
+    }
+    out
+}
+
 /// The type `@returns {T}` / `@return {T}` declares, when it is a plain or
 /// dotted name (as for [`param_types`]).
 pub fn return_type(text: &str) -> Option<Vec<&str>> {
@@ -662,5 +783,37 @@ mod tests {
         );
         // Only as a tag: a word `extends` in the text names nothing.
         assert!(render("/** A class that extends Event. */").is_empty());
+    }
+
+    #[test]
+    fn import_tags_named_default_namespace_and_multiline() {
+        let text = "/**\n * @import { A, B as C } from './m.js'\n * @import D from \"d\"\n * @import * as NS from '#ns'\n * @import {\n *   E,\n *   F\n * } from './e'\n * @imports nothing\n */";
+        let tags = import_tags(text);
+        type Tag<'a> = (
+            &'a str,
+            Vec<(&'a str, &'a str)>,
+            Option<&'a str>,
+            Option<&'a str>,
+        );
+        let got: Vec<Tag> = tags
+            .iter()
+            .map(|t| {
+                let named = t.named.iter().map(|(s, l)| (s.name, *l)).collect();
+                (t.spec, named, t.default, t.namespace)
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("./m.js", vec![("A", "A"), ("B", "C")], None, None),
+                ("d", vec![], Some("D"), None),
+                ("#ns", vec![], None, Some("NS")),
+                ("./e", vec![("E", "E"), ("F", "F")], None, None),
+            ]
+        );
+        // Each imported name is where the comment has it.
+        let a = &tags[0].named[0].0;
+        assert_eq!(&text[a.offset..a.offset + 1], "A");
+        assert!(import_tags("/* @import { A } from './m' */").is_empty());
     }
 }

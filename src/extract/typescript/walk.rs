@@ -394,6 +394,9 @@ struct Frame<'s> {
 
 struct Walker<'s> {
     src: &'s [u8],
+    /// The comments [`Walker::doc_comment`] has read (a cast's comment is
+    /// read from its expression, and may be a child walked too).
+    docs_read: HashSet<usize>,
     /// The source before [`grammar_workarounds`] (`src` when none applied).
     original: &'s [u8],
     /// Start bytes of the rewritten import types whose module site is
@@ -479,6 +482,7 @@ impl<'s> Walker<'s> {
     fn new(src: &'s [u8], test_file: bool, module: Def) -> Self {
         Walker {
             src,
+            docs_read: HashSet::new(),
             original: src,
             rewritten: HashSet::new(),
             test_file,
@@ -1335,6 +1339,12 @@ impl<'s> Walker<'s> {
                 self.jsx(n)
             }
             "comment" => self.doc_comment(n),
+            "parenthesized_expression" if !self.typed => {
+                if let Some(c) = cast_comment(n, self.src) {
+                    self.doc_comment(c);
+                }
+                self.walk_children(n);
+            }
             "conditional_type" => {
                 // `A extends [infer H, ...infer T] ? X<T> : Y`: each `infer`
                 // declares a type parameter, in scope in the extends clause
@@ -1491,6 +1501,9 @@ impl<'s> Walker<'s> {
     /// comment documents (its block's names, imports included) and counts
     /// them as references. A name not bound in the file is no site.
     fn doc_comment(&mut self, n: Node<'s>) {
+        if !self.docs_read.insert(n.id()) {
+            return;
+        }
         let text = self.text(n);
         let start = n.start_position();
         // In a class or interface body, a name bound nowhere is a member
@@ -1504,6 +1517,20 @@ impl<'s> Walker<'s> {
                 )
             })
             .and(self.this_class);
+        // `@import { A } from "./m"`: `A` names the module's export.
+        let tags = if self.typed {
+            Vec::new()
+        } else {
+            jsdoc::import_tags(text)
+        };
+        for t in tags {
+            let module = Expr::Require(self.intern_spec(t.spec));
+            for (seg, _) in &t.named {
+                let e = Expr::Member(Box::new(module.clone()), self.intern(seg.name));
+                let pos = doc_pos(text, start, seg.offset);
+                self.site_at(pos, SiteKind::Ref, NS_ANY, e);
+            }
+        }
         for name in jsdoc::names(text) {
             let mut base: Option<Expr> = name.module.map(|m| Expr::Require(self.intern_spec(m)));
             for seg in &name.segments {
@@ -1547,6 +1574,32 @@ impl<'s> Walker<'s> {
                 }
                 let v = self.new_var(e);
                 self.bind(t.local, NS_TYPE, Binding::Var(v));
+            }
+            // Bound as imports, of types only: a use in a later comment
+            // is a reference to what the module exports, as for `import`.
+            for t in jsdoc::import_tags(text) {
+                let spec = self.intern_spec(t.spec);
+                let mut bound = Vec::new();
+                if let Some(ns) = t.namespace {
+                    bound.push((ns, Imported::Namespace));
+                }
+                if let Some(d) = t.default {
+                    bound.push((d, Imported::Default));
+                }
+                for (seg, local) in &t.named {
+                    bound.push((local, Imported::Named(self.intern(seg.name))));
+                }
+                for (local, what) in bound {
+                    let l = self.intern(local);
+                    // (`{ns.A}` looks `ns` up as a value.)
+                    let ns = if what == Imported::Namespace {
+                        NS_ANY
+                    } else {
+                        NS_TYPE
+                    };
+                    let i = self.push_import(l, spec, what);
+                    self.bind(local, ns, Binding::Import(i));
+                }
             }
         }
     }
@@ -3131,22 +3184,14 @@ impl<'s> Walker<'s> {
         for t in tokens {
             match t.kind_name() {
                 "export_clause" => {
-                    let mut c2 = t.walk();
-                    let specs: Vec<Node> = t
-                        .named_children(&mut c2)
-                        .filter(|s| s.kind_name() == "export_specifier")
-                        .collect();
-                    for s in specs {
-                        let Some(name) = s.field("name") else {
-                            continue;
-                        };
+                    for (name, alias_node) in self.export_names(t) {
                         let local = self.spec_name(name);
-                        let alias = s.field("alias").map(|a| self.spec_name(a)).unwrap_or(local);
+                        let alias = alias_node.map(|a| self.spec_name(a)).unwrap_or(local);
                         let b = self.lookup(local, NS_ANY);
                         let Some(b) = b else { continue };
                         if let Binding::Def(_) | Binding::Import(_) = b {
                             self.site(name, SiteKind::Ref, NS_ANY, b.expr());
-                            if let Some(a) = s.field("alias") {
+                            if let Some(a) = alias_node {
                                 self.site(a, SiteKind::Ref, NS_ANY, b.expr());
                             }
                         }
@@ -3199,6 +3244,70 @@ impl<'s> Walker<'s> {
                 target: e,
             });
         }
+    }
+
+    /// The names of an `export { … }` clause, each with its alias. The
+    /// grammar takes no reserved word as an alias (`export { var_builder
+    /// as var }`, svelte's builders): `as var` is left an error, after the
+    /// specifier or inside it, where the next name is then taken for the
+    /// alias (`{ var_builder as var, call }` reads as `var_builder as
+    /// call`). The error's word is the alias, and that next name a
+    /// specifier of its own.
+    fn export_names(&self, clause: Node<'s>) -> Vec<(Node<'s>, Option<Node<'s>>)> {
+        // `as <word>` or `<word>` after an `as` (then perhaps `,`): the word.
+        let reserved_alias = |e: Node<'s>| {
+            let mut c = e.walk();
+            let mut words: Vec<Node<'s>> = e.children(&mut c).collect();
+            let after_as = e.prev_sibling().is_some_and(|p| self.text(p) == "as");
+            if !after_as && words.first().is_some_and(|w| self.text(*w) == "as") {
+                words.remove(0);
+            } else if !after_as {
+                return None;
+            }
+            match words[..] {
+                [word, ..]
+                    if word.child_count() == 0
+                        && self.text(word).bytes().all(|b| b.is_ascii_lowercase())
+                        && words[1..].iter().all(|w| self.text(*w) == ",") =>
+                {
+                    Some(word)
+                }
+                _ => None,
+            }
+        };
+        let mut out: Vec<(Node<'s>, Option<Node<'s>>)> = Vec::new();
+        let mut c = clause.walk();
+        let kids: Vec<Node<'s>> = clause.children(&mut c).collect();
+        for k in kids {
+            match k.kind_name() {
+                "export_specifier" => {
+                    let Some(name) = k.field("name") else {
+                        continue;
+                    };
+                    let mut c2 = k.walk();
+                    let inner = k
+                        .children(&mut c2)
+                        .find(|e| e.kind_name() == "ERROR")
+                        .and_then(reserved_alias);
+                    match (inner, k.field("alias")) {
+                        (Some(word), next) => {
+                            out.push((name, Some(word)));
+                            if let Some(next) = next {
+                                out.push((next, None));
+                            }
+                        }
+                        (None, alias) => out.push((name, alias)),
+                    }
+                }
+                "ERROR" => {
+                    if let Some(last) = out.last_mut().filter(|(_, a)| a.is_none()) {
+                        last.1 = reserved_alias(k);
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
     }
 
     fn spec_name(&self, n: Node<'s>) -> &'s str {
@@ -3927,6 +4036,14 @@ impl<'s> Walker<'s> {
                 let xs = self.expr(obj);
                 self.element_of(xs)
             }
+            // `/** @type {T} */ (x)`: a cast to `T` in JavaScript.
+            "parenthesized_expression"
+                if !self.typed
+                    && let Some(path) =
+                        cast_comment(n, self.src).and_then(|c| jsdoc::type_tag(self.text(c))) =>
+            {
+                self.doc_type(&path)
+            }
             "await_expression"
             | "parenthesized_expression"
             | "non_null_expression"
@@ -4495,6 +4612,13 @@ fn is_object_type(t: Node) -> bool {
 /// The `/** … */` comment just before a function, declaration or
 /// assignment, or before the declaration, assignment, property or export
 /// whose value it is (other comments between are passed over).
+/// The `/** … */` just before parenthesized expression `n`, a JSDoc cast
+/// (`/** @type {Batch} */ (current_batch)`) when it has a `@type`.
+fn cast_comment<'t>(n: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
+    n.prev_sibling()
+        .filter(|c| c.kind_name() == "comment" && src[c.start_byte()..].starts_with(b"/**"))
+}
+
 fn doc_comment_of<'t>(f: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
     let mut n = f;
     for _ in 0..5 {

@@ -117,11 +117,12 @@ const CONDITIONS: [&str; 5] = ["types", "import", "require", "node", "default"];
 
 impl Exports {
     /// The targets `exports` maps the subpath (`"."`, `"./x"`) to, `*`
-    /// substituted, in the order TypeScript tries them.
+    /// substituted, in the order TypeScript tries them (an `imports` map
+    /// the same for its `#x` keys).
     fn lookup(&self, subpath: &str, custom: &[String]) -> Vec<String> {
         let mut out = Vec::new();
         match self {
-            Exports::Map(m) if m.iter().any(|(k, _)| k.starts_with('.')) => {
+            Exports::Map(m) if m.iter().any(|(k, _)| k.starts_with(['.', '#'])) => {
                 if let Some((_, v)) = m.iter().find(|(k, _)| k == subpath) {
                     v.targets("", custom, &mut out);
                     return out;
@@ -320,6 +321,10 @@ pub struct Modules {
     dir_entries: HashMap<String, Vec<String>>,
     /// [`Layout::built`].
     built: BTreeSet<String>,
+    /// Each `package.json`'s folder, with its `imports` map (`"#x":
+    /// "./src/x.js"`) if it has one: a `#` specifier is looked up in the
+    /// nearest `package.json` above the importing file.
+    scopes: HashMap<String, Option<Exports>>,
 }
 
 impl Modules {
@@ -327,6 +332,7 @@ impl Modules {
         let mut raw: BTreeMap<String, serde_json::Value> = BTreeMap::new();
         let mut packages = Vec::new();
         let mut dir_entries = HashMap::new();
+        let mut scopes = HashMap::new();
         for (path, text) in &layout.manifests {
             let (dir, file) = match path.rsplit_once('/') {
                 Some((d, f)) => (d.to_string(), f),
@@ -351,6 +357,14 @@ impl Modules {
                     if !dir_entry.is_empty() {
                         dir_entries.insert(dir.clone(), dir_entry);
                     }
+                    #[derive(serde::Deserialize)]
+                    struct WithImports {
+                        imports: Option<Exports>,
+                    }
+                    let imports = serde_json::from_slice::<WithImports>(&clean)
+                        .ok()
+                        .and_then(|w| w.imports);
+                    scopes.insert(dir.clone(), imports);
                     let Some(name) = v.get("name").and_then(|n| n.as_str()) else {
                         continue;
                     };
@@ -390,6 +404,7 @@ impl Modules {
             packages,
             dir_entries,
             built: layout.built.clone(),
+            scopes,
         }
     }
 
@@ -412,6 +427,9 @@ impl Modules {
         }
         if spec.starts_with('/') || spec.contains(':') {
             return Target::External;
+        }
+        if spec.starts_with('#') {
+            return self.subpath_import(files, dir, spec);
         }
         if let Some(cfg) = self.tsconfig_for(dir) {
             for (pattern, targets) in &cfg.paths {
@@ -511,6 +529,47 @@ impl Modules {
             return Target::External;
         }
         Target::External
+    }
+
+    /// `#x` written in a file of folder `dir`: what the `imports` map of
+    /// the nearest `package.json` above it says, probed as a package's
+    /// `exports` targets are (outside the graph when the nearest has no
+    /// such key, as for TypeScript).
+    fn subpath_import(&self, files: &PathIndex, dir: &str, spec: &str) -> Target {
+        let mut d = dir;
+        let (scope, imports) = loop {
+            if let Some(imports) = self.scopes.get(d) {
+                break (d, imports);
+            }
+            match d.rsplit_once('/') {
+                Some((up, _)) => d = up,
+                None if !d.is_empty() => d = "",
+                None => return Target::External,
+            }
+        };
+        let Some(imports) = imports else {
+            return Target::External;
+        };
+        let custom = self
+            .tsconfig_for(dir)
+            .map_or(&[][..], |c| c.conditions.as_slice());
+        let targets: Vec<String> = imports
+            .lookup(spec, custom)
+            .iter()
+            .map(|t| join(scope, t))
+            .collect();
+        for t in &targets {
+            if let Some(f) = probe(files, t) {
+                return Target::File(f);
+            }
+        }
+        if targets.iter().any(|t| self.is_built(t)) {
+            return Target::External;
+        }
+        targets
+            .iter()
+            .find_map(|t| built_from(files, scope, t))
+            .map_or(Target::External, Target::File)
     }
 
     /// Whether `path` names build output on disk (see [`built_outputs`]):

@@ -1884,3 +1884,53 @@ C.set();
         r.0
     );
 }
+
+#[test]
+fn svelte_style_javascript_subpath_imports_jsdoc_imports_and_casts() {
+    // svelte 5: `import * as b from '#compiler/builders'` through the
+    // package.json `imports` map, `export { var_builder as var }` (a
+    // reserved word the grammar takes for no alias), `/** @import { Parser }
+    // from './index.js' */` and `/** @type {Batch} */ (current)`.
+    let r = resolve_with(
+        &[(
+            "package.json",
+            r##"{ "name": "s", "type": "module", "imports": { "#builders": "./src/builders.js", "#lib/*": "./src/lib/*.js", "#gone": "./src/gone.js" } }"##,
+        )],
+        &[
+            (
+                "src/builders.js",
+                "function var_builder(x) { return x; }\nfunction call(x) { return x; }\nexport { var_builder as var, call };\nexport class Batch { run() {} }\nexport let current = null;\n",
+            ),
+            ("src/lib/util.js", "export function util() {}\n"),
+            (
+                "src/a.js",
+                concat!(
+                    "/** @import { Batch as B } from './builders.js' */\n",
+                    "/**\n * @import * as ns from './builders.js'\n */\n",
+                    "import * as b from '#builders';\nimport { util } from '#lib/util';\nimport { current } from './builders.js';\nimport { gone } from '#gone';\n",
+                    "b.var(1); b.call(2); util(); gone();\n",
+                    "/** @param {B} x @returns {ns.Batch} */\n",
+                    "export function f(x) { x.run(); var y = /** @type {B} */ (current); y.run(); }\n",
+                ),
+            ),
+        ],
+    );
+    // The `imports` map, exact and a pattern.
+    assert_eq!(targets(&r, "9:3"), ["src/builders.js:var_builder"]);
+    assert_eq!(targets(&r, "9:13"), ["src/builders.js:call"]);
+    assert_eq!(targets(&r, "9:22"), ["src/lib/util.js:util"]);
+    // A target not in the repository is outside it.
+    assert!(targets(&r, "9:30").is_empty());
+    // The alias that is a reserved word names the export; the next name
+    // is its own.
+    assert_eq!(targets(&r, "3:25"), ["src/builders.js:var_builder"]);
+    assert_eq!(targets(&r, "3:30"), ["src/builders.js:call"]);
+    // `@import`: the imported name, its uses in JSDoc, a namespace.
+    assert_eq!(targets(&r, "1:15"), ["src/builders.js:Batch"]);
+    assert_eq!(targets(&r, "10:13"), ["src/builders.js:Batch"]);
+    assert_eq!(targets(&r, "10:31"), ["src/builders.js:Batch"]);
+    assert_eq!(targets(&r, "11:26"), ["src/builders.js:Batch.run"]);
+    // The cast: a reference, and the variable is a `Batch`.
+    assert_eq!(targets(&r, "11:52"), ["src/builders.js:Batch"]);
+    assert_eq!(targets(&r, "11:71"), ["src/builders.js:Batch.run"]);
+}
