@@ -374,8 +374,9 @@ pub enum Root {
     /// `super()` in a method of class `class`.
     Super { class: u32 },
     /// A variable narrowed by `isinstance(x, C)`: an instance of the class
-    /// the chain `class` names.
-    Narrowed { class: u32 },
+    /// the chain `class` names, unless what the variable was before (local
+    /// `prior`, `u32::MAX`: not a local) is already a `C`.
+    Narrowed { class: u32, prior: u32 },
     /// A literal: its type is not in the repository.
     External,
     /// A binary operator (`path / "x"`): what its left operand's dunder
@@ -741,11 +742,14 @@ struct Extractor<'s> {
     /// The end of the class-body statement being walked (where the
     /// names it binds become visible in the class body).
     class_stmt_end: Pos,
-    /// Active `isinstance` narrowings: (name, class chain, scope).
+    /// Active `isinstance` narrowings: (name, class chain, scope); class
+    /// `u32::MAX` after an assignment to the name ends one, and with
+    /// [`EXCLUDED`] set where `isinstance` is known false.
     narrowing: Vec<(String, u32, usize)>,
     /// Chains whose root name was narrowed: (chain, class chain, the
-    /// narrowing's scope, the name).
-    narrowed: Vec<(u32, u32, usize, String)>,
+    /// narrowing's scope, the name, whether the type the name had may be
+    /// kept: no `isinstance` of it is known false there).
+    narrowed: Vec<(u32, u32, usize, String, bool)>,
     /// Returned values of functions without a return annotation
     /// (`None`: a value we cannot follow).
     returns: HashMap<u32, Vec<Option<u32>>>,
@@ -811,6 +815,9 @@ const TYPING_WRAPPERS: [&str; 8] = [
     "ReadOnly",
     "TypeGuard",
 ];
+
+/// Marks a narrowing entry whose `isinstance` is known false.
+const EXCLUDED: u32 = 1 << 31;
 
 /// Subscripted forms whose arguments are type expressions wherever they
 /// stand (`Alias = Union["A", B]`, `Dict["K", V]`): pyright reads strings
@@ -882,6 +889,9 @@ impl<'s> Extractor<'s> {
             if !self.dead && self.exits(c) {
                 self.dead = true;
             }
+            if !self.narrowing.is_empty() {
+                self.unnarrow_after(c, sid);
+            }
             self.narrow_after(c, sid);
         }
         self.class_stmt_end = stmt_end;
@@ -906,6 +916,47 @@ impl<'s> Extractor<'s> {
         {
             if let Some(cond) = c.field("condition") {
                 self.narrow(cond, true, sid);
+            }
+        }
+    }
+
+    /// An assignment statement ends the `isinstance` narrowings of the
+    /// names it assigns (`assert isinstance(md, dict)`, then `md = …`):
+    /// each marked by an entry of no class, popped with its block.
+    #[inline(never)]
+    fn unnarrow_after(&mut self, c: Node, sid: usize) {
+        let Some(a) = c
+            .named_child(0)
+            .filter(|a| c.kind_name() == "expression_statement" && a.kind_name() == "assignment")
+        else {
+            return;
+        };
+        // `x = x.copy()`: a value made from the narrowed one, most often of
+        // its class (Django's `order_field = order_field.copy()` in an
+        // `isinstance(order_field, OrderBy)` branch): kept narrowed.
+        let mut root = a.field("right");
+        while let Some(r) = root.filter(|r| matches!(r.kind_name(), "call" | "attribute")) {
+            root = r.field("function").or(r.field("object"));
+        }
+        let from = root
+            .filter(|r| r.kind_name() == "identifier")
+            .map(|r| self.text(r));
+        let mut names = Vec::new();
+        match a.field("left") {
+            Some(t) if t.kind_name() == "identifier" => names.push(self.text(t).to_string()),
+            Some(t) if matches!(t.kind_name(), "pattern_list" | "tuple_pattern") => {
+                let mut cur = t.walk();
+                for k in t.named_children(&mut cur) {
+                    if k.kind_name() == "identifier" {
+                        names.push(self.text(k).to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+        for name in names {
+            if from != Some(name.as_str()) && self.narrowing.iter().any(|(x, _, _)| *x == name) {
+                self.narrowing.push((name, u32::MAX, sid));
             }
         }
     }
@@ -937,7 +988,7 @@ impl<'s> Extractor<'s> {
                     }
                 }
             }
-            "call" if !negated => {
+            "call" => {
                 let is_isinstance = cond
                     .field("function")
                     .is_some_and(|f| self.text(f) == "isinstance");
@@ -959,6 +1010,10 @@ impl<'s> Extractor<'s> {
                     return;
                 };
                 let name = self.text(x).to_string();
+                // Known false (an `elif` after it, code after `if
+                // isinstance(x, C): return`): x is no C, recorded so that
+                // a later narrowing does not keep x a C.
+                let c = if negated { c | EXCLUDED } else { c };
                 self.narrowing.push((name, c, sid));
             }
             _ => {}
@@ -2889,13 +2944,21 @@ impl<'s> Extractor<'s> {
                     }
                     true
                 };
-                if let Some((_, class, s)) = self
-                    .narrowing
-                    .iter()
-                    .rev()
-                    .find(|(x, _, s)| *x == n && inner_of(*s))
-                {
-                    self.narrowed.push((idx, *class, *s, n.clone()));
+                // The latest narrowing since the last assignment, and
+                // whether some `isinstance` of the name is known false.
+                let (mut found, mut excluded) = (None, false);
+                let entries = self.narrowing.iter().rev();
+                for (_, class, s) in entries.filter(|(x, _, s)| *x == n && inner_of(*s)) {
+                    match *class {
+                        u32::MAX => break,
+                        c if c & EXCLUDED != 0 => excluded = true,
+                        c => {
+                            found.get_or_insert((c, *s));
+                        }
+                    }
+                }
+                if let Some((class, s)) = found {
+                    self.narrowed.push((idx, class, s, n.clone(), !excluded));
                 }
                 self.name(&n);
                 // (Also through a comprehension or lambda around the use:
@@ -3230,14 +3293,18 @@ impl<'s> Extractor<'s> {
             let root = self.resolve_name(sid, &name, at);
             self.refs.chains[c as usize].root = root;
         }
-        for (c, class, s, name) in std::mem::take(&mut self.narrowed) {
+        for (c, class, s, name, keep) in std::mem::take(&mut self.narrowed) {
             let chain = &self.refs.chains[c as usize];
             // The variable the narrowing is about (not a comprehension's
             // own variable of that name).
             let same = matches!(chain.root, Root::Local(_) | Root::Global(_))
                 && chain.root == self.resolve_name(s, &name, chain.pos);
             if same {
-                self.refs.chains[c as usize].root = Root::Narrowed { class };
+                let prior = match chain.root {
+                    Root::Local(l) if keep => l,
+                    _ => u32::MAX,
+                };
+                self.refs.chains[c as usize].root = Root::Narrowed { class, prior };
             }
         }
         // A bare parameter's use before anything is assigned to it: what is

@@ -2012,7 +2012,11 @@ impl Resolver<'_, '_> {
                 V::new(if *cls { Val::Class(s) } else { Val::Inst(s) }, How::SelfM)
             }
             Root::Super { class } => V::new(Val::Super(self.sym(*class)), How::SelfM),
-            Root::Narrowed { class } => V::new(annotate(self.chain(*class, false).val), How::Typed),
+            Root::Narrowed { class, prior } => {
+                let to = annotate(self.chain(*class, false).val);
+                let before = (*prior != u32::MAX).then(|| (self.local(*prior).val, *prior));
+                V::new(self.narrowed(before, to), How::Typed)
+            }
             Root::External => V::new(Val::External, How::Syn),
             Root::Binary { left, op, right } => V::new(self.binary(*left, *op, *right), How::Typed),
             Root::Unknown => V::new(Val::Unknown, How::Typed),
@@ -2187,6 +2191,34 @@ impl Resolver<'_, '_> {
 
     /// A local variable's value: its annotation, else its assignments when
     /// they agree (literals only count when nothing else is assigned).
+    /// What `isinstance(x, C)` leaves `x`, an instance of in-repo class
+    /// `S` before (`before`: that value and the local): still an `S` when
+    /// `S` is a `C` already, or when `C` is no in-repo class and `x` was
+    /// assigned an `S` (pyright: `MultiDict` after `isinstance(md, dict)`,
+    /// werkzeug's tests; not an annotation's `S`, which may stand for a
+    /// union whose other members the check picks), else a `C`.
+    fn narrowed(&self, before: Option<(Val, u32)>, to: Val) -> Val {
+        match (before, to) {
+            (Some((Val::Inst(s), l)), Val::External) => {
+                let assigned = self.refs.locals[l as usize].iter().all(|s| {
+                    !matches!(
+                        s,
+                        Src::Annot(..) | Src::Param | Src::Inherited(..) | Src::Unknown
+                    )
+                });
+                if assigned {
+                    Val::Inst(s)
+                } else {
+                    to
+                }
+            }
+            (Some((Val::Inst(s), _)), Val::Inst(c)) if self.cx.mro(s).0.contains(&c) => {
+                Val::Inst(s)
+            }
+            _ => to,
+        }
+    }
+
     fn local(&self, l: u32) -> V {
         let idx = l as usize;
         match self.locals.borrow()[idx] {

@@ -2237,3 +2237,67 @@ fn review3_a_guess_past_max_candidates_reads_no_candidate_files() {
     );
     assert_eq!(*src.loaded.lock().unwrap(), Vec::<u32>::new());
 }
+
+#[test]
+fn isinstance_keeps_a_type_that_already_is_the_class() {
+    // Regression (werkzeug tests): `md = self.storage_class()` (annotated
+    // `type[MultiDict]`), then `assert isinstance(md, dict)`: pyright keeps
+    // `MultiDict`, a dict already, and `md.getlist` is its method; the
+    // graph had made `md` a dict, outside the repository, and said nothing.
+    let out = edges(&[(
+        "m.py",
+        "\
+class Conv(dict):
+    def get(self, k): ...
+class Multi(Conv):
+    def getlist(self, k): ...
+class T:
+    storage_class: type[Multi]
+    def test_a(self):
+        md = self.storage_class()
+        assert isinstance(md, dict)
+        md.getlist(1)
+def f(d: Multi, e: Conv):
+    assert isinstance(d, Conv)
+    d.getlist(2)
+    assert isinstance(e, Multi)
+    e.getlist(3)
+class Other:
+    def getlist(self, k): ...
+def g():
+    x = Multi()
+    assert isinstance(x, dict)
+    x = Other()
+    x.getlist(4)
+def h(y: Multi):
+    if isinstance(y, Multi):
+        return
+    if isinstance(y, dict):
+        y.getlist(5)
+",
+    )]);
+    assert_has(
+        &out,
+        "calls m.T.test_a -> m.Multi.getlist @m.py:10:12 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.f -> m.Multi.getlist @m.py:13:7 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.f -> m.Multi.getlist @m.py:15:7 TypedReceiver",
+    );
+    // An assignment ends the narrowing: `x` is no dict after it (it was,
+    // and `x.getlist` no site at all); either class's, as far as a graph
+    // that does not follow the flow can tell.
+    assert_has(
+        &out,
+        "calls m.g -> m.Other.getlist @m.py:22:7 Member { k: 2 }",
+    );
+    // After `if isinstance(y, Multi): return`, `y` is no Multi, and in an
+    // `isinstance(y, dict)` branch it is a dict (httpx's `elif
+    // isinstance(headers, Mapping)` after an `isinstance(headers, Headers)`
+    // branch): nothing in the repository.
+    assert_none_to(&out, "calls m.h -> m.Multi.getlist");
+}
