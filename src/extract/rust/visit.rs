@@ -161,6 +161,10 @@ struct V<'s> {
     assoc: Option<Assoc>,
     /// Local variables of the function being walked → receiver id.
     locals: Vec<HashMap<u32, u32>>,
+    /// What each binding in the innermost function replaced (name, old
+    /// receiver), so that a block, an arm, a loop or a closure gives its
+    /// names back when it ends ([`Self::scope_end`]).
+    undo: Vec<(u32, Option<u32>)>,
     /// Generic parameters in scope with their first trait bound.
     generics: Vec<(u32, Option<Segs>)>,
     /// Associated types a generic's bound fixes (`T: TimeZone<Offset =
@@ -245,6 +249,7 @@ pub(super) fn run(module: Def, src: &[u8], root: Node) -> (Vec<Def>, Scope, Refs
         assoc: None,
         local_keys: false,
         locals: Vec::new(),
+        undo: Vec::new(),
         generics: Vec::new(),
         bound_bindings: Vec::new(),
         closure_bounds: Vec::new(),
@@ -412,7 +417,29 @@ impl<'s> V<'s> {
 
     fn bind(&mut self, name: u32, r: u32) {
         if let Some(m) = self.locals.last_mut() {
-            m.insert(name, r);
+            let old = m.insert(name, r);
+            self.undo.push((name, old));
+        }
+    }
+
+    /// Where a scope of local names starts.
+    fn scope_start(&self) -> usize {
+        self.undo.len()
+    }
+
+    /// The end of the scope started at `mark`: its bindings are undone
+    /// (`|key| …` in `.map(|key| …)` names nothing after the closure).
+    fn scope_end(&mut self, mark: usize) {
+        while self.undo.len() > mark {
+            let Some((name, old)) = self.undo.pop() else {
+                break;
+            };
+            if let Some(m) = self.locals.last_mut() {
+                match old {
+                    Some(r) => m.insert(name, r),
+                    None => m.remove(&name),
+                };
+            }
         }
     }
 
@@ -838,12 +865,20 @@ impl<'s> V<'s> {
                     None => 0,
                 };
                 let elem = self.recv(Recv::Elem(r));
+                let mark = self.scope_start();
                 if let Some(p) = n.field("pattern") {
                     self.pattern(p, elem);
                 }
                 if let Some(b) = n.field("body") {
                     self.node(b);
                 }
+                self.scope_end(mark);
+                0
+            }
+            "while_expression" => {
+                let mark = self.scope_start();
+                self.children(n);
+                self.scope_end(mark);
                 0
             }
             "let_condition" => {
@@ -883,10 +918,13 @@ impl<'s> V<'s> {
             }
             "match_arm" => self.match_arm(n, 0),
             "if_expression" => {
+                // `if let` binds for the consequence only.
+                let mark = self.scope_start();
                 if let Some(c) = n.field("condition") {
                     self.node(c);
                 }
                 let then = n.field("consequence").map_or(0, |b| self.node(b));
+                self.scope_end(mark);
                 let alt = n.field("alternative").map_or(0, |e| self.node(e));
                 if then != 0 {
                     then
@@ -895,7 +933,12 @@ impl<'s> V<'s> {
                 }
             }
             // (A statement's value, `x;`, is 0: it falls to the walk below.)
-            "block" | "else_clause" | "unsafe_block" => self.children(n),
+            "block" | "else_clause" | "unsafe_block" => {
+                let mark = self.scope_start();
+                let r = self.children(n);
+                self.scope_end(mark);
+                r
+            }
             "where_clause" => {
                 self.where_clause(n);
                 0

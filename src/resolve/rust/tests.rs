@@ -2775,3 +2775,47 @@ pub fn b(sp: Span, any: &dyn std::any::Any) {
         "calls shop_app::b -> shop_app::Item::as_str @18:11 TypedReceiver",
     );
 }
+
+#[test]
+fn a_closure_s_arm_s_and_block_s_names_end_with_them() {
+    // toml_edit's CustomError::duplicate_key: `key.as_repr().and_then(|key|
+    // key.as_raw()).unwrap_or_else(|| key.default_repr())`: the second
+    // closure's `key` is the outer one (a Key), not the first closure's
+    // parameter (a Repr), which had been left bound after it.
+    let src = r#"pub struct Key;
+pub struct Repr;
+impl Key { pub fn as_repr(&self) -> Option<&Repr> { None } pub fn default_repr(&self) -> Repr { Repr } }
+impl Repr { pub fn as_raw(&self) -> &str { "" } }
+pub enum Entry { Occupied(Repr), Vacant }
+impl Entry { pub fn or_insert(self) {} }
+pub fn f(key: &Key, e: Entry) {
+    key.as_repr().map(|key| key.as_raw()).unwrap_or_else(|| key.default_repr().as_raw());
+    match e { Entry::Occupied(ref e) => { e.as_raw(); } Entry::Vacant => {} }
+    e.or_insert();
+    if let Some(key) = key.as_repr() { key.as_raw(); }
+    { let key = Repr; key.as_raw(); }
+    for key in [Repr] { key.as_raw(); }
+    key.default_repr();
+}
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Key::default_repr @8:65 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Entry::or_insert @10:7 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Key::default_repr @14:9 TypedReceiver",
+    );
+    // Inside each, its own binding.
+    for (line, col) in [(8, 33), (9, 45), (11, 44), (12, 27)] {
+        assert_has(
+            &g,
+            &format!("calls shop_app::f -> shop_app::Repr::as_raw @{line}:{col} TypedReceiver"),
+        );
+    }
+}

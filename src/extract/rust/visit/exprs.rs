@@ -276,6 +276,7 @@ impl<'s> V<'s> {
         if own {
             self.locals.push(HashMap::default());
         }
+        let mark = self.scope_start();
         if let Some(params) = n.field("parameters") {
             for (i, p) in named_code_children(params).into_iter().enumerate() {
                 let hint = hints.get(i).copied().unwrap_or(0);
@@ -301,6 +302,7 @@ impl<'s> V<'s> {
         if let Some(body) = n.field("body") {
             self.node(body);
         }
+        self.scope_end(mark);
         if own {
             self.locals.pop();
         }

@@ -126,6 +126,7 @@ impl<'s> V<'s> {
         }
         self.bound_sets(def);
         self.locals.push(HashMap::default());
+        let undo = self.scope_start();
         if let Some(params) = n.field("parameters") {
             let mut cursor = params.walk();
             let kids: Vec<Node> = params.named_children(&mut cursor).collect();
@@ -204,6 +205,7 @@ impl<'s> V<'s> {
             self.self_path = saved_self;
         }
         self.locals.pop();
+        self.undo.truncate(undo);
         self.generics.truncate(generics_len);
         self.closure_bounds.truncate(closure_bounds_len);
         self.cur = saved_cur;
@@ -663,6 +665,13 @@ impl<'s> V<'s> {
     /// A `match` arm whose scrutinee is `r`; returns its value's receiver
     /// id.
     pub(super) fn match_arm(&mut self, arm: Node, r: u32) -> u32 {
+        let mark = self.scope_start();
+        let v = self.match_arm_inner(arm, r);
+        self.scope_end(mark);
+        v
+    }
+
+    fn match_arm_inner(&mut self, arm: Node, r: u32) -> u32 {
         if let Some(p) = arm.field("pattern") {
             let cond = p.field("condition");
             let mut cursor = p.walk();
