@@ -478,25 +478,8 @@ impl Modules {
                     Some(c) => c.conditions.as_slice(),
                     None => p.source_conditions.as_slice(),
                 };
-                let targets: Vec<String> = exports
-                    .lookup(&subpath, custom)
-                    .iter()
-                    .map(|t| join(&p.dir, t))
-                    .collect();
-                for t in &targets {
-                    if let Some(f) = probe(files, t) {
-                        return Target::File(f);
-                    }
-                }
-                // Built output that is there but not indexed: what
-                // TypeScript reads.
-                if targets.iter().any(|t| self.is_built(t)) {
-                    return Target::External;
-                }
-                for t in &targets {
-                    if let Some(f) = built_from(files, &p.dir, t) {
-                        return Target::File(f);
-                    }
+                if let Some(t) = self.mapped(files, exports, &subpath, custom, &p.dir) {
+                    return t;
                 }
             }
             if rest.is_empty() {
@@ -553,23 +536,38 @@ impl Modules {
         let custom = self
             .tsconfig_for(dir)
             .map_or(&[][..], |c| c.conditions.as_slice());
-        let targets: Vec<String> = imports
-            .lookup(spec, custom)
+        self.mapped(files, imports, spec, custom, scope)
+            .unwrap_or(Target::External)
+    }
+
+    /// What an `exports` or `imports` map of the `package.json` in folder
+    /// `dir` maps `key` to: an indexed target (or the declaration or source
+    /// beside it), else outside the graph when the build output it names is
+    /// there but not indexed (what TypeScript reads), else the source that
+    /// output is built from; `None` when it maps `key` to nothing known.
+    fn mapped(
+        &self,
+        files: &PathIndex,
+        map: &Exports,
+        key: &str,
+        custom: &[String],
+        dir: &str,
+    ) -> Option<Target> {
+        let targets: Vec<String> = map
+            .lookup(key, custom)
             .iter()
-            .map(|t| join(scope, t))
+            .map(|t| join(dir, t))
             .collect();
-        for t in &targets {
-            if let Some(f) = probe(files, t) {
-                return Target::File(f);
-            }
+        if let Some(f) = targets.iter().find_map(|t| probe(files, t)) {
+            return Some(Target::File(f));
         }
         if targets.iter().any(|t| self.is_built(t)) {
-            return Target::External;
+            return Some(Target::External);
         }
         targets
             .iter()
-            .find_map(|t| built_from(files, scope, t))
-            .map_or(Target::External, Target::File)
+            .find_map(|t| built_from(files, dir, t))
+            .map(Target::File)
     }
 
     /// Whether `path` names build output on disk (see [`built_outputs`]):
