@@ -2131,6 +2131,13 @@ impl<'s> Extractor<'s> {
                 None => Src::Unknown,
             };
         }
+        if let Some(arg) = self.module_copy(r) {
+            self.expr(r, sid, src);
+            return match self.chain_at.get(&(arg.start_byte(), arg.end_byte())) {
+                Some(&c) => Src::Value(c),
+                None => Src::Unknown,
+            };
+        }
         match self.expr(r, sid, src) {
             // `x = cast(T, v)`: the annotation's type.
             Some(_) if let Some((t, k)) = self.cast_type(r) => Src::Annot(t, k),
@@ -2188,6 +2195,67 @@ impl<'s> Extractor<'s> {
     /// `list(x)`, `tuple(x)`, `sorted(x)`, `set(x)`, `frozenset(x)`: the
     /// argument. (The name is taken for the builtin's: a module that
     /// defines its own `list` is not worth a lookup here.)
+    /// The argument of `copy(x)` / `deepcopy(x)` from the `copy` module
+    /// (`from copy import deepcopy`, `import copy` then `copy.copy(x)`),
+    /// which is a value of `x`'s type (typeshed: `def copy(x: T) -> T`).
+    fn module_copy<'t>(&self, call: Node<'t>) -> Option<Node<'t>> {
+        if call.kind_name() != "call" {
+            return None;
+        }
+        let f = call.field("function")?;
+        let imported = |i: &Import| i.level == 0 && i.module == "copy";
+        let from_copy =
+            match f.kind_name() {
+                "identifier" => {
+                    let local = self.text(f);
+                    self.scope
+                        .imports
+                        .iter()
+                        .filter(|i| imported(i))
+                        .any(|i| match &i.kind {
+                            ImportKind::From { name, alias, .. } => {
+                                matches!(name.as_str(), "copy" | "deepcopy")
+                                    && alias.as_deref().unwrap_or(name) == local
+                            }
+                            _ => false,
+                        })
+                }
+                "attribute" => {
+                    let (obj, attr) = (f.field("object")?, f.field("attribute")?);
+                    let module = self.text(obj);
+                    matches!(self.text(attr), "copy" | "deepcopy")
+                        && obj.kind_name() == "identifier"
+                        && self.scope.imports.iter().filter(|i| imported(i)).any(|i| {
+                            match &i.kind {
+                                ImportKind::Plain => module == "copy",
+                                ImportKind::Alias(a) => module == a,
+                                _ => false,
+                            }
+                        })
+                }
+                _ => false,
+            };
+        if !from_copy {
+            return None;
+        }
+        let args = call.field("arguments")?;
+        let mut cur = args.walk();
+        let list: Vec<Node> = args
+            .named_children(&mut cur)
+            .filter(|a| a.kind_name() != "comment")
+            .collect();
+        match list[..] {
+            [a] if matches!(
+                a.kind_name(),
+                "identifier" | "attribute" | "call" | "subscript"
+            ) =>
+            {
+                Some(a)
+            }
+            _ => None,
+        }
+    }
+
     fn builtin_copy<'t>(&self, call: Node<'t>) -> Option<Node<'t>> {
         if call.kind_name() != "call" {
             return None;

@@ -2301,3 +2301,37 @@ def h(y: Multi):
     // branch): nothing in the repository.
     assert_none_to(&out, "calls m.h -> m.Multi.getlist");
 }
+
+#[test]
+fn copy_and_deepcopy_give_their_argument_s_type() {
+    // werkzeug's tests: `c = copy(md)`, `c = deepcopy(md)` then
+    // `c.getlist(…)`; typeshed's `def copy(x: T) -> T`.
+    let out = edges(&[(
+        "m.py",
+        "\
+import copy as cp
+from copy import copy, deepcopy as dc
+class Multi:
+    def getlist(self, k): ...
+class Other:
+    def getlist(self, k): ...
+def f(md: Multi):
+    a = copy(md)
+    a.getlist(1)
+    b = dc(md)
+    b.getlist(2)
+    c = cp.deepcopy(md)
+    c.getlist(3)
+",
+    )]);
+    assert_has(&out, "calls m.f -> m.Multi.getlist @m.py:9:7 TypedReceiver");
+    assert_has(
+        &out,
+        "calls m.f -> m.Multi.getlist @m.py:11:7 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.f -> m.Multi.getlist @m.py:13:7 TypedReceiver",
+    );
+    assert_none_to(&out, "m.Other.getlist");
+}
