@@ -2238,22 +2238,7 @@ impl<'s> Extractor<'s> {
         if !from_copy {
             return None;
         }
-        let args = call.field("arguments")?;
-        let mut cur = args.walk();
-        let list: Vec<Node> = args
-            .named_children(&mut cur)
-            .filter(|a| a.kind_name() != "comment")
-            .collect();
-        match list[..] {
-            [a] if matches!(
-                a.kind_name(),
-                "identifier" | "attribute" | "call" | "subscript"
-            ) =>
-            {
-                Some(a)
-            }
-            _ => None,
-        }
+        single_value_arg(call)
     }
 
     fn builtin_copy<'t>(&self, call: Node<'t>) -> Option<Node<'t>> {
@@ -2269,22 +2254,7 @@ impl<'s> Extractor<'s> {
         {
             return None;
         }
-        let args = call.field("arguments")?;
-        let mut cur = args.walk();
-        let list: Vec<Node> = args
-            .named_children(&mut cur)
-            .filter(|a| a.kind_name() != "comment")
-            .collect();
-        match list[..] {
-            [a] if matches!(
-                a.kind_name(),
-                "identifier" | "attribute" | "call" | "subscript"
-            ) =>
-            {
-                Some(a)
-            }
-            _ => None,
-        }
+        single_value_arg(call)
     }
 
     /// Is this subscript a typing wrapper or a union (`Optional[X]`,
@@ -3706,6 +3676,27 @@ fn literal_operand(node: Node) -> bool {
         || (node.kind_name() == "binary_operator"
             && node.field("left").is_some_and(literal_operand)
             && node.field("right").is_some_and(literal_operand))
+}
+
+/// The one argument of `call` when it is a name, attribute, call or
+/// subscript (a value with a type the resolver may know).
+fn single_value_arg<'t>(call: Node<'t>) -> Option<Node<'t>> {
+    let args = call.field("arguments")?;
+    let mut cur = args.walk();
+    let list: Vec<Node> = args
+        .named_children(&mut cur)
+        .filter(|a| a.kind_name() != "comment")
+        .collect();
+    match list[..] {
+        [a] if matches!(
+            a.kind_name(),
+            "identifier" | "attribute" | "call" | "subscript"
+        ) =>
+        {
+            Some(a)
+        }
+        _ => None,
+    }
 }
 
 fn is_literal(kind: &str) -> bool {

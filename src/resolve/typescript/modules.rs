@@ -357,13 +357,14 @@ impl Modules {
                     if !dir_entry.is_empty() {
                         dir_entries.insert(dir.clone(), dir_entry);
                     }
+                    // The two maps, keys in file order (a `Value` sorts them).
                     #[derive(serde::Deserialize)]
-                    struct WithImports {
+                    struct Maps {
+                        exports: Option<Exports>,
                         imports: Option<Exports>,
                     }
-                    let imports = serde_json::from_slice::<WithImports>(&clean)
-                        .ok()
-                        .and_then(|w| w.imports);
+                    let maps = serde_json::from_slice::<Maps>(&clean).ok();
+                    let (exports, imports) = maps.map_or((None, None), |m| (m.exports, m.imports));
                     scopes.insert(dir.clone(), imports);
                     let Some(name) = v.get("name").and_then(|n| n.as_str()) else {
                         continue;
@@ -375,13 +376,6 @@ impl Modules {
                             entries.push((join(&dir, e), read));
                         }
                     }
-                    #[derive(serde::Deserialize)]
-                    struct WithExports {
-                        exports: Option<Exports>,
-                    }
-                    let exports = serde_json::from_slice::<WithExports>(&clean)
-                        .ok()
-                        .and_then(|w| w.exports);
                     packages.push(Package {
                         name: name.to_string(),
                         dir,
