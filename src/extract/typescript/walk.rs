@@ -3700,7 +3700,7 @@ impl<'s> Walker<'s> {
     // ----- calls -------------------------------------------------------------
 
     fn call(&mut self, n: Node<'s>) {
-        let Some(f) = n.field("function") else {
+        let Some(f) = n.field("function").map(indirect_callee) else {
             self.walk_children(n);
             return;
         };
@@ -4043,6 +4043,13 @@ impl<'s> Walker<'s> {
                         cast_comment(n, self.src).and_then(|c| jsdoc::type_tag(self.text(c))) =>
             {
                 self.doc_type(&path)
+            }
+            // `(0, f)`: the last expression's value.
+            "sequence_expression" => {
+                match n.named_child(n.named_child_count().saturating_sub(1) as u32) {
+                    Some(last) => self.expr(last),
+                    None => Expr::Unknown,
+                }
             }
             "await_expression"
             | "parenthesized_expression"
@@ -4612,6 +4619,25 @@ fn is_object_type(t: Node) -> bool {
 /// The `/** … */` comment just before a function, declaration or
 /// assignment, or before the declaration, assignment, property or export
 /// whose value it is (other comments between are passed over).
+/// `(0, m.f)` in `(0, m.f)(x)`, the call compiled CommonJS makes of an
+/// imported function (tsc, Babel: called without `m` as `this`): `m.f`, the
+/// function called; any other callee as it is.
+fn indirect_callee(f: Node<'_>) -> Node<'_> {
+    let seq = (f.kind_name() == "parenthesized_expression")
+        .then(|| f.named_child(0))
+        .flatten()
+        .filter(|s| s.kind_name() == "sequence_expression" && s.named_child_count() == 2);
+    match seq.and_then(|s| s.named_child(0).zip(s.named_child(1))) {
+        Some((zero, callee))
+            if zero.kind_name() == "number"
+                && matches!(callee.kind_name(), "identifier" | "member_expression") =>
+        {
+            callee
+        }
+        _ => f,
+    }
+}
+
 /// The `/** … */` just before parenthesized expression `n`, a JSDoc cast
 /// (`/** @type {Batch} */ (current_batch)`) when it has a `@type`.
 fn cast_comment<'t>(n: Node<'t>, src: &[u8]) -> Option<Node<'t>> {

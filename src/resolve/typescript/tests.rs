@@ -1934,3 +1934,29 @@ fn svelte_style_javascript_subpath_imports_jsdoc_imports_and_casts() {
     assert_eq!(targets(&r, "11:52"), ["src/builders.js:Batch"]);
     assert_eq!(targets(&r, "11:71"), ["src/builders.js:Batch.run"]);
 }
+
+#[test]
+fn compiled_commonjs_calls_through_a_comma_expression() {
+    // tsc's and Babel's CommonJS output calls an imported function as
+    // `(0, _definition.isObjectType)(type)` (graphql 16): a call of it, and
+    // a type guard like any other.
+    let r = resolve_all(&[
+        (
+            "b.ts",
+            "export class Obj { getFields() { return 1; } }\nexport function isObj(x: unknown): x is Obj { return x instanceof Obj; }\nexport function make(n: number) { return n; }\n",
+        ),
+        (
+            "a.js",
+            "'use strict';\nvar _b = require('./b');\nfunction f(type) {\n  if ((0, _b.isObj)(type)) {\n    return type.getFields();\n  }\n  return (0, _b.make)(1);\n}\nexports.f = f;\n",
+        ),
+    ]);
+    let kind = |site: &str| {
+        r.0.iter()
+            .filter(|e| e.4 == site)
+            .map(|e| (e.1.clone(), e.2))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(kind("4:14"), [("b.ts:isObj".to_string(), EdgeKind::Calls)]);
+    assert_eq!(kind("7:17"), [("b.ts:make".to_string(), EdgeKind::Calls)]);
+    assert_eq!(targets(&r, "5:17"), ["b.ts:Obj.getFields"]);
+}
