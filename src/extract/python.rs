@@ -742,10 +742,9 @@ struct Extractor<'s> {
     /// The end of the class-body statement being walked (where the
     /// names it binds become visible in the class body).
     class_stmt_end: Pos,
-    /// Active `isinstance` narrowings: (name, class chain, scope); class
-    /// `u32::MAX` after an assignment to the name ends one, and with
-    /// [`EXCLUDED`] set where `isinstance` is known false.
-    narrowing: Vec<(String, u32, usize)>,
+    /// What the code walked so far says of names: (name, fact, scope),
+    /// the latest last.
+    narrowing: Vec<(String, Narrow, usize)>,
     /// Chains whose root name was narrowed: (chain, class chain, the
     /// narrowing's scope, the name, whether the type the name had may be
     /// kept: no `isinstance` of it is known false there).
@@ -816,8 +815,17 @@ const TYPING_WRAPPERS: [&str; 8] = [
     "TypeGuard",
 ];
 
-/// Marks a narrowing entry whose `isinstance` is known false.
-const EXCLUDED: u32 = 1 << 31;
+/// A fact about a name in the code after it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Narrow {
+    /// `isinstance(x, C)` holds (the chain naming `C`).
+    Is(u32),
+    /// `isinstance(x, C)` is known false: x is no C (an `elif` after it,
+    /// the code after `if isinstance(x, C): return`).
+    Not,
+    /// An assignment to the name: the facts before it no longer hold.
+    Assigned,
+}
 
 /// Subscripted forms whose arguments are type expressions wherever they
 /// stand (`Alias = Union["A", B]`, `Dict["K", V]`): pyright reads strings
@@ -922,7 +930,7 @@ impl<'s> Extractor<'s> {
 
     /// An assignment statement ends the `isinstance` narrowings of the
     /// names it assigns (`assert isinstance(md, dict)`, then `md = …`):
-    /// each marked by an entry of no class, popped with its block.
+    /// each marked by a [`Narrow::Assigned`] entry, popped with its block.
     #[inline(never)]
     fn unnarrow_after(&mut self, c: Node, sid: usize) {
         let Some(a) = c
@@ -956,7 +964,7 @@ impl<'s> Extractor<'s> {
         }
         for name in names {
             if from != Some(name.as_str()) && self.narrowing.iter().any(|(x, _, _)| *x == name) {
-                self.narrowing.push((name, u32::MAX, sid));
+                self.narrowing.push((name, Narrow::Assigned, sid));
             }
         }
     }
@@ -1010,11 +1018,10 @@ impl<'s> Extractor<'s> {
                     return;
                 };
                 let name = self.text(x).to_string();
-                // Known false (an `elif` after it, code after `if
-                // isinstance(x, C): return`): x is no C, recorded so that
-                // a later narrowing does not keep x a C.
-                let c = if negated { c | EXCLUDED } else { c };
-                self.narrowing.push((name, c, sid));
+                // Known false: recorded so that a later narrowing does not
+                // keep x the class it had.
+                let fact = if negated { Narrow::Not } else { Narrow::Is(c) };
+                self.narrowing.push((name, fact, sid));
             }
             _ => {}
         }
@@ -2192,9 +2199,6 @@ impl<'s> Extractor<'s> {
         Some(Src::LitOf(c, r.kind_name() == "dictionary"))
     }
 
-    /// `list(x)`, `tuple(x)`, `sorted(x)`, `set(x)`, `frozenset(x)`: the
-    /// argument. (The name is taken for the builtin's: a module that
-    /// defines its own `list` is not worth a lookup here.)
     /// The argument of `copy(x)` / `deepcopy(x)` from the `copy` module
     /// (`from copy import deepcopy`, `import copy` then `copy.copy(x)`),
     /// which is a value of `x`'s type (typeshed: `def copy(x: T) -> T`).
@@ -2241,6 +2245,9 @@ impl<'s> Extractor<'s> {
         single_value_arg(call)
     }
 
+    /// `list(x)`, `tuple(x)`, `sorted(x)`, `set(x)`, `frozenset(x)`: the
+    /// argument. (The name is taken for the builtin's: a module that
+    /// defines its own `list` is not worth a lookup here.)
     fn builtin_copy<'t>(&self, call: Node<'t>) -> Option<Node<'t>> {
         if call.kind_name() != "call" {
             return None;
@@ -2986,11 +2993,11 @@ impl<'s> Extractor<'s> {
                 // whether some `isinstance` of the name is known false.
                 let (mut found, mut excluded) = (None, false);
                 let entries = self.narrowing.iter().rev();
-                for (_, class, s) in entries.filter(|(x, _, s)| *x == n && inner_of(*s)) {
-                    match *class {
-                        u32::MAX => break,
-                        c if c & EXCLUDED != 0 => excluded = true,
-                        c => {
+                for (_, fact, s) in entries.filter(|(x, _, s)| *x == n && inner_of(*s)) {
+                    match *fact {
+                        Narrow::Assigned => break,
+                        Narrow::Not => excluded = true,
+                        Narrow::Is(c) => {
                             found.get_or_insert((c, *s));
                         }
                     }

@@ -2189,8 +2189,6 @@ impl Resolver<'_, '_> {
         m.file != self.file || heads.up_to(src, |d, _| d == test).is_none()
     }
 
-    /// A local variable's value: its annotation, else its assignments when
-    /// they agree (literals only count when nothing else is assigned).
     /// What `isinstance(x, C)` leaves `x`, an instance of in-repo class
     /// `S` before (`before`: that value and the local): still an `S` when
     /// `S` is a `C` already, or when `C` is no in-repo class and `x` was
@@ -2219,6 +2217,8 @@ impl Resolver<'_, '_> {
         }
     }
 
+    /// A local variable's value: its annotation, else its assignments when
+    /// they agree (literals only count when nothing else is assigned).
     fn local(&self, l: u32) -> V {
         let idx = l as usize;
         match self.locals.borrow()[idx] {

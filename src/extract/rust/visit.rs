@@ -430,16 +430,15 @@ impl<'s> V<'s> {
     /// The end of the scope started at `mark`: its bindings are undone
     /// (`|key| …` in `.map(|key| …)` names nothing after the closure).
     fn scope_end(&mut self, mark: usize) {
-        while self.undo.len() > mark {
-            let Some((name, old)) = self.undo.pop() else {
-                break;
+        let Some(m) = self.locals.last_mut() else {
+            self.undo.truncate(mark);
+            return;
+        };
+        for (name, old) in self.undo.drain(mark..).rev() {
+            match old {
+                Some(r) => m.insert(name, r),
+                None => m.remove(&name),
             };
-            if let Some(m) = self.locals.last_mut() {
-                match old {
-                    Some(r) => m.insert(name, r),
-                    None => m.remove(&name),
-                };
-            }
         }
     }
 

@@ -4616,9 +4616,6 @@ fn is_object_type(t: Node) -> bool {
             .any(|m| matches!(m.kind_name(), "call_signature" | "construct_signature"))
 }
 
-/// The `/** … */` comment just before a function, declaration or
-/// assignment, or before the declaration, assignment, property or export
-/// whose value it is (other comments between are passed over).
 /// `(0, m.f)` in `(0, m.f)(x)`, the call compiled CommonJS makes of an
 /// imported function (tsc, Babel: called without `m` as `this`): `m.f`, the
 /// function called; any other callee as it is.
@@ -4645,6 +4642,9 @@ fn cast_comment<'t>(n: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
         .filter(|c| c.kind_name() == "comment" && src[c.start_byte()..].starts_with(b"/**"))
 }
 
+/// The `/** … */` comment just before a function, declaration or
+/// assignment, or before the declaration, assignment, property or export
+/// whose value it is (other comments between are passed over).
 fn doc_comment_of<'t>(f: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
     let mut n = f;
     for _ in 0..5 {

@@ -1554,28 +1554,6 @@ impl Cx<'_, '_> {
                 TyRes::Def(t) => self.index_output(t),
                 _ => TyRes::Unknown,
             },
-            Recv::Turbofish(call, ty) => {
-                let t = self.eval(site, *call, depth + 1);
-                let Some(Recv::Method(base, name)) = self.refs.recvs.get(*call as usize) else {
-                    return t;
-                };
-                let std = matches!(t, TyRes::External | TyRes::Unknown)
-                    && matches!(
-                        self.eval(site, *base, depth + 1),
-                        TyRes::External | TyRes::Container(_) | TyRes::Map(..)
-                    );
-                let arg = || {
-                    self.ix
-                        .resolve_ty_with(self.world, self.file, m, ty, Some(&first))
-                };
-                match self.gstr(*name) {
-                    "parse" | "downcast_ref" | "downcast_mut" if std => {
-                        TyRes::Wrap(Box::new(arg()))
-                    }
-                    "collect" if std => arg(),
-                    _ => t,
-                }
-            }
             // `v[1..]` is a slice of what `v` holds; `s[..n]` of a `str` is a
             // `str`. An in-repo type's `Index<Range…>` is not told apart
             // from its other `Index` impls.
@@ -1583,6 +1561,35 @@ impl Cx<'_, '_> {
                 t @ (TyRes::Container(_) | TyRes::External) => t,
                 _ => TyRes::Unknown,
             },
+            Recv::Turbofish(call, ty) => {
+                let t = self.eval(site, *call, depth + 1);
+                let Some(Recv::Method(base, name)) = self.refs.recvs.get(*call as usize) else {
+                    return t;
+                };
+                let wrapped = match self.gstr(*name) {
+                    "parse" | "downcast_ref" | "downcast_mut" => true,
+                    "collect" => false,
+                    _ => return t,
+                };
+                // Only std's methods: on an outside receiver, where the
+                // method's own value says nothing more.
+                let std = matches!(t, TyRes::External | TyRes::Unknown)
+                    && matches!(
+                        self.eval(site, *base, depth + 1),
+                        TyRes::External | TyRes::Container(_) | TyRes::Map(..)
+                    );
+                if !std {
+                    return t;
+                }
+                let arg = self
+                    .ix
+                    .resolve_ty_with(self.world, self.file, m, ty, Some(&first));
+                if wrapped {
+                    TyRes::Wrap(Box::new(arg))
+                } else {
+                    arg
+                }
+            }
             // `.running(|root| …)` with `fn running<F: Fn(&mut Table)>(&mut
             // self, func: F)`: what the method passes its closure.
             Recv::MethodClosure(base, name, arg, param) => {
