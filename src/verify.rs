@@ -774,12 +774,29 @@ pub async fn verify(
                 discovered.push(row);
                 continue;
             };
-            let elsewhere_in_repo = locs.iter().any(|l| {
-                relative(&root, &l.path).is_some_and(|rel| {
-                    hashes.contains_key(&rel) && !(rel == row.site_path && l.pos.line == row.line)
+            // Where the server defines the site in the repository, but at
+            // no definition of the graph (fastify's `import fastify from`
+            // names the namespace's `export const fastify`, a variable),
+            // no edge could stand either.
+            let elsewhere_in_repo: Vec<(String, Pos)> = locs
+                .iter()
+                .filter_map(|l| {
+                    let rel = relative(&root, &l.path)?;
+                    if !hashes.contains_key(&rel)
+                        || (rel == row.site_path && l.pos.line == row.line)
+                    {
+                        return None;
+                    }
+                    // Another signature of an overload set names the set.
+                    let at = overloads
+                        .node_at(&session.store, &rel, l.pos)
+                        .unwrap_or(l.pos);
+                    Some((rel, at))
                 })
-            });
-            if elsewhere_in_repo || locs.is_empty() {
+                .collect();
+            let unmodelled =
+                unmodelled_targets(&session.store, &mut nodes, elsewhere_in_repo.iter())?;
+            if elsewhere_in_repo.len() > unmodelled.len() || locs.is_empty() {
                 discovered.push(row);
             }
         }

@@ -214,6 +214,13 @@ pub struct Scope {
     /// a static), sorted by class. `C.set` is that static, which is no
     /// node, even where a prototype method has the same name.
     pub statics: Vec<(u32, Name)>,
+    /// A namespace's `export { a as b }` (fastify's `export { fastify as
+    /// default }`): the namespace, the name it exports and what that names,
+    /// sorted by namespace. `N.b` is `a` itself, not a property of `N`.
+    pub ns_exports: Vec<(u32, Name, Expr)>,
+    /// Type aliases of a value's type (`type Fastify = typeof fastify`),
+    /// sorted by alias: a value of the alias is that value.
+    pub typeofs: Vec<(u32, Expr)>,
 }
 
 impl Scope {

@@ -662,6 +662,16 @@ export const t = table;
                 "export const t",
                 "export default function d() {}\nexport const t",
             ),
+            (
+                "a method made a getter",
+                "  area(): number {",
+                "  get area(): number {",
+            ),
+            (
+                "a namespace's renamed export",
+                "const table",
+                "namespace Shape { export { make as create } }\nconst table",
+            ),
         ] {
             assert!(TS.contains(from), "{what}: {from}");
             assert_eq!(
@@ -670,6 +680,18 @@ export const t = table;
                 "{what}"
             );
         }
+    }
+
+    /// JavaScript: a static assigned on a class (`Shape.make = …`) is no
+    /// definition, yet `Shape.make` elsewhere is it, no longer the method.
+    #[test]
+    fn javascript_statics_are_interface_changes() {
+        let js = "export class Shape {\n  make() {}\n}\n";
+        let with_static = format!("{js}Shape.make = function () {{}};\n");
+        assert_eq!(
+            change(Lang::JavaScript, "m.js", js, &with_static),
+            Change::Changed
+        );
     }
 
     const RS: &str = "use crate::a::{b, c as d};

@@ -498,7 +498,15 @@ impl<'a, 'w> Eval<'a, 'w> {
             Expr::Instance(t) => {
                 let (v, st) = self.eval(f, t, NS_TYPE, depth + 1);
                 match v.unalias() {
-                    Val::Sym(c) if self.kind(c) == NodeKind::Class => (Val::Inst(c), st),
+                    Val::Sym(c) if self.kind(c) == NodeKind::Class => match self.typeof_alias(c) {
+                        // `const f: Fastify` with `type Fastify = typeof
+                        // fastify`: the variable holds that value.
+                        Some(value) => {
+                            let (v, vst) = self.eval(c.file, value, NS_VALUE, depth + 1);
+                            (alias(v), combine(st, vst))
+                        }
+                        None => (Val::Inst(c), st),
+                    },
                     Val::External => (Val::External, st),
                     _ => (Val::Unknown, st),
                 }
@@ -739,9 +747,19 @@ impl<'a, 'w> Eval<'a, 'w> {
                 let (v, st) = self.module_value(t, depth);
                 return (v, combine(st, Strategy::Import));
             }
-            Imported::Default => self
-                .export(t, DEFAULT, ns, depth + 1)
-                .or_else(|| self.export(t, EXPORT_EQUALS, ns, depth + 1)),
+            Imported::Default => self.export(t, DEFAULT, ns, depth + 1).or_else(|| {
+                let (v, st, re) = self.export(t, EXPORT_EQUALS, ns, depth + 1)?;
+                // Interop: a `default` the `export =` value declares is the
+                // default import (fastify's namespace exports its function
+                // `as default`); else the value itself is.
+                if ns & NS_VALUE != 0 {
+                    let (d, dst) = self.member(v, st, DEFAULT, NS_VALUE, depth + 1);
+                    if let Val::Sym(_) | Val::Alias(_) | Val::CallOnly(_) = d {
+                        return Some((d, dst, re));
+                    }
+                }
+                Some((v, st, re))
+            }),
             Imported::Named(n) => {
                 let name = s.name(n);
                 self.export(t, name, ns, depth + 1).or_else(|| {
@@ -914,6 +932,13 @@ impl<'a, 'w> Eval<'a, 'w> {
         }
     }
 
+    /// The value whose type the alias `c` names (`type F = typeof f`).
+    fn typeof_alias(&self, c: SymId) -> Option<&'w Expr> {
+        let s = self.scope(c.file)?;
+        let i = s.typeofs.binary_search_by_key(&c.def, |e| e.0).ok()?;
+        Some(&s.typeofs[i].1)
+    }
+
     /// Whether `name` is assigned on class `c` itself in its JavaScript
     /// file ([`Scope::statics`]).
     fn is_static(&self, c: SymId, name: &str) -> bool {
@@ -949,6 +974,14 @@ impl<'a, 'w> Eval<'a, 'w> {
         let Some(s) = self.scope(c.file) else {
             return (Val::External, Strategy::Local);
         };
+        let lo = s.ns_exports.partition_point(|e| e.0 < c.def);
+        let renamed = s.ns_exports[lo..]
+            .iter()
+            .take_while(|e| e.0 == c.def)
+            .find(|e| s.name(e.1) == name);
+        if let Some((_, _, target)) = renamed {
+            return self.eval(c.file, target, NS_ANY, depth + 1);
+        }
         if let Some(fl) = self.field(c, name) {
             let (v, st) = self.eval(c.file, &fl.value, NS_VALUE, depth + 1);
             return (alias(v), combine(st, Strategy::TypedReceiver));

@@ -540,6 +540,8 @@ impl<'s> Walker<'s> {
         self.scope.getters.sort_unstable();
         self.scope.statics.sort_unstable();
         self.scope.statics.dedup();
+        self.scope.ns_exports.sort_by_key(|e| e.0);
+        self.scope.typeofs.sort_by_key(|e| e.0);
         self.scope.getters.dedup();
         let mut ref_names: BTreeSet<String> = self.used.iter().map(|s| s.to_string()).collect();
         ref_names.extend(self.scope.names.iter().cloned());
@@ -2841,6 +2843,12 @@ impl<'s> Walker<'s> {
             }
             if v.kind_name() == "object_type" {
                 self.members(v, def);
+            } else if let (Some(d), "type_query") = (def, v.kind_name()) {
+                if let Some(q) = v.named_child(0) {
+                    let e = self.expr(q);
+                    self.scope.typeofs.push((d, e));
+                }
+                self.walk(v);
             } else {
                 if let Some(d) = def {
                     // `type Opts = Opt[]` (or `Array<Opt>`): its values are
@@ -3198,14 +3206,18 @@ impl<'s> Walker<'s> {
                         if let Binding::Def(d) = b {
                             self.defs[d as usize].exported = true;
                         }
+                        let al = self.intern(alias);
                         if module_level {
                             let ns = self.ns_of(b);
-                            let al = self.intern(alias);
                             self.scope.exports.push(Export {
                                 name: al,
                                 ns,
                                 target: b.expr(),
                             });
+                        } else if self.cur != 0 {
+                            // Inside a namespace body (no other block takes
+                            // `export`): a member of the namespace.
+                            self.scope.ns_exports.push((self.cur, al, b.expr()));
                         }
                     }
                 }

@@ -66,6 +66,36 @@ pub(super) fn facts(defs: &[Def], scope: &Scope) -> Vec<Fact> {
         w.expr(&f, &mut t, &fl.value, &mut Vec::new());
         f.push(Some(fl.class), t);
     }
+    for (ns, name, e) in &scope.ns_exports {
+        let mut t = Text::new("ns_export");
+        f.def(&mut t, *ns);
+        t.raw(".");
+        t.name(w.name(*name));
+        f.rank(&mut t);
+        w.expr(&f, &mut t, e, &mut Vec::new());
+        f.push(Some(*ns), t);
+    }
+    for (d, e) in &scope.typeofs {
+        let mut t = Text::new("typeof");
+        f.def(&mut t, *d);
+        f.rank(&mut t);
+        w.expr(&f, &mut t, e, &mut Vec::new());
+        f.push(Some(*d), t);
+    }
+    // A getter's read is its result; a static assigned on a class hides a
+    // prototype method of its name: both change what other files resolve.
+    for d in &scope.getters {
+        let mut t = Text::new("getter");
+        f.def(&mut t, *d);
+        f.push(Some(*d), t);
+    }
+    for (c, name) in &scope.statics {
+        let mut t = Text::new("static");
+        f.def(&mut t, *c);
+        t.raw(".");
+        t.name(w.name(*name));
+        f.push(Some(*c), t);
+    }
     for (d, e) in &scope.returns {
         let mut t = Text::new("returns");
         f.def(&mut t, *d);

@@ -2819,3 +2819,41 @@ pub fn f(key: &Key, e: Entry) {
         );
     }
 }
+
+/// tracing-core's `stdlib` module: `#[cfg(feature = "std")] pub use
+/// std::*;` beside `#[cfg(not(feature = "std"))] pub use
+/// self::no_std::*;`, with `std` a default feature. `stdlib::sync::Mutex`
+/// is std's, not the compiled-out module's wrapper; with the feature off,
+/// the in-repo glob is the live one.
+#[test]
+fn a_glob_compiled_out_yields_to_a_live_one() {
+    let lib = "pub(crate) mod stdlib;\nmod user;\npub fn f() { let m = stdlib::sync::Mutex::new(1); m.lock(); }\n";
+    // Through a `use`, as tracing-core's modules name it.
+    let user =
+        "use crate::stdlib::{sync::Mutex};\npub fn g() { let m = Mutex::new(1); m.lock(); }\n";
+    let stdlib = "#[cfg(feature = \"std\")]\npub(crate) use std::*;\n#[cfg(not(feature = \"std\"))]\npub(crate) use self::no_std::*;\n#[cfg(not(feature = \"std\"))]\nmod no_std {\n    pub(crate) mod sync {\n        pub struct Mutex<T>(T);\n        impl<T> Mutex<T> {\n            pub fn new(t: T) -> Self { Mutex(t) }\n            pub fn lock(&self) {}\n        }\n    }\n}\n";
+    for (default, edges) in [("[\"std\"]", 0), ("[]", 2)] {
+        let manifest =
+            format!("[package]\nname = \"shop-app\"\n[features]\ndefault = {default}\nstd = []\n");
+        let g = graph_with(
+            &[("Cargo.toml", manifest.as_str())],
+            &[
+                ("src/lib.rs", lib),
+                ("src/stdlib.rs", stdlib),
+                ("src/user.rs", user),
+            ],
+        );
+        for from in ["calls shop_app::f ", "calls shop_app::user::g "] {
+            let into_no_std: Vec<_> = g
+                .iter()
+                .filter(|e| e.starts_with(from) && e.contains("-> shop_app::stdlib::no_std"))
+                .collect();
+            assert_eq!(
+                into_no_std.len(),
+                edges,
+                "{from}, default = {default}:\n{}",
+                g.join("\n")
+            );
+        }
+    }
+}

@@ -1960,3 +1960,30 @@ fn compiled_commonjs_calls_through_a_comma_expression() {
     assert_eq!(kind("7:17"), [("b.ts:make".to_string(), EdgeKind::Calls)]);
     assert_eq!(targets(&r, "5:17"), ["b.ts:Obj.getFields"]);
 }
+
+/// `import f from 'm'` of a module whose `export =` value declares a
+/// `default` member is that member, as TypeScript's interop takes it;
+/// without one it is the `export =` value itself. fastify declares `export
+/// const fastify: Fastify` (`type Fastify = typeof fastify`) in its
+/// namespace and exports it `as default`: the import and a call of it name
+/// that constant, which is no node (tsserver defines them there), and a
+/// call gives what the function returns.
+#[test]
+fn a_default_import_of_an_export_equals_value_is_its_default_member() {
+    let r = resolve_all(&[
+        (
+            "srv.d.ts",
+            "type Srv = typeof srv\ndeclare namespace srv {\n  export interface Options { port: number }\n  export const srv: Srv\n  export { srv as default }\n}\ninterface Instance { listen(): void }\ndeclare function srv(opts?: srv.Options): Instance;\nexport = srv\n",
+        ),
+        ("plain.d.ts", "declare function plain(): void;\nexport = plain\n"),
+        (
+            "app.ts",
+            "import srv from './srv'\nimport plain from './plain'\nsrv({ port: 1 }).listen()\nplain()\n",
+        ),
+    ]);
+    assert_eq!(targets(&r, "1:8"), Vec::<String>::new());
+    assert_eq!(targets(&r, "3:1"), Vec::<String>::new());
+    assert_eq!(targets(&r, "3:18"), ["srv.d.ts:Instance.listen"]);
+    assert_eq!(targets(&r, "2:8"), ["plain.d.ts:plain"]);
+    assert_eq!(targets(&r, "4:1"), ["plain.d.ts:plain"]);
+}
