@@ -442,6 +442,12 @@ pub struct LangVerification {
     pub resolved_unresolved: usize,
     /// Unresolved sites the server resolved outside the repository.
     pub external_unresolved: usize,
+    /// Unresolved sites the server resolved in the repository but at no
+    /// definition node of the graph (a variable, a derived impl's
+    /// attribute): no edge could stand there, so neither recall nor
+    /// precision counts them.
+    #[serde(default)]
+    pub unmodelled: usize,
     /// References the server found that the graph did not have.
     pub discovered: usize,
     /// No answer, or an error.

@@ -813,13 +813,14 @@ pub fn render_verify(out: &mut impl Write, r: &api::VerifyResult) -> Result<()> 
     )?;
     writeln!(
         out,
-        "{:<11} {:>7} {:>9} {:>10} {:>7} {:>10} {:>10} {:>10} {:>10} {:>9} {:>7}",
+        "{:<11} {:>7} {:>9} {:>10} {:>7} {:>10} {:>10} {:>10} {:>10} {:>10} {:>9} {:>7}",
         "language",
         "checked",
         "confirmed",
         "retargeted",
         "refuted",
         "found",
+        "no node",
         "external",
         "discovered",
         "unanswered",
@@ -830,13 +831,14 @@ pub fn render_verify(out: &mut impl Write, r: &api::VerifyResult) -> Result<()> 
         let pct = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{:.1}%", 100.0 * x));
         writeln!(
             out,
-            "{:<11} {:>7} {:>9} {:>10} {:>7} {:>10} {:>10} {:>10} {:>10} {:>9} {:>7}",
+            "{:<11} {:>7} {:>9} {:>10} {:>7} {:>10} {:>10} {:>10} {:>10} {:>10} {:>9} {:>7}",
             lang,
             v.checked,
             v.confirmed,
             v.retargeted,
             v.refuted,
             v.resolved_unresolved,
+            v.unmodelled,
             v.external_unresolved,
             v.discovered,
             v.unanswered + v.unchecked,

@@ -483,6 +483,10 @@ pub async fn verify(
                     entry.retargeted += 1;
                     Some("retargeted")
                 }
+                _ if any_target && unmodelled_only(&session.store, &mut nodes, &rows)? => {
+                    entry.unmodelled += 1;
+                    None
+                }
                 _ if any_target => {
                     entry.resolved_unresolved += 1;
                     Some("resolved_unresolved")
@@ -1527,6 +1531,35 @@ fn unmodelled_targets<'t>(
     Ok(out)
 }
 
+/// Whether every in-repo answer among `rows` lies at no node of the graph
+/// (see [`unmodelled_targets`]; a module, at 1:1, is a node here: a site
+/// naming it has an edge).
+fn unmodelled_only(
+    store: &crate::store::Store,
+    nodes: &mut FileNodes,
+    rows: &[Outcome],
+) -> Result<bool, QueryError> {
+    let targets: Vec<(String, Pos)> = rows
+        .iter()
+        .filter_map(|o| match o {
+            Outcome::Target {
+                path, line, column, ..
+            } => Some((
+                path.clone(),
+                Pos {
+                    line: *line,
+                    column: *column,
+                },
+            )),
+            _ => None,
+        })
+        .collect();
+    if targets.iter().any(|(_, p)| p.line == 1 && p.column == 1) {
+        return Ok(false);
+    }
+    Ok(unmodelled_targets(store, nodes, targets.iter())?.len() == targets.len())
+}
+
 #[cfg(test)]
 mod discovery_tests {
     use super::*;
@@ -1550,6 +1583,25 @@ mod discovery_tests {
         let skipped =
             unmodelled_targets(&store, &mut FileNodes::default(), targets.iter()).unwrap();
         assert_eq!(skipped, vec![at(1, 1), at(2, 1), at(4, 12)]);
+        // An unresolved site the server resolves: to the constant only, no
+        // edge could stand; to the module or the function, one could.
+        let rows = |ats: &[(u32, u32)]| -> Vec<Outcome> {
+            ats.iter()
+                .map(|&(line, column)| Outcome::Target {
+                    path: "pay.py".into(),
+                    hash: String::new(),
+                    line,
+                    column,
+                })
+                .collect()
+        };
+        let only = |ats: &[(u32, u32)]| {
+            unmodelled_only(&store, &mut FileNodes::default(), &rows(ats)).unwrap()
+        };
+        assert!(only(&[(2, 1)]));
+        assert!(!only(&[(1, 1)]));
+        assert!(!only(&[(2, 1), (4, 5)]));
+        assert!(!only(&[(4, 1)]));
     }
 
     #[test]

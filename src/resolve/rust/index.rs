@@ -94,9 +94,11 @@ pub const PRELUDE: &[&str] = &[
     "Clone",
     "Copy",
     "Default",
+    "DoubleEndedIterator",
     "Drop",
     "Eq",
     "Err",
+    "ExactSizeIterator",
     "Extend",
     "Fn",
     "FnMut",
@@ -340,6 +342,15 @@ const WRAPPERS: [&str; 7] = [
     "Option", "Result", "RefCell", "Mutex", "RwLock", "Cell", "Poll",
 ];
 /// External collections of their first type argument.
+/// std's iterator traits: `impl Iterator<Item = T>` holds `T`s as a
+/// container does (the extractor makes the item the one type argument).
+const ITERATORS: [&str; 4] = [
+    "Iterator",
+    "DoubleEndedIterator",
+    "ExactSizeIterator",
+    "IntoIterator",
+];
+
 const CONTAINERS: [&str; 8] = [
     "Vec",
     "VecDeque",

@@ -2857,3 +2857,31 @@ fn a_glob_compiled_out_yields_to_a_live_one() {
         }
     }
 }
+
+/// clap's `fn get_subcommands(&self) -> impl Iterator<Item = &Command>`:
+/// what the iterator yields is the item type, into closures (`flat_map(|sc|
+/// sc.get_name())`), `for` loops and `next()`, through a `Box<dyn …>` too.
+#[test]
+fn iterator_item_types_flow_into_closures_and_loops() {
+    let src = r#"
+pub struct Command { subs: Vec<Command> }
+impl Command {
+    pub fn get_name(&self) -> &str { "" }
+    pub fn get_subcommands(&self) -> impl Iterator<Item = &Command> { self.subs.iter() }
+    pub fn boxed(&self) -> Box<dyn DoubleEndedIterator<Item = &Command> + '_> { Box::new(self.subs.iter()) }
+}
+pub fn f(c: &Command) {
+    c.get_subcommands().flat_map(|sc| sc.get_name().chars());
+    for sc in c.get_subcommands() { sc.get_name(); }
+    c.boxed().map(|sc| sc.get_name());
+    c.get_subcommands().next().unwrap().get_name();
+}
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    for at in ["9:42", "10:40", "11:27", "12:41"] {
+        assert_has(
+            &g,
+            &format!("calls shop_app::f -> shop_app::Command::get_name @{at} TypedReceiver"),
+        );
+    }
+}

@@ -154,12 +154,25 @@ impl<'s> V<'s> {
             "generic_type" => {
                 let base = n.field("type");
                 let mut args = Vec::new();
+                // `Iterator<Item = T>` (`impl Iterator<Item = &Command>`):
+                // the item's type is the one argument, as a `Vec<T>`'s.
+                let mut item = None;
                 if let Some(ta) = n.field("type_arguments") {
                     let mut cursor = ta.walk();
                     let kids: Vec<Node> = ta.named_children(&mut cursor).collect();
                     for k in kids {
-                        args.push(self.type_arg(k));
+                        let bound = (k.kind_name() == "type_binding"
+                            && k.field("name").is_some_and(|nm| self.text(nm) == "Item"))
+                        .then(|| k.field("type"))
+                        .flatten();
+                        match bound {
+                            Some(b) => item = Some(self.ty(b)),
+                            None => args.push(self.type_arg(k)),
+                        }
                     }
+                }
+                if let Some(item) = item {
+                    args = vec![item];
                 }
                 let Some(base) = base else {
                     return Ty::Unknown;

@@ -855,7 +855,7 @@ impl Index {
                     *arg(0)
                 } else if WRAPPERS.contains(&last) {
                     TyRes::Wrap(arg(0))
-                } else if CONTAINERS.contains(&last) {
+                } else if CONTAINERS.contains(&last) || ITERATORS.contains(&last) {
                     TyRes::Container(arg(0))
                 } else if MAPS.contains(&last) {
                     TyRes::Map(arg(0), arg(1))
