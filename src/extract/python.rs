@@ -136,6 +136,8 @@ pub const TUPLE_PATH: &str = "@tuple";
 /// The path of a [`TypeRef`] to a type we cannot name (a tuple's part
 /// written as no plain type).
 pub const UNKNOWN_PATH: &str = "@unknown";
+/// [`TypeRef::path`] of a union of classes: its parts are the types.
+pub const UNION_PATH: &str = "@union";
 
 /// What an annotation declares about its principal type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -337,6 +339,11 @@ pub struct Refs {
     /// Fixed-size tuple annotations (`tuple[int, Tag]`): the chain of the
     /// tuple type → its parts' type chains (as [`Src::Annot`]), by chain.
     pub tuples: Vec<(u32, TupleParts)>,
+    /// Unions of two or more classes (`A | B`, `Union[A, B]`, an alias of
+    /// one): the chain standing for the union → its parts' type chains (as
+    /// [`Src::Annot`]), by chain.
+    #[serde(default)]
+    pub unions: Vec<(u32, Vec<(u32, Cont)>)>,
     /// Methods with unannotated parameters (see [`Src::Inherited`]).
     pub method_sigs: Vec<MethodSig>,
 }
@@ -598,6 +605,7 @@ pub fn extract(path: &str, src: &[u8]) -> FileFacts {
         returns: HashMap::new(),
         no_inference: std::collections::HashSet::new(),
         tuple_parts: HashMap::new(),
+        union_parts: HashMap::new(),
     };
     x.block(root, 0, 0);
     x.finish();
@@ -756,6 +764,8 @@ struct Extractor<'s> {
     no_inference: std::collections::HashSet<u32>,
     /// The chain of a fixed-size tuple type → its parts' type chains.
     tuple_parts: HashMap<u32, TupleParts>,
+    /// The chain standing for a union of classes → its parts' chains.
+    union_parts: HashMap<u32, Vec<(u32, Cont)>>,
 }
 
 fn pos(n: Node) -> Pos {
@@ -2159,6 +2169,12 @@ impl<'s> Extractor<'s> {
                     // `Context = Union[Dict[str, Any], Dict[Any, Any]]`
                     // (structlog): a builtin container.
                     Some((_, Cont::Seq | Cont::Map)) => Src::External,
+                    // `AnyByteStream = Union[ObjectStream[bytes],
+                    // ByteStream]` (anyio): values of it are of either.
+                    None => match self.union_annotation(r, src) {
+                        Some(c) => Src::Annot(c, Cont::One),
+                        None => Src::Unknown,
+                    },
                     _ => Src::Unknown,
                 }
             }
@@ -2576,13 +2592,113 @@ impl<'s> Extractor<'s> {
     /// the type it declares (unwrapping `Optional[X]`, `X | None`, `"X"`).
     fn annotation(&mut self, node: Node, sid: usize, src: u32) -> Option<(u32, Cont)> {
         self.annot_visit(node, sid, src);
-        let (p, cont) = self.principal(node, Cont::One)?;
+        let Some((p, cont)) = self.principal(node, Cont::One) else {
+            return self.union_annotation(node, src).map(|c| (c, Cont::One));
+        };
         let c = self
             .chain_at
             .get(&(p.start_byte(), p.end_byte()))
             .copied()?;
         self.record_tuple(p, c, 0);
         Some((c, cont))
+    }
+
+    /// A visited type that is a union of two or more classes (`A | B`,
+    /// `Optional[Union[A, B]]`): the chain standing for it, its parts
+    /// recorded in [`Refs::unions`]. pyright answers a member of such a
+    /// value with each part's.
+    fn union_annotation(&mut self, node: Node, src: u32) -> Option<u32> {
+        let parts = self.union_members(node, 0)?;
+        let mut chains = Vec::new();
+        let mut seen: Vec<&str> = Vec::new();
+        for p in parts {
+            let (pn, k) = self.principal(p, Cont::One)?;
+            let pc = *self.chain_at.get(&(pn.start_byte(), pn.end_byte()))?;
+            if !seen.contains(&self.text(p)) {
+                seen.push(self.text(p));
+                chains.push((pc, k));
+            }
+        }
+        if chains.len() < 2 {
+            return None;
+        }
+        let key = match self.chain_at.get(&(node.start_byte(), node.end_byte())) {
+            Some(&c) => c,
+            None => self.push_chain(node, None, Root::Unknown, pos(node), Vec::new(), src),
+        };
+        self.union_parts.insert(key, chains);
+        Some(key)
+    }
+
+    /// The parts of a union type that are not `None` nor builtins, when
+    /// two or more (see [`Self::union_principal`]); `Optional[…]`, `type`
+    /// and parentheses unwrapped.
+    fn union_members<'t>(&self, node: Node<'t>, depth: u32) -> Option<Vec<Node<'t>>> {
+        if depth > 4 {
+            return None;
+        }
+        let parts: Vec<Node<'t>> = match node.kind_name() {
+            "type" | "parenthesized_expression" => {
+                return self.union_members(node.named_child(0)?, depth + 1)
+            }
+            "subscript" | "generic_type" => {
+                let generic = node.kind_name() == "generic_type";
+                let value = if generic {
+                    node.named_child(0)?
+                } else {
+                    node.field("value")?
+                };
+                let head = self.text(value).rsplit('.').next().unwrap_or("");
+                let mut cur = node.walk();
+                let args: Vec<Node> = if generic {
+                    let tp = node.named_child(1)?;
+                    tp.named_children(&mut cur).collect()
+                } else {
+                    node.children_by_field_name("subscript", &mut cur).collect()
+                };
+                match head {
+                    "Optional" => return self.union_members(*args.first()?, depth + 1),
+                    "Union" => args,
+                    _ => return None,
+                }
+            }
+            "binary_operator" | "union_type" => {
+                let mut cur = node.walk();
+                node.named_children(&mut cur).collect()
+            }
+            _ => return None,
+        };
+        let mut flat = Vec::new();
+        let mut stack = parts;
+        stack.reverse();
+        while let Some(p) = stack.pop() {
+            let p = match p.kind_name() {
+                "type" => p.named_child(0).unwrap_or(p),
+                _ => p,
+            };
+            if matches!(p.kind_name(), "binary_operator" | "union_type") {
+                let mut cur = p.walk();
+                let mut inner: Vec<Node> = p.named_children(&mut cur).collect();
+                inner.reverse();
+                stack.extend(inner);
+            } else if p.kind_name() != "none" && self.text(p) != "None" {
+                flat.push(p);
+            }
+        }
+        let builtin = |n: &Node| {
+            let head = match n.kind_name() {
+                "subscript" => n.field("value").map(|v| self.text(v)),
+                "generic_type" => n.named_child(0).map(|v| self.text(v)),
+                "identifier" | "attribute" => Some(self.text(*n)),
+                _ => None,
+            };
+            head.map(|h| h.rsplit('.').next().unwrap_or(h))
+                .is_some_and(|h| {
+                    BUILTIN_TYPES.contains(&h) || SEQ_TYPES.contains(&h) || MAP_TYPES.contains(&h)
+                })
+        };
+        let classes: Vec<Node<'t>> = flat.into_iter().filter(|p| !builtin(p)).collect();
+        (classes.len() >= 2).then_some(classes)
     }
 
     /// When the type node `p` (whose chain is `c`) is a fixed-size tuple
@@ -3377,6 +3493,13 @@ impl<'s> Extractor<'s> {
             .collect();
         tuples.sort_by_key(|(c, _)| *c);
         self.refs.tuples = tuples;
+        let mut unions: Vec<(u32, Vec<(u32, Cont)>)> = self
+            .union_parts
+            .iter()
+            .map(|(c, p)| (*c, p.clone()))
+            .collect();
+        unions.sort_by_key(|(c, _)| *c);
+        self.refs.unions = unions;
         // Decorator paths are looked up in the module: one whose first
         // name is bound in a function around (`@cli.command()` under a
         // local `cli`) is not followed.
@@ -3511,6 +3634,27 @@ impl<'s> Extractor<'s> {
         }
         let (c, annot, cont) = match rhs {
             // A fixed-size tuple (or a sequence of them): its parts' types.
+            // A union of classes: each part's type.
+            Rhs::Annot(c, Cont::One) if self.union_parts.contains_key(&c) => {
+                let parts = self.union_parts[&c]
+                    .iter()
+                    .map(|&(pc, pk)| {
+                        self.typeref(Rhs::Annot(pc, pk), depth + 1)
+                            .unwrap_or(TypeRef {
+                                path: UNKNOWN_PATH.into(),
+                                call: false,
+                                cont: Cont::One,
+                                parts: Vec::new(),
+                            })
+                    })
+                    .collect();
+                return Some(TypeRef {
+                    path: UNION_PATH.into(),
+                    call: false,
+                    cont: Cont::One,
+                    parts,
+                });
+            }
             Rhs::Annot(c, k @ (Cont::One | Cont::Seq)) if self.tuple_parts.contains_key(&c) => {
                 let parts = self.tuple_parts[&c]
                     .iter()

@@ -186,6 +186,9 @@ pub struct Spec {
     pub text: String,
     /// Re-exported wholesale: `export * from`.
     pub star: bool,
+    /// Named by a `require()` call (see `Modules::resolve_require`).
+    #[serde(default)]
+    pub require: bool,
 }
 
 /// What other files' resolution may read from this file.

@@ -25,7 +25,7 @@ use super::{
 use crate::extract::python::{
     BinOp, Chain, Cont, Import, ImportKind, Op, Operand, Refs, Root, Scope, Src, TypeRef, Var,
     CLS_PATH, FIXTURE, LITERAL_PATH, OVERLOAD, PROPERTY, SELF_PATH, SELF_TYPED, TUPLE_PATH,
-    UNKNOWN_PATH,
+    UNION_PATH, UNKNOWN_PATH,
 };
 use crate::extract::{Family, LangScope};
 use crate::graph::{EdgeKind, NodeKind, Pos};
@@ -626,6 +626,7 @@ pub fn prepare<'w>(world: &World<'w>) -> Index<'w> {
             ix: &ix,
             stage: Stage::Visible,
             tuples: RefCell::new(Vec::new()),
+            unions: RefCell::new(Vec::new()),
         };
         for (i, wf) in world.files.iter().enumerate() {
             let f = FileIdx(i as u32);
@@ -699,6 +700,9 @@ enum Val {
     /// A callable declared to return an instance of the class
     /// (`factory: Callable[..., TestClient]`).
     Maker(SymId),
+    /// A value of one of two or more types (`A | B`): [`Ctx::unions`]
+    /// entry `n`, each part an instance (or other value) of its own.
+    Union(u32),
     /// Outside the repository (a builtin, a literal, an external package).
     External,
     Unknown,
@@ -768,6 +772,7 @@ struct Ctx<'a, 'w> {
     stage: Stage,
     /// The parts of the tuple values met ([`Val::Tuple`]), each once.
     tuples: RefCell<Vec<Vec<Val>>>,
+    unions: RefCell<Vec<Vec<Val>>>,
 }
 
 /// What a lookup may consult. The submodules packages make visible are
@@ -1187,6 +1192,14 @@ impl Ctx<'_, '_> {
         if t.path == UNKNOWN_PATH {
             return Val::Unknown;
         }
+        if t.path == UNION_PATH {
+            let parts = t
+                .parts
+                .iter()
+                .map(|p| self.eval_typeref(f, p, self_cls, depth + 1))
+                .collect();
+            return self.union(parts);
+        }
         if t.path == TUPLE_PATH {
             let parts = t
                 .parts
@@ -1353,6 +1366,40 @@ impl Ctx<'_, '_> {
             | Val::TupleSeq(_) => Val::External,
             _ => Val::Unknown,
         }
+    }
+
+    /// The value of one of `parts`: the part itself when they agree (or
+    /// but one is known), unknown when one is.
+    fn union(&self, mut parts: Vec<Val>) -> Val {
+        parts.dedup();
+        let mut unique: Vec<Val> = Vec::new();
+        for p in parts {
+            match p {
+                Val::Unknown => return Val::Unknown,
+                p if !unique.contains(&p) => unique.push(p),
+                _ => {}
+            }
+        }
+        match unique.len() {
+            0 => Val::Unknown,
+            1 => unique[0],
+            _ => {
+                let mut us = self.unions.borrow_mut();
+                if let Some(n) = us.iter().position(|u| *u == unique) {
+                    return Val::Union(n as u32);
+                }
+                us.push(unique);
+                Val::Union((us.len() - 1) as u32)
+            }
+        }
+    }
+
+    fn union_parts(&self, n: u32) -> Vec<Val> {
+        self.unions
+            .borrow()
+            .get(n as usize)
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// The tuple value of these parts (the same parts, the same value).
@@ -1550,6 +1597,20 @@ impl Ctx<'_, '_> {
             | Val::TupleMethod(_) => Member::External,
             Val::Unknown if OBJECT_ATTRS.contains(&name) => Member::External,
             Val::Unknown => Member::Unknown,
+            // One member for all parts, or none known (the resolver's
+            // `attr` answers each part's at a site).
+            Val::Union(n) => {
+                let mut one = None;
+                for p in self.union_parts(n) {
+                    match self.member(p, name, from, depth + 1) {
+                        Member::Def(s, h) if one.is_none_or(|(o, _)| o == s) => {
+                            one = Some((s, h));
+                        }
+                        _ => return Member::Unknown,
+                    }
+                }
+                one.map_or(Member::Unknown, |(s, h)| Member::Def(s, h))
+            }
         }
     }
 }
@@ -1605,6 +1666,7 @@ impl<'a, 'w> Ctx<'a, 'w> {
                 ix,
                 stage: Stage::Bases,
                 tuples: RefCell::new(Vec::new()),
+                unions: RefCell::new(Vec::new()),
             };
             let classes = py_scope(self.world, c.file).map_or(&[][..], |s| &s.classes[..]);
             classes
@@ -1673,6 +1735,8 @@ fn member_recv(v: Val) -> Option<SymId> {
 fn annotate(v: Val) -> Val {
     match v {
         Val::Class(c) => Val::Inst(c),
+        // (Its parts are annotated already.)
+        Val::Union(n) => Val::Union(n),
         Val::External => Val::External,
         _ => Val::Unknown,
     }
@@ -1759,6 +1823,7 @@ pub fn resolve_file<'w>(
             ix: index,
             stage: Stage::Resolve,
             tuples: RefCell::new(Vec::new()),
+            unions: RefCell::new(Vec::new()),
         },
         file,
         scope,
@@ -2073,6 +2138,9 @@ impl Resolver<'_, '_> {
     }
 
     fn attr(&self, c: &Chain, v: V, name: &str, pos: Pos, kind: EdgeKind, emit: bool) -> V {
+        if let Val::Union(n) = v.val {
+            return self.union_attr(c, n, name, pos, kind, emit);
+        }
         match self.cx.member(v.val, name, self.file, 0) {
             Member::Def(s, hops) => {
                 let (strategy, how) = match v.val {
@@ -2129,6 +2197,46 @@ impl Resolver<'_, '_> {
                 V::new(Val::Unknown, How::Typed)
             }
         }
+    }
+
+    /// A member of a union's value (`x: A | B`, `x.m()`): each part's, as
+    /// pyright answers it; a part without it (a `str`'s) adds nothing. A
+    /// part of unknown type makes it a guess.
+    fn union_attr(&self, c: &Chain, n: u32, name: &str, pos: Pos, kind: EdgeKind, emit: bool) -> V {
+        let mut defs: Vec<SymId> = Vec::new();
+        let mut vals = Vec::new();
+        let mut outside = false;
+        for p in self.cx.union_parts(n) {
+            match self.cx.member(p, name, self.file, 0) {
+                Member::Def(s, _) => {
+                    if !defs.contains(&s) {
+                        defs.push(s);
+                    }
+                    vals.push(self.cx.def_val(s, member_recv(p), 0));
+                }
+                Member::Value(x) => vals.push(x),
+                Member::External => outside = true,
+                Member::NotFound => {}
+                Member::Unknown => {
+                    if emit {
+                        self.guess(c.src, name, kind, pos);
+                    }
+                    return V::new(Val::Unknown, How::Typed);
+                }
+            }
+        }
+        if emit {
+            for &s in &defs {
+                self.edge(c.src, s, kind, Strategy::TypedReceiver, pos);
+            }
+            if defs.is_empty() && vals.is_empty() && !outside {
+                self.unresolved(c.src, name, kind, pos, "not found on type".into());
+            }
+        }
+        if outside {
+            vals.push(Val::External);
+        }
+        V::new(self.cx.union(vals), How::Typed)
     }
 
     /// A member of a receiver of unknown type: every method of that name.
@@ -2390,6 +2498,16 @@ impl Resolver<'_, '_> {
     /// What an annotation declares, whose principal type chain is `c`: a
     /// fixed-size tuple (or a sequence of them) has a value per part.
     fn annotated(&self, c: u32, k: Cont) -> Val {
+        if let Ok(i) = self.refs.unions.binary_search_by_key(&c, |(u, _)| *u) {
+            if k == Cont::One {
+                let parts = self.refs.unions[i]
+                    .1
+                    .iter()
+                    .map(|&(pc, pk)| self.annotated(pc, pk))
+                    .collect();
+                return self.cx.union(parts);
+            }
+        }
         let tuple = self
             .refs
             .tuples

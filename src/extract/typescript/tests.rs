@@ -637,3 +637,31 @@ fn fix_ups_blank_what_a_full_scan_blanks() {
         "the inputs exercise the fix-ups: {blanked}"
     );
 }
+/// A specifier a `require()` names is apart from the same text imported:
+/// the two may resolve to different builds (`Modules::resolve_require`).
+#[test]
+fn required_specifiers_are_kept_apart_from_imported_ones() {
+    let f = facts(
+        Lang::TypeScript,
+        "index.ts",
+        "import { a } from 'pkg/vanilla';\nconst v = require('pkg/vanilla');\nimport r = require('pkg/react');\nrequire('pkg/vanilla').b();\n",
+    );
+    let (s, r) = parts(&f);
+    let specs: Vec<(&str, bool)> = s
+        .specs
+        .iter()
+        .map(|x| (x.text.as_str(), x.require))
+        .collect();
+    assert_eq!(
+        specs,
+        [
+            ("pkg/vanilla", false),
+            ("pkg/vanilla", true),
+            ("pkg/react", true)
+        ]
+    );
+    assert_eq!(
+        r.modules.iter().map(|m| m.1).collect::<Vec<_>>(),
+        [0, 1, 2, 1]
+    );
+}

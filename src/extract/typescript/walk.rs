@@ -581,15 +581,27 @@ impl<'s> Walker<'s> {
     }
 
     fn intern_spec(&mut self, s: &str) -> u32 {
-        if let Some(&i) = self.spec_ids.get(s) {
+        self.intern_spec_as(s, false)
+    }
+
+    /// A specifier as a `require()` call names it: apart from the same
+    /// text imported, which may resolve elsewhere.
+    fn intern_spec_as(&mut self, s: &str, require: bool) -> u32 {
+        let key = if require {
+            format!("\0{s}")
+        } else {
+            s.to_string()
+        };
+        if let Some(&i) = self.spec_ids.get(&key) {
             return i;
         }
         let i = self.scope.specs.len() as u32;
         self.scope.specs.push(Spec {
             text: s.to_string(),
             star: false,
+            require,
         });
-        self.spec_ids.insert(s.to_string(), i);
+        self.spec_ids.insert(key, i);
         i
     }
 
@@ -788,8 +800,12 @@ impl<'s> Walker<'s> {
     }
 
     fn module_site(&mut self, string: Node<'s>) -> Option<u32> {
+        self.module_site_as(string, false)
+    }
+
+    fn module_site_as(&mut self, string: Node<'s>, require: bool) -> Option<u32> {
         let (text, pos) = self.string_value(string)?;
-        let spec = self.intern_spec(text);
+        let spec = self.intern_spec_as(text, require);
         self.refs.modules.push((pos, spec));
         Some(spec)
     }
@@ -1008,7 +1024,7 @@ impl<'s> Walker<'s> {
 
     /// `const x = require('m')` / `const { a, b: c } = require('m')`.
     fn require_declarator(&mut self, name: Node<'s>, spec_node: Node<'s>) {
-        let Some(spec) = self.module_site(spec_node) else {
+        let Some(spec) = self.module_site_as(spec_node, true) else {
             return;
         };
         match name.kind_name() {
@@ -1144,7 +1160,10 @@ impl<'s> Walker<'s> {
                     }
                 }
                 "import_require_clause" => {
-                    let spec = k.field("source").and_then(|src| self.module_site(src));
+                    // (`import x = require('m')` is a `require()`.)
+                    let spec = k
+                        .field("source")
+                        .and_then(|src| self.module_site_as(src, true));
                     let mut c2 = k.walk();
                     let id = k
                         .named_children(&mut c2)
@@ -3738,7 +3757,7 @@ impl<'s> Walker<'s> {
                 let name = self.text(f);
                 if name == "require" && self.lookup(name, NS_VALUE).is_none() {
                     if let Some(spec) = args.and_then(|a| first_string_arg(a)) {
-                        self.module_site(spec);
+                        self.module_site_as(spec, true);
                         return;
                     }
                 }
@@ -4019,7 +4038,7 @@ impl<'s> Walker<'s> {
                         .and_then(|a| first_string_arg(a))
                         .and_then(|s| self.string_value(s))
                     {
-                        let i = self.intern_spec(spec.0);
+                        let i = self.intern_spec_as(spec.0, true);
                         return Expr::Require(i);
                     }
                 }

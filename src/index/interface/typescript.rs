@@ -19,6 +19,9 @@ pub(super) fn facts(defs: &[Def], scope: &Scope) -> Vec<Fact> {
     for spec in &scope.specs {
         let mut t = Text::new("spec");
         t.str(&spec.text);
+        if spec.require {
+            t.raw(" require");
+        }
         if spec.star {
             t.raw(" *");
             f.rank(&mut t);
@@ -117,7 +120,12 @@ impl Writer<'_> {
 
     fn spec(&self, t: &mut Text, s: u32) {
         match self.scope.specs.get(s as usize) {
-            Some(spec) => t.str(&spec.text),
+            Some(spec) => {
+                t.str(&spec.text);
+                if spec.require {
+                    t.raw(" require");
+                }
+            }
             None => t.raw("?"),
         }
     }

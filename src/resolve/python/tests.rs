@@ -1049,11 +1049,14 @@ def both(a: ContentRange | Other, b: t.Union[int, ContentRange, None]):
         "calls m.set_range -> m.ContentRange.to_header @m.py:9:11 TypedReceiver",
     );
     assert_none_to(&out, "@m.py:10:");
-    // Two in-repo classes: no one type, a guess among both.
-    assert_has(
-        &out,
-        "calls m.both -> m.Other.to_header @m.py:12:7 Member { k: 2 }",
-    );
+    // Two in-repo classes: each one's, as pyright answers (see
+    // `unions_of_classes_answer_each_part`).
+    for class in ["ContentRange", "Other"] {
+        assert_has(
+            &out,
+            &format!("calls m.both -> m.{class}.to_header @m.py:12:7 TypedReceiver"),
+        );
+    }
     assert_has(
         &out,
         "calls m.both -> m.ContentRange.to_header @m.py:13:7 TypedReceiver",
@@ -2334,4 +2337,72 @@ def f(md: Multi):
         "calls m.f -> m.Multi.getlist @m.py:13:7 TypedReceiver",
     );
     assert_none_to(&out, "m.Other.getlist");
+}
+
+/// anyio: `AnyByteReceiveStream = Union[ObjectReceiveStream[bytes],
+/// ByteReceiveStream]` types a dataclass field, and `x: A | B` a
+/// parameter; pyright answers a member of such a value with each part's
+/// declaration (one, when both inherit it); a builtin part, or one bound
+/// nowhere, adds nothing.
+#[test]
+fn unions_of_classes_answer_each_part() {
+    let out = edges(&[
+        (
+            "streams.py",
+            "\
+from typing import Generic, Optional, TypeVar, Union
+T = TypeVar(\"T\")
+class Resource:
+    async def aclose(self): ...
+class ObjectStream(Resource, Generic[T]):
+    async def receive(self): ...
+class ByteStream(Resource):
+    async def receive(self, n: int = 1): ...
+    def extra(self): ...
+AnyStream = Union[ObjectStream[bytes], ByteStream]
+",
+        ),
+        (
+            "buffered.py",
+            "\
+from dataclasses import dataclass
+from typing import Optional, Union
+from streams import AnyStream, ByteStream, ObjectStream
+@dataclass
+class Buffered:
+    stream: AnyStream
+    async def aclose(self):
+        await self.stream.aclose()
+        await self.stream.receive()
+def f(s: Optional[Union[ObjectStream, ByteStream]], t: ByteStream | str, u: ByteStream | Mystery):
+    s.extra()
+    t.extra()
+    return u.extra()
+",
+        ),
+    ]);
+    assert_has(
+        &out,
+        "calls buffered.Buffered.aclose -> streams.Resource.aclose @buffered.py:8:27 TypedReceiver",
+    );
+    for class in ["ObjectStream", "ByteStream"] {
+        assert_has(
+            &out,
+            &format!("calls buffered.Buffered.aclose -> streams.{class}.receive @buffered.py:9:27 TypedReceiver"),
+        );
+    }
+    // `extra` only on ByteStream: its one declaration.
+    assert_has(
+        &out,
+        "calls buffered.f -> streams.ByteStream.extra @buffered.py:11:7 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls buffered.f -> streams.ByteStream.extra @buffered.py:12:7 TypedReceiver",
+    );
+    // A part bound nowhere (`Mystery`) is outside: it adds nothing.
+    assert_has(
+        &out,
+        "calls buffered.f -> streams.ByteStream.extra @buffered.py:13:14 TypedReceiver",
+    );
 }

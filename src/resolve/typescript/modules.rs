@@ -119,12 +119,12 @@ impl Exports {
     /// The targets `exports` maps the subpath (`"."`, `"./x"`) to, `*`
     /// substituted, in the order TypeScript tries them (an `imports` map
     /// the same for its `#x` keys).
-    fn lookup(&self, subpath: &str, custom: &[String]) -> Vec<String> {
+    fn lookup(&self, subpath: &str, custom: &[String], require: bool) -> Vec<String> {
         let mut out = Vec::new();
         match self {
             Exports::Map(m) if m.iter().any(|(k, _)| k.starts_with(['.', '#'])) => {
                 if let Some((_, v)) = m.iter().find(|(k, _)| k == subpath) {
-                    v.targets("", custom, &mut out);
+                    v.targets("", custom, require, &mut out);
                     return out;
                 }
                 // Patterns: the longest prefix before `*` wins.
@@ -137,24 +137,27 @@ impl Exports {
                     })
                     .max_by_key(|(pre, _, _)| *pre);
                 if let Some((_, star, v)) = best {
-                    v.targets(star, custom, &mut out);
+                    v.targets(star, custom, require, &mut out);
                 }
             }
             // Sugar for `{ ".": … }`.
-            e if subpath == "." => e.targets("", custom, &mut out),
+            e if subpath == "." => e.targets("", custom, require, &mut out),
             _ => {}
         }
         out
     }
 
-    fn targets(&self, star: &str, custom: &[String], out: &mut Vec<String>) {
+    /// (`require`: for a `require()` call, which the `import` condition
+    /// does not match.)
+    fn targets(&self, star: &str, custom: &[String], require: bool, out: &mut Vec<String>) {
         match self {
             Exports::Path(p) => out.push(p.replace('*', star)),
-            Exports::List(l) => l.iter().for_each(|e| e.targets(star, custom, out)),
+            Exports::List(l) => l.iter().for_each(|e| e.targets(star, custom, require, out)),
             Exports::Map(m) => {
                 for (k, v) in m {
-                    if CONDITIONS.contains(&k.as_str()) || custom.contains(k) {
-                        v.targets(star, custom, out);
+                    let matches = CONDITIONS.contains(&k.as_str()) && !(require && k == "import");
+                    if matches || custom.contains(k) {
+                        v.targets(star, custom, require, out);
                     }
                 }
             }
@@ -404,6 +407,18 @@ impl Modules {
 
     /// Resolve `spec` written in the file at `from`.
     pub fn resolve(&self, files: &PathIndex, from: &str, spec: &str) -> Target {
+        self.resolve_as(files, from, spec, false)
+    }
+
+    /// What `require(spec)` in file `from` loads: as [`Self::resolve`],
+    /// but a package's `import` condition does not match (zustand's CJS
+    /// build requires `zustand/vanilla`, whose `import` branch is its ESM
+    /// build).
+    pub fn resolve_require(&self, files: &PathIndex, from: &str, spec: &str) -> Target {
+        self.resolve_as(files, from, spec, true)
+    }
+
+    fn resolve_as(&self, files: &PathIndex, from: &str, spec: &str, require: bool) -> Target {
         let dir = from.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
         if spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == ".." {
             // A file first, then a directory: its package.json's entry
@@ -423,7 +438,7 @@ impl Modules {
             return Target::External;
         }
         if spec.starts_with('#') {
-            return self.subpath_import(files, dir, spec);
+            return self.subpath_import(files, dir, spec, require);
         }
         if let Some(cfg) = self.tsconfig_for(dir) {
             for (pattern, targets) in &cfg.paths {
@@ -472,7 +487,7 @@ impl Modules {
                     Some(c) => c.conditions.as_slice(),
                     None => p.source_conditions.as_slice(),
                 };
-                if let Some(t) = self.mapped(files, exports, &subpath, custom, &p.dir) {
+                if let Some(t) = self.mapped(files, exports, &subpath, custom, &p.dir, require) {
                     return t;
                 }
             }
@@ -512,7 +527,7 @@ impl Modules {
     /// the nearest `package.json` above it says, probed as a package's
     /// `exports` targets are (outside the graph when the nearest has no
     /// such key, as for TypeScript).
-    fn subpath_import(&self, files: &PathIndex, dir: &str, spec: &str) -> Target {
+    fn subpath_import(&self, files: &PathIndex, dir: &str, spec: &str, require: bool) -> Target {
         let mut d = dir;
         let (scope, imports) = loop {
             if let Some(imports) = self.scopes.get(d) {
@@ -530,7 +545,7 @@ impl Modules {
         let custom = self
             .tsconfig_for(dir)
             .map_or(&[][..], |c| c.conditions.as_slice());
-        self.mapped(files, imports, spec, custom, scope)
+        self.mapped(files, imports, spec, custom, scope, require)
             .unwrap_or(Target::External)
     }
 
@@ -546,9 +561,10 @@ impl Modules {
         key: &str,
         custom: &[String],
         dir: &str,
+        require: bool,
     ) -> Option<Target> {
         let targets: Vec<String> = map
-            .lookup(key, custom)
+            .lookup(key, custom, require)
             .iter()
             .map(|t| join(dir, t))
             .collect();
@@ -1102,6 +1118,34 @@ mod tests {
     }
 
     #[test]
+    fn a_require_call_does_not_match_the_import_condition() {
+        // zustand's package: ESM under `import`, CommonJS under `default`.
+        let mut layout = Layout::default();
+        layout.manifests.insert(
+            "package.json".into(),
+            r#"{ "name": "zustand",
+                 "exports": { "./*": { "import": { "types": "./esm/*.d.mts", "default": "./esm/*.mjs" },
+                                       "default": { "types": "./*.d.ts", "default": "./*.js" } } } }"#
+                .into(),
+        );
+        let m = Modules::new(&layout);
+        let files: PathIndex = [
+            ("esm/vanilla.d.mts", FileIdx(0)),
+            ("vanilla.d.ts", FileIdx(1)),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(
+            m.resolve(&files, "index.js", "zustand/vanilla"),
+            Target::File(FileIdx(0))
+        );
+        assert_eq!(
+            m.resolve_require(&files, "index.js", "zustand/vanilla"),
+            Target::File(FileIdx(1))
+        );
+    }
+
+    #[test]
     fn package_exports_map_with_conditions_in_file_order() {
         let mut layout = Layout::default();
         // zod's shape: a custom condition first (not enabled), then `types`
@@ -1162,10 +1206,10 @@ mod tests {
         assert_eq!(r("@shop/auth"), Target::File(FileIdx(7)));
         assert_eq!(r("@shop/auth/tokens"), Target::File(FileIdx(8)));
         let blocked = Exports::Map(vec![("./internal".into(), Exports::None)]);
-        assert!(blocked.lookup("./internal", &[]).is_empty());
+        assert!(blocked.lookup("./internal", &[], false).is_empty());
         let sugar = Exports::Path("./main.js".into());
-        assert_eq!(sugar.lookup(".", &[]), vec!["./main.js".to_string()]);
-        assert!(sugar.lookup("./x", &[]).is_empty());
+        assert_eq!(sugar.lookup(".", &[], false), vec!["./main.js".to_string()]);
+        assert!(sugar.lookup("./x", &[], false).is_empty());
         // zod's own repository sets `customConditions: ["@zod/source"]`:
         // the sources win there.
         layout.manifests.insert(
