@@ -2321,6 +2321,20 @@ impl Resolver<'_, '_> {
             (Some((Val::Inst(s), _)), Val::Inst(c)) if self.cx.mro(s).0.contains(&c) => {
                 Val::Inst(s)
             }
+            // `x: A | B` then `isinstance(x, A)`: the parts that are `A`s.
+            (Some((Val::Union(n), _)), Val::Inst(c)) => {
+                let parts: Vec<Val> = self
+                    .cx
+                    .union_parts(n)
+                    .into_iter()
+                    .filter(|p| matches!(p, Val::Inst(s) if self.cx.mro(*s).0.contains(&c)))
+                    .collect();
+                if parts.is_empty() {
+                    to
+                } else {
+                    self.cx.union(parts)
+                }
+            }
             _ => to,
         }
     }

@@ -2343,7 +2343,7 @@ def f(md: Multi):
 /// ByteReceiveStream]` types a dataclass field, and `x: A | B` a
 /// parameter; pyright answers a member of such a value with each part's
 /// declaration (one, when both inherit it); a builtin part, or one bound
-/// nowhere, adds nothing.
+/// nowhere, adds nothing; `isinstance` keeps the parts it admits.
 #[test]
 fn unions_of_classes_answer_each_part() {
     let out = edges(&[
@@ -2367,7 +2367,7 @@ AnyStream = Union[ObjectStream[bytes], ByteStream]
             "\
 from dataclasses import dataclass
 from typing import Optional, Union
-from streams import AnyStream, ByteStream, ObjectStream
+from streams import AnyStream, ByteStream, ObjectStream, Resource
 @dataclass
 class Buffered:
     stream: AnyStream
@@ -2378,6 +2378,11 @@ def f(s: Optional[Union[ObjectStream, ByteStream]], t: ByteStream | str, u: Byte
     s.extra()
     t.extra()
     return u.extra()
+def g(s: Union[ObjectStream, ByteStream]):
+    if isinstance(s, ByteStream):
+        s.receive()
+    if isinstance(s, Resource):
+        s.receive()
 ",
         ),
     ]);
@@ -2400,6 +2405,24 @@ def f(s: Optional[Union[ObjectStream, ByteStream]], t: ByteStream | str, u: Byte
         &out,
         "calls buffered.f -> streams.ByteStream.extra @buffered.py:12:7 TypedReceiver",
     );
+    // Narrowed by `isinstance`: the parts that are instances of the class.
+    assert_has(
+        &out,
+        "calls buffered.g -> streams.ByteStream.receive @buffered.py:16:11 TypedReceiver",
+    );
+    assert!(
+        !out.iter()
+            .any(|e| e.contains("ObjectStream.receive @buffered.py:16:")),
+        "{out:?}"
+    );
+    for class in ["ObjectStream", "ByteStream"] {
+        assert_has(
+            &out,
+            &format!(
+                "calls buffered.g -> streams.{class}.receive @buffered.py:18:11 TypedReceiver"
+            ),
+        );
+    }
     // A part bound nowhere (`Mystery`) is outside: it adds nothing.
     assert_has(
         &out,
