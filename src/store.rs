@@ -13,7 +13,7 @@ use rusqlite::config::DbConfig;
 use rusqlite::{params, params_from_iter, Connection, OptionalExtension};
 
 use crate::extract::{Def, Diagnostic, Lang};
-use crate::graph::{node_id, EdgeKind, NodeKind, Status};
+use crate::graph::{node_id, EdgeKind, NodeKind, Pos, Status};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -2220,6 +2220,24 @@ pub enum Outcome {
     External,
     /// No answer.
     None,
+}
+
+impl Outcome {
+    /// An in-repository location's path and position.
+    pub fn target(&self) -> Option<(String, Pos)> {
+        match self {
+            Outcome::Target {
+                path, line, column, ..
+            } => Some((
+                path.clone(),
+                Pos {
+                    line: *line,
+                    column: *column,
+                },
+            )),
+            _ => None,
+        }
+    }
 }
 
 /// A reference a server found that the static graph did not have.

@@ -511,21 +511,7 @@ pub async fn verify(
                         .map(|t| name_at(t, site.pos))
                         .unwrap_or_default(),
                     graph: site.expected.clone(),
-                    server: rows
-                        .iter()
-                        .filter_map(|o| match o {
-                            Outcome::Target {
-                                path, line, column, ..
-                            } => Some((
-                                path.clone(),
-                                Pos {
-                                    line: *line,
-                                    column: *column,
-                                },
-                            )),
-                            _ => None,
-                        })
-                        .collect(),
+                    server: rows.iter().filter_map(Outcome::target).collect(),
                     external: rows.iter().any(|o| matches!(o, Outcome::External)),
                 });
             }
@@ -1539,21 +1525,7 @@ fn unmodelled_only(
     nodes: &mut FileNodes,
     rows: &[Outcome],
 ) -> Result<bool, QueryError> {
-    let targets: Vec<(String, Pos)> = rows
-        .iter()
-        .filter_map(|o| match o {
-            Outcome::Target {
-                path, line, column, ..
-            } => Some((
-                path.clone(),
-                Pos {
-                    line: *line,
-                    column: *column,
-                },
-            )),
-            _ => None,
-        })
-        .collect();
+    let targets: Vec<(String, Pos)> = rows.iter().filter_map(Outcome::target).collect();
     if targets.iter().any(|(_, p)| p.line == 1 && p.column == 1) {
         return Ok(false);
     }

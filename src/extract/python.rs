@@ -2641,63 +2641,22 @@ impl<'s> Extractor<'s> {
             "type" | "parenthesized_expression" => {
                 return self.union_members(node.named_child(0)?, depth + 1)
             }
-            "subscript" | "generic_type" => {
-                let generic = node.kind_name() == "generic_type";
-                let value = if generic {
-                    node.named_child(0)?
-                } else {
-                    node.field("value")?
-                };
-                let head = self.text(value).rsplit('.').next().unwrap_or("");
-                let mut cur = node.walk();
-                let args: Vec<Node> = if generic {
-                    let tp = node.named_child(1)?;
-                    tp.named_children(&mut cur).collect()
-                } else {
-                    node.children_by_field_name("subscript", &mut cur).collect()
-                };
-                match head {
-                    "Optional" => return self.union_members(*args.first()?, depth + 1),
-                    "Union" => args,
-                    _ => return None,
-                }
-            }
+            "subscript" | "generic_type" => match self.type_args(node)? {
+                (_, "Optional", args) => return self.union_members(*args.first()?, depth + 1),
+                (_, "Union", args) => args,
+                _ => return None,
+            },
             "binary_operator" | "union_type" => {
                 let mut cur = node.walk();
                 node.named_children(&mut cur).collect()
             }
             _ => return None,
         };
-        let mut flat = Vec::new();
-        let mut stack = parts;
-        stack.reverse();
-        while let Some(p) = stack.pop() {
-            let p = match p.kind_name() {
-                "type" => p.named_child(0).unwrap_or(p),
-                _ => p,
-            };
-            if matches!(p.kind_name(), "binary_operator" | "union_type") {
-                let mut cur = p.walk();
-                let mut inner: Vec<Node> = p.named_children(&mut cur).collect();
-                inner.reverse();
-                stack.extend(inner);
-            } else if p.kind_name() != "none" && self.text(p) != "None" {
-                flat.push(p);
-            }
-        }
-        let builtin = |n: &Node| {
-            let head = match n.kind_name() {
-                "subscript" => n.field("value").map(|v| self.text(v)),
-                "generic_type" => n.named_child(0).map(|v| self.text(v)),
-                "identifier" | "attribute" => Some(self.text(*n)),
-                _ => None,
-            };
-            head.map(|h| h.rsplit('.').next().unwrap_or(h))
-                .is_some_and(|h| {
-                    BUILTIN_TYPES.contains(&h) || SEQ_TYPES.contains(&h) || MAP_TYPES.contains(&h)
-                })
-        };
-        let classes: Vec<Node<'t>> = flat.into_iter().filter(|p| !builtin(p)).collect();
+        let classes: Vec<Node<'t>> = self
+            .union_flat(parts)
+            .into_iter()
+            .filter(|p| !self.is_builtin_type(*p))
+            .collect();
         (classes.len() >= 2).then_some(classes)
     }
 
@@ -2791,20 +2750,7 @@ impl<'s> Extractor<'s> {
             "type" | "parenthesized_expression" => self.principal(node.named_child(0)?, cont),
             "identifier" | "attribute" | "string" | "member_type" => Some((node, cont)),
             "subscript" | "generic_type" => {
-                let generic = node.kind_name() == "generic_type";
-                let value = if generic {
-                    node.named_child(0)?
-                } else {
-                    node.field("value")?
-                };
-                let head = self.text(value).rsplit('.').next().unwrap_or("");
-                let mut cur = node.walk();
-                let args: Vec<Node> = if generic {
-                    let tp = node.named_child(1)?;
-                    tp.named_children(&mut cur).collect()
-                } else {
-                    node.children_by_field_name("subscript", &mut cur).collect()
-                };
+                let (value, head, args) = self.type_args(node)?;
                 if TYPING_WRAPPERS.contains(&head) {
                     return self.principal(*args.first()?, cont);
                 }
@@ -2839,6 +2785,7 @@ impl<'s> Extractor<'s> {
                 if head == "Union" {
                     return self.union_principal(args, cont);
                 }
+                let generic = node.kind_name() == "generic_type";
                 Some((if generic { value } else { node }, cont))
             }
             "binary_operator" | "union_type" => {
@@ -2855,40 +2802,13 @@ impl<'s> Extractor<'s> {
     /// any member a str does not have, which is what pyright answers), or
     /// its first part when all are builtins (`bytes | bytearray`).
     fn union_principal<'t>(&self, parts: Vec<Node<'t>>, cont: Cont) -> Option<(Node<'t>, Cont)> {
-        // (`A | B | C` nests: flatten the binary operators.)
-        let mut flat = Vec::new();
-        let mut stack = parts;
-        stack.reverse();
-        while let Some(p) = stack.pop() {
-            if matches!(p.kind_name(), "binary_operator" | "union_type") {
-                let mut cur = p.walk();
-                let mut inner: Vec<Node> = p.named_children(&mut cur).collect();
-                inner.reverse();
-                stack.extend(inner);
-            } else if p.kind_name() != "none" && self.text(p) != "None" {
-                flat.push(p);
-            }
-        }
-        let head = |n: &Node| {
-            let n = match n.kind_name() {
-                "type" => n.named_child(0).unwrap_or(*n),
-                _ => *n,
-            };
-            match n.kind_name() {
-                "subscript" => n.field("value").map(|v| self.text(v)),
-                "generic_type" => n.named_child(0).map(|v| self.text(v)),
-                "identifier" | "attribute" => Some(self.text(n)),
-                _ => None,
-            }
-        };
-        let builtin = |n: &Node| {
-            head(n)
-                .map(|h| h.rsplit('.').next().unwrap_or(h))
-                .is_some_and(|h| {
-                    BUILTIN_TYPES.contains(&h) || SEQ_TYPES.contains(&h) || MAP_TYPES.contains(&h)
-                })
-        };
-        let others: Vec<Node> = flat.iter().copied().filter(|p| !builtin(p)).collect();
+        let flat = self.union_flat(parts);
+        let head = |n: &Node| self.type_head(*n);
+        let others: Vec<Node> = flat
+            .iter()
+            .copied()
+            .filter(|p| !self.is_builtin_type(*p))
+            .collect();
         match (&others[..], flat.first()) {
             ([one], _) => self.principal(*one, cont),
             ([], Some(first)) => self.principal(*first, cont),
@@ -2901,6 +2821,72 @@ impl<'s> Extractor<'s> {
             }
             _ => None,
         }
+    }
+
+    /// The parts of a union (`A | B | C` nests: the binary operators
+    /// flattened), `None` left out.
+    fn union_flat<'t>(&self, parts: Vec<Node<'t>>) -> Vec<Node<'t>> {
+        let mut flat = Vec::new();
+        let mut stack = parts;
+        stack.reverse();
+        while let Some(p) = stack.pop() {
+            let p = match p.kind_name() {
+                "type" => p.named_child(0).unwrap_or(p),
+                _ => p,
+            };
+            if matches!(p.kind_name(), "binary_operator" | "union_type") {
+                let mut cur = p.walk();
+                let mut inner: Vec<Node> = p.named_children(&mut cur).collect();
+                inner.reverse();
+                stack.extend(inner);
+            } else if p.kind_name() != "none" && self.text(p) != "None" {
+                flat.push(p);
+            }
+        }
+        flat
+    }
+
+    /// The name a type is written with (`IO` of `IO[str]`), as written.
+    fn type_head(&self, n: Node) -> Option<&'s str> {
+        let n = match n.kind_name() {
+            "type" => n.named_child(0).unwrap_or(n),
+            _ => n,
+        };
+        match n.kind_name() {
+            "subscript" => n.field("value").map(|v| self.text(v)),
+            "generic_type" => n.named_child(0).map(|v| self.text(v)),
+            "identifier" | "attribute" => Some(self.text(n)),
+            _ => None,
+        }
+    }
+
+    /// A builtin scalar, sequence or mapping type (`str`, `list[X]`).
+    fn is_builtin_type(&self, n: Node) -> bool {
+        self.type_head(n)
+            .map(|h| h.rsplit('.').next().unwrap_or(h))
+            .is_some_and(|h| {
+                BUILTIN_TYPES.contains(&h) || SEQ_TYPES.contains(&h) || MAP_TYPES.contains(&h)
+            })
+    }
+
+    /// A subscripted type (`Dict[K, V]`, `dict[K, V]`): the node naming
+    /// the generic, its last dotted name, and the arguments.
+    fn type_args<'t>(&self, node: Node<'t>) -> Option<(Node<'t>, &'s str, Vec<Node<'t>>)> {
+        let generic = node.kind_name() == "generic_type";
+        let value = if generic {
+            node.named_child(0)?
+        } else {
+            node.field("value")?
+        };
+        let head = self.text(value).rsplit('.').next().unwrap_or("");
+        let mut cur = node.walk();
+        let args: Vec<Node> = if generic {
+            let tp = node.named_child(1)?;
+            tp.named_children(&mut cur).collect()
+        } else {
+            node.children_by_field_name("subscript", &mut cur).collect()
+        };
+        Some((value, head, args))
     }
 
     /// `"Gateway"` or `"pkg.Gateway"` as an annotation.
