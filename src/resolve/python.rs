@@ -1761,6 +1761,10 @@ fn annotate_as(v: Val, cont: Cont) -> Val {
         (Cont::Seq, Val::Inst(c)) => Val::Seq(c),
         (Cont::Map, Val::Inst(c)) => Val::Map(c),
         (Cont::Returns, Val::Inst(c)) => Val::Maker(c),
+        // A container of a union's values (`List[NL]`, `NL = Union[Node,
+        // Leaf]`): its elements are not one class (no value holds them),
+        // and they are not outside either.
+        (_, Val::Union(_)) => Val::Unknown,
         _ => Val::External,
     }
 }

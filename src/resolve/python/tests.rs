@@ -2366,7 +2366,7 @@ AnyStream = Union[ObjectStream[bytes], ByteStream]
             "buffered.py",
             "\
 from dataclasses import dataclass
-from typing import Optional, Union
+from typing import List, Optional, Union
 from streams import AnyStream, ByteStream, ObjectStream, Resource
 @dataclass
 class Buffered:
@@ -2378,6 +2378,9 @@ def f(s: Optional[Union[ObjectStream, ByteStream]], t: ByteStream | str, u: Byte
     s.extra()
     t.extra()
     return u.extra()
+def h(streams: List[AnyStream]):
+    for s in streams:
+        s.extra()
 def g(s: Union[ObjectStream, ByteStream]):
     if isinstance(s, ByteStream):
         s.receive()
@@ -2405,21 +2408,27 @@ def g(s: Union[ObjectStream, ByteStream]):
         &out,
         "calls buffered.f -> streams.ByteStream.extra @buffered.py:12:7 TypedReceiver",
     );
+    // A list of a union's values: its elements are unknown (a guess), not
+    // outside.
+    assert_has(
+        &out,
+        "calls buffered.h -> streams.ByteStream.extra @buffered.py:16:11 Member { k: 1 }",
+    );
     // Narrowed by `isinstance`: the parts that are instances of the class.
     assert_has(
         &out,
-        "calls buffered.g -> streams.ByteStream.receive @buffered.py:16:11 TypedReceiver",
+        "calls buffered.g -> streams.ByteStream.receive @buffered.py:19:11 TypedReceiver",
     );
     assert!(
         !out.iter()
-            .any(|e| e.contains("ObjectStream.receive @buffered.py:16:")),
+            .any(|e| e.contains("ObjectStream.receive @buffered.py:19:")),
         "{out:?}"
     );
     for class in ["ObjectStream", "ByteStream"] {
         assert_has(
             &out,
             &format!(
-                "calls buffered.g -> streams.{class}.receive @buffered.py:18:11 TypedReceiver"
+                "calls buffered.g -> streams.{class}.receive @buffered.py:21:11 TypedReceiver"
             ),
         );
     }
