@@ -36,6 +36,13 @@ pub const NS_ANY: u8 = NS_VALUE | NS_TYPE;
 /// tsserver defines such a name at the property, and when it is called at
 /// the function too, so only calls to functions get edges.
 pub const CJS_PROPERTY: u8 = 4;
+/// Export flag: a definition made at the property (`exports.f = function
+/// () {}`), which is where tsserver defines a destructured CommonJS name.
+pub const AT_PROPERTY: u8 = 16;
+/// Site flag: a name destructured from a `require()` (`const { f } =
+/// require('./m')`), which tsserver defines at the exporting property: an
+/// edge only to a definition made there ([`AT_PROPERTY`]).
+pub const DESTRUCTURED: u8 = 32;
 
 /// What a name or expression denotes, as far as one file can tell.
 /// `Var`, `Import`, `Def`, `This`, `Super` indexes are into the file's own

@@ -21,7 +21,8 @@ use super::{
 };
 use crate::extract::typescript::{
     callback_alias, callback_param, Export, Expr, Field, Imported, Refs, Scope, SiteKind,
-    CJS_PROPERTY, DEFAULT, EXPORT_EQUALS, NS_ANY, NS_TYPE, NS_VALUE, SIGNATURE,
+    AT_PROPERTY, CJS_PROPERTY, DEFAULT, DESTRUCTURED, EXPORT_EQUALS, NS_ANY, NS_TYPE, NS_VALUE,
+    SIGNATURE,
 };
 use crate::extract::{Family, Lang, LangScope};
 use crate::graph::{EdgeKind, NodeKind, Pos};
@@ -801,6 +802,8 @@ impl<'a, 'w> Eval<'a, 'w> {
         if depth > MAX_DEPTH {
             return None;
         }
+        let destructured = ns & DESTRUCTURED;
+        let ns = ns & !DESTRUCTURED;
         let s = self.scope(t)?;
         let lo = s.exports.partition_point(|e| s.name(e.name) < name);
         let hi = lo + s.exports[lo..].partition_point(|e| s.name(e.name) == name);
@@ -836,6 +839,11 @@ impl<'a, 'w> Eval<'a, 'w> {
                     v = Val::CallOnly(s);
                 }
             }
+            // A destructured name is defined at the property: only a
+            // definition made there is named.
+            if destructured != 0 && e.ns & AT_PROPERTY == 0 {
+                v = alias(v);
+            }
             let re = matches!(e.target, Expr::Import(_));
             return Some((v, st, re));
         }
@@ -847,7 +855,7 @@ impl<'a, 'w> Eval<'a, 'w> {
                 continue;
             }
             if let Some(Target::File(st)) = self.index.specs[t.0 as usize].get(i) {
-                if let Some((v, strat, _)) = self.export(*st, name, ns, depth + 1) {
+                if let Some((v, strat, _)) = self.export(*st, name, ns | destructured, depth + 1) {
                     return Some((v, strat, true));
                 }
             }

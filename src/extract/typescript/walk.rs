@@ -13,8 +13,8 @@ use tree_sitter::{Node, Parser};
 use super::jsdoc::{self, Sep};
 use super::{
     is_test_path, ClassInfo, Export, Expr, Field, Import, Imported, Name, ObjectLit, Refs, Scope,
-    Site, SiteKind, Spec, CJS_PROPERTY, DEFAULT, EXPORT_EQUALS, NS_ANY, NS_TYPE, NS_VALUE,
-    SIGNATURE,
+    Site, SiteKind, Spec, AT_PROPERTY, CJS_PROPERTY, DEFAULT, DESTRUCTURED, EXPORT_EQUALS, NS_ANY,
+    NS_TYPE, NS_VALUE, SIGNATURE,
 };
 use crate::extract::syntax::{self, Syntax};
 use crate::extract::{module_def, syntax_diagnostics, Def, Diagnostic, Lang};
@@ -1069,9 +1069,10 @@ impl<'s> Walker<'s> {
                     };
                     let i = self.push_import(l, spec, what);
                     self.bind(local_text, NS_ANY, Binding::Import(i));
-                    // No site at `key`: tsserver defines a destructured
-                    // CommonJS name at the exporting object's property.
-                    let _ = key;
+                    // tsserver defines `key` at the exporting property:
+                    // a definition made there (`exports.f = function ()
+                    // {}`) is named by it, any other is not.
+                    self.site(key, SiteKind::Ref, NS_ANY | DESTRUCTURED, Expr::Import(i));
                 }
             }
             _ => {}
@@ -3511,10 +3512,22 @@ impl<'s> Walker<'s> {
                             e
                         }
                     };
+                    // (A named function expression is named at its name.)
+                    let at_property = match right.kind_name() {
+                        "function_expression" | "arrow_function" | "function" => {
+                            right.field("name").is_none()
+                        }
+                        "class" => true,
+                        _ => false,
+                    };
                     let nm = self.intern(prop_name);
                     self.scope.exports.push(Export {
                         name: nm,
-                        ns: NS_VALUE,
+                        ns: if at_property {
+                            NS_VALUE | AT_PROPERTY
+                        } else {
+                            NS_VALUE
+                        },
                         target: e,
                     });
                     return;

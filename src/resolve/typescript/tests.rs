@@ -1987,3 +1987,30 @@ fn a_default_import_of_an_export_equals_value_is_its_default_member() {
     assert_eq!(targets(&r, "2:8"), ["plain.d.ts:plain"]);
     assert_eq!(targets(&r, "4:1"), ["plain.d.ts:plain"]);
 }
+
+/// fastify's tests: `const { getServerUrl } = require('./helper')` with
+/// `module.exports.getServerUrl = function (app) {…}`. tsserver defines a
+/// destructured name at the exporting property: the function made there
+/// is named; `exports.sleep = sleep` or a `module.exports = { wait }`
+/// property holds one defined elsewhere, no edge (commander's `const {
+/// Argument } = require('./lib/argument.js')`). Calls reach the function.
+#[test]
+fn destructured_commonjs_names_reference_what_the_exports_name() {
+    let r = resolve_all(&[
+        (
+            "test/helper.js",
+            "'use strict'\nfunction sleep() {}\nmodule.exports.sleep = sleep\nmodule.exports.getServerUrl = function (app) {\n  return app\n}\n",
+        ),
+        ("test/obj.js", "function wait() {}\nmodule.exports = { wait }\n"),
+        (
+            "test/a.test.js",
+            "'use strict'\nconst { getServerUrl, sleep } = require('./helper')\nconst { wait } = require('./obj')\ngetServerUrl(1)\nwait()\nsleep()\n",
+        ),
+    ]);
+    assert_eq!(targets(&r, "2:9"), ["test/helper.js:getServerUrl"]);
+    assert!(targets(&r, "2:23").is_empty(), "{:?}", r.0);
+    assert!(targets(&r, "3:9").is_empty(), "{:?}", r.0);
+    assert_eq!(targets(&r, "4:1"), ["test/helper.js:getServerUrl"]);
+    assert_eq!(targets(&r, "5:1"), ["test/obj.js:wait"]);
+    assert_eq!(targets(&r, "6:1"), ["test/helper.js:sleep"]);
+}
