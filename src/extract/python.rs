@@ -232,8 +232,21 @@ pub struct TypeRef {
     pub call: bool,
     pub cont: Cont,
     /// A fixed-size tuple's parts (`tuple[Key | None, Item]`, whose path
-    /// is [`TUPLE_PATH`]); empty for any other type.
+    /// is [`TUPLE_PATH`]) or a union's ([`UNION_PATH`]); empty for any
+    /// other type.
     pub parts: Vec<TypeRef>,
+}
+
+impl TypeRef {
+    /// A type of parts (a tuple's, a union's).
+    fn of_parts(path: &str, cont: Cont, parts: Vec<TypeRef>) -> TypeRef {
+        TypeRef {
+            path: path.into(),
+            call: false,
+            cont,
+            parts,
+        }
+    }
 }
 
 /// A variable (module level) or attribute (class) and what it holds.
@@ -3612,6 +3625,13 @@ impl<'s> Extractor<'s> {
         }
     }
 
+    /// A tuple's or union's part (its type chain) as a [`TypeRef`], unknown
+    /// when it is none.
+    fn part_typeref(&self, part: Option<(u32, Cont)>, depth: u32) -> TypeRef {
+        part.and_then(|(pc, pk)| self.typeref(Rhs::Annot(pc, pk), depth + 1))
+            .unwrap_or_else(|| TypeRef::of_parts(UNKNOWN_PATH, Cont::One, Vec::new()))
+    }
+
     /// A chain that is a plain dotted path from a module-level name (with an
     /// optional final call) as a [`TypeRef`]; locals are followed once.
     fn typeref(&self, rhs: Rhs, depth: u32) -> Option<TypeRef> {
@@ -3619,47 +3639,21 @@ impl<'s> Extractor<'s> {
             return None;
         }
         let (c, annot, cont) = match rhs {
-            // A fixed-size tuple (or a sequence of them): its parts' types.
             // A union of classes: each part's type.
             Rhs::Annot(c, Cont::One) if self.union_parts.contains_key(&c) => {
                 let parts = self.union_parts[&c]
                     .iter()
-                    .map(|&(pc, pk)| {
-                        self.typeref(Rhs::Annot(pc, pk), depth + 1)
-                            .unwrap_or(TypeRef {
-                                path: UNKNOWN_PATH.into(),
-                                call: false,
-                                cont: Cont::One,
-                                parts: Vec::new(),
-                            })
-                    })
+                    .map(|&p| self.part_typeref(Some(p), depth))
                     .collect();
-                return Some(TypeRef {
-                    path: UNION_PATH.into(),
-                    call: false,
-                    cont: Cont::One,
-                    parts,
-                });
+                return Some(TypeRef::of_parts(UNION_PATH, Cont::One, parts));
             }
+            // A fixed-size tuple (or a sequence of them): its parts' types.
             Rhs::Annot(c, k @ (Cont::One | Cont::Seq)) if self.tuple_parts.contains_key(&c) => {
                 let parts = self.tuple_parts[&c]
                     .iter()
-                    .map(|p| {
-                        p.and_then(|(pc, pk)| self.typeref(Rhs::Annot(pc, pk), depth + 1))
-                            .unwrap_or(TypeRef {
-                                path: UNKNOWN_PATH.into(),
-                                call: false,
-                                cont: Cont::One,
-                                parts: Vec::new(),
-                            })
-                    })
+                    .map(|&p| self.part_typeref(p, depth))
                     .collect();
-                return Some(TypeRef {
-                    path: TUPLE_PATH.into(),
-                    call: false,
-                    cont: k,
-                    parts,
-                });
+                return Some(TypeRef::of_parts(TUPLE_PATH, k, parts));
             }
             Rhs::Value(c) => (c, false, Cont::One),
             Rhs::Annot(c, k) => (c, true, k),
