@@ -615,6 +615,7 @@ pub fn extract(path: &str, src: &[u8]) -> FileFacts {
         class_stmt_end: Pos { line: 0, column: 0 },
         narrowing: Vec::new(),
         narrowed: Vec::new(),
+        narrowed_attrs: Vec::new(),
         returns: HashMap::new(),
         no_inference: std::collections::HashSet::new(),
         tuple_parts: HashMap::new(),
@@ -770,6 +771,9 @@ struct Extractor<'s> {
     /// narrowing's scope, the name, whether the type the name had may be
     /// kept: no `isinstance` of it is known false there).
     narrowed: Vec<(u32, u32, usize, String, bool)>,
+    /// Chains whose first attribute of a name was narrowed (`isinstance(
+    /// self.x, C)`, then `self.x.m()`): chain, class chain, scope, name.
+    narrowed_attrs: Vec<(u32, u32, usize, String)>,
     /// Returned values of functions without a return annotation
     /// (`None`: a value we cannot follow).
     returns: HashMap<u32, Vec<Option<u32>>>,
@@ -975,6 +979,7 @@ impl<'s> Extractor<'s> {
         let mut names = Vec::new();
         match a.field("left") {
             Some(t) if t.kind_name() == "identifier" => names.push(self.text(t).to_string()),
+            Some(t) if t.kind_name() == "attribute" => names.extend(self.narrowable(t)),
             Some(t) if matches!(t.kind_name(), "pattern_list" | "tuple_pattern") => {
                 let mut cur = t.walk();
                 for k in t.named_children(&mut cur) {
@@ -1032,21 +1037,35 @@ impl<'s> Extractor<'s> {
                 let (Some(x), Some(class)) = (args.named_child(0), args.named_child(1)) else {
                     return;
                 };
-                if x.kind_name() != "identifier"
-                    || !matches!(class.kind_name(), "identifier" | "attribute")
-                {
+                if !matches!(class.kind_name(), "identifier" | "attribute") {
                     return;
                 }
+                let Some(name) = self.narrowable(x) else {
+                    return;
+                };
                 let Some(&c) = self.chain_at.get(&(class.start_byte(), class.end_byte())) else {
                     return;
                 };
-                let name = self.text(x).to_string();
                 // Known false: recorded so that a later narrowing does not
                 // keep x the class it had.
                 let fact = if negated { Narrow::Not } else { Narrow::Is(c) };
                 self.narrowing.push((name, fact, sid));
             }
             _ => {}
+        }
+    }
+
+    /// What `isinstance` can narrow: a name, or a name's attribute
+    /// (`self.x`), as the key of its narrowing facts.
+    fn narrowable(&self, x: Node) -> Option<String> {
+        match x.kind_name() {
+            "identifier" => Some(self.text(x).to_string()),
+            "attribute" => {
+                let (o, a) = (x.field("object")?, x.field("attribute")?);
+                (o.kind_name() == "identifier")
+                    .then(|| format!("{}.{}", self.text(o), self.text(a)))
+            }
+            _ => None,
         }
     }
 
@@ -3104,21 +3123,32 @@ impl<'s> Extractor<'s> {
                     }
                     true
                 };
-                // The latest narrowing since the last assignment, and
-                // whether some `isinstance` of the name is known false.
-                let (mut found, mut excluded) = (None, false);
-                let entries = self.narrowing.iter().rev();
-                for (_, fact, s) in entries.filter(|(x, _, s)| *x == n && inner_of(*s)) {
-                    match *fact {
-                        Narrow::Assigned => break,
-                        Narrow::Not => excluded = true,
-                        Narrow::Is(c) => {
-                            found.get_or_insert((c, *s));
+                // The latest narrowing of `key` since its last assignment,
+                // and whether some `isinstance` of it is known false.
+                let latest = |key: &str| {
+                    let (mut found, mut excluded) = (None, false);
+                    let entries = self.narrowing.iter().rev();
+                    for (_, fact, s) in entries.filter(|(x, _, s)| x == key && inner_of(*s)) {
+                        match *fact {
+                            Narrow::Assigned => break,
+                            Narrow::Not => excluded = true,
+                            Narrow::Is(c) => {
+                                found.get_or_insert((c, *s));
+                            }
                         }
                     }
-                }
+                    (found, excluded)
+                };
+                let (found, excluded) = latest(&n);
                 if let Some((class, s)) = found {
                     self.narrowed.push((idx, class, s, n.clone(), !excluded));
+                } else if let (Some(Op::Attr(a, _)), true) =
+                    (ops.first(), ops.len() > 1 && !self.narrowing.is_empty())
+                {
+                    // `isinstance(self.x, C)` then `self.x.m()`.
+                    if let (Some((class, s)), _) = latest(&format!("{n}.{a}")) {
+                        self.narrowed_attrs.push((idx, class, s, n.clone()));
+                    }
                 }
                 self.name(&n);
                 // (Also through a comprehension or lambda around the use:
@@ -3465,6 +3495,29 @@ impl<'s> Extractor<'s> {
                     _ => u32::MAX,
                 };
                 self.refs.chains[c as usize].root = Root::Narrowed { class, prior };
+            }
+        }
+        // `self.x.m()` under `isinstance(self.x, C)`: a `C` then `.m()`,
+        // when the name is the variable the narrowing was about.
+        for (c, class, s, name) in std::mem::take(&mut self.narrowed_attrs) {
+            let chain = &self.refs.chains[c as usize];
+            let same = matches!(
+                chain.root,
+                Root::Local(_) | Root::Global(_) | Root::SelfParam { .. }
+            ) && chain.root == self.resolve_name(s, &name, chain.pos);
+            if same {
+                // The attribute keeps its own site (`client.headers` under
+                // `isinstance(client.headers, Headers)` still names the
+                // property), in a chain of its own.
+                let mut named = self.refs.chains[c as usize].clone();
+                named.ops.truncate(1);
+                let chain = &mut self.refs.chains[c as usize];
+                chain.root = Root::Narrowed {
+                    class,
+                    prior: u32::MAX,
+                };
+                chain.ops.remove(0);
+                self.refs.chains.push(named);
             }
         }
         // A bare parameter's use before anything is assigned to it: what is

@@ -2438,3 +2438,62 @@ def g(s: Union[ObjectStream, ByteStream]):
         "calls buffered.f -> streams.ByteStream.extra @buffered.py:13:14 TypedReceiver",
     );
 }
+
+/// anyio's `BufferedByteReceiveStream.receive`: `elif
+/// isinstance(self.receive_stream, ByteReceiveStream): return await
+/// self.receive_stream.receive(max_bytes)`. pyright narrows a name's
+/// attribute as it narrows a name, until it is assigned; the attribute is
+/// still named there (httpx's `client.headers`, a property).
+#[test]
+fn isinstance_narrows_an_attribute_of_a_name() {
+    let out = edges(&[(
+        "m.py",
+        "\
+from typing import Union
+class A:
+    def run(self): ...
+class B:
+    def run(self): ...
+class Holder:
+    s: Union[A, B]
+    @property
+    def p(self) -> Union[A, B]: ...
+    def go(self, other: 'Holder'):
+        if isinstance(self.s, B):
+            self.s.run()
+            other.s.run()
+        self.s.run()
+        if isinstance(self.p, A):
+            self.p.run()
+        if isinstance(self.s, A):
+            self.s = B()
+            self.s.run()
+",
+    )]);
+    for (at, class) in [("12:20", "B"), ("16:20", "A")] {
+        assert_has(
+            &out,
+            &format!("calls m.Holder.go -> m.{class}.run @m.py:{at} TypedReceiver"),
+        );
+    }
+    assert!(
+        !out.iter()
+            .any(|e| e.contains("m.A.run @m.py:12:") || e.contains("m.B.run @m.py:16:")),
+        "{out:?}"
+    );
+    assert_has(
+        &out,
+        "references m.Holder.go -> m.Holder.p @m.py:16:18 SelfMember",
+    );
+    // Another name's attribute, or after the block: the union's parts.
+    // (After `self.s = B()`, pyright has a `B`; the graph, the union: the
+    // assignment only ends the narrowing.)
+    for at in ["13:21", "14:16", "19:20"] {
+        for class in ["A", "B"] {
+            assert_has(
+                &out,
+                &format!("calls m.Holder.go -> m.{class}.run @m.py:{at} TypedReceiver"),
+            );
+        }
+    }
+}
