@@ -1368,10 +1368,9 @@ impl Ctx<'_, '_> {
         }
     }
 
-    /// The value of one of `parts`: the part itself when they agree (or
-    /// but one is known), unknown when one is.
-    fn union(&self, mut parts: Vec<Val>) -> Val {
-        parts.dedup();
+    /// The value of one of `parts`: the part itself when they all agree,
+    /// unknown when one is unknown.
+    fn union(&self, parts: Vec<Val>) -> Val {
         let mut unique: Vec<Val> = Vec::new();
         for p in parts {
             match p {

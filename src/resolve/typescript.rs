@@ -172,9 +172,12 @@ pub fn prepare(world: &World) -> Index {
             let specs = scope
                 .specs
                 .iter()
-                .map(|s| match s.require {
-                    true => mods.resolve_require(&world.by_path, f.path, &s.text),
-                    false => mods.resolve(&world.by_path, f.path, &s.text),
+                .map(|s| {
+                    if s.require {
+                        mods.resolve_require(&world.by_path, f.path, &s.text)
+                    } else {
+                        mods.resolve(&world.by_path, f.path, &s.text)
+                    }
                 })
                 .collect();
             let mut children: Vec<(u32, u32)> = defs

@@ -3523,11 +3523,7 @@ impl<'s> Walker<'s> {
                     let nm = self.intern(prop_name);
                     self.scope.exports.push(Export {
                         name: nm,
-                        ns: if at_property {
-                            NS_VALUE | AT_PROPERTY
-                        } else {
-                            NS_VALUE
-                        },
+                        ns: NS_VALUE | if at_property { AT_PROPERTY } else { 0 },
                         target: e,
                     });
                     return;

@@ -315,56 +315,52 @@ impl Index {
         let Some(globs) = self.globs.get(&m) else {
             return;
         };
-        // Reversed so the first glob is searched first.
-        let live: Vec<(UseRef, bool, Option<Res>)> = globs
-            .iter()
-            .rev()
-            .filter(|&&u| {
-                Some(u) != exclude
-                    && (!rooted_only
-                        || self.keyword_rooted(world, u)
-                        || self.child_rooted(world, u, m))
-            })
-            .map(|&u| {
-                let r = self
-                    .resolve_use(world, u, Ns::Any, depth + 1)
-                    .map(|(r, _)| r);
-                (u, self.use_off(world, u), r)
-            })
-            .collect();
+        let followed = |u: UseRef| {
+            Some(u) != exclude
+                && (!rooted_only || self.keyword_rooted(world, u) || self.child_rooted(world, u, m))
+        };
         // A glob likely compiled out yields to a live one from outside
         // (tracing-core's `#[cfg(feature = "std")] use std::*;` beside
         // `#[cfg(not(feature = "std"))] use self::no_std::*;`): what the
         // name is cannot be told, but it is not the compiled-out one's.
         // Beside a live in-repo glob, it is searched still: a dependent
-        // may turn its feature on (tokio, mio's `os-poll`).
-        // (While a `use` is resolved, a glob of a plain path is not
-        // followed: one of std's is outside all the same.)
-        let outside_live = live
-            .iter()
-            .any(|(_, off, r)| !off && !matches!(r, Some(Res::Mod(_) | Res::Def(_))))
-            || (rooted_only
-                && globs.iter().any(|&u| {
-                    Some(u) != exclude && !self.use_off(world, u) && self.std_rooted(world, u)
-                }));
-        for (_, off, r) in live {
-            if let Some(Res::Mod(t)) = r {
-                if !(off && outside_live) {
-                    out.push(t);
-                }
+        // may turn its feature on (tokio, mio's `os-poll`). (Asked only
+        // where some glob is off: most modules have none.)
+        let skip_off = globs.iter().any(|&u| self.use_off(world, u))
+            && globs.iter().any(|&u| {
+                !self.use_off(world, u)
+                    && if followed(u) {
+                        !matches!(
+                            self.resolve_use(world, u, Ns::Any, depth + 1),
+                            Some((Res::Mod(_) | Res::Def(_), _))
+                        )
+                    } else {
+                        // (While a `use` is resolved, a glob of a plain
+                        // path is not followed: one of std's is outside
+                        // all the same.)
+                        Some(u) != exclude && self.std_rooted(world, u)
+                    }
+            });
+        // Reversed so the first glob is searched first.
+        for &u in globs.iter().rev() {
+            if !followed(u) || (skip_off && self.use_off(world, u)) {
+                continue;
+            }
+            if let Some((Res::Mod(t), _)) = self.resolve_use(world, u, Ns::Any, depth + 1) {
+                out.push(t);
             }
         }
     }
 
     /// Whether `use` `u` starts at `std`, `core` or `alloc`.
     fn std_rooted(&self, world: &World, u: UseRef) -> bool {
-        let Some(us) = scope_of(world, u.0).and_then(|s| s.uses.get(u.1 as usize)) else {
+        let Some(s) = scope_of(world, u.0) else {
             return false;
         };
-        let names = &scope_of(world, u.0).expect("the scope of a use").names;
-        us.segs
-            .first()
-            .is_some_and(|&n| matches!(&names[n as usize], "std" | "core" | "alloc"))
+        s.uses
+            .get(u.1 as usize)
+            .and_then(|us| us.segs.first())
+            .is_some_and(|&n| matches!(&s.names[n as usize], "std" | "core" | "alloc"))
     }
 
     pub(super) fn keyword_rooted(&self, world: &World, u: UseRef) -> bool {
