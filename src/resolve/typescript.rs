@@ -771,9 +771,10 @@ impl<'a, 'w> Eval<'a, 'w> {
                 let name = s.name(n);
                 self.export(t, name, ns, depth + 1).or_else(|| {
                     // CommonJS interop: `import { a } from './cjs'` with
-                    // `module.exports = obj`.
+                    // `module.exports = obj` (a member of it, destructured
+                    // or not, is where it is defined).
                     let (v, st, re) = self.export(t, EXPORT_EQUALS, NS_ANY, depth + 1)?;
-                    let (mv, mst) = self.member(v, st, name, ns, depth + 1);
+                    let (mv, mst) = self.member(v, st, name, ns & !DESTRUCTURED, depth + 1);
                     Some((mv, mst, re))
                 })
             }
