@@ -980,21 +980,26 @@ impl Ctx<'_, '_> {
         if name.starts_with('_') {
             return None;
         }
-        for imp in scope.imports.iter().rev() {
-            if imp.scope != 0 || imp.kind != ImportKind::Star {
-                continue;
-            }
-            let Some(m) = self.import_module(f, imp) else {
-                continue;
-            };
-            if !self.module_exports(m, name) {
-                continue;
-            }
-            if let Some(h) = self.lookup_mod(m, name, depth + 1, false) {
-                return Some(Hit {
-                    found: h.found,
-                    hops: h.hops + 1,
-                });
+        // The last star import binding the name, one in code pyright
+        // takes as reachable first (trio's `elif sys.platform == "linux"`
+        // epoll import, not the kqueue one in the dead `elif` after it).
+        for dead in [false, true] {
+            for imp in scope.imports.iter().rev() {
+                if imp.scope != 0 || imp.kind != ImportKind::Star || imp.dead != dead {
+                    continue;
+                }
+                let Some(m) = self.import_module(f, imp) else {
+                    continue;
+                };
+                if !self.module_exports(m, name) {
+                    continue;
+                }
+                if let Some(h) = self.lookup_mod(m, name, depth + 1, false) {
+                    return Some(Hit {
+                        found: h.found,
+                        hops: h.hops + 1,
+                    });
+                }
             }
         }
         None

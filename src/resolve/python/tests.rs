@@ -326,6 +326,23 @@ fn conditional_definitions_take_the_reachable_branch() {
 }
 
 #[test]
+fn a_star_import_in_reachable_code_comes_before_a_dead_one() {
+    // trio's `_run.py`: after an `elif` pyright takes as true, the next
+    // `elif`'s star import is dead, though it comes last.
+    let src = "import sys\nif sys.platform == 'win32':\n    from w import *\nelif sys.platform == 'linux' or hasattr(sys, 'x'):\n    from e import *\nelif hasattr(sys, 'y'):\n    from k import *\n";
+    let out = edges(&[
+        ("w.py", "def wait(): ...\n"),
+        ("e.py", "def wait(): ...\n"),
+        ("k.py", "def wait(): ...\n"),
+        ("run.py", src),
+        ("u.py", "from run import wait\nwait()\n"),
+    ]);
+    assert_has(&out, "calls u -> e.wait @u.py:2:1 ReExport");
+    assert_none_to(&out, "k.wait");
+    assert_none_to(&out, "w.wait");
+}
+
+#[test]
 fn fixtures_resolve_through_conftest() {
     let out = edges(&[
         (
