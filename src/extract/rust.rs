@@ -284,6 +284,19 @@ pub enum Ty {
     /// generic parameters: an impl's self type (`impl<T: Buf> Buf for
     /// Take<T>`) says what it is there.
     Param(u8),
+    /// A struct field typed by one of the struct's own type parameters
+    /// that has a trait bound (`base: I` of `Cloned<I: ParallelIterator>`),
+    /// with that bound: an impl's self type says what it is there (`impl<I:
+    /// IndexedParallelIterator> IndexedParallelIterator for Cloned<I>`,
+    /// whose `self.base.drive()` is the subtrait's), else the bound.
+    BoundParam(u8, Segs),
+    /// `Self::Name` in an impl of trait `Tr` whose `type Name = …;` is
+    /// another trait's associated type (`<&'data I as
+    /// IntoParallelIterator>::Iter`: the path `IntoParallelIterator::Iter`)
+    /// or one the syntax does not name (`T` unbounded: `Tr::Name`): some
+    /// type with the bound that trait declares for it, and maybe other
+    /// traits (see `TyRes::Impls`).
+    ImplAssoc(Segs),
     /// `(A, B)`: each element's type, reached by `.0`, `.1` and tuple
     /// patterns (`let (ptr, len) = self.heap();`).
     Tuple(Vec<Ty>),

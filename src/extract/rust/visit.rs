@@ -37,6 +37,16 @@ const NUMBER_SUFFIXES: [&str; 14] = [
 /// Attribute names (last path segment) that make a function a test.
 const TEST_ATTRS: [&str; 4] = ["test", "rstest", "test_case", "quickcheck"];
 
+/// The std range types, as `V::range_recv` numbers them.
+const RANGES: [&str; 6] = [
+    "Range",
+    "RangeInclusive",
+    "RangeFrom",
+    "RangeTo",
+    "RangeToInclusive",
+    "RangeFull",
+];
+
 /// Std traits that say little about which methods a generic type has: a
 /// bound list's first other trait is used for method calls.
 const STD_TRAITS: [&str; 28] = [
@@ -225,6 +235,8 @@ struct V<'s> {
     vec_recv: Option<u32>,
     /// `vec![…]`'s: a `Vec` by name.
     vec_macro_recv: Option<u32>,
+    /// A range expression's, by kind (see [`RANGES`]).
+    range_recvs: [Option<u32>; 6],
     /// Walking the items of `thread_local!`/`task_local!`, whose statics
     /// are `LocalKey`s of their declared type, not values of it.
     local_keys: bool,
@@ -274,6 +286,7 @@ pub(super) fn run(module: Def, src: &[u8], root: Node) -> (Vec<Def>, Scope, Refs
         outside_recv: None,
         vec_recv: None,
         vec_macro_recv: None,
+        range_recvs: [None; 6],
     };
     v.children(root);
     // An inner call's argument is recorded before the outer call's.
@@ -394,6 +407,42 @@ impl<'s> V<'s> {
             |v| &mut v.vec_macro_recv,
             |v| Recv::Ty(Ty::Generic(smallvec::smallvec![v.name("Vec")], Vec::new())),
         )
+    }
+
+    /// A range expression: the std range type it makes, by its path from
+    /// the global root (`::std::ops::Range`), so that an in-repo trait's
+    /// impl for that type is told from its impls for other outside types
+    /// (rayon's `(0..n).into_par_iter()`).
+    fn range_recv(&mut self, n: Node) -> u32 {
+        let mut cursor = n.walk();
+        let (mut start, mut end, mut inclusive) = (false, false, false);
+        for k in n.children(&mut cursor) {
+            match k.kind_name() {
+                "..=" | "..." => inclusive = true,
+                ".." => {}
+                _ if !k.is_named() => {}
+                _ if k.start_byte() > n.start_byte() => end = true,
+                _ => start = true,
+            }
+        }
+        let kind = match (start, end, inclusive) {
+            (true, true, false) => 0,
+            (true, true, true) => 1,
+            (true, false, _) => 2,
+            (false, true, false) => 3,
+            (false, true, true) => 4,
+            (false, false, _) => 5,
+        };
+        if let Some(id) = self.range_recvs[kind] {
+            return id;
+        }
+        let path = [GLOBAL_PATH, "std", "ops", RANGES[kind]].map(|s| self.name(s));
+        let id = self.recv(Recv::Ty(Ty::Generic(
+            path.into_iter().collect(),
+            Vec::new(),
+        )));
+        self.range_recvs[kind] = Some(id);
+        id
     }
 
     /// A receiver made once per file and kept in `slot`.
@@ -735,7 +784,7 @@ impl<'s> V<'s> {
             | "float_literal" | "boolean_literal" => self.outside_recv(),
             "range_expression" => {
                 self.children(n);
-                self.outside_recv()
+                self.range_recv(n)
             }
             "array_expression" => {
                 self.children(n);

@@ -310,6 +310,15 @@ impl Writer<'_> {
                 t.raw("T");
                 t.raw(&i.to_string());
             }
+            Ty::ImplAssoc(p) => {
+                t.raw("A");
+                self.path(t, p);
+            }
+            Ty::BoundParam(i, p) => {
+                t.raw("B");
+                t.raw(&i.to_string());
+                self.path(t, p);
+            }
             Ty::Tuple(elems) => self.tys(t, "(", elems),
             Ty::Fn(params) => self.tys(t, "F(", params),
         }

@@ -160,6 +160,11 @@ pub enum TyRes {
     Map(Box<TyRes>, Box<TyRes>),
     /// A tuple of these element types.
     Tuple(Vec<TyRes>),
+    /// A value of some type this trait is implemented for, which may have
+    /// other traits' methods too: an impl's associated type the syntax
+    /// does not name, seen through the bound its trait declares (rayon's
+    /// `v.par_iter()`, a `ParallelIterator` that is also indexed).
+    Impls(SymId),
 }
 
 /// Looks the first segment of a path up before the module does: the
@@ -222,6 +227,10 @@ pub struct Index {
     def_base: Vec<u32>,
     pub inherent: HashMap<(SymId, u32), Few<SymId>>,
     pub trait_impl_methods: HashMap<(SymId, u32), Few<SymId>>,
+    /// (trait, method name) defined by some impl of the trait: a call on
+    /// a value of an unknown type with the trait ([`TyRes::Impls`]) may
+    /// reach that impl's method rather than the trait's.
+    pub impl_defined: HashSet<(SymId, u32)>,
     /// The `index` fns of impls of std's `Index` (a trait path ending in
     /// `Index` that names no in-repo trait), by self type: what `t[i]`
     /// gives.
@@ -488,6 +497,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         def_base: Vec::new(),
         inherent: HashMap::default(),
         trait_impl_methods: HashMap::default(),
+        impl_defined: HashSet::default(),
         index_fns: HashMap::default(),
         type_traits: HashMap::default(),
         trait_methods: HashMap::default(),
@@ -1085,6 +1095,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
             ext_supers,
             inherent,
             trait_impl_methods,
+            impl_defined,
             index_fns,
             macros_by_name,
             off,
@@ -1194,6 +1205,13 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
                         continue;
                     };
                     for (imp, res) in scope.impls.iter().zip(&types.impls) {
+                        if let Some(tr) = res.tr {
+                            let names = imp
+                                .methods
+                                .iter()
+                                .filter_map(|&md| def_names[f.0 as usize].get(md as usize));
+                            impl_defined.extend(names.map(|&name| (tr, name)));
+                        }
                         let Some(t) = res.self_ty else {
                             continue;
                         };

@@ -814,7 +814,19 @@ impl Cx<'_, '_> {
         let name = self.g[name_l as usize];
         let text = self.gstr(name_l).to_string();
         let src = site.src;
-        let ty = self.eval(site, recv, 0);
+        let ty = match self.eval(site, recv, 0) {
+            // Some type with trait `t`, maybe with others: `t`'s method
+            // (see `trait_own_method`), else as if nothing were known.
+            TyRes::Impls(t) => {
+                if let Some(d) = self.trait_own_method(site, t, name) {
+                    let strat = Strategy::TypedReceiver;
+                    self.edge(self.sym(src), d, EdgeKind::Calls, strat, Some(pos));
+                    return;
+                }
+                TyRes::Unknown
+            }
+            ty => ty,
+        };
         match &ty {
             &TyRes::Def(t) => {
                 let t = self.ix.unalias(self.world, t);
@@ -885,7 +897,7 @@ impl Cx<'_, '_> {
                 }
             },
             TyRes::Wrap(_) => {}
-            TyRes::Unknown => {
+            TyRes::Unknown | TyRes::Impls(_) => {
                 if recv == SELF_RECV {
                     if let Some(d) = self.outside_self_method(src, &text) {
                         let strat = Strategy::SelfMember;
@@ -956,6 +968,22 @@ impl Cx<'_, '_> {
                 }
             }
         }
+    }
+
+    /// Method `name` (a global name id) of trait `t` or a supertrait, as
+    /// called on some type with `t` ([`TyRes::Impls`]): the trait's own,
+    /// unless some impl of the declaring trait defines the method (a
+    /// required one always), which the unknown type's may be.
+    fn trait_own_method(&self, site: &Site, t: SymId, name: u32) -> Option<SymId> {
+        let found = self
+            .ix
+            .assoc_from(self.world, t, name, self.fm + site.module);
+        let d = found.first().copied()?;
+        let tr = self.world.head(d).parent.map(|p| SymId {
+            file: d.file,
+            def: p,
+        })?;
+        (!self.ix.impl_defined.contains(&(tr, name))).then_some(d)
     }
 
     /// Method `name` of trait `t` is missing: when a generic parameter of
@@ -1516,6 +1544,15 @@ impl Cx<'_, '_> {
                             },
                         }
                     }
+                    // (A method found on some type with trait `t` returns
+                    // what `t` declares; `Self::Offset` there is the
+                    // unknown type's own.)
+                    (TyRes::Impls(t), _) => {
+                        match self.trait_own_method(site, t, self.g[*name as usize]) {
+                            Some(d) if !self.ix.returns_projection(self.world, d) => self.ret_of(d),
+                            _ => TyRes::Unknown,
+                        }
+                    }
                     // An extension trait's method returns its declared
                     // type (`Self` there is the outside receiver's type);
                     // methods of std/dependency types return their own
@@ -1778,7 +1815,7 @@ impl Cx<'_, '_> {
         match ty {
             Ty::Path(p) | Ty::Generic(p, _) => self.path_shape(f, m, p, None),
             Ty::Slice(_) => Shape::Slice,
-            Ty::Param(_) => Shape::Param,
+            Ty::Param(_) | Ty::BoundParam(..) => Shape::Param,
             _ => Shape::Unknown,
         }
     }

@@ -2885,3 +2885,111 @@ pub fn f(c: &Command) {
         );
     }
 }
+
+#[test]
+fn a_range_expression_picks_the_impl_for_its_range_type() {
+    let src = r#"
+use std::ops::{Range, RangeInclusive};
+pub trait IntoPar { fn into_par(self) -> usize; }
+impl IntoPar for Range<u32> { fn into_par(self) -> usize { 0 } }
+impl IntoPar for RangeInclusive<u32> { fn into_par(self) -> usize { 1 } }
+impl IntoPar for Vec<u32> { fn into_par(self) -> usize { 2 } }
+pub fn f(n: u32) -> usize { (0..n).into_par() + (0..=n).into_par() }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Range::into_par @7:36 Member { k: 1 }",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::RangeInclusive::into_par @7:57 Member { k: 1 }",
+    );
+    assert_none(&g, "calls shop_app::f -> shop_app::Vec::into_par");
+}
+
+#[test]
+fn a_struct_parameter_is_what_the_impl_bounds_it_by() {
+    // `Cloned<I: Par>`: in the impl bounding `I` by the subtrait, the
+    // field has the subtrait's methods; elsewhere, the struct's bound.
+    let src = r#"
+pub trait Par { fn drive_unindexed(self) -> usize; }
+pub trait IdxPar: Par { fn drive(self) -> usize; fn len(&self) -> usize; }
+pub struct Cloned<I: Par> { base: I }
+impl<I> Par for Cloned<I> where I: Par { fn drive_unindexed(self) -> usize { self.base.drive_unindexed() } }
+impl<I> IdxPar for Cloned<I> where I: IdxPar {
+    fn drive(self) -> usize { self.base.drive() }
+    fn len(&self) -> usize { self.base.len() }
+}
+pub struct Other;
+impl Other { pub fn drive(self) -> usize { 0 } }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::Cloned::drive -> shop_app::IdxPar::drive @7:41 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::Cloned::len -> shop_app::IdxPar::len @8:40 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::Cloned::drive_unindexed -> shop_app::Par::drive_unindexed @5:88 TypedReceiver",
+    );
+    assert_none(&g, "calls shop_app::Cloned::drive -> shop_app::Other");
+}
+
+#[test]
+fn an_impls_associated_type_named_elsewhere_has_its_traits_bound() {
+    // `type Iter = <&'a I as IntoPar>::Iter` is some type with `Par`, and
+    // maybe more traits: `Par`'s `map`, else the name's candidates. A
+    // supertrait's associated type is the subtrait's too.
+    let src = r#"
+pub trait Par: Sized { fn map(self) -> usize { 0 } }
+pub trait IdxPar: Par { fn collect_idx(self) -> usize { 0 } }
+pub trait IntoPar { type Iter: Par; fn into_p(self) -> Self::Iter; }
+pub trait RefPar<'a> { type Iter: Par; fn p_iter(&'a self) -> Self::Iter; }
+impl<'a, I: 'a + ?Sized> RefPar<'a> for I where &'a I: IntoPar {
+    type Iter = <&'a I as IntoPar>::Iter;
+    fn p_iter(&'a self) -> Self::Iter { self.into_p() }
+}
+pub struct Other;
+impl Other { pub fn map(self) -> usize { 0 } pub fn reduce(self) -> usize { 0 } }
+pub fn user(v: Vec<u8>) -> usize { v.p_iter().map() + v.p_iter().collect_idx() }
+pub trait Reducer { fn reduce(self) -> usize; }
+pub trait Consumer { type Reducer: Reducer; }
+pub trait Unindexed: Consumer { fn to_reducer(&self) -> Self::Reducer; }
+pub fn g<C: Unindexed>(c: C) -> usize { c.to_reducer().reduce() }
+pub trait Drive { fn drive(self) -> usize; } pub trait MkDrive { type It: Drive; }
+pub trait IntoDrive { type Iter: Drive; fn into_d(self) -> Self::Iter; }
+impl<T> IntoDrive for T where Vec<T>: MkDrive { type Iter = <Vec<T> as MkDrive>::It; fn into_d(self) -> Self::Iter { todo!() } }
+pub struct S;
+impl Drive for S { fn drive(self) -> usize { 0 } }
+pub fn h(v: Vec<u8>) -> usize { v.into_d().drive() }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::user -> shop_app::Par::map @12:47 TypedReceiver",
+    );
+    assert_none(&g, "calls shop_app::user -> shop_app::Other::map");
+    assert_has(
+        &g,
+        "calls shop_app::user -> shop_app::IdxPar::collect_idx @12:66 Member { k: 1 }",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::g -> shop_app::Reducer::reduce @16:56 TypedReceiver",
+    );
+    assert_none(&g, "calls shop_app::g -> shop_app::Other::reduce");
+    // A method impls define is the unknown type's impl's: not the trait's.
+    assert_has(
+        &g,
+        "calls shop_app::h -> shop_app::T::into_d @22:35 Member { k: 1 }",
+    );
+    assert!(!has(
+        &g,
+        "calls shop_app::h -> shop_app::Drive::drive @22:44 TypedReceiver"
+    ));
+}

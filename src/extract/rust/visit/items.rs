@@ -385,7 +385,8 @@ impl<'s> V<'s> {
 
     /// A field's type: [`Ty::Param`] for a struct's own field typed by
     /// one of its unbounded type parameters (through references), or for
-    /// such an argument of a generic type (`inner: Option<T>`).
+    /// such an argument of a generic type (`inner: Option<T>`);
+    /// [`Ty::BoundParam`] for one typed by a bounded parameter.
     fn field_ty(&mut self, t: Node, record: Record) -> Ty {
         let mut ty = self.ty(t);
         if !matches!(record, Record::Own) {
@@ -393,6 +394,10 @@ impl<'s> V<'s> {
         }
         match &mut ty {
             Ty::Unknown => self.own_param(t).unwrap_or(ty),
+            Ty::Path(bound) => match self.own_param(t) {
+                Some(Ty::Param(i)) => Ty::BoundParam(i, std::mem::take(bound)),
+                _ => ty,
+            },
             Ty::Generic(_, args) if args.contains(&Ty::Unknown) => {
                 let bare = strip_refs(t);
                 let Some(ta) = bare.and_then(|b| b.field("type_arguments")) else {
@@ -489,8 +494,9 @@ impl<'s> V<'s> {
 
     /// The associated types an impl body declares (`type Error = E;`),
     /// read before its methods, which may name them first. Their sites are
-    /// recorded when the items themselves are walked, not here.
-    fn assoc_tys(&mut self, body: Node) -> Vec<(u32, Ty)> {
+    /// recorded when the items themselves are walked, not here. In an impl
+    /// of trait `tr`, one the syntax does not name is [`Ty::ImplAssoc`].
+    fn assoc_tys(&mut self, body: Node, tr: &Segs) -> Vec<(u32, Ty)> {
         let (sites, recvs) = (self.refs.sites.len(), self.refs.recvs.len());
         let mut out = Vec::new();
         let mut cursor = body.walk();
@@ -501,13 +507,42 @@ impl<'s> V<'s> {
             if let (Some(name), Some(t)) = (k.field("name"), k.field("type")) {
                 let name = self.node_name(name);
                 let ty = self.ty(t);
-                if matches!(ty, Ty::Path(_) | Ty::Generic(..) | Ty::Slice(_)) {
+                // `<&'a I as IntoPar>::Iter`, `I::Iter`: another impl's
+                // type, known where the impl is used, not here.
+                let projection = t.kind_name() == "scoped_type_identifier"
+                    && t.field("path").is_some_and(|p| match p.kind_name() {
+                        "bracketed_type" => true,
+                        "type_identifier" => {
+                            let first = self.node_name(p);
+                            self.generic(first).is_some()
+                        }
+                        _ => false,
+                    });
+                if let (true, Ty::Path(p)) = (projection, &ty) {
+                    out.push((name, Ty::ImplAssoc(p.clone())));
+                } else if matches!(ty, Ty::Path(_) | Ty::Generic(..) | Ty::Slice(_)) {
                     out.push((name, ty));
+                } else if ty == Ty::Unknown && !tr.is_empty() {
+                    let mut path = tr.clone();
+                    path.push(name);
+                    out.push((name, Ty::ImplAssoc(path)));
                 }
             }
         }
         self.refs.sites.truncate(sites);
         self.refs.recvs.truncate(recvs);
+        // (A receiver made once per file, by an array length's literal
+        // here, is made again when next needed.)
+        let made = [
+            &mut self.outside_recv,
+            &mut self.vec_recv,
+            &mut self.vec_macro_recv,
+        ];
+        for slot in made.into_iter().chain(&mut self.range_recvs) {
+            if slot.is_some_and(|id| id as usize >= recvs) {
+                *slot = None;
+            }
+        }
         out
     }
 
@@ -580,9 +615,14 @@ impl<'s> V<'s> {
         }
         let self_path = match &ty {
             Ty::Path(p) | Ty::Generic(p, _) => Some(p.clone()),
-            Ty::Unknown | Ty::External | Ty::Slice(_) | Ty::Param(_) | Ty::Tuple(_) | Ty::Fn(_) => {
-                None
-            }
+            Ty::Unknown
+            | Ty::External
+            | Ty::Slice(_)
+            | Ty::Param(_)
+            | Ty::BoundParam(..)
+            | Ty::ImplAssoc(_)
+            | Ty::Tuple(_)
+            | Ty::Fn(_) => None,
         };
         let ty_name = match &self_path {
             Some(p) => self.str_of(*p.last().unwrap_or(&0)).to_string(),
@@ -605,7 +645,8 @@ impl<'s> V<'s> {
             let saved_assoc = self.assoc.replace(Assoc::Impl(idx, ty_name, is_trait));
             let saved_self = std::mem::replace(&mut self.self_path, self_path);
             let saved_is_trait = std::mem::replace(&mut self.self_is_trait, false);
-            let assoc_tys = self.assoc_tys(body);
+            let tr = self.scope.impls[idx as usize].tr.clone();
+            let assoc_tys = self.assoc_tys(body, &tr);
             let saved_assoc_tys = std::mem::replace(&mut self.assoc_tys, assoc_tys);
             self.children(body);
             self.assoc_tys = saved_assoc_tys;

@@ -365,7 +365,8 @@ impl<'s> V<'s> {
                 self.path_site(segs, hidden, role);
                 ty
             }
-            None => Ty::Unknown,
+            // (`Self::Iter` in a blanket impl, whose `Self` has no path.)
+            None => own.unwrap_or(Ty::Unknown),
         }
     }
 

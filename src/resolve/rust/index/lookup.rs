@@ -571,7 +571,22 @@ impl Index {
             out.hits.push((Res::Mod(c), How::Path));
             out.hits.push((Res::Mod(c), How::Path));
         } else {
-            // Edition 2015: `::name` is `crate::name`.
+            // Edition 2015: `::name` is `crate::name`. The root holds the
+            // `std` the compiler injects and the `extern crate`s: a name
+            // not found there is outside (`::std::ops::Range`).
+            if s0 == self.kw_global {
+                let root = self.mods[m as usize].root;
+                let outside = segs.get(1).is_some_and(|&s1| {
+                    !self.crates.contains_key(&s1)
+                        && self
+                            .lookup(world, root, s1, ns_at(1), depth + 1, exclude)
+                            .is_none()
+                });
+                if outside {
+                    out.external = true;
+                    return out;
+                }
+            }
             let hit0 = if s0 == self.kw_crate || s0 == self.kw_global {
                 Some((Res::Mod(self.mods[m as usize].root), How::Path))
             } else if s0 == self.kw_self {
@@ -806,6 +821,21 @@ impl Index {
             // (A type parameter is known only with the impl around a use:
             // see `field_ty_with`.)
             Ty::Unknown | Ty::Param(_) | Ty::Fn(_) => TyRes::Unknown,
+            Ty::BoundParam(_, bound) => self.path_ty(world, f, m, bound, first),
+            Ty::ImplAssoc(path) => {
+                let Some((&last, tr)) = path.split_last() else {
+                    return TyRes::Unknown;
+                };
+                let tr = match self.path_ty(world, f, m, tr, first) {
+                    TyRes::Def(t) if self.traits.contains(&t) => t,
+                    _ => return TyRes::Unknown,
+                };
+                let name = scope_of(world, f).map_or("", |s| &s.names[last as usize]);
+                match self.trait_assoc_ty(world, tr, name) {
+                    TyRes::Def(b) => TyRes::Impls(b),
+                    _ => TyRes::Unknown,
+                }
+            }
             Ty::External => TyRes::External,
             Ty::Slice(elem) => {
                 TyRes::Container(Box::new(self.resolve_ty_with(world, f, m, elem, first)))
@@ -936,10 +966,7 @@ impl Index {
 
     /// The in-repo trait bounding associated type `name` of trait `tr`.
     fn trait_assoc_ty(&self, world: &World, tr: SymId, name: &str) -> TyRes {
-        let Some(&(f, i)) = self
-            .gname(name)
-            .and_then(|g| self.trait_assoc_tys.get(&(tr, g)))
-        else {
+        let Some((f, i)) = self.gname(name).and_then(|g| self.assoc_ty_decl(tr, g, 0)) else {
             return TyRes::Unknown;
         };
         let Some(a) = scope_of(world, f).and_then(|s| s.trait_assoc_tys.get(i as usize)) else {
@@ -949,6 +976,33 @@ impl Index {
             TyRes::Def(b) if self.traits.contains(&b) => TyRes::Def(b),
             _ => TyRes::Unknown,
         }
+    }
+
+    /// Where bounded associated type `g` (a global name id) of trait `tr`
+    /// is declared: in `tr` or a supertrait (`Self::Reducer` in
+    /// `UnindexedConsumer: Consumer`, which declares `type Reducer:
+    /// Reducer<…>`).
+    fn assoc_ty_decl(&self, tr: SymId, g: u32, depth: u32) -> Option<(FileIdx, u32)> {
+        if depth > 8 {
+            return None;
+        }
+        if let Some(&at) = self.trait_assoc_tys.get(&(tr, g)) {
+            return Some(at);
+        }
+        self.supers
+            .get(&tr)?
+            .iter()
+            .find_map(|&s| self.assoc_ty_decl(s, g, depth + 1))
+    }
+
+    /// Whether trait `t` is trait `b` or has it among its supertraits.
+    fn extends(&self, t: SymId, b: SymId, depth: u32) -> bool {
+        t == b
+            || (depth <= 8
+                && self
+                    .supers
+                    .get(&t)
+                    .is_some_and(|s| s.iter().any(|&s| self.extends(s, b, depth + 1))))
     }
 
     /// What type alias `t` stands for (`t` itself if not an alias or not
@@ -1003,6 +1057,23 @@ impl Index {
         let ty = &scope.fields.get()[i as usize].ty;
         match (ty, param) {
             (Ty::Param(p), Some(param)) => param(*p as usize),
+            // The impl's bound when it is the struct's or a subtrait of
+            // it (rayon's `IndexedParallelIterator: ParallelIterator`);
+            // another bound of several is no more than the struct's
+            // (petgraph's `Dot<G: IntoEdgeReferences + …>` in `impl<G:
+            // IntoNodeReferences + IntoEdgeReferences + …>`).
+            (Ty::BoundParam(p, _), Some(param)) => {
+                let bound = self.resolve_ty(world, f, m, ty);
+                match (param(*p as usize), bound) {
+                    (TyRes::Unknown, b) => b,
+                    (TyRes::Def(t), TyRes::Def(b))
+                        if self.traits.contains(&t) && !self.extends(t, b, 0) =>
+                    {
+                        TyRes::Def(b)
+                    }
+                    (t, _) => t,
+                }
+            }
             (Ty::Generic(p, args), Some(param))
                 if args.iter().any(|a| matches!(a, Ty::Param(_))) =>
             {
@@ -1037,7 +1108,21 @@ impl Index {
             return TyRes::Unknown;
         };
         let m = self.file_mod[d.file.0 as usize] + c.module;
-        self.resolve_ty_with(world, d.file, m, ty, None)
+        match (self.resolve_ty_with(world, d.file, m, ty, None), ty) {
+            // `F: FnMut(G::EdgeRef)`: where the closure is written, `G`
+            // is some type, and its `EdgeRef` some type with the bound.
+            (TyRes::Def(b), Ty::Path(p))
+                if self.traits.contains(&b)
+                    && p.len() >= 2
+                    && matches!(
+                        self.path_ty(world, d.file, m, &p[..p.len() - 1], None),
+                        TyRes::Def(t) if self.traits.contains(&t)
+                    ) =>
+            {
+                TyRes::Impls(b)
+            }
+            (t, _) => t,
+        }
     }
 
     /// Whether trait method `d` is declared to return one of its trait's
@@ -1067,7 +1152,7 @@ impl Index {
         p.len() >= 2
             && p.last()
                 .and_then(|&l| self.gnames[f.0 as usize].get(l as usize))
-                .is_some_and(|&g| self.trait_assoc_tys.contains_key(&(tr, g)))
+                .is_some_and(|&g| self.assoc_ty_decl(tr, g, 0).is_some())
     }
 
     /// The declared return type of fn `d`.
