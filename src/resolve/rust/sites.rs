@@ -1496,7 +1496,11 @@ impl Cx<'_, '_> {
                     // A conversion of an in-repo type is what its impl
                     // returns (`impl AsRef<[u8]> for Value`), not the type;
                     // only `borrow` has std's blanket `Borrow<T> for T`
-                    // (not for a trait's `Self: BorrowMut<[usize]>`).
+                    // (not for a trait's `Self: BorrowMut<[usize]>`). With
+                    // no impl of its own and no `Deref`, `as_mut`/`as_ref`
+                    // is a wrapper's the value is in, not seen here: `Pin`'s
+                    // after `pin!(fut)` (tokio-util's `fut.as_mut().poll(cx)`),
+                    // `Box`'s; the same type.
                     (
                         TyRes::Def(t),
                         m @ ("as_ref" | "as_mut" | "borrow" | "borrow_mut" | "deref"),
@@ -1505,6 +1509,12 @@ impl Cx<'_, '_> {
                         match self.ix.assoc(self.world, t, self.g[*name as usize]).first() {
                             Some(&d) => self.ret_of(d),
                             None if m.starts_with("borrow") && !self.ix.has_ext_super(t, 0) => {
+                                TyRes::Def(t)
+                            }
+                            None if m.starts_with("as_")
+                                && !self.ix.traits.contains(&t)
+                                && !self.has_deref(t) =>
+                            {
                                 TyRes::Def(t)
                             }
                             None => TyRes::Unknown,
@@ -1559,6 +1569,19 @@ impl Cx<'_, '_> {
                     // types, except accessors of what a container holds.
                     (TyRes::External | TyRes::Tuple(_), m) => match self.ext_ret(site, *name, m) {
                         Some(t) => t,
+                        // Several in-repo traits' impls for outside types
+                        // have it: the one for the type the receiver is
+                        // named as (`(0..n).into_par_iter()`: rayon's
+                        // `Range<T>` impl, whose `Iter` is an in-repo type).
+                        None if let Some(d) = self.outside_impl_method(
+                            site,
+                            *base_r,
+                            self.g[*name as usize],
+                            UNKNOWN_ARGS,
+                        ) =>
+                        {
+                            self.ext_ret_of(d)
+                        }
                         None if !ELEMENT_ACCESSORS.contains(&m) => TyRes::External,
                         None => TyRes::Unknown,
                     },

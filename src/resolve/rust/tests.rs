@@ -2895,8 +2895,19 @@ impl IntoPar for Range<u32> { fn into_par(self) -> usize { 0 } }
 impl IntoPar for RangeInclusive<u32> { fn into_par(self) -> usize { 1 } }
 impl IntoPar for Vec<u32> { fn into_par(self) -> usize { 2 } }
 pub fn f(n: u32) -> usize { (0..n).into_par() + (0..=n).into_par() }
+pub trait MakeIter { fn make(self) -> RIter; }
+impl MakeIter for Range<u32> { fn make(self) -> RIter { RIter } }
+impl MakeIter for Vec<u32> { fn make(self) -> RIter { RIter } }
+pub struct RIter; impl RIter { pub fn total(&self) -> usize { 0 } }
+pub struct Other; impl Other { pub fn total(&self) -> usize { 0 } }
+pub fn g(n: u32) -> usize { (0..n).make().total() }
 "#;
     let g = graph(&[("src/lib.rs", src)]);
+    // What the impl picked returns types what follows.
+    assert_has(
+        &g,
+        "calls shop_app::g -> shop_app::RIter::total @13:43 TypedReceiver",
+    );
     assert_has(
         &g,
         "calls shop_app::f -> shop_app::Range::into_par @7:36 Member { k: 1 }",
@@ -2992,4 +3003,41 @@ pub fn h(v: Vec<u8>) -> usize { v.into_d().drive() }
         &g,
         "calls shop_app::h -> shop_app::Drive::drive @22:44 TypedReceiver"
     ));
+}
+
+#[test]
+fn as_mut_without_an_impl_of_its_own_keeps_the_type() {
+    // `pin!(fut)` makes `fut` a `Pin<&mut Fut>`, unseen here: its
+    // `as_mut()` is still the future, whose `poll` is called. A type with
+    // its own `as_mut` returns what that says.
+    let src = r#"
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+pub struct Wait;
+impl Future for Wait {
+    type Output = ();
+    fn poll(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<()> { Poll::Ready(()) }
+}
+pub struct Other;
+impl Other { pub fn poll(&self) {} }
+pub struct Conv;
+impl AsMut<Other> for Conv { fn as_mut(&mut self) -> &mut Other { todo!() } }
+pub fn f(cx: &mut Context<'_>, c: Conv) {
+    let fut = Wait;
+    tokio::pin!(fut);
+    let _ = fut.as_mut().poll(cx);
+    c.as_mut().poll();
+}
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Wait::poll @17:26 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Other::poll @18:16 TypedReceiver",
+    );
+    assert_none(&g, "calls shop_app::f -> shop_app::Other::poll @17");
 }
