@@ -2263,6 +2263,18 @@ impl Resolver<'_, '_> {
         };
         let others = attrs + u32::from(BUILTIN_METHODS.contains(&name));
         let k = cands.len() as u32 + others;
+        // A read that is no call (`self._prev.text`) where classes hold a
+        // data attribute of that name is likelier that attribute than a
+        // method taken as a value: only properties stay candidates.
+        let cands: Cow<[SymId]> = if kind != EdgeKind::Calls && attrs > 0 {
+            cands
+                .iter()
+                .copied()
+                .filter(|&c| self.cx.func_flags(c) & PROPERTY != 0)
+                .collect()
+        } else {
+            cands
+        };
         // A class written inside a test function stays there: its methods
         // are no guess for a receiver outside that test (but still say
         // how common the name is). Asked only when edges would be made:

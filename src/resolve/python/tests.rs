@@ -343,6 +343,32 @@ fn a_star_import_in_reachable_code_comes_before_a_dead_one() {
 }
 
 #[test]
+fn a_read_of_an_unknown_receiver_is_no_method_where_classes_hold_that_attribute() {
+    // sqlglot: `self._prev.text` is a `Token`'s attribute, not
+    // `Expression.text()`; a call still guesses the method, and a property
+    // stays a candidate for a read.
+    let out = edges(&[
+        (
+            "m.py",
+            "class Expression:\n    def text(self, key): ...\n    @property\n    def name(self): ...\nclass Token:\n    def __init__(self):\n        self.text = ''\n        self.name = ''\n",
+        ),
+        (
+            "u.py",
+            "def f(tok, e):\n    a = tok.text\n    b = e.text('x')\n    c = tok.name\n",
+        ),
+    ]);
+    assert_none_to(&out, "m.Expression.text @u.py:2:");
+    assert_has(
+        &out,
+        "calls u.f -> m.Expression.text @u.py:3:11 Member { k: 2 }",
+    );
+    assert_has(
+        &out,
+        "references u.f -> m.Expression.name @u.py:4:13 Member { k: 2 }",
+    );
+}
+
+#[test]
 fn fixtures_resolve_through_conftest() {
     let out = edges(&[
         (

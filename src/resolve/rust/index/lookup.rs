@@ -774,16 +774,28 @@ impl Index {
 
     /// A method declared by trait `t` or one of its supertraits.
     pub fn trait_method(&self, t: SymId, name: u32, depth: u32) -> Option<SymId> {
+        self.in_supers(&self.trait_methods, t, name, depth)
+    }
+
+    /// What `table` has for (trait `t`, `name`), or for the nearest of its
+    /// supertraits that has something.
+    fn in_supers<V: Copy>(
+        &self,
+        table: &HashMap<(SymId, u32), V>,
+        t: SymId,
+        name: u32,
+        depth: u32,
+    ) -> Option<V> {
         if depth > 8 {
             return None;
         }
-        if let Some(&m) = self.trait_methods.get(&(t, name)) {
-            return Some(m);
+        if let Some(&v) = table.get(&(t, name)) {
+            return Some(v);
         }
         self.supers
             .get(&t)?
             .iter()
-            .find_map(|&s| self.trait_method(s, name, depth + 1))
+            .find_map(|&s| self.in_supers(table, s, name, depth + 1))
     }
 
     /// Resolve a type written in module `m` of file `f`.
@@ -966,7 +978,7 @@ impl Index {
 
     /// The in-repo trait bounding associated type `name` of trait `tr`.
     fn trait_assoc_ty(&self, world: &World, tr: SymId, name: &str) -> TyRes {
-        let Some((f, i)) = self.gname(name).and_then(|g| self.assoc_ty_decl(tr, g, 0)) else {
+        let Some((f, i)) = self.gname(name).and_then(|g| self.assoc_ty_decl(tr, g)) else {
             return TyRes::Unknown;
         };
         let Some(a) = scope_of(world, f).and_then(|s| s.trait_assoc_tys.get(i as usize)) else {
@@ -982,17 +994,8 @@ impl Index {
     /// is declared: in `tr` or a supertrait (`Self::Reducer` in
     /// `UnindexedConsumer: Consumer`, which declares `type Reducer:
     /// Reducer<…>`).
-    fn assoc_ty_decl(&self, tr: SymId, g: u32, depth: u32) -> Option<(FileIdx, u32)> {
-        if depth > 8 {
-            return None;
-        }
-        if let Some(&at) = self.trait_assoc_tys.get(&(tr, g)) {
-            return Some(at);
-        }
-        self.supers
-            .get(&tr)?
-            .iter()
-            .find_map(|&s| self.assoc_ty_decl(s, g, depth + 1))
+    fn assoc_ty_decl(&self, tr: SymId, g: u32) -> Option<(FileIdx, u32)> {
+        self.in_supers(&self.trait_assoc_tys, tr, g, 0)
     }
 
     /// Whether trait `t` is trait `b` or has it among its supertraits.
@@ -1152,7 +1155,7 @@ impl Index {
         p.len() >= 2
             && p.last()
                 .and_then(|&l| self.gnames[f.0 as usize].get(l as usize))
-                .is_some_and(|&g| self.assoc_ty_decl(tr, g, 0).is_some())
+                .is_some_and(|&g| self.assoc_ty_decl(tr, g).is_some())
     }
 
     /// The declared return type of fn `d`.
