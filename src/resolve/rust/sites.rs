@@ -172,6 +172,7 @@ pub(super) const COMMON_METHODS: &[&str] = &[
     "saturating_add",
     "saturating_sub",
     "send",
+    "set",
     "set_len",
     "shrink_to_fit",
     "skip",
