@@ -205,6 +205,7 @@ const COMMON_BUILTIN_METHODS: &[&str] = &[
     "encode",
     "endswith",
     "extend",
+    "get",
     "insert",
     "items",
     "join",

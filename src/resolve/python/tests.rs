@@ -369,6 +369,20 @@ fn a_read_of_an_unknown_receiver_is_no_method_where_classes_hold_that_attribute(
 }
 
 #[test]
+fn get_on_an_unknown_receiver_is_no_guess() {
+    // `returns.args.get("is_table")`: a dict's `get` far more often than
+    // the one in-repo class's (sqlglot's `Dialect.get`, 57 refuted).
+    let out = edges(&[
+        (
+            "d.py",
+            "class Dialect:\n    @classmethod\n    def get(cls, key): ...\n",
+        ),
+        ("u.py", "def f(e):\n    e.args.get('x')\n"),
+    ]);
+    assert_none_to(&out, "d.Dialect.get");
+}
+
+#[test]
 fn fixtures_resolve_through_conftest() {
     let out = edges(&[
         (
