@@ -3041,3 +3041,16 @@ pub fn f(cx: &mut Context<'_>, c: Conv) {
     );
     assert_none(&g, "calls shop_app::f -> shop_app::Other::poll @17");
 }
+
+#[test]
+fn set_on_an_unknown_receiver_is_no_guess() {
+    // futures-util: `this.future.set(None)` on a pin-projected field is
+    // `Pin::set`, `rng.set(x)` `Cell::set`; not the crate's `Window::set`.
+    let src = r#"
+pub struct Window;
+impl Window { pub fn set(&mut self, x: usize) {} }
+pub fn f<T>(this: T) { this.future.set(None); }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_none(&g, "calls shop_app::f -> shop_app::Window::set");
+}
