@@ -2266,12 +2266,19 @@ impl Resolver<'_, '_> {
         let k = cands.len() as u32 + others;
         // A read that is no call (`self._prev.text`) where classes hold a
         // data attribute of that name is likelier that attribute than a
-        // method taken as a value: only properties stay candidates.
+        // method taken as a value: only properties stay candidates (with
+        // their setters, `@debug.setter`, defs of the same class).
         let cands: Cow<[SymId]> = if kind != EdgeKind::Calls && attrs > 0 {
+            let class = |c: SymId| self.cx.world.head(c).parent.map(|p| (c.file, p));
+            let props: Vec<_> = cands
+                .iter()
+                .filter(|&&c| self.cx.func_flags(c) & PROPERTY != 0)
+                .map(|&c| class(c))
+                .collect();
             cands
                 .iter()
                 .copied()
-                .filter(|&c| self.cx.func_flags(c) & PROPERTY != 0)
+                .filter(|&c| props.contains(&class(c)))
                 .collect()
         } else {
             cands

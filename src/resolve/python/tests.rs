@@ -350,7 +350,7 @@ fn a_read_of_an_unknown_receiver_is_no_method_where_classes_hold_that_attribute(
     let out = edges(&[
         (
             "m.py",
-            "class Expression:\n    def text(self, key): ...\n    @property\n    def name(self): ...\nclass Token:\n    def __init__(self):\n        self.text = ''\n        self.name = ''\n",
+            "class Expression:\n    def text(self, key): ...\n    @property\n    def name(self): ...\n    @name.setter\n    def name(self, v): ...\nclass Token:\n    def __init__(self):\n        self.text = ''\n        self.name = ''\n",
         ),
         (
             "u.py",
@@ -364,7 +364,11 @@ fn a_read_of_an_unknown_receiver_is_no_method_where_classes_hold_that_attribute(
     );
     assert_has(
         &out,
-        "references u.f -> m.Expression.name @u.py:4:13 Member { k: 2 }",
+        "references u.f -> m.Expression.name @u.py:4:13 Member { k: 3 }",
+    );
+    assert_has(
+        &out,
+        "references u.f -> m.Expression.name#2 @u.py:4:13 Member { k: 3 }",
     );
 }
 
