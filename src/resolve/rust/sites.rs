@@ -1633,13 +1633,17 @@ impl Cx<'_, '_> {
                     _ => return t,
                 };
                 // Only std's methods: on an outside receiver, where the
-                // method's own value says nothing more.
+                // method's own value says nothing more. An in-repo
+                // `collect<C: FromParallelIterator<…>>` (rayon's), whose
+                // value is its parameter's bound, is the turbofish's type
+                // too.
                 let std = matches!(t, TyRes::External | TyRes::Unknown)
                     && matches!(
                         self.eval(site, *base, depth + 1),
                         TyRes::External | TyRes::Container(_) | TyRes::Map(..)
                     );
-                if !std {
+                let bound = !wrapped && matches!(t, TyRes::Def(d) if self.ix.traits.contains(&d));
+                if !std && !bound {
                     return t;
                 }
                 let arg = self

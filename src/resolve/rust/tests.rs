@@ -3054,3 +3054,27 @@ pub fn f<T>(this: T) { this.future.set(None); }
     let g = graph(&[("src/lib.rs", src)]);
     assert_none(&g, "calls shop_app::f -> shop_app::Window::set");
 }
+
+#[test]
+fn a_turbofish_types_an_in_repo_collect() {
+    // rayon's `collect<C: FromParallelIterator<…>>`: `collect::<Vec<D>>()`
+    // is a `Vec`, not a value of the bound, and its methods follow.
+    let src = r#"
+pub trait FromPar { fn from_par() -> Self; }
+impl<T> FromPar for Vec<T> { fn from_par() -> Self { Vec::new() } }
+pub trait Par: Sized { fn collect<C: FromPar>(self) -> C { C::from_par() } }
+pub trait RefPar { fn p_iter(&self) -> usize; }
+impl<T> RefPar for Vec<T> { fn p_iter(&self) -> usize { 0 } }
+pub struct PIter; impl Par for PIter {}
+pub fn f(p: PIter) { let v = p.collect::<Vec<u8>>(); v.p_iter(); }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Par::collect @8:32 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Vec::p_iter @8:56 Member { k: 1 }",
+    );
+}
