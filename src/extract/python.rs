@@ -785,6 +785,13 @@ struct Extractor<'s> {
     union_parts: HashMap<u32, Vec<(u32, Cont)>>,
 }
 
+/// A table by chain, as [`Refs`] keeps it: sorted for binary search.
+fn by_chain<T: Clone>(table: &HashMap<u32, T>) -> Vec<(u32, T)> {
+    let mut out: Vec<(u32, T)> = table.iter().map(|(c, p)| (*c, p.clone())).collect();
+    out.sort_by_key(|(c, _)| *c);
+    out
+}
+
 fn pos(n: Node) -> Pos {
     Pos::from_ts(n.start_position())
 }
@@ -3538,20 +3545,8 @@ impl<'s> Extractor<'s> {
                 }
             }
         }
-        let mut tuples: Vec<(u32, TupleParts)> = self
-            .tuple_parts
-            .iter()
-            .map(|(c, p)| (*c, p.clone()))
-            .collect();
-        tuples.sort_by_key(|(c, _)| *c);
-        self.refs.tuples = tuples;
-        let mut unions: Vec<(u32, Vec<(u32, Cont)>)> = self
-            .union_parts
-            .iter()
-            .map(|(c, p)| (*c, p.clone()))
-            .collect();
-        unions.sort_by_key(|(c, _)| *c);
-        self.refs.unions = unions;
+        self.refs.tuples = by_chain(&self.tuple_parts);
+        self.refs.unions = by_chain(&self.union_parts);
         // Decorator paths are looked up in the module: one whose first
         // name is bound in a function around (`@cli.command()` under a
         // local `cli`) is not followed.

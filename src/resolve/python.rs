@@ -1198,21 +1198,17 @@ impl Ctx<'_, '_> {
         if t.path == UNKNOWN_PATH {
             return Val::Unknown;
         }
-        if t.path == UNION_PATH {
-            let parts = t
-                .parts
+        let parts = || {
+            t.parts
                 .iter()
                 .map(|p| self.eval_typeref(f, p, self_cls, depth + 1))
-                .collect();
-            return self.union(parts);
+                .collect()
+        };
+        if t.path == UNION_PATH {
+            return self.union(parts());
         }
         if t.path == TUPLE_PATH {
-            let parts = t
-                .parts
-                .iter()
-                .map(|p| self.eval_typeref(f, p, self_cls, depth + 1))
-                .collect();
-            let n = self.tuple(parts);
+            let n = self.tuple(parts());
             return match t.cont {
                 Cont::One => Val::Tuple(n),
                 Cont::Seq => Val::TupleSeq(n),

@@ -227,10 +227,9 @@ pub struct Index {
     def_base: Vec<u32>,
     pub inherent: HashMap<(SymId, u32), Few<SymId>>,
     pub trait_impl_methods: HashMap<(SymId, u32), Few<SymId>>,
-    /// (trait, method name) defined by some impl of the trait: a call on
-    /// a value of an unknown type with the trait ([`TyRes::Impls`]) may
-    /// reach that impl's method rather than the trait's.
-    pub impl_defined: HashSet<(SymId, u32)>,
+    /// (trait, method name) defined by some impl of the trait, made on
+    /// the first look (see [`Index::impl_defines`]).
+    impl_defined: OnceLock<HashSet<(SymId, u32)>>,
     /// The `index` fns of impls of std's `Index` (a trait path ending in
     /// `Index` that names no in-repo trait), by self type: what `t[i]`
     /// gives.
@@ -497,7 +496,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         def_base: Vec::new(),
         inherent: HashMap::default(),
         trait_impl_methods: HashMap::default(),
-        impl_defined: HashSet::default(),
+        impl_defined: OnceLock::new(),
         index_fns: HashMap::default(),
         type_traits: HashMap::default(),
         trait_methods: HashMap::default(),
@@ -1095,7 +1094,6 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
             ext_supers,
             inherent,
             trait_impl_methods,
-            impl_defined,
             index_fns,
             macros_by_name,
             off,
@@ -1205,13 +1203,6 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
                         continue;
                     };
                     for (imp, res) in scope.impls.iter().zip(&types.impls) {
-                        if let Some(tr) = res.tr {
-                            let names = imp
-                                .methods
-                                .iter()
-                                .filter_map(|&md| def_names[f.0 as usize].get(md as usize));
-                            impl_defined.extend(names.map(|&name| (tr, name)));
-                        }
                         let Some(t) = res.self_ty else {
                             continue;
                         };
@@ -1383,6 +1374,27 @@ impl Index {
             .iter()
             .find(|&&md| names.get(md as usize) == Some(&name))
             .map(|&md| SymId { file: f, def: md })
+    }
+
+    /// Whether some impl of trait `tr` defines method `name` (a global
+    /// name id): a call on a value of an unknown type with the trait
+    /// ([`TyRes::Impls`]) may reach that impl's method rather than the
+    /// trait's. Made from [`Index::impl_trait`] on the first look: most
+    /// updates never ask.
+    pub fn impl_defines(&self, world: &World, tr: SymId, name: u32) -> bool {
+        let defined = self.impl_defined.get_or_init(|| {
+            let mut out = HashSet::default();
+            for (&(f, i), &t) in &self.impl_trait {
+                let Some(imp) = scope_of(world, f).and_then(|s| s.impls.get(i as usize)) else {
+                    continue;
+                };
+                let names = &self.def_names[f.0 as usize];
+                let defs = imp.methods.iter().filter_map(|&md| names.get(md as usize));
+                out.extend(defs.map(|&n| (t, n)));
+            }
+            out
+        });
+        defined.contains(&(tr, name))
     }
 
     fn file_fields(&self, world: &World, f: FileIdx) -> &FileFields {

@@ -815,19 +815,7 @@ impl Cx<'_, '_> {
         let name = self.g[name_l as usize];
         let text = self.gstr(name_l).to_string();
         let src = site.src;
-        let ty = match self.eval(site, recv, 0) {
-            // Some type with trait `t`, maybe with others: `t`'s method
-            // (see `trait_own_method`), else as if nothing were known.
-            TyRes::Impls(t) => {
-                if let Some(d) = self.trait_own_method(site, t, name) {
-                    let strat = Strategy::TypedReceiver;
-                    self.edge(self.sym(src), d, EdgeKind::Calls, strat, Some(pos));
-                    return;
-                }
-                TyRes::Unknown
-            }
-            ty => ty,
-        };
+        let ty = self.eval(site, recv, 0);
         match &ty {
             &TyRes::Def(t) => {
                 let t = self.ix.unalias(self.world, t);
@@ -898,75 +886,92 @@ impl Cx<'_, '_> {
                 }
             },
             TyRes::Wrap(_) => {}
-            TyRes::Unknown | TyRes::Impls(_) => {
-                if recv == SELF_RECV {
-                    if let Some(d) = self.outside_self_method(src, &text) {
-                        let strat = Strategy::SelfMember;
-                        self.edge(self.sym(src), d, EdgeKind::Calls, strat, Some(pos));
-                        return;
-                    }
+            // Some type with trait `t`, maybe with others: `t`'s method
+            // (see `trait_own_method`), else as if nothing were known.
+            &TyRes::Impls(t) => match self.trait_own_method(site, t, name) {
+                Some(d) => {
+                    let strat = Strategy::TypedReceiver;
+                    self.edge(self.sym(src), d, EdgeKind::Calls, strat, Some(pos));
                 }
-                let all = self.ix.methods_by_name.get(&name).map_or(0, Vec::len);
-                if all > MAX_MEMBER_SCAN {
-                    let reason = format!("{all} candidates");
-                    self.unresolved(src, &text, EdgeKind::Calls, pos, &reason);
-                    return;
-                }
-                // Only methods callable here with this many arguments.
-                let m = self.fm + site.module;
-                let around = self.outside_trait_method_around(src);
-                let cands: Vec<SymId> = self
-                    .ix
-                    .methods_by_name
-                    .get(&name)
-                    .into_iter()
-                    .flatten()
-                    .copied()
-                    .filter(|&c| self.method_takes(c, args))
-                    .filter(|c| {
-                        self.world.head(*c).exported
-                            || self
-                                .ix
-                                .method_module(*c)
-                                .is_none_or(|cm| self.ix.within(m, cm))
-                    })
-                    // Not from a crate this one cannot use.
-                    .filter(|c| self.ix.may_depend(self.file, c.file))
-                    .collect();
-                if cands.is_empty() {
-                    return;
-                }
-                // `inner.read_exact(buf)` in the `read_exact` of `impl Read
-                // for Either<L, R>`: a delegation to whatever the inner
-                // value is, not a call of the method itself nor of another
-                // in-repo type's impl of the same outside trait.
-                if around.is_some_and(|a| cands.contains(&a)) {
-                    let reason = "unknown receiver, delegating to the same method";
-                    self.unresolved(src, &text, EdgeKind::Calls, pos, reason);
-                    return;
-                }
-                let k = cands.len() as u32;
-                if COMMON_METHODS.binary_search(&text.as_str()).is_ok() {
-                    self.unresolved(
-                        src,
-                        &text,
-                        EdgeKind::Calls,
-                        pos,
-                        "unknown receiver, common method name",
-                    );
-                } else if k > MAX_CANDIDATES.min(MAX_MEMBER_CANDIDATES) {
-                    self.unresolved(src, &text, EdgeKind::Calls, pos, &format!("{k} candidates"));
-                } else {
-                    for d in cands {
-                        self.edge(
-                            self.sym(src),
-                            d,
-                            EdgeKind::Calls,
-                            Strategy::Member { k },
-                            Some(pos),
-                        );
-                    }
-                }
+                None => self.untyped_method(site, recv, name_l, pos, args),
+            },
+            TyRes::Unknown => self.untyped_method(site, recv, name_l, pos, args),
+        }
+    }
+
+    /// `recv.name(…)` on a receiver of unknown type: `self`'s in an impl
+    /// for an outside type (see `outside_self_method`), else a guess
+    /// among the in-repo methods of that name callable here.
+    fn untyped_method(&mut self, site: &Site, recv: u32, name_l: u32, pos: Pos, args: u8) {
+        let name = self.g[name_l as usize];
+        let text = self.gstr(name_l).to_string();
+        let src = site.src;
+        if recv == SELF_RECV {
+            if let Some(d) = self.outside_self_method(src, &text) {
+                let strat = Strategy::SelfMember;
+                self.edge(self.sym(src), d, EdgeKind::Calls, strat, Some(pos));
+                return;
+            }
+        }
+        let all = self.ix.methods_by_name.get(&name).map_or(0, Vec::len);
+        if all > MAX_MEMBER_SCAN {
+            let reason = format!("{all} candidates");
+            self.unresolved(src, &text, EdgeKind::Calls, pos, &reason);
+            return;
+        }
+        // Only methods callable here with this many arguments.
+        let m = self.fm + site.module;
+        let around = self.outside_trait_method_around(src);
+        let cands: Vec<SymId> = self
+            .ix
+            .methods_by_name
+            .get(&name)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&c| self.method_takes(c, args))
+            .filter(|c| {
+                self.world.head(*c).exported
+                    || self
+                        .ix
+                        .method_module(*c)
+                        .is_none_or(|cm| self.ix.within(m, cm))
+            })
+            // Not from a crate this one cannot use.
+            .filter(|c| self.ix.may_depend(self.file, c.file))
+            .collect();
+        if cands.is_empty() {
+            return;
+        }
+        // `inner.read_exact(buf)` in the `read_exact` of `impl Read
+        // for Either<L, R>`: a delegation to whatever the inner
+        // value is, not a call of the method itself nor of another
+        // in-repo type's impl of the same outside trait.
+        if around.is_some_and(|a| cands.contains(&a)) {
+            let reason = "unknown receiver, delegating to the same method";
+            self.unresolved(src, &text, EdgeKind::Calls, pos, reason);
+            return;
+        }
+        let k = cands.len() as u32;
+        if COMMON_METHODS.binary_search(&text.as_str()).is_ok() {
+            self.unresolved(
+                src,
+                &text,
+                EdgeKind::Calls,
+                pos,
+                "unknown receiver, common method name",
+            );
+        } else if k > MAX_CANDIDATES.min(MAX_MEMBER_CANDIDATES) {
+            self.unresolved(src, &text, EdgeKind::Calls, pos, &format!("{k} candidates"));
+        } else {
+            for d in cands {
+                self.edge(
+                    self.sym(src),
+                    d,
+                    EdgeKind::Calls,
+                    Strategy::Member { k },
+                    Some(pos),
+                );
             }
         }
     }
@@ -984,7 +989,7 @@ impl Cx<'_, '_> {
             file: d.file,
             def: p,
         })?;
-        (!self.ix.impl_defined.contains(&(tr, name))).then_some(d)
+        (!self.ix.impl_defines(self.world, tr, name)).then_some(d)
     }
 
     /// Method `name` of trait `t` is missing: when a generic parameter of

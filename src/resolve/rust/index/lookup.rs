@@ -571,22 +571,7 @@ impl Index {
             out.hits.push((Res::Mod(c), How::Path));
             out.hits.push((Res::Mod(c), How::Path));
         } else {
-            // Edition 2015: `::name` is `crate::name`. The root holds the
-            // `std` the compiler injects and the `extern crate`s: a name
-            // not found there is outside (`::std::ops::Range`).
-            if s0 == self.kw_global {
-                let root = self.mods[m as usize].root;
-                let outside = segs.get(1).is_some_and(|&s1| {
-                    !self.crates.contains_key(&s1)
-                        && self
-                            .lookup(world, root, s1, ns_at(1), depth + 1, exclude)
-                            .is_none()
-                });
-                if outside {
-                    out.external = true;
-                    return out;
-                }
-            }
+            // Edition 2015: `::name` is `crate::name`.
             let hit0 = if s0 == self.kw_crate || s0 == self.kw_global {
                 Some((Res::Mod(self.mods[m as usize].root), How::Path))
             } else if s0 == self.kw_self {
@@ -673,6 +658,15 @@ impl Index {
                 Some(h) => out.hits.push(h),
                 None => break,
             }
+        }
+        // Edition 2015: the root holds the `std` the compiler injects and
+        // the `extern crate`s, so a `::name` not found there is outside
+        // (`::std::ops::Range`).
+        if s0 == self.kw_global
+            && out.hits.len() == 1
+            && segs.get(1).is_some_and(|s1| !self.crates.contains_key(s1))
+        {
+            out.external = true;
         }
         out
     }
@@ -834,20 +828,9 @@ impl Index {
             // see `field_ty_with`.)
             Ty::Unknown | Ty::Param(_) | Ty::Fn(_) => TyRes::Unknown,
             Ty::BoundParam(_, bound) => self.path_ty(world, f, m, bound, first),
-            Ty::ImplAssoc(path) => {
-                let Some((&last, tr)) = path.split_last() else {
-                    return TyRes::Unknown;
-                };
-                let tr = match self.path_ty(world, f, m, tr, first) {
-                    TyRes::Def(t) if self.traits.contains(&t) => t,
-                    _ => return TyRes::Unknown,
-                };
-                let name = scope_of(world, f).map_or("", |s| &s.names[last as usize]);
-                match self.trait_assoc_ty(world, tr, name) {
-                    TyRes::Def(b) => TyRes::Impls(b),
-                    _ => TyRes::Unknown,
-                }
-            }
+            Ty::ImplAssoc(path) => self
+                .projection_bound(world, f, m, path, first)
+                .map_or(TyRes::Unknown, TyRes::Impls),
             Ty::External => TyRes::External,
             Ty::Slice(elem) => {
                 TyRes::Container(Box::new(self.resolve_ty_with(world, f, m, elem, first)))
@@ -990,6 +973,28 @@ impl Index {
         }
     }
 
+    /// The in-repo trait bounding `Tr::Name` (path `p`, written in module
+    /// `m` of file `f`), when `Tr` is an in-repo trait.
+    fn projection_bound(
+        &self,
+        world: &World,
+        f: FileIdx,
+        m: u32,
+        p: &[u32],
+        first: Option<FirstLookup>,
+    ) -> Option<SymId> {
+        let (&last, tr) = p.split_last()?;
+        let tr = match self.path_ty(world, f, m, tr, first) {
+            TyRes::Def(t) if self.traits.contains(&t) => t,
+            _ => return None,
+        };
+        let name = scope_of(world, f).map_or("", |s| &s.names[last as usize]);
+        match self.trait_assoc_ty(world, tr, name) {
+            TyRes::Def(b) => Some(b),
+            _ => None,
+        }
+    }
+
     /// Where bounded associated type `g` (a global name id) of trait `tr`
     /// is declared: in `tr` or a supertrait (`Self::Reducer` in
     /// `UnindexedConsumer: Consumer`, which declares `type Reducer:
@@ -1111,20 +1116,15 @@ impl Index {
             return TyRes::Unknown;
         };
         let m = self.file_mod[d.file.0 as usize] + c.module;
-        match (self.resolve_ty_with(world, d.file, m, ty, None), ty) {
-            // `F: FnMut(G::EdgeRef)`: where the closure is written, `G`
-            // is some type, and its `EdgeRef` some type with the bound.
-            (TyRes::Def(b), Ty::Path(p))
-                if self.traits.contains(&b)
-                    && p.len() >= 2
-                    && matches!(
-                        self.path_ty(world, d.file, m, &p[..p.len() - 1], None),
-                        TyRes::Def(t) if self.traits.contains(&t)
-                    ) =>
-            {
-                TyRes::Impls(b)
-            }
-            (t, _) => t,
+        // `F: FnMut(G::EdgeRef)`: where the closure is written, `G` is
+        // some type, and its `EdgeRef` some type with the bound.
+        let projection = match ty {
+            Ty::Path(p) if p.len() >= 2 => self.projection_bound(world, d.file, m, p, None),
+            _ => None,
+        };
+        match projection {
+            Some(b) => TyRes::Impls(b),
+            None => self.resolve_ty_with(world, d.file, m, ty, None),
         }
     }
 
