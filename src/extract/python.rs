@@ -2391,7 +2391,8 @@ impl<'s> Extractor<'s> {
                 }
             }
             "attribute" => {
-                // `self.x = …` in a method: an attribute of the class.
+                // `self.x = …` in a method (`cls.x = …` in a classmethod):
+                // an attribute of the class.
                 if let (Some(obj), Some(attr)) = (t.field("object"), t.field("attribute")) {
                     if obj.kind_name() == "identifier" {
                         let o = self.text(obj);
@@ -2512,14 +2513,15 @@ impl<'s> Extractor<'s> {
         }
     }
 
-    /// The class whose method binds `name` as its `self` parameter, seen
-    /// from scope `sid`.
+    /// The class whose method binds `name` as its `self` parameter (or a
+    /// classmethod's `cls`: pytest's `setup_class(cls)` assigning
+    /// `cls.graph = …`), seen from scope `sid`.
     fn self_class(&self, mut sid: usize, name: &str) -> Option<u32> {
         loop {
             let s = &self.scopes[sid];
             if s.kind == ScopeKind::Function || s.kind == ScopeKind::Inner {
                 match s.binds.get(name) {
-                    Some(Bind::SelfParam { class, cls: false }) => return Some(*class),
+                    Some(Bind::SelfParam { class, .. }) => return Some(*class),
                     Some(_) => return None,
                     None => {}
                 }

@@ -355,6 +355,10 @@ pub struct Refs {
     /// The argument of `Type::f(x)` calls with one argument, by site
     /// (in site order): what tells `impl From<A>` from `impl From<B>`.
     pub call_args: Vec<CallArg>,
+    /// The first argument of `Path::f(x, …)` calls, by site (in site
+    /// order), when it is an expression with a receiver: what tells which
+    /// impl's `f` a trait's `Trait::f(&g, …)` calls.
+    pub self_args: Vec<SelfArg>,
     /// Generic parameters of fns bounded by several in-repo-looking traits.
     pub bound_sets: Vec<BoundSet>,
 }
@@ -376,6 +380,14 @@ pub struct CallArg {
     /// Index of the call's path site in [`Refs::sites`].
     pub site: u32,
     pub arg: ArgTy,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SelfArg {
+    /// Index of the call's path site in [`Refs::sites`].
+    pub site: u32,
+    /// The argument's receiver expression (`&g` and `&mut g`: `g`'s).
+    pub recv: u32,
 }
 
 /// What the syntax says of a call's argument.

@@ -978,9 +978,6 @@ impl Ctx<'_, '_> {
                 });
             }
         }
-        if name.starts_with('_') {
-            return None;
-        }
         // The last star import binding the name, one in code pyright
         // takes as reachable first (trio's `elif sys.platform == "linux"`
         // epoll import, not the kqueue one in the dead `elif` after it).
@@ -1006,14 +1003,16 @@ impl Ctx<'_, '_> {
         None
     }
 
-    /// Does `from m import *` bind `name`?
+    /// Does `from m import *` bind `name`? Those `__all__` lists (a
+    /// private name too: networkx's `__all__ = ["_dispatchable"]`), else
+    /// every public name.
     fn module_exports(&self, m: u32, name: &str) -> bool {
         for f in &self.ix.mods[m as usize].files {
             if let Some(all) = self.scope(*f).and_then(|s| s.all.as_ref()) {
                 return all.iter().any(|a| a == name);
             }
         }
-        true
+        !name.starts_with('_')
     }
 
     /// A name in module `m`: in one of its files, else a submodule.

@@ -6,8 +6,8 @@ use crate::extract::syntax::Syntax;
 
 use super::{
     Alias, ArgTy, BoundSet, CallArg, CfgFeature, CfgMacro, ClosureSig, Const, Field, Impl,
-    InlineMod, Item, MacroBlock, ModPath, Recv, Refs, Ret, Role, Scope, Segs, Sig, Site, SiteKind,
-    Super, Ty, Use, GLOBAL_PATH, NONE, SELF_RECV, UNKNOWN_ARGS,
+    InlineMod, Item, MacroBlock, ModPath, Recv, Refs, Ret, Role, Scope, Segs, SelfArg, Sig, Site,
+    SiteKind, Super, Ty, Use, GLOBAL_PATH, NONE, SELF_RECV, UNKNOWN_ARGS,
 };
 use crate::extract::Def;
 use crate::graph::{NodeKind, Pos};
@@ -251,6 +251,7 @@ pub(super) fn run(module: Def, src: &[u8], root: Node) -> (Vec<Def>, Scope, Refs
             sites: Vec::new(),
             recvs: vec![Recv::Unknown, Recv::SelfValue],
             call_args: Vec::new(),
+            self_args: Vec::new(),
             bound_sets: Vec::new(),
         },
         intern: HashMap::default(),
@@ -291,6 +292,7 @@ pub(super) fn run(module: Def, src: &[u8], root: Node) -> (Vec<Def>, Scope, Refs
     v.children(root);
     // An inner call's argument is recorded before the outer call's.
     v.refs.call_args.sort_by_key(|c| c.site);
+    v.refs.self_args.sort_by_key(|c| c.site);
     for (def, owner) in std::mem::take(&mut v.pending_parents) {
         if let Some(&c) = v.classes.get(&owner) {
             v.defs[def as usize].parent = Some(c);

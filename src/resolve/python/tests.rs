@@ -2558,3 +2558,60 @@ class Holder:
         }
     }
 }
+
+#[test]
+fn a_private_name_in_all_is_star_imported() {
+    // networkx: `networkx/utils/__init__.py` star-imports `backends`, whose
+    // `__all__ = ["_dispatchable"]`; `from networkx.utils import
+    // _dispatchable` is that one. A private name not in `__all__`, or in
+    // a module without one, is not star-imported.
+    let out = edges(&[
+        (
+            "p/__init__.py",
+            "from p.utils import _disp, _hidden, _bare\n",
+        ),
+        (
+            "p/utils/__init__.py",
+            "from p.utils.back import *\nfrom p.utils.misc import *\n",
+        ),
+        (
+            "p/utils/back.py",
+            "__all__ = ['_disp']\ndef _disp(): ...\ndef _hidden(): ...\n",
+        ),
+        ("p/utils/misc.py", "def _bare(): ...\n"),
+    ]);
+    assert_has(
+        &out,
+        "references p -> p.utils.back._disp @p/__init__.py:1:21 ReExport",
+    );
+    assert_none_to(&out, "-> p.utils.back._hidden");
+    assert_none_to(&out, "-> p.utils.misc._bare");
+}
+
+#[test]
+fn cls_attributes_set_in_a_classmethod_type_their_reads() {
+    // pytest's `setup_class(cls)`: `cls.graph = Graph()` is a class
+    // attribute, read as `cls.graph` and `self.graph`.
+    let out = edges(&[(
+        "m.py",
+        "\
+class Graph:
+    def add_edge(self): ...
+class TestG:
+    @classmethod
+    def setup_class(cls):
+        cls.graph = Graph()
+        cls.graph.add_edge()
+    def test_a(self):
+        self.graph.add_edge()
+",
+    )]);
+    assert_has(
+        &out,
+        "calls m.TestG.setup_class -> m.Graph.add_edge @m.py:7:19 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.TestG.test_a -> m.Graph.add_edge @m.py:9:20 TypedReceiver",
+    );
+}

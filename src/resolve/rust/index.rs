@@ -203,6 +203,9 @@ pub struct Index {
     pub items: HashMap<(u32, u32), Few<(SymId, bool)>>,
     pub uses: HashMap<(u32, u32), Few<UseRef>>,
     pub globs: HashMap<u32, Vec<UseRef>>,
+    /// Module → its module-level `use`s with an `as` (`_` included): how a
+    /// trait is in scope under another name (see [`Index::renamed_in`]).
+    pub renamed: HashMap<u32, Vec<UseRef>>,
     /// Library crate name → root module.
     pub crates: HashMap<u32, u32>,
     /// Files of edition-2015 packages (`::a` is the crate's `a`).
@@ -485,6 +488,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         items: HashMap::default(),
         uses: HashMap::default(),
         globs: HashMap::default(),
+        renamed: HashMap::default(),
         crates: HashMap::default(),
         edition_2015: HashSet::default(),
         file_pkg: vec![NONE; world.files.len()],
@@ -925,6 +929,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
             enums,
             globs,
             uses,
+            renamed,
             methods_by_name,
             trait_methods,
             names,
@@ -1008,6 +1013,9 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
                         uses.entry((m, g[b as usize]))
                             .or_default()
                             .push((f, u as u32));
+                        if us.alias != NONE {
+                            renamed.entry(m).or_default().push((f, u as u32));
+                        }
                     }
                 }
                 let heads = world.heads(f).iter();

@@ -229,6 +229,52 @@ pub(super) const COMMON_METHODS: &[&str] = &[
     "zip",
 ];
 
+/// Names of [`COMMON_METHODS`] that are std types' own (inherent), of no
+/// std trait: an in-repo type implementing an outside trait does not get
+/// them (tracing-subscriber's `EnabledSubscriber.with(filter)` is its
+/// `SubscriberExt::with`, not `LocalKey::with`). Sorted.
+pub(super) const INHERENT_METHODS: &[&str] = &[
+    "contains_key",
+    "entry",
+    "is_err",
+    "is_none",
+    "is_ok",
+    "is_some",
+    "map_err",
+    "ok_or",
+    "ok_or_else",
+    "or_else",
+    "or_insert",
+    "or_insert_with",
+    "pop",
+    "push",
+    "push_back",
+    "push_front",
+    "push_str",
+    "set",
+    "then",
+    "then_some",
+    "unwrap",
+    "unwrap_err",
+    "unwrap_or",
+    "unwrap_or_default",
+    "unwrap_or_else",
+    "upgrade",
+    "with",
+];
+
+/// What an extension trait's method is called on (see [`Cx::ext_method`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ExtOn {
+    /// A value of an outside type.
+    Outside,
+    /// An outside collection (not an iterator over one).
+    Collection,
+    /// An in-repo type that implements some outside trait, and no
+    /// `Deref`.
+    InRepo,
+}
+
 /// Element `i` of a tuple's element types (unknown past its end).
 fn tuple_elem(mut elems: Vec<TyRes>, i: Option<usize>) -> TyRes {
     match i {
@@ -318,6 +364,14 @@ const CONVERSIONS: [(&str, &str); 5] = [
     ("to_vec", "Vec"),
 ];
 
+/// What a path call's arguments tell (see [`Refs::call_args`] and
+/// [`Refs::self_args`]).
+#[derive(Clone, Copy)]
+struct CallArgs<'a> {
+    one: Option<&'a ArgTy>,
+    first: Option<u32>,
+}
+
 struct Cx<'a, 'w> {
     world: &'a World<'w>,
     ix: &'a Index,
@@ -372,10 +426,15 @@ pub fn resolve(world: &World, ix: &Index, file: FileIdx, refs: &Refs) -> FileRes
     cx.tables();
     // (The call arguments are in site order.)
     let mut call_args = refs.call_args.iter().peekable();
+    let mut self_args = refs.self_args.iter().peekable();
     for (i, site) in refs.sites.iter().enumerate() {
         let arg = call_args.next_if(|c| c.site == i as u32).map(|c| &c.arg);
+        let first = self_args.next_if(|c| c.site == i as u32).map(|c| c.recv);
         match &site.kind {
-            SiteKind::Path { segs, role, hidden } => cx.path_site(site, segs, *role, *hidden, arg),
+            SiteKind::Path { segs, role, hidden } => {
+                let args = CallArgs { one: arg, first };
+                cx.path_site(site, segs, *role, *hidden, args)
+            }
             SiteKind::Method {
                 recv,
                 name,
@@ -614,7 +673,7 @@ impl Cx<'_, '_> {
         segs: &[(u32, Pos)],
         role: Role,
         hidden: u8,
-        arg: Option<&ArgTy>,
+        args: CallArgs<'_>,
     ) {
         let names: Vec<u32> = segs.iter().map(|s| self.g[s.0 as usize]).collect();
         let ns = match role {
@@ -706,7 +765,7 @@ impl Cx<'_, '_> {
                         .collect();
                     // `Bytes::from(v)` with `v: Vec<u8>`: the impl of
                     // `From<Vec<u8>>`, when the argument tells.
-                    if let Some(arg) = arg.filter(|_| last && role == Role::Call) {
+                    if let Some(arg) = args.one.filter(|_| last && role == Role::Call) {
                         if let Some(d) = self.pick_by_arg(site, arg, &cands) {
                             let s = Strategy::TypedReceiver;
                             self.edge(self.sym(src), d, last_kind, s, Some(pos));
@@ -722,6 +781,14 @@ impl Cx<'_, '_> {
                     for c in cands {
                         self.edge(self.sym(src), c, last_kind, strat, Some(pos));
                     }
+                }
+                // `Trait::f(&g, …)` with `g` of an in-repo type: the
+                // impl's `f`, as `g.f(…)` would be.
+                _ if let Some(r) = args.first.filter(|_| role == Role::Call && i > 0)
+                    && let Some(m) = self.trait_call_impl(site, hits[i - 1].0, d, names[i], r) =>
+                {
+                    let s = Strategy::TypedReceiver;
+                    self.edge(self.sym(src), m, last_kind, s, Some(pos))
                 }
                 _ => self.edge(self.sym(src), d, last_kind, strat, Some(pos)),
             }
@@ -763,6 +830,36 @@ impl Cx<'_, '_> {
                 }
             }
         }
+    }
+
+    /// `Trait::f(x, …)`, whose path found the trait's `f` (`d`), with `x`
+    /// (receiver `r`) of an in-repo type whose impl of the trait defines
+    /// `f`: that impl's `f`. (An impl that does not define it has the
+    /// trait's.)
+    fn trait_call_impl(&self, site: &Site, tr: Res, d: SymId, name: u32, r: u32) -> Option<SymId> {
+        let Res::Def(tr) = tr else {
+            return None;
+        };
+        if self.ix.trait_methods.get(&(tr, name)) != Some(&d) {
+            return None;
+        }
+        let TyRes::Def(t) = self.eval(site, r, 0) else {
+            return None;
+        };
+        let t = self.ix.unalias(self.world, t);
+        // (A generic parameter is its bound: the trait's, as in log's
+        // `impl<S: Source> Source for Arc<S>` calling
+        // `Source::count(&**self)`.)
+        if self.ix.traits.contains(&t) {
+            return None;
+        }
+        let cands = self.ix.trait_impl_methods.get(&(t, name))?;
+        cands.iter().copied().find(|&c| {
+            scope_of(self.world, c.file).is_some_and(|scope| {
+                let imp = scope.impls.iter().position(|i| i.methods.contains(&c.def));
+                imp.and_then(|i| self.ix.impl_trait.get(&(c.file, i as u32))) == Some(&tr)
+            })
+        })
     }
 
     /// A bare `m!` not in textual or `use` scope: a `macro_rules!` of the
@@ -865,7 +962,12 @@ impl Cx<'_, '_> {
                     name,
                     &text,
                     args,
-                    matches!(ty, TyRes::Container(_) | TyRes::Map(..)) && !self.is_iterator(recv),
+                    if matches!(ty, TyRes::Container(_) | TyRes::Map(..)) && !self.is_iterator(recv)
+                    {
+                        ExtOn::Collection
+                    } else {
+                        ExtOn::Outside
+                    },
                 ) {
                 Ok(d) => self.edge(
                     self.sym(src),
@@ -1129,29 +1231,40 @@ impl Cx<'_, '_> {
         if !self.ix.outside_trait_types.contains(&t) || self.ix.blanket_method(t, name).is_some() {
             return None;
         }
-        self.ext_method(site, name, text, args, false).ok()
+        // (Through a `Deref` it has a std type's own methods too:
+        // tokio's `CachePadded<T>`.)
+        let on = if self.has_deref(t) {
+            ExtOn::Outside
+        } else {
+            ExtOn::InRepo
+        };
+        self.ext_method(site, name, text, args, on).ok()
     }
 
     /// The one method of an extension trait in scope at `site` (see
     /// `Index::ext_methods`) that `x.name(…)` with `args` arguments on an
     /// outside type `x` can reach; else how many there are. A name std
-    /// types have themselves is theirs, not an extension's. `explicit`:
-    /// only traits implemented for an outside type by name or for every
-    /// type, not under a bound (a `Vec` is no `Iterator`).
+    /// types have themselves is theirs, not an extension's; on an in-repo
+    /// type (`on`), which has no std type's own methods, only one std
+    /// traits may give it is. On a collection, only traits implemented for
+    /// an outside type by name or for every type, not under a bound (a
+    /// `Vec` is no `Iterator`).
     fn ext_method(
         &self,
         site: &Site,
         name: u32,
         text: &str,
         args: u8,
-        explicit: bool,
+        on: ExtOn,
     ) -> Result<SymId, usize> {
         let Some(all) = self.ix.ext_methods.get(&name) else {
             return Err(0);
         };
-        if COMMON_METHODS.binary_search(&text).is_ok() {
+        let std_own = on == ExtOn::InRepo && INHERENT_METHODS.binary_search(&text).is_ok();
+        if COMMON_METHODS.binary_search(&text).is_ok() && !std_own {
             return Err(0);
         }
+        let explicit = on == ExtOn::Collection;
         let cands: Vec<SymId> = all
             .iter()
             .filter(|&&(c, _)| self.method_takes(c, args))
@@ -1179,7 +1292,7 @@ impl Cx<'_, '_> {
     }
 
     /// Whether trait `tr` is in scope at `site`: defined or imported in
-    /// the module or the enclosing fns.
+    /// the module or the enclosing fns, or imported under another name.
     fn trait_in_scope(&self, site: &Site, tr: SymId) -> bool {
         let Some(tn) = self.ix.def_gname(self.world, tr) else {
             return false;
@@ -1193,7 +1306,7 @@ impl Cx<'_, '_> {
                     .lookup(self.world, m, tn, Ns::Any, 0, None)
                     .map(|(r, _)| r)
             });
-        found == Some(Res::Def(tr))
+        found == Some(Res::Def(tr)) || self.ix.renamed_in(self.world, m, tr, 0)
     }
 
     /// `x.name(…)` where in-repo traits in scope are implemented for
@@ -1253,7 +1366,13 @@ impl Cx<'_, '_> {
     /// an outside type. `None` without exactly one such method.
     fn ext_ret(&self, site: &Site, name: u32, text: &str) -> Option<TyRes> {
         let d = self
-            .ext_method(site, self.g[name as usize], text, UNKNOWN_ARGS, false)
+            .ext_method(
+                site,
+                self.g[name as usize],
+                text,
+                UNKNOWN_ARGS,
+                ExtOn::Outside,
+            )
             .ok()?;
         Some(self.ext_ret_of(d))
     }
@@ -1282,7 +1401,13 @@ impl Cx<'_, '_> {
     /// outside types: an in-repo extension trait's declared type when one
     /// has a method of that name, else an outside type.
     fn ext_or_external(&self, site: &Site, name: u32, text: &str) -> TyRes {
-        match self.ext_method(site, self.g[name as usize], text, UNKNOWN_ARGS, false) {
+        match self.ext_method(
+            site,
+            self.g[name as usize],
+            text,
+            UNKNOWN_ARGS,
+            ExtOn::Outside,
+        ) {
             Ok(d) => self.ext_ret_of(d),
             Err(0) => TyRes::External,
             Err(_) => TyRes::Unknown,

@@ -460,9 +460,12 @@ pub fn f(s: Stripe) -> u8 { <Stripe as Gateway>::charge(&s) + Gateway::charge(&s
         &g,
         "calls shop_app::f -> shop_app::Stripe::charge @9:50 Path",
     );
+    // `Gateway::charge(&s)` with `s: Stripe` is the impl's, as
+    // rust-analyzer answers it (see
+    // `a_trait_path_call_on_a_typed_value_is_its_impls_method`).
     assert_has(
         &g,
-        "calls shop_app::f -> shop_app::Gateway::charge @9:72 Path",
+        "calls shop_app::f -> shop_app::Stripe::charge @9:72 TypedReceiver",
     );
 }
 
@@ -472,6 +475,13 @@ fn common_method_table_is_sorted() {
     sorted.sort_unstable();
     sorted.dedup();
     assert_eq!(sorted, sites::COMMON_METHODS);
+    let mut inherent = sites::INHERENT_METHODS.to_vec();
+    inherent.sort_unstable();
+    inherent.dedup();
+    assert_eq!(inherent, sites::INHERENT_METHODS);
+    for m in inherent {
+        assert!(sites::COMMON_METHODS.contains(&m), "{m} is not common");
+    }
 }
 
 #[test]
@@ -3077,4 +3087,77 @@ pub fn f(p: PIter) { let v = p.collect::<Vec<u8>>(); v.p_iter(); }
         &g,
         "calls shop_app::f -> shop_app::Vec::p_iter @8:56 Member { k: 1 }",
     );
+}
+
+#[test]
+fn a_trait_path_call_on_a_typed_value_is_its_impls_method() {
+    // petgraph's tests: `NodeIndexable::from_index(&g, 0)` with `g` a
+    // `Graph` is `impl NodeIndexable for Graph`'s `from_index`, as
+    // `g.from_index(0)` is; with `g` of a generic type, or when the impl
+    // does not define the method, the trait's (not that of an impl for
+    // `Box<T: Ix>`, log's `Source::count(&**self)`).
+    let src = r#"pub trait Ix { fn from_index(&self, i: usize) -> usize; fn dflt(&self) -> u8 { 0 } }
+pub struct Graph;
+impl Ix for Graph { fn from_index(&self, i: usize) -> usize { i } }
+pub struct List;
+impl Ix for List { fn from_index(&self, i: usize) -> usize { i } }
+pub fn a(g: Graph) { Ix::from_index(&g, 0); Ix::dflt(&g); }
+pub fn b<G: Ix>(g: G) { Ix::from_index(&g, 0); }
+pub fn c(l: &mut List) { Ix::from_index(l, 1); }
+impl<T: Ix> Ix for Box<T> { fn from_index(&self, i: usize) -> usize { i } }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::a -> shop_app::Graph::from_index @6:26 TypedReceiver",
+    );
+    assert_has(&g, "calls shop_app::a -> shop_app::Ix::dflt @6:49 Path");
+    assert_has(
+        &g,
+        "calls shop_app::b -> shop_app::Ix::from_index @7:29 Path",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::c -> shop_app::List::from_index @8:30 TypedReceiver",
+    );
+}
+
+#[test]
+fn an_extension_of_an_outside_trait_reaches_an_in_repo_type_implementing_it() {
+    // tracing-subscriber's benches: `impl<S: Subscriber> SubscriberExt for
+    // S {}` over tracing's `Subscriber`, re-exported by the prelude under
+    // another name; `EnabledSubscriber.with(filter)` on a type implementing
+    // `tracing::Subscriber` is `SubscriberExt::with`.
+    let ext = r#"pub trait SubscriberExt: tracing::Subscriber {
+    fn with<L>(self, layer: L) -> L where Self: Sized { layer }
+}
+impl<S: tracing::Subscriber> SubscriberExt for S {}
+"#;
+    let prelude = "pub use crate::layer::SubscriberExt as __tracing_subscriber_SubscriberExt;\n";
+    let user = r#"use crate::prelude::*;
+struct Enabled;
+impl tracing::Subscriber for Enabled {}
+pub fn u() { Enabled.with(1); }
+pub struct Padded(Enabled);
+impl tracing::Subscriber for Padded {}
+impl std::ops::Deref for Padded { type Target = Enabled; fn deref(&self) -> &Enabled { &self.0 } }
+pub fn v(p: Padded) { p.with(2); }
+"#;
+    let manifest = format!("{MANIFEST}[dependencies]\ntracing = \"0.1\"\n");
+    let files = [
+        (
+            "src/lib.rs",
+            "pub mod layer;\npub mod prelude;\npub mod user;\n",
+        ),
+        ("src/layer.rs", ext),
+        ("src/prelude.rs", prelude),
+        ("src/user.rs", user),
+    ];
+    let g = graph_with(&[("Cargo.toml", &manifest)], &files);
+    assert_has(
+        &g,
+        "calls shop_app::user::u -> shop_app::layer::SubscriberExt::with @4:22 Member { k: 1 }",
+    );
+    // Through a `Deref`, a std type's own `with` may be the target's.
+    assert_none(&g, "calls shop_app::user::v");
 }

@@ -175,6 +175,11 @@ impl<'s> V<'s> {
                                 self.refs.call_args.push(CallArg { site, arg });
                             }
                         }
+                        if let Some(site) = typed_call.filter(|_| kr != 0) {
+                            if positions.first() == Some(&k) {
+                                self.refs.self_args.push(SelfArg { site, recv: kr });
+                            }
+                        }
                     }
                 }
             }

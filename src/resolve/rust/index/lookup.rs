@@ -303,6 +303,31 @@ impl Index {
         true
     }
 
+    /// Whether item `d` is in scope in module `m` under another name than
+    /// its own: through a renamed `use` (`use io::Write as _`,
+    /// tracing-subscriber's prelude's `SubscriberExt as
+    /// __tracing_subscriber_SubscriberExt`) of `m`, or of a module `m`'s
+    /// globs bring.
+    pub fn renamed_in(&self, world: &World, m: u32, d: SymId, depth: u32) -> bool {
+        if depth > MAX_DEPTH {
+            return false;
+        }
+        let renamed = self.renamed.get(&m).is_some_and(|us| {
+            us.iter().any(|&u| {
+                matches!(self.resolve_use(world, u, Ns::Any, depth + 1),
+                    Some((Res::Def(x), _)) if x == d)
+            })
+        });
+        if renamed {
+            return true;
+        }
+        let mut targets = Vec::new();
+        self.push_glob_targets(world, m, depth, None, false, &mut targets);
+        targets
+            .into_iter()
+            .any(|t| t != m && self.renamed_in(world, t, d, depth + 1))
+    }
+
     pub(super) fn push_glob_targets(
         &self,
         world: &World,
