@@ -673,6 +673,11 @@ struct ScopeB {
     /// statement binding it). A use in the class body before that point
     /// reads the enclosing scope, as Python (and pyright's code flow) do.
     bound_at: HashMap<String, Pos>,
+    /// Function scopes: the local each plain assignment at the top of the
+    /// body starts (`x = A()` … `x = B()`), from the end of its statement,
+    /// by name. What later assignments nested in the body's statements
+    /// add goes to the latest of them too (see [`Extractor::bind_local`]).
+    versions: HashMap<String, Vec<(Pos, u32)>>,
 }
 
 impl ScopeB {
@@ -686,6 +691,7 @@ impl ScopeB {
             nonlocals: Vec::new(),
             def,
             bound_at: HashMap::new(),
+            versions: HashMap::new(),
         }
     }
 }
@@ -794,6 +800,20 @@ fn by_chain<T: Clone>(table: &HashMap<u32, T>) -> Vec<(u32, T)> {
 
 fn pos(n: Node) -> Pos {
     Pos::from_ts(n.start_position())
+}
+
+/// The statement at the top of a function's body that holds `n` (none
+/// past a lambda, a class or a nested function).
+fn body_statement(n: Node) -> Option<Node> {
+    let mut cur = n;
+    loop {
+        let p = cur.parent()?;
+        match p.kind_name() {
+            "block" if p.parent()?.kind_name() == "function_definition" => return Some(cur),
+            "function_definition" | "class_definition" | "lambda" => return None,
+            _ => cur = p,
+        }
+    }
 }
 
 /// How deep the walk descends into nested syntax.
@@ -1376,7 +1396,7 @@ impl<'s> Extractor<'s> {
                         }
                         if let Some(id) = param_name(prm) {
                             let n = self.text(id).to_string();
-                            self.bind_local(inner, n, Src::Unknown);
+                            self.bind_local(inner, n, Src::Unknown, None);
                         }
                     }
                 }
@@ -1559,8 +1579,10 @@ impl<'s> Extractor<'s> {
         }
     }
 
-    /// Bind a variable in a function/class scope, adding a type source.
-    fn bind_local(&mut self, sid: usize, name: String, s: Src) {
+    /// Bind a variable in a function/class scope, adding a type source;
+    /// `at`: the name bound (a function's own local starts anew there, see
+    /// [`Self::flow`]).
+    fn bind_local(&mut self, sid: usize, name: String, s: Src, at: Option<Node>) {
         let sc = &self.scopes[sid];
         if sc.kind == ScopeKind::Module
             || sc.globals.contains(&name)
@@ -1572,19 +1594,60 @@ impl<'s> Extractor<'s> {
             let at = self.class_stmt_end;
             self.scopes[sid].bound_at.insert(name.clone(), at);
         }
-        let sc = &self.scopes[sid];
-        match sc.binds.get(&name) {
+        let function = self.scopes[sid].kind == ScopeKind::Function;
+        let local = match self.scopes[sid].binds.get(&name) {
             Some(Bind::Local(id)) => {
-                let id = *id as usize;
-                self.refs.locals[id].push(s);
+                let id = *id;
+                self.refs.locals[id as usize].push(s);
+                id
             }
-            Some(_) => {}
+            Some(_) => return,
             None => {
                 let id = self.refs.locals.len() as u32;
                 self.refs.locals.push(vec![s]);
-                self.scopes[sid].binds.insert(name, Bind::Local(id));
+                self.scopes[sid].binds.insert(name.clone(), Bind::Local(id));
+                id
             }
+        };
+        if let Some(at) = at.filter(|_| function) {
+            self.flow(sid, name, s, at, local);
         }
+    }
+
+    /// pyright's code flow, for a local of function scope `sid` bound at
+    /// `at` (its first local `all` keeps every source: what nested
+    /// functions, which run later, read). A plain `x = …` at the top of
+    /// the body starts a local that uses after it read (networkx's
+    /// `z_support = nx.MultiGraph()` … `z_support = nx.Graph(z_support)`);
+    /// one inside a top statement (an `if`, a loop, a `try`) starts, at
+    /// that statement, a local with what the name held before it too.
+    fn flow(&mut self, sid: usize, name: String, s: Src, at: Node, all: u32) {
+        let Some(top) = body_statement(at) else {
+            return;
+        };
+        let plain = at.parent().is_some_and(|a| {
+            a.kind_name() == "assignment" && a.field("left") == Some(at) && a.parent() == Some(top)
+        });
+        let versions = self.scopes[sid].versions.entry(name).or_default();
+        let (start, sources) = if plain {
+            (Pos::from_ts(top.end_position()), vec![s])
+        } else {
+            let start = pos(top);
+            if let Some(&(_, v)) = versions.last().filter(|(last, _)| *last == start) {
+                self.refs.locals[v as usize].push(s);
+                return;
+            }
+            let before = versions.last().map_or(all, |&(_, v)| v);
+            let mut sources = self.refs.locals[before as usize].clone();
+            if before == all {
+                sources.pop();
+            }
+            sources.push(s);
+            (start, sources)
+        };
+        let id = self.refs.locals.len() as u32;
+        self.refs.locals.push(sources);
+        versions.push((start, id));
     }
 
     // ---- definitions ------------------------------------------------------
@@ -1777,7 +1840,7 @@ impl<'s> Extractor<'s> {
                     }
                     None => Src::Param,
                 };
-                self.bind_local(fsid, pname, s);
+                self.bind_local(fsid, pname, s, None);
             }
         }
         if method_of.is_none() {
@@ -2387,7 +2450,7 @@ impl<'s> Extractor<'s> {
                                 .push((ci, name.clone(), Rhs::of(Some(s)), self.dead));
                         }
                     }
-                    self.bind_local(sid, name, s);
+                    self.bind_local(sid, name, s, Some(t));
                 }
             }
             "attribute" => {
@@ -2564,7 +2627,7 @@ impl<'s> Extractor<'s> {
                 if node.named_child_count() == 1 {
                     let name = self.text(node).to_string();
                     if name != "_" {
-                        self.bind_local(sid, name, Src::Unknown);
+                        self.bind_local(sid, name, Src::Unknown, Some(node));
                     }
                 } else {
                     self.dotted_chain(node, sid, src);
@@ -2579,7 +2642,7 @@ impl<'s> Extractor<'s> {
             }
             "identifier" => {
                 let name = self.text(node).to_string();
-                self.bind_local(sid, name, Src::Unknown);
+                self.bind_local(sid, name, Src::Unknown, Some(node));
             }
             "as_pattern" => {
                 let alias = node.field("alias");
@@ -3442,7 +3505,14 @@ impl<'s> Extractor<'s> {
         match self.bind_of(sid, name, at) {
             Some(Bind::Def(d)) => Root::Def(d),
             Some(Bind::Import(i)) => Root::Import(i),
-            Some(Bind::Local(l)) => Root::Local(l),
+            Some(Bind::Local(l)) => {
+                // In its own scope, the local the last assignment at the
+                // top of the body before `at` started.
+                let own = self.scopes[sid].binds.get(name) == Some(&Bind::Local(l));
+                let versions = self.scopes[sid].versions.get(name).filter(|_| own);
+                let last = versions.and_then(|v| v.iter().rev().find(|(start, _)| *start <= at));
+                Root::Local(last.map_or(l, |&(_, v)| v))
+            }
             Some(Bind::SelfParam { class, cls }) => Root::SelfParam { class, cls },
             None => Root::Global(name.to_string()),
         }
