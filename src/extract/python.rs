@@ -678,6 +678,8 @@ struct ScopeB {
     /// by name. What later assignments nested in the body's statements
     /// add goes to the latest of them too (see [`Extractor::bind_local`]).
     versions: HashMap<String, Vec<(Pos, u32)>>,
+    /// A lambda's scope (which runs later), not a comprehension's.
+    lambda: bool,
 }
 
 impl ScopeB {
@@ -692,6 +694,7 @@ impl ScopeB {
             def,
             bound_at: HashMap::new(),
             versions: HashMap::new(),
+            lambda: false,
         }
     }
 }
@@ -1387,6 +1390,7 @@ impl<'s> Extractor<'s> {
             }
             "lambda" => {
                 let inner = self.push_scope(sid, ScopeKind::Inner, src, None);
+                self.scopes[inner].lambda = true;
                 if let Some(p) = node.field("parameters") {
                     let mut cur = p.walk();
                     let params: Vec<Node> = p.named_children(&mut cur).collect();
@@ -3506,10 +3510,27 @@ impl<'s> Extractor<'s> {
             Some(Bind::Def(d)) => Root::Def(d),
             Some(Bind::Import(i)) => Root::Import(i),
             Some(Bind::Local(l)) => {
-                // In its own scope, the local the last assignment at the
-                // top of the body before `at` started.
-                let own = self.scopes[sid].binds.get(name) == Some(&Bind::Local(l));
-                let versions = self.scopes[sid].versions.get(name).filter(|_| own);
+                // In its own scope (or a comprehension in it, which runs
+                // there), the local the last assignment at the top of the
+                // body before `at` started.
+                let mut owner = sid;
+                while let Some(p) = self.scopes[owner].parent.filter(|_| {
+                    let s = &self.scopes[owner];
+                    s.kind == ScopeKind::Inner && !s.lambda && !s.binds.contains_key(name)
+                }) {
+                    owner = p;
+                }
+                let own = self.scopes[owner].binds.get(name) == Some(&Bind::Local(l));
+                // (A declared type is what every use reads: httpx's `proxy:
+                // ProxyTypes | None` parameter, reassigned `proxy =
+                // Proxy(url=proxy) if … else proxy`.)
+                let declared = self.refs.locals[l as usize]
+                    .iter()
+                    .any(|s| matches!(s, Src::Annot(..)));
+                let versions = self.scopes[owner]
+                    .versions
+                    .get(name)
+                    .filter(|_| own && !declared);
                 let last = versions.and_then(|v| v.iter().rev().find(|(start, _)| *start <= at));
                 Root::Local(last.map_or(l, |&(_, v)| v))
             }

@@ -2643,6 +2643,11 @@ def f(c):
         g.edges()
     g = Multi()
     g.grow()
+    if isinstance(g, Multi) and any(g.grow() for _ in []):
+        pass
+def h(p: Single):
+    p = Multi() if p else p
+    p.edges()
 ",
     )]);
     assert_has(&out, "calls m.f -> m.Multi.edges @m.py:9:7 TypedReceiver");
@@ -2661,4 +2666,9 @@ def f(c):
         "calls m.f.later -> m.Single.edges @m.py:16:11 Member { k: 2 }",
     );
     assert_has(&out, "calls m.f -> m.Multi.grow @m.py:18:7 TypedReceiver");
+    // A comprehension runs where it is: the last assignment's.
+    assert_has(&out, "calls m.f -> m.Multi.grow @m.py:19:39 TypedReceiver");
+    // A declared type is what every use reads (httpx's `proxy: ProxyTypes |
+    // None` parameter, reassigned).
+    assert_has(&out, "calls m.h -> m.Single.edges @m.py:23:7 TypedReceiver");
 }
