@@ -675,8 +675,8 @@ struct ScopeB {
     bound_at: HashMap<String, Pos>,
     /// Function scopes: the local each plain assignment at the top of the
     /// body starts (`x = A()` … `x = B()`), from the end of its statement,
-    /// by name. What later assignments nested in the body's statements
-    /// add goes to the latest of them too (see [`Extractor::bind_local`]).
+    /// by name, and the local each top statement assigning it inside
+    /// starts (see [`Extractor::flow`]).
     versions: HashMap<String, Vec<(Pos, u32)>>,
     /// A lambda's scope (which runs later), not a comprehension's.
     lambda: bool,
@@ -1643,10 +1643,10 @@ impl<'s> Extractor<'s> {
             }
             let before = versions.last().map_or(all, |&(_, v)| v);
             let mut sources = self.refs.locals[before as usize].clone();
-            if before == all {
-                sources.pop();
+            // (`all` has `s` already.)
+            if before != all {
+                sources.push(s);
             }
-            sources.push(s);
             (start, sources)
         };
         let id = self.refs.locals.len() as u32;

@@ -1245,10 +1245,10 @@ impl Cx<'_, '_> {
     /// `Index::ext_methods`) that `x.name(…)` with `args` arguments on an
     /// outside type `x` can reach; else how many there are. A name std
     /// types have themselves is theirs, not an extension's; on an in-repo
-    /// type (`on`), which has no std type's own methods, only one std
-    /// traits may give it is. On a collection, only traits implemented for
-    /// an outside type by name or for every type, not under a bound (a
-    /// `Vec` is no `Iterator`).
+    /// type without `Deref` (`on`), which has no std type's own methods,
+    /// only a name some std trait has is. On a collection, only traits
+    /// implemented for an outside type by name or for every type, not
+    /// under a bound (a `Vec` is no `Iterator`).
     fn ext_method(
         &self,
         site: &Site,
