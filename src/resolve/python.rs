@@ -2425,7 +2425,7 @@ impl Resolver<'_, '_> {
         } else if let Some(v) = inherited() {
             v
         } else {
-            let mut out: Option<Val> = None;
+            let mut vals: Vec<Val> = Vec::new();
             let mut external = false;
             for s in srcs {
                 let outer = self.cycle.replace(false);
@@ -2479,16 +2479,24 @@ impl Resolver<'_, '_> {
                 if cyclic && val == Val::Unknown {
                     continue;
                 }
-                match out {
-                    None => out = Some(val),
-                    Some(o) if o == val => {}
-                    Some(_) => out = Some(Val::Unknown),
+                if !vals.contains(&val) {
+                    vals.push(val);
                 }
             }
-            match out {
-                Some(v) => v,
-                None if external => Val::External,
-                None => Val::Unknown,
+            match vals[..] {
+                [] if external => Val::External,
+                [] => Val::Unknown,
+                [v] => v,
+                // Instances of different classes (`if directed: g =
+                // nx.DiGraph()` / `else: g = nx.Graph()`): one of them,
+                // as pyright's declared type.
+                _ if vals
+                    .iter()
+                    .all(|v| matches!(v, Val::Inst(_) | Val::External)) =>
+                {
+                    self.cx.union(vals)
+                }
+                _ => Val::Unknown,
             }
         }
     }
