@@ -2411,8 +2411,8 @@ impl Resolver<'_, '_> {
     }
 
     /// A variable's value from its sources: its annotation, else its
-    /// assignments when they agree (literals only count when nothing else
-    /// is assigned).
+    /// assignments when they agree, or the union of the instances they
+    /// make (literals only count when nothing else is assigned).
     fn combine(&self, srcs: &[Src]) -> Val {
         let inherited = || {
             srcs.iter().find_map(|s| match *s {
