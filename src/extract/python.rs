@@ -3524,13 +3524,14 @@ impl<'s> Extractor<'s> {
                 // (A declared type is what every use reads: httpx's `proxy:
                 // ProxyTypes | None` parameter, reassigned `proxy =
                 // Proxy(url=proxy) if … else proxy`.)
-                let declared = self.refs.locals[l as usize]
-                    .iter()
-                    .any(|s| matches!(s, Src::Annot(..)));
+                let declared = || {
+                    let srcs = &self.refs.locals[l as usize];
+                    srcs.iter().any(|s| matches!(s, Src::Annot(..)))
+                };
                 let versions = self.scopes[owner]
                     .versions
                     .get(name)
-                    .filter(|_| own && !declared);
+                    .filter(|_| own && !declared());
                 let last = versions.and_then(|v| v.iter().rev().find(|(start, _)| *start <= at));
                 Root::Local(last.map_or(l, |&(_, v)| v))
             }

@@ -1374,6 +1374,17 @@ impl Index {
         Some((s.file, self.rets[self.def_slot(s)?])).filter(|&(_, i)| i != NONE)
     }
 
+    /// The impl that method `c` is defined in: its index in its file's
+    /// `Scope::impls`, and the impl.
+    pub fn impl_of<'w>(&self, world: &'w World, c: SymId) -> Option<(u32, &'w Impl)> {
+        let scope = scope_of(world, c.file)?;
+        let i = scope
+            .impls
+            .iter()
+            .position(|i| i.methods.contains(&c.def))?;
+        Some((i as u32, &scope.impls[i]))
+    }
+
     /// The method named `name` (global id) that impl `imp` of file `f`
     /// defines itself.
     pub fn own_method(&self, f: FileIdx, imp: &Impl, name: u32) -> Option<SymId> {

@@ -855,10 +855,8 @@ impl Cx<'_, '_> {
         }
         let cands = self.ix.trait_impl_methods.get(&(t, name))?;
         cands.iter().copied().find(|&c| {
-            scope_of(self.world, c.file).is_some_and(|scope| {
-                let imp = scope.impls.iter().position(|i| i.methods.contains(&c.def));
-                imp.and_then(|i| self.ix.impl_trait.get(&(c.file, i as u32))) == Some(&tr)
-            })
+            let imp = self.ix.impl_of(self.world, c);
+            imp.and_then(|(i, _)| self.ix.impl_trait.get(&(c.file, i))) == Some(&tr)
         })
     }
 
@@ -1958,10 +1956,7 @@ impl Cx<'_, '_> {
 
     /// What the trait of method `c`'s impl takes: `impl From<A> for T`'s `A`.
     fn impl_arg_shape(&self, c: SymId) -> Shape<'_> {
-        let Some(scope) = scope_of(self.world, c.file) else {
-            return Shape::Unknown;
-        };
-        let Some(imp) = scope.impls.iter().find(|i| i.methods.contains(&c.def)) else {
+        let Some((_, imp)) = self.ix.impl_of(self.world, c) else {
             return Shape::Unknown;
         };
         let m = self.ix.file_mod[c.file.0 as usize] + imp.module;
