@@ -484,6 +484,9 @@ pub enum Op {
     Index,
     /// Subscripting with an integer literal (`pair[1]`).
     Item(u32),
+    /// `await`: what awaiting the value gives (the value itself for an
+    /// `async def`'s result, whose return type the call gives already).
+    Await,
 }
 
 /// Where a local variable's value comes from.
@@ -605,6 +608,7 @@ pub fn extract(path: &str, src: &[u8]) -> FileFacts {
         names: BTreeSet::new(),
         attr_assigns: Vec::new(),
         var_assigns: Vec::new(),
+        module_all: HashMap::new(),
         class_of_def: HashMap::new(),
         ret_chains: Vec::new(),
         param_chains: Vec::new(),
@@ -673,8 +677,8 @@ struct ScopeB {
     /// statement binding it). A use in the class body before that point
     /// reads the enclosing scope, as Python (and pyright's code flow) do.
     bound_at: HashMap<String, Pos>,
-    /// Function scopes: the local each plain assignment at the top of the
-    /// body starts (`x = A()` … `x = B()`), from the end of its statement,
+    /// Function scopes and the module: the local each plain assignment at
+    /// the top of the body starts (`x = A()` … `x = B()`), from the end of its statement,
     /// by name, and the local each top statement assigning it inside
     /// starts (see [`Extractor::flow`]).
     versions: HashMap<String, Vec<(Pos, u32)>>,
@@ -753,6 +757,9 @@ struct Extractor<'s> {
     attr_assigns: Vec<(usize, String, Rhs, bool)>,
     /// Module-level `x = …`.
     var_assigns: Vec<(String, Rhs, bool)>,
+    /// A module-level variable's local with every module-level assignment
+    /// (the `all` of [`Self::flow`] for the module), by name.
+    module_all: HashMap<String, u32>,
     /// Class def → index in `scope.classes`.
     class_of_def: HashMap<u32, usize>,
     /// Return annotations: (index in `scope.funcs`, chain).
@@ -805,14 +812,15 @@ fn pos(n: Node) -> Pos {
     Pos::from_ts(n.start_position())
 }
 
-/// The statement at the top of a function's body that holds `n` (none
-/// past a lambda, a class or a nested function).
+/// The statement at the top of a function's body, or of the module, that
+/// holds `n` (none past a lambda, a class or a nested function).
 fn body_statement(n: Node) -> Option<Node> {
     let mut cur = n;
     loop {
         let p = cur.parent()?;
         match p.kind_name() {
             "block" if p.parent()?.kind_name() == "function_definition" => return Some(cur),
+            "module" => return Some(cur),
             "function_definition" | "class_definition" | "lambda" => return None,
             _ => cur = p,
         }
@@ -1654,6 +1662,45 @@ impl<'s> Extractor<'s> {
         versions.push((start, id));
     }
 
+    /// [`Self::flow`] for a module-level variable assigned at `at`: uses
+    /// in the module's own statements read the assignment before them
+    /// (networkx's examples: `G = nx.Graph()` … `G = nx.DiGraph(G)`).
+    fn module_flow(&mut self, name: String, s: Src, at: Node) {
+        let locals = &mut self.refs.locals;
+        let all = *self.module_all.entry(name.clone()).or_insert_with(|| {
+            locals.push(Vec::new());
+            (locals.len() - 1) as u32
+        });
+        locals[all as usize].push(s);
+        self.flow(0, name, s, at, all);
+    }
+
+    /// The local a use of module-level variable `name` at `at` in scope
+    /// `sid` reads: in the module's own statements (or a comprehension
+    /// there), when the name is only a variable, assigned more than once
+    /// and never declared, the version its assignments before `at` make
+    /// (see [`Self::module_flow`]); elsewhere (a function, which runs
+    /// later, another file) every assignment.
+    fn module_version(&self, mut sid: usize, name: &str, at: Pos) -> Option<u32> {
+        while let Some(p) = self.scopes[sid].parent.filter(|_| {
+            let s = &self.scopes[sid];
+            s.kind == ScopeKind::Inner && !s.lambda && !s.binds.contains_key(name)
+        }) {
+            sid = p;
+        }
+        let module = &self.scopes[0];
+        if sid != 0 || module.binds.contains_key(name) {
+            return None;
+        }
+        let all = &self.refs.locals[*self.module_all.get(name)? as usize];
+        if all.len() < 2 || all.iter().any(|s| matches!(s, Src::Annot(..))) {
+            return None;
+        }
+        let versions = module.versions.get(name)?;
+        let last = versions.iter().rev().find(|(start, _)| *start <= at)?;
+        Some(last.1)
+    }
+
     // ---- definitions ------------------------------------------------------
 
     fn new_def(
@@ -2444,6 +2491,7 @@ impl<'s> Extractor<'s> {
                 {
                     if self.scopes[sid].kind == ScopeKind::Module {
                         self.refs.globals.push((name.clone(), s));
+                        self.module_flow(name.clone(), s, t);
                     }
                     self.var_assigns.push((name, Rhs::of(Some(s)), self.dead));
                 } else {
@@ -3374,7 +3422,11 @@ impl<'s> Extractor<'s> {
                 r
             }
             "await" => match node.named_child(0) {
-                Some(c) => self.chain_parts(c, sid, src, annot, ops),
+                Some(c) => {
+                    let r = self.chain_parts(c, sid, src, annot, ops);
+                    ops.push(Op::Await);
+                    r
+                }
                 None => (None, Root::Unknown, pos(node)),
             },
             "parenthesized_expression" if node.named_child_count() == 1 => {
@@ -3536,7 +3588,10 @@ impl<'s> Extractor<'s> {
                 Root::Local(last.map_or(l, |&(_, v)| v))
             }
             Some(Bind::SelfParam { class, cls }) => Root::SelfParam { class, cls },
-            None => Root::Global(name.to_string()),
+            None => match self.module_version(sid, name, at) {
+                Some(l) => Root::Local(l),
+                None => Root::Global(name.to_string()),
+            },
         }
     }
 
@@ -3897,7 +3952,16 @@ impl<'s> Extractor<'s> {
                     path.push('.');
                     path.push_str(n);
                 }
-                Op::Call if !annot && i + 1 == chain.ops.len() => call = true,
+                Op::Call
+                    if !annot
+                        && (i + 1 == chain.ops.len()
+                            || (i + 2 == chain.ops.len() && chain.ops[i + 1] == Op::Await)) =>
+                {
+                    call = true
+                }
+                // (Another file's `x = await f()`: what `f` returns, as
+                // before awaits were told apart.)
+                Op::Await if call && i + 1 == chain.ops.len() => {}
                 Op::Index | Op::Item(_) if i + 1 == chain.ops.len() => index = !annot,
                 _ => return None,
             }

@@ -1129,7 +1129,9 @@ impl Ctx<'_, '_> {
         }
     }
 
-    /// A module variable's value: its assignments must agree.
+    /// A module variable's value, as another file or a function sees it:
+    /// what its assignments agree on, or the union of the classes they
+    /// make (as [`Resolver::combine`] has it for this file's own uses).
     fn var_val(&self, f: FileIdx, v: u32, depth: u32) -> Val {
         let Some(scope) = self.scope(f) else {
             return Val::Unknown;
@@ -1138,7 +1140,7 @@ impl Ctx<'_, '_> {
         let Some(bindings) = self.names(f).get(name.as_str()) else {
             return Val::Unknown;
         };
-        let mut out: Option<Val> = None;
+        let mut vals: Vec<Val> = Vec::new();
         let vars = bindings.iter().filter_map(|b| match b {
             Binding::Var(i) => scope.vars.get(*i as usize),
             _ => None,
@@ -1148,13 +1150,24 @@ impl Ctx<'_, '_> {
                 Some(t) => self.eval_typeref(f, t, None, depth + 1),
                 None => Val::Unknown,
             };
-            match out {
-                None => out = Some(val),
-                Some(o) if o == val => {}
-                Some(_) => return Val::Unknown,
+            if val == Val::Unknown {
+                return val;
+            }
+            if !vals.contains(&val) {
+                vals.push(val);
             }
         }
-        out.unwrap_or(Val::Unknown)
+        match vals[..] {
+            [] => Val::Unknown,
+            [v] => v,
+            _ if vals
+                .iter()
+                .all(|v| matches!(v, Val::Inst(_) | Val::External)) =>
+            {
+                self.union(vals)
+            }
+            _ => Val::Unknown,
+        }
     }
 
     /// A dotted path in the module scope of file `f` (`@self.x`: an
@@ -1366,6 +1379,25 @@ impl Ctx<'_, '_> {
             | Val::Tuple(_)
             | Val::TupleSeq(_) => Val::External,
             _ => Val::Unknown,
+        }
+    }
+
+    /// What `await v` gives. A call of an `async def` is what it returns
+    /// already; an instance whose class defines `__await__` (aiohttp's
+    /// `_RequestContextManager`, a `Coroutine` awaited for the response it
+    /// makes) gives what that generator returns, which is not modelled:
+    /// unknown, not the awaitable itself.
+    fn awaited(&self, v: Val) -> Val {
+        let awaitable = |p: Val| {
+            matches!(p, Val::Inst(c) if matches!(
+                self.member(p, "__await__", c.file, 0),
+                Member::Def(..)
+            ))
+        };
+        match v {
+            Val::Union(n) if self.union_parts(n).into_iter().any(awaitable) => Val::Unknown,
+            v if awaitable(v) => Val::Unknown,
+            v => v,
         }
     }
 
@@ -2096,6 +2128,7 @@ impl Resolver<'_, '_> {
                 Op::Index => V::new(self.cx.index(v.val, None), v.how),
                 Op::Item(i) => V::new(self.cx.index(v.val, Some(*i)), v.how),
                 Op::Attr(name, pos) => self.attr(c, v, name, *pos, Self::kind_at(c, k + 1), emit),
+                Op::Await => V::new(self.cx.awaited(v.val), v.how),
             };
         }
         v

@@ -2670,3 +2670,97 @@ def h(p: Single):
     // None` parameter, reassigned).
     assert_has(&out, "calls m.h -> m.Single.edges @m.py:25:7 TypedReceiver");
 }
+
+#[test]
+fn a_reassigned_module_variable_is_what_its_last_assignment_made() {
+    // networkx's example scripts: `G = nx.Graph()` … `G = nx.DiGraph()` at
+    // the top of the module. A use there reads the assignment before it;
+    // a function (which runs later) and another file read either class.
+    let out = edges(&[
+        (
+            "m.py",
+            "\
+class Multi:
+    def edges(self): ...
+class Single:
+    def edges(self): ...
+g = Multi()
+g.edges()
+g = Single()
+g.edges()
+if g:
+    g = Multi()
+g.edges()
+[g.edges() for _ in []]
+def later():
+    g.edges()
+",
+        ),
+        ("user.py", "from m import g\ng.edges()\n"),
+    ]);
+    assert_has(&out, "calls m -> m.Multi.edges @m.py:6:3 TypedReceiver");
+    assert_has(&out, "calls m -> m.Single.edges @m.py:8:3 TypedReceiver");
+    assert!(!out
+        .iter()
+        .any(|l| l.starts_with("calls m -> m.Multi.edges @m.py:8:3")));
+    assert_has(&out, "calls m -> m.Multi.edges @m.py:11:3 TypedReceiver");
+    assert_has(&out, "calls m -> m.Single.edges @m.py:11:3 TypedReceiver");
+    assert_has(&out, "calls m -> m.Multi.edges @m.py:12:4 TypedReceiver");
+    assert_has(&out, "calls m -> m.Single.edges @m.py:12:4 TypedReceiver");
+    assert_has(
+        &out,
+        "calls m.later -> m.Single.edges @m.py:14:7 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.later -> m.Multi.edges @m.py:14:7 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls user -> m.Multi.edges @user.py:2:3 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls user -> m.Single.edges @user.py:2:3 TypedReceiver",
+    );
+}
+
+#[test]
+fn awaiting_an_awaitable_instance_is_not_the_instance() {
+    // aiohttp's `resp = await client.ws_connect("/")`: `ws_connect` returns
+    // a `_BaseRequestContextManager`, whose `__await__` makes the response;
+    // `resp.close()` is the response's, not the manager's. An `async def`'s
+    // call is what it returns, awaited or not.
+    let out = edges(&[(
+        "m.py",
+        "\
+class Resp:
+    def text(self): ...
+class Manager:
+    def __await__(self): ...
+    def close(self): ...
+def get() -> Manager: ...
+async def make() -> Resp: ...
+async def f():
+    r = await get()
+    r.close()
+    s = await make()
+    s.text()
+    (await make()).text()
+    get().close()
+",
+    )]);
+    assert!(
+        !out.iter()
+            .any(|l| l.starts_with("calls m.f -> m.Manager.close @m.py:10:")
+                && l.ends_with("TypedReceiver")),
+        "{}",
+        out.join("\n")
+    );
+    assert_has(&out, "calls m.f -> m.Resp.text @m.py:12:7 TypedReceiver");
+    assert_has(&out, "calls m.f -> m.Resp.text @m.py:13:20 TypedReceiver");
+    assert_has(
+        &out,
+        "calls m.f -> m.Manager.close @m.py:14:11 TypedReceiver",
+    );
+}
