@@ -2418,6 +2418,28 @@ impl<'s> Walker<'s> {
             },
             _ => t,
         };
+        // `observerOrNext?: Partial<Observer<T>> | ((value: T) => void) |
+        // null` (rxjs's `new SafeSubscriber({ next, error })`): an object
+        // literal passed there is checked against the one named type, a
+        // function against the one function type.
+        if t.kind_name() == "union_type" {
+            let mut leaves = Vec::new();
+            union_leaves(t, self.src, &mut leaves);
+            let unwrap = |l: Node<'s>| match l.kind_name() {
+                "parenthesized_type" => l.named_child(0).unwrap_or(l),
+                _ => l,
+            };
+            let (fns, named): (Vec<Node>, Vec<Node>) = leaves
+                .into_iter()
+                .map(unwrap)
+                .partition(|l| l.kind_name() == "function_type");
+            if fns.len() <= 1 && named.len() <= 1 && !(fns.is_empty() && named.is_empty()) {
+                for l in fns.into_iter().chain(named) {
+                    self.callback_types(def, arg, l);
+                }
+                return;
+            }
+        }
         // A named function type (`handler: RouteHandlerMethod<…>`): the
         // resolver reads its parameters' types from the alias (its
         // [`SIGNATURE`] fields).

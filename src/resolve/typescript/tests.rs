@@ -1743,6 +1743,19 @@ fn an_object_literal_is_checked_against_the_type_inside_partial_or_a_nullable_un
     assert_eq!(targets(&r, "10:35"), ["a.ts:Observer.error"]);
     assert_eq!(targets(&r, "11:21"), ["a.ts:Observer.next"]);
 }
+
+/// rxjs's `new SafeSubscriber({ next, error })`, whose parameter is
+/// `Partial<Observer<T>> | ((value: T) => void) | null`: an object literal
+/// passed there is checked against the one named type, and a function
+/// passed there takes the function type's parameters.
+#[test]
+fn an_object_literal_is_checked_against_the_named_type_of_a_union_with_a_function() {
+    let src = "export interface Observer<T> {\n  next(value: T): void;\n  error(e: unknown): void;\n}\nexport class Item { go() {} }\nexport class Sub<T> {\n  constructor(o?: Partial<Observer<T>> | ((value: Item) => void) | null) {}\n}\nexport function run() {\n  new Sub<number>({ next: (v) => {}, error: () => {} });\n  new Sub<number>((v) => v.go());\n}\n";
+    let r = resolve_all(&[("a.ts", src)]);
+    assert_eq!(targets(&r, "10:21"), ["a.ts:Observer.next"]);
+    assert_eq!(targets(&r, "10:38"), ["a.ts:Observer.error"]);
+    assert_eq!(targets(&r, "11:28"), ["a.ts:Item.go"]);
+}
 /// The guards and classes the narrowing tests below import.
 const GUARDS_TS: &str = "export class Foo { m() {} f() {} }\n\
      export class Bar { m() {} k() {} }\n\
