@@ -284,6 +284,12 @@ pub struct Func {
     /// parameters match them by name and kind takes the annotation of an
     /// unannotated one (pyright's inference from the base class method).
     pub params: Vec<Param>,
+    /// The positions in a call (past `self`) of parameters declared
+    /// `type[T]` where the function returns `T` (textual's `def
+    /// query_one(self, selector: type[QueryType]) -> QueryType`): given a
+    /// class there, a call makes an instance of it.
+    #[serde(default)]
+    pub type_args: Vec<u16>,
 }
 
 /// A parameter as far as matching an override's goes.
@@ -376,6 +382,10 @@ pub struct Chain {
     pub ops: Vec<Op>,
     /// A base class in a `class` statement: its last name is an `extends`.
     pub extends: bool,
+    /// Positional arguments that are names (`query_one(TextArea)`): the
+    /// index in `ops` of the call, the argument's position, its chain.
+    #[serde(default)]
+    pub args: Vec<(u16, u16, u32)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -609,6 +619,7 @@ pub fn extract(path: &str, src: &[u8]) -> FileFacts {
         attr_assigns: Vec::new(),
         var_assigns: Vec::new(),
         module_all: HashMap::new(),
+        call_args: Vec::new(),
         class_of_def: HashMap::new(),
         ret_chains: Vec::new(),
         param_chains: Vec::new(),
@@ -757,6 +768,8 @@ struct Extractor<'s> {
     attr_assigns: Vec<(usize, String, Rhs, bool)>,
     /// Module-level `x = …`.
     var_assigns: Vec<(String, Rhs, bool)>,
+    /// The [`Chain::args`] of the chain being built.
+    call_args: Vec<(u16, u16, u32)>,
     /// A module-level variable's local with every module-level assignment
     /// (the `all` of [`Self::flow`] for the module), by name.
     module_all: HashMap<String, u32>,
@@ -810,6 +823,20 @@ fn by_chain<T: Clone>(table: &HashMap<u32, T>) -> Vec<(u32, T)> {
 
 fn pos(n: Node) -> Pos {
     Pos::from_ts(n.start_position())
+}
+
+/// An annotation as written, without quotes.
+fn unquote(s: &str) -> &str {
+    s.trim().trim_matches(|c| c == '"' || c == '\'')
+}
+
+/// `T` of an annotation `type[T]` (or `Type[T]`, `typing.Type[T]`).
+fn type_of(a: &str) -> Option<&str> {
+    unquote(a)
+        .strip_suffix(']')
+        .and_then(|x| x.split_once('['))
+        .filter(|(head, _)| matches!(head.rsplit('.').next(), Some("type" | "Type")))
+        .map(|(_, t)| unquote(t))
 }
 
 /// The statement at the top of a function's body, or of the module, that
@@ -1800,6 +1827,10 @@ impl<'s> Extractor<'s> {
         let mut annotated: Vec<(usize, u32, Cont)> = Vec::new();
         let mut inherits = false;
         let sig = self.refs.method_sigs.len() as u32;
+        // Annotated parameters a call passes by position (past `self`),
+        // with that position: for [`Func::type_args`].
+        let mut by_position: Vec<(u16, &'s str)> = Vec::new();
+        let mut positional = Some(0u16);
         if let Some(params) = node.field("parameters") {
             let mut cur = params.walk();
             let list: Vec<Node> = params.named_children(&mut cur).collect();
@@ -1811,6 +1842,9 @@ impl<'s> Extractor<'s> {
                     "comment" => continue,
                     "keyword_separator" | "positional_separator" => {
                         let bare_star = p.kind_name() == "keyword_separator";
+                        if bare_star {
+                            positional = None;
+                        }
                         plist.push(Param {
                             name: if bare_star { "*" } else { "/" }.into(),
                             kind: if bare_star { PARAM_ARGS } else { PARAM_PLAIN },
@@ -1870,6 +1904,15 @@ impl<'s> Extractor<'s> {
                     }
                 }
                 first = false;
+                if splat {
+                    positional = None;
+                }
+                if let Some(at) = positional {
+                    if let Some(t) = p.field("type") {
+                        by_position.push((at, self.text(t)));
+                    }
+                    positional = Some(at + 1);
+                }
                 if wants_fixtures && default.is_none() && !splat {
                     self.name(&pname);
                     self.refs.fixture_params.push(FixtureParam {
@@ -1908,18 +1951,19 @@ impl<'s> Extractor<'s> {
             self.no_inference.insert(idx);
         }
         if let (Some(a), Some(r)) = (self_annot, ret_type) {
-            let unquote = |s: &'s str| s.trim().trim_matches(|c| c == '"' || c == '\'');
-            let a = unquote(a);
-            // `cls: type[T]` (or `Type[T]`, `typing.Type[T]`) → `T`.
-            let inner = a
-                .strip_suffix(']')
-                .and_then(|x| x.split_once('['))
-                .filter(|(head, _)| matches!(head.rsplit('.').next(), Some("type" | "Type")))
-                .map_or(a, |(_, t)| unquote(t));
-            if inner == unquote(self.text(r)) {
+            // `cls: type[T]` (or `Type[T]`, `typing.Type[T]`), or `self: T`.
+            if type_of(a).unwrap_or(unquote(a)) == unquote(self.text(r)) {
                 flags |= SELF_TYPED;
             }
         }
+        let type_args: Vec<u16> = match ret_type {
+            Some(r) => by_position
+                .iter()
+                .filter(|(_, a)| type_of(a) == Some(unquote(self.text(r))))
+                .map(|&(at, _)| at)
+                .collect(),
+            None => Vec::new(),
+        };
         let ret = ret_type.and_then(|t| self.annotation(t, sid, idx));
         if let Some(body) = node.field("body") {
             self.block(body, fsid, idx);
@@ -1946,6 +1990,7 @@ impl<'s> Extractor<'s> {
                 flags,
                 decos,
                 params: plist,
+                type_args,
             });
         }
     }
@@ -3291,6 +3336,7 @@ impl<'s> Extractor<'s> {
             pos: p,
             ops,
             extends: false,
+            args: Vec::new(),
         });
         self.chain_at
             .insert((top.start_byte(), top.end_byte()), idx);
@@ -3319,11 +3365,15 @@ impl<'s> Extractor<'s> {
 
     fn chain_expr(&mut self, node: Node, sid: usize, src: u32, annot: bool) -> Option<u32> {
         let mut ops = Vec::new();
+        let outer = std::mem::take(&mut self.call_args);
         let (name, root, p) = self.chain_parts(node, sid, src, annot, &mut ops);
+        let args = std::mem::replace(&mut self.call_args, outer);
         if name.is_none() && matches!(root, Root::Unknown | Root::External) && ops.is_empty() {
             return None;
         }
-        Some(self.push_chain(node, name.map(|n| (n, sid)), root, p, ops, src))
+        let c = self.push_chain(node, name.map(|n| (n, sid)), root, p, ops, src);
+        self.refs.chains[c as usize].args = args;
+        Some(c)
     }
 
     /// Build a chain bottom-up; arguments and indexes are visited as their
@@ -3389,6 +3439,7 @@ impl<'s> Extractor<'s> {
                         .map(|f| self.text(f).rsplit('.').next().unwrap_or(""))
                         .unwrap_or("");
                     self.arguments(a, callee, sid, src);
+                    self.name_args(a, ops.len());
                 }
                 ops.push(Op::Call);
                 r
@@ -3471,6 +3522,27 @@ impl<'s> Extractor<'s> {
             Some(c) => Operand::Chain(c),
             None if literal_operand(node) => Operand::Literal,
             None => Operand::Other,
+        }
+    }
+
+    /// The positional arguments of the call at `ops[op]` that are names,
+    /// as [`Chain::args`] (up to the first `*xs`, past which positions are
+    /// unknown).
+    fn name_args(&mut self, args: Node, op: usize) {
+        let mut cur = args.walk();
+        let mut at = 0u16;
+        for a in args.named_children(&mut cur) {
+            match a.kind_name() {
+                "comment" | "keyword_argument" | "dictionary_splat" => continue,
+                "list_splat" => break,
+                "identifier" | "attribute" => {
+                    if let Some(&c) = self.chain_at.get(&(a.start_byte(), a.end_byte())) {
+                        self.call_args.push((op as u16, at, c));
+                    }
+                }
+                _ => {}
+            }
+            at += 1;
         }
     }
 
@@ -3747,6 +3819,7 @@ impl<'s> Extractor<'s> {
                     flags: 0,
                     decos: Vec::new(),
                     params: Vec::new(),
+                    type_args: Vec::new(),
                 }),
             }
         }

@@ -23,8 +23,8 @@ use super::{
     MAX_CANDIDATES,
 };
 use crate::extract::python::{
-    BinOp, Chain, Cont, Import, ImportKind, Op, Operand, Refs, Root, Scope, Src, TypeRef, Var,
-    CLS_PATH, FIXTURE, LITERAL_PATH, OVERLOAD, PROPERTY, SELF_PATH, SELF_TYPED, TUPLE_PATH,
+    BinOp, Chain, Cont, Func, Import, ImportKind, Op, Operand, Refs, Root, Scope, Src, TypeRef,
+    Var, CLS_PATH, FIXTURE, LITERAL_PATH, OVERLOAD, PROPERTY, SELF_PATH, SELF_TYPED, TUPLE_PATH,
     UNION_PATH, UNKNOWN_PATH,
 };
 use crate::extract::{Family, LangScope};
@@ -1113,11 +1113,13 @@ impl Ctx<'_, '_> {
     }
 
     fn func_flags(&self, sym: SymId) -> u8 {
-        self.tables(sym.file)
-            .func_idx
-            .get(&sym.def)
-            .and_then(|&i| Some(self.scope(sym.file)?.funcs[i as usize].flags))
-            .unwrap_or(0)
+        self.func(sym).map_or(0, |f| f.flags)
+    }
+
+    /// What the extractor recorded of function `sym`'s signature, if any.
+    fn func(&self, sym: SymId) -> Option<&Func> {
+        let &i = self.tables(sym.file).func_idx.get(&sym.def)?;
+        self.scope(sym.file)?.funcs.get(i as usize)
     }
 
     fn hit_val(&self, h: Hit, depth: u32) -> Val {
@@ -2124,7 +2126,7 @@ impl Resolver<'_, '_> {
         };
         for (k, op) in c.ops.iter().enumerate() {
             v = match op {
-                Op::Call => V::new(self.cx.call(v.val, 0), v.how.max(How::Typed)),
+                Op::Call => V::new(self.call_at(c, k, v.val), v.how.max(How::Typed)),
                 Op::Index => V::new(self.cx.index(v.val, None), v.how),
                 Op::Item(i) => V::new(self.cx.index(v.val, Some(*i)), v.how),
                 Op::Attr(name, pos) => self.attr(c, v, name, *pos, Self::kind_at(c, k + 1), emit),
@@ -2132,6 +2134,36 @@ impl Resolver<'_, '_> {
             };
         }
         v
+    }
+
+    /// What the call at `c.ops[k]` of `v` gives. A function (or one of
+    /// its overloads) whose parameter is `type[T]` and which returns `T`
+    /// makes an instance of the class passed there (textual's
+    /// `app.query_one(TextArea)`, pyright's solved TypeVar); else what
+    /// calling `v` gives.
+    fn call_at(&self, c: &Chain, k: usize, v: Val) -> Val {
+        if let Val::Func { sym, .. } = v {
+            if c.args.iter().any(|a| a.0 as usize == k) {
+                let set = self.cx.overloads(sym).unwrap_or_else(|| vec![sym]);
+                for o in set {
+                    let Some(f) = self.cx.func(o) else { continue };
+                    let Some(ret) = f.ret.as_ref() else { continue };
+                    for &at in &f.type_args {
+                        let Some(&(_, _, arg)) =
+                            c.args.iter().find(|a| a.0 as usize == k && a.1 == at)
+                        else {
+                            continue;
+                        };
+                        if let Val::Class(class) = self.chain(arg, false).val {
+                            if self.cx.is_typevar(o.file, &ret.path, 0) {
+                                return Val::Inst(class);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        self.cx.call(v, 0)
     }
 
     /// What a binary operator gives: the return value of the left

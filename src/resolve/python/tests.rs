@@ -2764,3 +2764,41 @@ async def f():
         "calls m.f -> m.Manager.close @m.py:14:11 TypedReceiver",
     );
 }
+
+#[test]
+fn a_class_passed_as_type_t_makes_the_t_returned() {
+    // textual's `app.query_one(TextArea)`, overloaded `(selector:
+    // type[QueryType]) -> QueryType` and `(selector: str, expect_type:
+    // type[QueryType]) -> QueryType`: pyright solves the TypeVar from the
+    // class passed, an instance of it.
+    let out = edges(&[(
+        "m.py",
+        "\
+from typing import TypeVar, overload
+Q = TypeVar(\"Q\")
+class Widget:
+    def text(self): ...
+class Area(Widget):
+    def text(self): ...
+class Other:
+    def text(self): ...
+class App:
+    @overload
+    def query_one(self, selector: str) -> Widget: ...
+    @overload
+    def query_one(self, selector: type[Q]) -> Q: ...
+    @overload
+    def query_one(self, selector: str, expect_type: type[Q]) -> Q: ...
+    def query_one(self, selector, expect_type=None): ...
+def make(kind: type[Q], *, name: str = \"\") -> Q: ...
+def f(app: App):
+    app.query_one(Area).text()
+    app.query_one(\"#a\", Area).text()
+    make(Other).text()
+",
+    )]);
+    assert_has(&out, "calls m.f -> m.Area.text @m.py:19:25 TypedReceiver");
+    assert_has(&out, "calls m.f -> m.Area.text @m.py:20:31 TypedReceiver");
+    assert_has(&out, "calls m.f -> m.Other.text @m.py:21:17 TypedReceiver");
+    assert_none_to(&out, "m.Widget.text");
+}
