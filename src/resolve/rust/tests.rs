@@ -3161,3 +3161,28 @@ pub fn v(p: Padded) { p.with(2); }
     // Through a `Deref`, a std type's own `with` may be the target's.
     assert_none(&g, "calls shop_app::user::v");
 }
+
+#[test]
+fn a_parenthesized_impl_trait_parameter_is_the_trait() {
+    // indicatif's `term: &(impl TermLike + ?Sized)`: one type in
+    // parentheses (tree-sitter's one-element `tuple_type` without a
+    // comma), not a tuple. `(A,)` stays a tuple.
+    let src = r#"
+pub trait Tl { fn up(&self) -> u8; }
+pub struct A;
+impl Tl for A { fn up(&self) -> u8 { 1 } }
+impl A { pub fn own(&self) {} }
+pub fn f(t: &(impl Tl + ?Sized)) -> u8 { t.up() }
+pub fn g(a: (A,), b: &(A)) { a.own(); b.own(); }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Tl::up @6:44 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::g -> shop_app::A::own @7:41 TypedReceiver",
+    );
+    assert_none(&g, "calls shop_app::g -> shop_app::A::own @7:32");
+}

@@ -257,6 +257,17 @@ impl<'s> V<'s> {
                 }
                 Ty::Fn(params)
             }
+            // `&(impl TermLike + ?Sized)` (indicatif): one type in
+            // parentheses, without the comma of a one-element tuple.
+            "tuple_type"
+                if n.named_child_count() == 1
+                    && !self.text(n).trim_end_matches(')').trim_end().ends_with(',') =>
+            {
+                match n.named_child(0) {
+                    Some(t) => self.ty_role(t, role),
+                    None => Ty::Unknown,
+                }
+            }
             "type_arguments"
             | "tuple_type"
             | "array_type"
