@@ -619,6 +619,7 @@ pub fn extract(path: &str, src: &[u8]) -> FileFacts {
         attr_assigns: Vec::new(),
         var_assigns: Vec::new(),
         module_all: HashMap::new(),
+        module_locals: HashMap::new(),
         call_args: Vec::new(),
         class_of_def: HashMap::new(),
         ret_chains: Vec::new(),
@@ -773,6 +774,10 @@ struct Extractor<'s> {
     /// A module-level variable's local with every module-level assignment
     /// (the `all` of [`Self::flow`] for the module), by name.
     module_all: HashMap<String, u32>,
+    /// The module-level variable each local [`Self::module_flow`] starts
+    /// stands for, by local: another file reading a value made from it
+    /// reads the variable (every assignment), as before code flow.
+    module_locals: HashMap<u32, String>,
     /// Class def → index in `scope.classes`.
     class_of_def: HashMap<u32, usize>,
     /// Return annotations: (index in `scope.funcs`, chain).
@@ -1699,7 +1704,10 @@ impl<'s> Extractor<'s> {
             (locals.len() - 1) as u32
         });
         locals[all as usize].push(s);
-        self.flow(0, name, s, at, all);
+        self.flow(0, name.clone(), s, at, all);
+        if let Some(&(_, v)) = self.scopes[0].versions.get(&name).and_then(|v| v.last()) {
+            self.module_locals.insert(v, name);
+        }
     }
 
     /// The local a use of module-level variable `name` at `at` in scope
@@ -3982,6 +3990,7 @@ impl<'s> Extractor<'s> {
         let chain = self.refs.chains.get(c as usize)?;
         let mut path = match &chain.root {
             Root::Global(n) => n.clone(),
+            Root::Local(l) if self.module_locals.contains_key(l) => self.module_locals[l].clone(),
             // `self._make()` in a method: resolved against the class.
             Root::SelfParam { cls: false, .. } if !chain.ops.is_empty() => SELF_PATH.to_string(),
             Root::SelfParam { cls: true, .. } if !chain.ops.is_empty() => CLS_PATH.to_string(),

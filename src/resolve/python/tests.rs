@@ -2802,3 +2802,29 @@ def f(app: App):
     assert_has(&out, "calls m.f -> m.Other.text @m.py:21:17 TypedReceiver");
     assert_none_to(&out, "m.Widget.text");
 }
+
+#[test]
+fn another_file_reads_a_value_made_from_a_reassigned_module_variable_as_before() {
+    // pydantic's `GenericTypesCache = WeakValueDictionary[…]` / `else:
+    // GenericTypesCache = WeakValueDictionary`, then `_GENERIC_TYPES_CACHE
+    // = GenericTypesCache()`: another file's `_GENERIC_TYPES_CACHE.clear()`
+    // is an outside class's method, no guess among the repository's.
+    let out = edges(&[
+        (
+            "gen.py",
+            "\
+import sys
+from weakref import WeakValueDictionary
+if sys.version_info >= (3, 9):
+    Cache = WeakValueDictionary[str, int]
+else:
+    Cache = WeakValueDictionary
+class Deep:
+    def clear(self): ...
+CACHE = Cache()
+",
+        ),
+        ("t.py", "from gen import CACHE\nCACHE.clear()\n"),
+    ]);
+    assert_none_to(&out, "gen.Deep.clear");
+}
