@@ -690,9 +690,9 @@ struct ScopeB {
     /// reads the enclosing scope, as Python (and pyright's code flow) do.
     bound_at: HashMap<String, Pos>,
     /// Function scopes and the module: the local each plain assignment at
-    /// the top of the body starts (`x = A()` … `x = B()`), from the end of its statement,
-    /// by name, and the local each top statement assigning it inside
-    /// starts (see [`Extractor::flow`]).
+    /// the top of the body starts (`x = A()` … `x = B()`), from the end of
+    /// its statement, by name, and the local each top statement assigning
+    /// it inside starts (see [`Extractor::flow`]).
     versions: HashMap<String, Vec<(Pos, u32)>>,
     /// A lambda's scope (which runs later), not a comprehension's.
     lambda: bool,

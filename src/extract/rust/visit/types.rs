@@ -261,7 +261,8 @@ impl<'s> V<'s> {
             // parentheses, without the comma of a one-element tuple.
             "tuple_type"
                 if n.named_child_count() == 1
-                    && !self.text(n).trim_end_matches(')').trim_end().ends_with(',') =>
+                    && !(0..n.child_count())
+                        .any(|i| n.child(i).is_some_and(|c| c.kind() == ",")) =>
             {
                 match n.named_child(0) {
                     Some(t) => self.ty_role(t, role),
