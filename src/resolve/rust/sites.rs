@@ -1576,11 +1576,23 @@ impl Cx<'_, '_> {
                     w.hits.len() == path.len()
                         && !matches!(self.world.head(d).kind, NodeKind::Class | NodeKind::Module)
                 });
+                // `LookSet::default()` with `#[derive(Default)]` (no fn of
+                // the graph): `Default::default` returns `Self`.
+                let derived = || {
+                    let (&l, _) = path.split_last()?;
+                    if self.gstr(l) != "default" || w.hits.len() + 1 != path.len() {
+                        return None;
+                    }
+                    let t = w.last_def()?;
+                    (self.world.head(t).kind == NodeKind::Class).then_some(TyRes::Def(t))
+                };
                 match callee {
                     // A fn's return type (`ret_of`: with the items local to
                     // the fns around one of this file).
                     Some(d) => self.ret_of(d),
-                    None => self.ix.value_ty(self.world, &w, path.len(), last, true),
+                    None => derived().unwrap_or_else(|| {
+                        self.ix.value_ty(self.world, &w, path.len(), last, true)
+                    }),
                 }
             }
             Recv::Method(base_r, name) => {

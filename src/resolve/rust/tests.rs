@@ -3186,3 +3186,20 @@ pub fn g(a: (A,), b: &(A)) { a.own(); b.own(); }
     );
     assert_none(&g, "calls shop_app::g -> shop_app::A::own @7:32");
 }
+
+#[test]
+fn a_derived_default_is_the_type() {
+    // regex-automata's `let mut f = LookSet::default(); f.contains(…)`
+    // with `#[derive(Default)]`: `Default::default` returns `Self`.
+    let src = r#"
+#[derive(Clone, Copy, Default)]
+pub struct LookSet { bits: u32 }
+impl LookSet { pub fn contains(&self, x: u32) -> bool { self.bits & x != 0 } }
+pub fn f() -> bool { let k = LookSet::default(); k.contains(4) }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::LookSet::contains @5:52 TypedReceiver",
+    );
+}
