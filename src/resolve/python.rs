@@ -2142,8 +2142,15 @@ impl Resolver<'_, '_> {
     /// `app.query_one(TextArea)`, pyright's solved TypeVar); else what
     /// calling `v` gives.
     fn call_at(&self, c: &Chain, k: usize, v: Val) -> Val {
+        // (Most calls with a name argument are of functions with no such
+        // parameter and no overloads: no overload set is gathered for them.)
+        let candidate = |sym: SymId| {
+            self.cx
+                .func(sym)
+                .is_some_and(|f| !f.type_args.is_empty() || f.flags & OVERLOAD != 0)
+        };
         if let Val::Func { sym, .. } = v {
-            if c.args.iter().any(|a| a.0 as usize == k) {
+            if candidate(sym) && c.args.iter().any(|a| a.0 as usize == k) {
                 let set = self.cx.overloads(sym).unwrap_or_else(|| vec![sym]);
                 for o in set {
                     let Some(f) = self.cx.func(o) else { continue };
