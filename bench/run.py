@@ -249,6 +249,13 @@ def bench(name):
 def main():
     global BIN
     argv = sys.argv[1:]
+    if "-h" in argv or "--help" in argv:
+        print(__doc__.strip())
+        print("\nprojects: " + ", ".join(PROJECTS))
+        return
+    unknown = [a for a in argv if a.startswith("-") and a not in ("--bin", "--no-build")]
+    if unknown:
+        sys.exit(f"bench/run.py: unknown option {unknown[0]!r} (expected --no-build or --bin PATH; -h for help)")
     if "--bin" in argv:
         # Another build (an A/B run of two commits): used as it is.
         i = argv.index("--bin")
@@ -258,6 +265,9 @@ def main():
     args = [a for a in argv if not a.startswith("--")]
     if "--no-build" not in argv:
         sh(["cargo", "build", "--release", "--quiet", "--bin", "refgraph"], cwd=ROOT)
+    bad = [n for n in args if n not in PROJECTS]
+    if bad:
+        sys.exit(f"bench/run.py: unknown project {bad[0]!r} (expected one of: {', '.join(PROJECTS)})")
     names = args or list(PROJECTS)
     rows = [bench(n) for n in names]
     cols = [

@@ -206,6 +206,9 @@ pub struct Index {
     /// Module → its module-level `use`s with an `as` (`_` included): how a
     /// trait is in scope under another name (see [`Index::renamed_in`]).
     pub renamed: HashMap<u32, Vec<UseRef>>,
+    /// Module → the defs in scope in it under another name, made on the
+    /// first look (see [`Index::renamed_in`]).
+    renamed_memo: Vec<OnceLock<Box<[SymId]>>>,
     /// Library crate name → root module.
     pub crates: HashMap<u32, u32>,
     /// Files of edition-2015 packages (`::a` is the crate's `a`).
@@ -263,6 +266,9 @@ pub struct Index {
     pub ext_self_traits: HashSet<SymId>,
     /// Those impls themselves: (file, index in `Scope::impls`).
     pub outside_impls: HashSet<(FileIdx, u32)>,
+    /// Method name (global id) → those of `outside_impls` whose trait has
+    /// a method of the name: what `x.name()` on an outside type may reach.
+    pub outside_impls_by_name: HashMap<u32, Vec<(FileIdx, u32)>>,
     /// In-repo types that implement an outside trait (`impl Iterator for
     /// PutBack`): an extension trait's blanket impl over such a trait may
     /// give them methods (`put_back(…).peeking_take_while(…)`).
@@ -501,6 +507,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         inherent: HashMap::default(),
         trait_impl_methods: HashMap::default(),
         impl_defined: OnceLock::new(),
+        renamed_memo: Vec::new(),
         index_fns: HashMap::default(),
         type_traits: HashMap::default(),
         trait_methods: HashMap::default(),
@@ -513,6 +520,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         ext_methods: HashMap::default(),
         ext_self_traits: HashSet::default(),
         outside_impls: HashSet::default(),
+        outside_impls_by_name: HashMap::default(),
         outside_trait_types: HashSet::default(),
         fields: Vec::new(),
         consts: Vec::new(),
@@ -1272,15 +1280,18 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
             ix.outside_impls.insert((f, i));
             for &(name, m) in by_trait.get(&tr).into_iter().flatten() {
                 let target = (ix.own_method(f, imp, name).unwrap_or(m), tr);
-                let list = ix.ext_methods.entry(name).or_default();
-                if !list.contains(&target) {
-                    list.push(target);
-                }
+                ix.ext_methods.entry(name).or_default().push(target);
+                ix.outside_impls_by_name
+                    .entry(name)
+                    .or_default()
+                    .push((f, i));
             }
         }
-        // Deterministic order whatever the hash tables' order.
+        // Deterministic order whatever the hash tables' order; each
+        // distinct method once (many impls may share a trait's default).
         for v in ix.ext_methods.values_mut() {
             v.sort();
+            v.dedup();
         }
         for &(tr, bound) in &ix.blanket_traits {
             for &(name, m) in by_trait.get(&tr).into_iter().flatten() {
@@ -1300,6 +1311,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         interned_files = ix.interned.len(),
         "built the Rust index"
     );
+    ix.renamed_memo = (0..ix.mods.len()).map(|_| OnceLock::new()).collect();
     ix
 }
 

@@ -1304,7 +1304,7 @@ impl Cx<'_, '_> {
                     .lookup(self.world, m, tn, Ns::Any, 0, None)
                     .map(|(r, _)| r)
             });
-        found == Some(Res::Def(tr)) || self.ix.renamed_in(self.world, m, tr, 0)
+        found == Some(Res::Def(tr)) || self.ix.renamed_in(self.world, m, tr)
     }
 
     /// `x.name(…)` where in-repo traits in scope are implemented for
@@ -1335,7 +1335,13 @@ impl Cx<'_, '_> {
             return None;
         }
         let mut found = None;
-        for &(f, i) in &self.ix.outside_impls {
+        for &(f, i) in self
+            .ix
+            .outside_impls_by_name
+            .get(&name)
+            .into_iter()
+            .flatten()
+        {
             let Some(&tr) = self.ix.impl_trait.get(&(f, i)) else {
                 continue;
             };

@@ -3163,6 +3163,42 @@ pub fn v(p: Padded) { p.with(2); }
 }
 
 #[test]
+fn a_trait_renamed_several_globs_away_is_in_scope() {
+    // bevy's preludes glob each other's (`pub use crate::{a::prelude::*,
+    // b::prelude::*}`): each module the globs reach is searched once for
+    // renamed uses, however many paths lead to it, and a renamed trait
+    // two globs away through a diamond is still in scope.
+    let ext = r#"pub trait Ext: tracing::Subscriber {
+    fn with<L>(self, layer: L) -> L where Self: Sized { layer }
+}
+impl<S: tracing::Subscriber> Ext for S {}
+"#;
+    let user = r#"use crate::top::*;
+struct Enabled;
+impl tracing::Subscriber for Enabled {}
+pub fn u() { Enabled.with(1); }
+"#;
+    let manifest = format!("{MANIFEST}[dependencies]\ntracing = \"0.1\"\n");
+    let files = [
+        (
+            "src/lib.rs",
+            "pub mod layer;\npub mod top;\npub mod left;\npub mod right;\npub mod inner;\npub mod user;\n",
+        ),
+        ("src/layer.rs", ext),
+        ("src/top.rs", "pub use crate::left::*;\npub use crate::right::*;\n"),
+        ("src/left.rs", "pub use crate::inner::*;\npub use crate::right::*;\n"),
+        ("src/right.rs", "pub use crate::inner::*;\npub use crate::top::*;\n"),
+        ("src/inner.rs", "pub use crate::layer::Ext as _;\n"),
+        ("src/user.rs", user),
+    ];
+    let g = graph_with(&[("Cargo.toml", &manifest)], &files);
+    assert_has(
+        &g,
+        "calls shop_app::user::u -> shop_app::layer::Ext::with @4:22 Member { k: 1 }",
+    );
+}
+
+#[test]
 fn a_parenthesized_impl_trait_parameter_is_the_trait() {
     // indicatif's `term: &(impl TermLike + ?Sized)`: one type in
     // parentheses (tree-sitter's one-element `tuple_type` without a

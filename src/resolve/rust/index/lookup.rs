@@ -307,25 +307,43 @@ impl Index {
     /// its own: through a renamed `use` (`use io::Write as _`,
     /// tracing-subscriber's prelude's `SubscriberExt as
     /// __tracing_subscriber_SubscriberExt`) of `m`, or of a module `m`'s
-    /// globs bring.
-    pub fn renamed_in(&self, world: &World, m: u32, d: SymId, depth: u32) -> bool {
-        if depth > MAX_DEPTH {
+    /// globs bring (up to [`MAX_DEPTH`] globs away).
+    pub fn renamed_in(&self, world: &World, m: u32, d: SymId) -> bool {
+        let Some(memo) = self.renamed_memo.get(m as usize) else {
             return false;
+        };
+        memo.get_or_init(|| self.renamed_defs(world, m))
+            .binary_search(&d)
+            .is_ok()
+    }
+
+    /// What [`Self::renamed_in`] looks in: the modules `m`'s globs reach,
+    /// breadth first, each once. (Following every path through bevy's
+    /// preludes, which glob each other's, did not end in an hour.)
+    fn renamed_defs(&self, world: &World, m: u32) -> Box<[SymId]> {
+        let mut defs = Vec::new();
+        let mut seen = HashSet::default();
+        seen.insert(m);
+        let mut level = vec![m];
+        let mut next = Vec::new();
+        for depth in 0..=MAX_DEPTH {
+            for &t in &level {
+                for &u in self.renamed.get(&t).into_iter().flatten() {
+                    if let Some((Res::Def(x), _)) = self.resolve_use(world, u, Ns::Any, depth + 1) {
+                        defs.push(x);
+                    }
+                }
+                self.push_glob_targets(world, t, depth, None, false, &mut next);
+            }
+            level.clear();
+            level.extend(next.drain(..).filter(|&t| seen.insert(t)));
+            if level.is_empty() {
+                break;
+            }
         }
-        let renamed = self.renamed.get(&m).is_some_and(|us| {
-            us.iter().any(|&u| {
-                matches!(self.resolve_use(world, u, Ns::Any, depth + 1),
-                    Some((Res::Def(x), _)) if x == d)
-            })
-        });
-        if renamed {
-            return true;
-        }
-        let mut targets = Vec::new();
-        self.push_glob_targets(world, m, depth, None, false, &mut targets);
-        targets
-            .into_iter()
-            .any(|t| t != m && self.renamed_in(world, t, d, depth + 1))
+        defs.sort_unstable();
+        defs.dedup();
+        defs.into()
     }
 
     pub(super) fn push_glob_targets(
