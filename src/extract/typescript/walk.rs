@@ -437,6 +437,11 @@ struct Walker<'s> {
     /// Function argument node id → (callee, argument index): its untyped
     /// parameters take the types the callee declares for them.
     cb_ctx: HashMap<usize, (Expr, u16)>,
+    /// Local of a parameter declared a function type → (the function
+    /// declaring it, its index): an object literal passed to a call of the
+    /// parameter is checked against that type's parameter
+    /// ([`Walker::callback_args`]).
+    fn_params: HashMap<u32, (u32, u16)>,
     /// Function argument node id → the declared types of its parameters
     /// and of its result, from the call's explicit type argument that
     /// types it ([`Walker::typed_callbacks`]).
@@ -504,6 +509,7 @@ impl<'s> Walker<'s> {
             ret_ctx: None,
             obj_ctx: HashMap::new(),
             cb_ctx: HashMap::new(),
+            fn_params: HashMap::new(),
             cb_types: HashMap::new(),
             node_defs: HashMap::new(),
             member_defs: HashMap::new(),
@@ -2352,7 +2358,24 @@ impl<'s> Walker<'s> {
                             self.push_field(class, nm, val.clone());
                         }
                     }
+                    let fn_type = ty.is_some_and(|t| {
+                        let mut t = t;
+                        while let (
+                            "type_annotation" | "opting_type_annotation" | "parenthesized_type",
+                            Some(c),
+                        ) = (t.kind_name(), t.named_child(0))
+                        {
+                            t = c;
+                        }
+                        t.kind_name() == "function_type"
+                    });
+                    let is_name = pat.kind_name() == "identifier";
                     self.bind_pattern(pat, val);
+                    if let (true, true, Some(d)) = (fn_type, is_name, def.or(ctor_class)) {
+                        if let Expr::Var(v) = self.lookup_expr(self.text(pat), NS_VALUE) {
+                            self.fn_params.insert(v, (d, i));
+                        }
+                    }
                 }
                 "comment" => {}
                 // JavaScript: a bare pattern, typed only by JSDoc.
@@ -2474,6 +2497,9 @@ impl<'s> Walker<'s> {
 
     fn bind_var(&mut self, name: &'s str, val: Expr) {
         if let Some(Binding::Var(v)) = self.frames.last().and_then(|f| f.values.get(name)) {
+            // (A parameter given another value is no longer the function
+            // its type declares.)
+            self.fn_params.remove(v);
             self.scope.vars[*v as usize] = val;
             return;
         }
@@ -3911,8 +3937,18 @@ impl<'s> Walker<'s> {
         if matches!(callee, Expr::Unknown | Expr::Global) {
             return;
         }
+        // A call of a parameter declared a function type (trpc's
+        // `observable(subscribe: (observer: Observer<…>) => …)` calling
+        // `subscribe({ next(v) {…} })`): the type that function type
+        // declares for the argument, which the declaring function records.
+        let fn_param = match callee {
+            Expr::Var(v) => self.fn_params.get(&v).copied(),
+            _ => None,
+        };
         for (i, k) in callbacks {
-            if k.kind_name() == "object" {
+            if let (Some((d, p)), "object") = (fn_param, k.kind_name()) {
+                self.expect_object(k, Expr::Param(Box::new(Expr::Def(d)), p, i));
+            } else if k.kind_name() == "object" {
                 // `fastify.route({ url, handler: (req, reply) => … })`.
                 self.expect_object(k, Expr::Arg(Box::new(callee.clone()), i));
             } else {

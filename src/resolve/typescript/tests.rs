@@ -494,6 +494,32 @@ fn object_literal_properties_name_the_contextual_type_members() {
     assert_eq!(r.0.iter().filter(|e| e.4.starts_with("11:")).count(), 1);
 }
 
+/// An object literal passed to a call of a parameter declared a function
+/// type (trpc's `observable(subscribe: (observer: Observer<…>) => …)`
+/// calling `subscribe({ next(v) {…} })`) is checked against the parameter
+/// type that function type declares: its properties name the members.
+#[test]
+fn an_object_literal_passed_to_a_function_typed_parameter_names_its_type_members() {
+    let r = resolve_all(&[(
+        "o.ts",
+        concat!(
+            "interface Observer { next(v: number): void; error(e: unknown): void; }\n",
+            "export function observable(subscribe: (observer: Observer) => void, plain: any) {\n",
+            "  subscribe({ next(v) {}, error: (e) => {} });\n",
+            "  plain({ next() {} });\n",
+            "}\n",
+            "class C { constructor(run: (o: Observer) => void) { run({ next() {} }); } }\n",
+        ),
+    )]);
+    let at = |s: &str| targets(&r, s);
+    let all: Vec<_> = r.0.iter().map(|e| format!("{} {}", e.4, e.1)).collect();
+    assert_eq!(at("3:15"), ["o.ts:Observer.next"], "{all:?}");
+    assert_eq!(at("3:27"), ["o.ts:Observer.error"], "{all:?}");
+    // A parameter of no function type: the literal's own property.
+    assert!(at("4:11").is_empty(), "{all:?}");
+    assert_eq!(at("6:59"), ["o.ts:Observer.next"], "{all:?}");
+}
+
 /// A namespace merges into the interface of its name even when a constant
 /// of that name stands between them (effect's `interface Scope`,
 /// `const Scope`, `namespace Scope`), and the qualifier of a type name is
