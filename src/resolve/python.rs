@@ -896,15 +896,18 @@ impl Ctx<'_, '_> {
 
     /// A module-level name of file `f`, seen from inside the file.
     fn lookup_file(&self, f: FileIdx, name: &str, depth: u32) -> Option<Hit> {
-        self.lookup_name(f, name, depth, false)
+        self.lookup_name(f, name, depth, Reader::Inside)
     }
 
-    /// A module-level name of file `f`; `imported`: as another module
-    /// sees it (an import of it, an attribute of the module), where
-    /// pyright passes over declarations in `except` clauses when there
-    /// are others (`try: from functools import cached_property` /
-    /// `except ImportError: class cached_property` is the import).
-    fn lookup_name(&self, f: FileIdx, name: &str, depth: u32, imported: bool) -> Option<Hit> {
+    /// A module-level name of file `f`, as `reader` sees it. Another
+    /// module passes over declarations in `except` clauses when there are
+    /// others, as pyright: an import of the name (`try: from functools
+    /// import cached_property` / `except ImportError: class
+    /// cached_property` is the import) and an attribute of the module
+    /// alike, except that an attribute takes a definition in an `except`
+    /// clause over an import outside one (httpx's `try: from ._main import
+    /// main` / `except ImportError: def main()`: `httpx.main` is the def).
+    fn lookup_name(&self, f: FileIdx, name: &str, depth: u32, reader: Reader) -> Option<Hit> {
         if depth > MAX_DEPTH {
             return None;
         }
@@ -915,19 +918,25 @@ impl Ctx<'_, '_> {
                 Binding::Import(i) => scope.except_imports.contains(i),
                 Binding::Var(_) => false,
             };
-            let skip_except = imported
-                && bs.iter().any(|b| {
-                    !in_except(b)
-                        && match b {
-                            Binding::Def(d) => !scope.dead_defs.contains(d),
-                            Binding::Import(i) => !scope.imports[*i as usize].dead,
-                            Binding::Var(_) => false,
-                        }
-                });
+            // Whether a live binding outside `except` clauses, a def or
+            // (`imports` true) an import, is there.
+            let other_live = |imports: bool| {
+                reader != Reader::Inside
+                    && bs.iter().any(|b| {
+                        !in_except(b)
+                            && match b {
+                                Binding::Def(d) => !scope.dead_defs.contains(d),
+                                Binding::Import(i) => imports && !scope.imports[*i as usize].dead,
+                                Binding::Var(_) => false,
+                            }
+                    })
+            };
+            let skip_except = other_live(true);
+            let skip_except_defs = other_live(reader == Reader::Import);
             // Conditional definitions: the last reachable one, as pyright.
             let live = |b: &&Binding| match b {
                 Binding::Def(d) => {
-                    let passed_over = skip_except && in_except(b);
+                    let passed_over = skip_except_defs && in_except(b);
                     !scope.dead_defs.contains(d) && !passed_over
                 }
                 _ => false,
@@ -1017,9 +1026,21 @@ impl Ctx<'_, '_> {
 
     /// A name in module `m`: in one of its files, else a submodule.
     fn lookup_mod(&self, m: u32, name: &str, depth: u32, submodules: bool) -> Option<Hit> {
+        self.lookup_mod_as(m, name, depth, submodules, Reader::Import)
+    }
+
+    /// [`Self::lookup_mod`] as `reader` sees the module's names.
+    fn lookup_mod_as(
+        &self,
+        m: u32,
+        name: &str,
+        depth: u32,
+        submodules: bool,
+        reader: Reader,
+    ) -> Option<Hit> {
         let module = &self.ix.mods[m as usize];
         for f in &module.files {
-            if let Some(h) = self.lookup_name(*f, name, depth, true) {
+            if let Some(h) = self.lookup_name(*f, name, depth, reader) {
                 return Some(h);
             }
         }
@@ -1519,7 +1540,7 @@ impl Ctx<'_, '_> {
             return Member::Unknown;
         }
         match v {
-            Val::Module(m) => match self.lookup_mod(m, name, depth + 1, false) {
+            Val::Module(m) => match self.lookup_mod_as(m, name, depth + 1, false, Reader::Attr) {
                 Some(Hit {
                     found: Found::Def(s),
                     hops,
@@ -1756,6 +1777,17 @@ fn is_declared(a: &Var) -> bool {
     a.ty.as_ref().is_some_and(|t| {
         !t.call && !matches!(t.cont, Cont::Value | Cont::Subscript | Cont::Unpacked(_))
     })
+}
+
+/// Who reads a module-level name ([`Ctx::lookup_name`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reader {
+    /// Code of the module itself.
+    Inside,
+    /// An import of the name (`from m import name`, `from m import *`).
+    Import,
+    /// An attribute of the module (`m.name`).
+    Attr,
 }
 
 fn member_recv(v: Val) -> Option<SymId> {

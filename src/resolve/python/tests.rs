@@ -970,6 +970,50 @@ compat.md5(2)
 }
 
 #[test]
+fn a_module_attribute_is_a_fallback_definition_over_an_import_in_try() {
+    // Regression (httpx): `try: from ._main import main` / `except
+    // ImportError: def main()`. pyright's `httpx.main` is the def (11
+    // sites retargeted), while `from httpx import main` is still the
+    // import; two defs still give the one outside the except clause.
+    let out = edges(&[
+        ("pkg/_m.py", "def main(): ...\nclass Cached: ...\n"),
+        (
+            "pkg/__init__.py",
+            "\
+try:
+    from ._m import main
+except ImportError:
+    def main(): ...
+try:
+    from ._m import Cached
+except ImportError:
+    class Cached: ...
+try:
+    def md5(data): ...
+except TypeError:
+    def md5(data): ...
+",
+        ),
+        (
+            "app.py",
+            "\
+import pkg
+from pkg import main
+pkg.main()
+main()
+pkg.Cached()
+pkg.md5(1)
+",
+        ),
+    ]);
+    assert_has(&out, "calls app -> pkg.main @app.py:3:5 Path");
+    assert_has(&out, "calls app -> pkg._m.main @app.py:4:1 ReExport");
+    assert_has(&out, "calls app -> pkg.Cached @app.py:5:5 Path");
+    assert_none_to(&out, "-> pkg._m.Cached @app.py");
+    assert_has(&out, "calls app -> pkg.md5 @app.py:6:5 Path");
+}
+
+#[test]
 fn unpacked_parts_of_a_tuple_are_builtins_and_of_a_sequence_its_elements() {
     // Regression (starlette): `self.path_regex, self.path_format,
     // self.param_convertors = compile_path(path)` with `compile_path`
