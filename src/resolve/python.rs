@@ -2168,41 +2168,46 @@ impl Resolver<'_, '_> {
         v
     }
 
-    /// What the call at `c.ops[k]` of `v` gives. A function (or one of
-    /// its overloads) whose parameter is `type[T]` and which returns `T`
-    /// makes an instance of the class passed there (textual's
-    /// `app.query_one(TextArea)`, pyright's solved TypeVar); else what
-    /// calling `v` gives.
+    /// What the call at `c.ops[k]` of `v` gives: an instance of the class
+    /// passed as a `type[T]` argument ([`Self::type_arg_class`]), else
+    /// what calling `v` gives.
     fn call_at(&self, c: &Chain, k: usize, v: Val) -> Val {
-        // (Most calls with a name argument are of functions with no such
-        // parameter and no overloads: no overload set is gathered for them.)
-        let candidate = |sym: SymId| {
-            self.cx
-                .func(sym)
-                .is_some_and(|f| !f.type_args.is_empty() || f.flags & OVERLOAD != 0)
-        };
         if let Val::Func { sym, .. } = v {
-            if candidate(sym) && c.args.iter().any(|a| a.0 as usize == k) {
-                let set = self.cx.overloads(sym).unwrap_or_else(|| vec![sym]);
-                for o in set {
-                    let Some(f) = self.cx.func(o) else { continue };
-                    let Some(ret) = f.ret.as_ref() else { continue };
-                    for &at in &f.type_args {
-                        let Some(&(_, _, arg)) =
-                            c.args.iter().find(|a| a.0 as usize == k && a.1 == at)
-                        else {
-                            continue;
-                        };
-                        if let Val::Class(class) = self.chain(arg, false).val {
-                            if self.cx.is_typevar(o.file, &ret.path, 0) {
-                                return Val::Inst(class);
-                            }
-                        }
-                    }
-                }
+            if let Some(class) = self.type_arg_class(c, k, sym) {
+                return Val::Inst(class);
             }
         }
         self.cx.call(v, 0)
+    }
+
+    /// A function (or one of its overloads) whose parameter is `type[T]`
+    /// and which returns `T`, a TypeVar, called at `c.ops[k]` with a class
+    /// there: that class (textual's `app.query_one(TextArea)`, pyright's
+    /// solved TypeVar).
+    fn type_arg_class(&self, c: &Chain, k: usize, sym: SymId) -> Option<SymId> {
+        // (Most calls with a name argument are of functions with no such
+        // parameter and no overloads: no overload set is gathered for them.)
+        let f = self.cx.func(sym)?;
+        if (f.type_args.is_empty() && f.flags & OVERLOAD == 0)
+            || !c.args.iter().any(|a| a.0 as usize == k)
+        {
+            return None;
+        }
+        let set = self.cx.overloads(sym).unwrap_or_else(|| vec![sym]);
+        set.into_iter().find_map(|o| {
+            let f = self.cx.func(o)?;
+            let ret = f.ret.as_ref()?;
+            if f.type_args.is_empty() || !self.cx.is_typevar(o.file, &ret.path, 0) {
+                return None;
+            }
+            f.type_args.iter().find_map(|&at| {
+                let &(_, _, arg) = c.args.iter().find(|a| a.0 as usize == k && a.1 == at)?;
+                match self.chain(arg, false).val {
+                    Val::Class(class) => Some(class),
+                    _ => None,
+                }
+            })
+        })
     }
 
     /// What a binary operator gives: the return value of the left
