@@ -1,6 +1,6 @@
 //! The per-world tables of the Rust resolver and path resolution over them.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::sync::OnceLock;
 
 use super::Packages;
@@ -22,6 +22,13 @@ pub mod lookup;
 thread_local! {
     /// Set when a lookup gave up at the depth limit: its result is not memoized.
     static TRUNCATED: Cell<bool> = const { Cell::new(false) };
+    /// The `use`s being resolved on this thread, outermost first: one
+    /// asked for again on the way binds nothing there (a cycle).
+    static RESOLVING: RefCell<Vec<(UseRef, Ns)>> = const { RefCell::new(Vec::new()) };
+    /// The outermost entry of [`RESOLVING`] a lookup found in progress
+    /// since it started (`usize::MAX`: none): what was found then holds
+    /// only while that `use` is being resolved, and is not memoized.
+    static CUT: Cell<usize> = const { Cell::new(usize::MAX) };
     /// Nesting of type resolutions (aliases of aliases, generic arguments):
     /// a cycle in broken code must not overflow the stack.
     pub(super) static TY_DEPTH: Cell<u32> = const { Cell::new(0) };
@@ -199,6 +206,9 @@ pub struct Index {
     /// File → module id of the file (NONE: not Rust).
     pub file_mod: Vec<u32>,
     pub children: HashMap<(u32, u32), u32>,
+    /// (module, name) of each `mod name;` whose file is not in the graph
+    /// (skipped as too large, generated, absent): no glob brings the name.
+    pub unfiled: HashSet<(u32, u32)>,
     /// (module, name) → items, with "is a macro".
     pub items: HashMap<(u32, u32), Few<(SymId, bool)>>,
     pub uses: HashMap<(u32, u32), Few<UseRef>>,
@@ -209,6 +219,10 @@ pub struct Index {
     /// Module → the defs in scope in it under another name, made on the
     /// first look (see [`Index::renamed_in`]).
     renamed_memo: Vec<OnceLock<Box<[SymId]>>>,
+    /// Module → the modules its glob imports reach, in the order a name is
+    /// searched in them, made on the first look: following every glob, and
+    /// following only rooted ones (see [`Index::glob_reach`]).
+    glob_memo: Vec<[OnceLock<Box<[u32]>>; 2]>,
     /// Library crate name → root module.
     pub crates: HashMap<u32, u32>,
     /// Files of edition-2015 packages (`::a` is the crate's `a`).
@@ -491,6 +505,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         mods: Vec::new(),
         file_mod: vec![NONE; world.files.len()],
         children: HashMap::default(),
+        unfiled: HashSet::default(),
         items: HashMap::default(),
         uses: HashMap::default(),
         globs: HashMap::default(),
@@ -508,6 +523,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         trait_impl_methods: HashMap::default(),
         impl_defined: OnceLock::new(),
         renamed_memo: Vec::new(),
+        glob_memo: Vec::new(),
         index_fns: HashMap::default(),
         type_traits: HashMap::default(),
         trait_methods: HashMap::default(),
@@ -896,6 +912,8 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
                         ix.mods[cm as usize].parent = m;
                     }
                 }
+            } else {
+                ix.unfiled.insert((m, dg));
             }
         }
     }
@@ -1079,6 +1097,8 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
     }
 
     let tables = start.elapsed();
+    // (Every table a glob's path is looked up in is final from here.)
+    ix.glob_memo = (0..ix.mods.len()).map(|_| Default::default()).collect();
     // Then each impl's self type, trait and blanket bound, and each trait's
     // supertraits, resolved on all cores against the tables so far (which
     // the lookups only read; `use` memos are shared).

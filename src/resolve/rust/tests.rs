@@ -3239,3 +3239,101 @@ pub fn f() -> bool { let k = LookSet::default(); k.contains(4) }
         "calls shop_app::f -> shop_app::LookSet::contains @5:52 TypedReceiver",
     );
 }
+
+#[test]
+fn a_module_declared_without_its_file_is_not_what_a_glob_brings() {
+    // ash's `mod definitions;`, its 2 MB file over the size limit: the
+    // module is there for rustc, and a glob bringing another module of
+    // the name does not stand in for it.
+    let files = [
+        (
+            "src/lib.rs",
+            "mod gen;\npub mod other;\nuse other::*;\npub fn f() { gen::make(); }\npub fn g() { other::gen::make(); }\n",
+        ),
+        ("src/other.rs", "pub mod gen {\n    pub fn make() {}\n}\n"),
+    ];
+    let g = graph(&files);
+    assert_has(
+        &g,
+        "calls shop_app::g -> shop_app::other::gen::make @5:26 Path",
+    );
+    assert_none(&g, "calls shop_app::f -> shop_app::other::gen::make");
+}
+
+#[test]
+fn modules_whose_globs_reach_each_other_still_resolve_what_they_bring() {
+    // ash's `vk` globs its children (`pub use bitflags::*; …`), and each
+    // child globs a sibling through `vk` (`use crate::vk::definitions::*`):
+    // resolving one child's glob reaches the others', which reach it
+    // again. A path no module has (`nowhere`) is searched through all of
+    // them; what the globs do bring is found.
+    let child = |other: &str| {
+        format!("use crate::vk::defs::*;\nuse crate::vk::nowhere::*;\nuse crate::vk::{other}::*;\n")
+    };
+    let vk = "pub mod a;\npub mod b;\npub mod c;\npub mod d;\npub mod defs;\n\
+              pub use a::*;\npub use b::*;\npub use c::*;\npub use d::*;\npub use defs::*;\n";
+    let a = format!("{}pub struct A;\nimpl Def for A {{}}\n", child("b"));
+    let (b, c, d) = (child("c"), child("d"), child("a"));
+    let user = "use crate::vk::*;\npub fn u(x: A) -> Option<B> { None }\nimpl Def for Local {}\npub struct Local;\n";
+    let files = [
+        ("src/lib.rs", "pub mod vk;\npub mod user;\n"),
+        ("src/vk.rs", vk),
+        ("src/vk/a.rs", a.as_str()),
+        ("src/vk/b.rs", &format!("{b}pub struct B;\n")),
+        ("src/vk/c.rs", c.as_str()),
+        ("src/vk/d.rs", d.as_str()),
+        ("src/vk/defs.rs", "pub trait Def {}\n"),
+        ("src/user.rs", user),
+    ];
+    let g = graph(&files);
+    for want in [
+        "implements shop_app::vk::a::A -> shop_app::vk::defs::Def @5:6 Import",
+        "implements shop_app::user::Local -> shop_app::vk::defs::Def @3:6 Import",
+        "references shop_app::user::u -> shop_app::vk::a::A @2:13 Import",
+        "references shop_app::user::u -> shop_app::vk::b::B @2:26 Import",
+    ] {
+        assert_has(&g, want);
+    }
+}
+
+#[test]
+fn an_extern_crate_is_the_crate_beside_a_glob_bringing_its_name() {
+    // cpal's `extern crate wasm_bindgen;` with `use
+    // self::wasm_bindgen::prelude::*`, whose prelude brings the
+    // `wasm_bindgen` attribute macro (a fn of the proc-macro crate): the
+    // extern crate binds the crate, and the glob reaches the prelude
+    // through it.
+    let g = graph_with(
+        &[
+            (
+                "Cargo.toml",
+                "[workspace]\nmembers = [\"bindgen\", \"macros\", \"app\"]\n",
+            ),
+            (
+                "bindgen/Cargo.toml",
+                "[package]\nname = \"bindgen\"\n[dependencies]\nmacros = { path = \"../macros\" }\n",
+            ),
+            ("macros/Cargo.toml", "[package]\nname = \"macros\"\n"),
+            (
+                "app/Cargo.toml",
+                "[package]\nname = \"app\"\n[dependencies]\nbindgen = { path = \"../bindgen\" }\n",
+            ),
+        ],
+        &[
+            (
+                "bindgen/src/lib.rs",
+                "pub mod prelude {\n    pub use macros::bindgen;\n    pub struct Closure;\n}\n",
+            ),
+            ("macros/src/lib.rs", "#[proc_macro_attribute]\npub fn bindgen() {}\n"),
+            (
+                "app/src/lib.rs",
+                "extern crate bindgen;\nuse self::bindgen::prelude::*;\npub fn f(_: Closure) {}\n",
+            ),
+        ],
+    );
+    assert_has(&g, "imports app -> bindgen @1:14 Import");
+    assert_has(
+        &g,
+        "references app::f -> bindgen::prelude::Closure @3:13 Import",
+    );
+}

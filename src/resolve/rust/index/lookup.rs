@@ -180,6 +180,13 @@ impl Index {
         if let Some(r) = self.lookup_explicit(world, m, name, ns, depth, exclude, false) {
             return Some(r);
         }
+        // A module whose file is not in the graph (ash's 2 MB
+        // `vk/definitions.rs`, over the size limit) is not found, and no
+        // glob can bring its name (rustc takes the module): each search
+        // of ash's globs for it walked the globs of `vk` and its children.
+        if ns == Ns::Any && self.unfiled.contains(&(m, name)) {
+            return None;
+        }
         let found = self
             .lookup_globs(world, m, name, ns, depth, exclude)
             .or_else(|| self.glob_variant(world, m, name, depth, exclude));
@@ -226,35 +233,91 @@ impl Index {
         depth: u32,
         exclude: Option<UseRef>,
     ) -> Option<(Res, Via)> {
-        let mut visited = vec![m];
-        let mut stack = Vec::new();
+        let search = |reach: &[u32]| {
+            reach.iter().find_map(|&t| {
+                let (r, via) =
+                    self.lookup_explicit(world, t, name, ns, depth + 1, exclude, false)?;
+                // A glob bringing the target's own item is as good as
+                // naming it; one bringing what the target imported is a
+                // re-export.
+                let via = if via == Via::Item {
+                    Via::Use
+                } else {
+                    Via::ReExport
+                };
+                Some((r, via))
+            })
+        };
         // The first segment of a `use` path may come from a glob of the
         // same module, but following globs whose own path starts with a
         // plain name would make the globs of a module resolve each other:
         // only `crate::`/`self::`/`super::` globs and globs of a child
         // module (`mod array; use array::*;`) are followed then.
         let rooted_only = exclude.is_some();
+        // What the globs reach is the same for every name: made once a
+        // module. (Walked again for each name, it was most of a Rust
+        // update's time on bevy, whose preludes glob each other's.) A glob
+        // being resolved is not followed from its own module, so where that
+        // module is reached the walk is made anew.
+        let own = exclude
+            .filter(|&u| self.is_glob(world, u))
+            .and_then(|u| self.use_module(world, u));
+        let unaffected = |reach: &[u32]| own.is_none_or(|o| o != m && !reach.contains(&o));
+        let memo = self
+            .glob_memo
+            .get(m as usize)
+            .map(|p| &p[rooted_only as usize]);
+        if let Some(reach) = memo.and_then(OnceLock::get).filter(|r| unaffected(r)) {
+            return search(reach);
+        }
+        // Kept only when no lookup on the way was cut off at the depth
+        // limit or at a `use` in progress (as `use` memos are): then it is
+        // the same from any depth.
+        let height = RESOLVING.with(|r| r.borrow().len());
+        let (reach, clean) = tracked(height, || {
+            self.glob_reach(world, m, depth, exclude, rooted_only)
+        });
+        match memo {
+            Some(memo) if clean && unaffected(&reach) => search(memo.get_or_init(|| reach.into())),
+            _ => search(&reach),
+        }
+    }
+
+    /// The module `use` `u` is in.
+    fn use_module(&self, world: &World, u: UseRef) -> Option<u32> {
+        let us = scope_of(world, u.0)?.uses.get(u.1 as usize)?;
+        Some(self.file_mod[u.0 .0 as usize] + us.module)
+    }
+
+    /// Whether `use` `u` is a glob import.
+    fn is_glob(&self, world: &World, u: UseRef) -> bool {
+        scope_of(world, u.0).is_some_and(|s| s.uses[u.1 as usize].glob)
+    }
+
+    /// The modules the glob imports of module `m` reach, depth first with
+    /// the first glob first, each once and at most [`MAX_GLOB_MODULES`];
+    /// `exclude`: a glob not followed; `rooted_only`: only globs of
+    /// `crate::`/`self::`/`super::` paths and of child modules are followed.
+    fn glob_reach(
+        &self,
+        world: &World,
+        m: u32,
+        depth: u32,
+        exclude: Option<UseRef>,
+        rooted_only: bool,
+    ) -> Vec<u32> {
+        let mut visited = vec![m];
+        let mut stack = Vec::new();
         self.push_glob_targets(world, m, depth, exclude, rooted_only, &mut stack);
         while let Some(t) = stack.pop() {
             if visited.contains(&t) || visited.len() > MAX_GLOB_MODULES {
                 continue;
             }
             visited.push(t);
-            if let Some((r, via)) =
-                self.lookup_explicit(world, t, name, ns, depth + 1, exclude, false)
-            {
-                // A glob bringing the target's own item is as good as naming
-                // it; one bringing what the target imported is a re-export.
-                let via = if via == Via::Item {
-                    Via::Use
-                } else {
-                    Via::ReExport
-                };
-                return Some((r, via));
-            }
             self.push_glob_targets(world, t, depth + 1, exclude, rooted_only, &mut stack);
         }
-        None
+        visited.remove(0);
+        visited
     }
 
     /// The type of the value or type of a path whose walk from module `m`
@@ -546,10 +609,42 @@ impl Index {
         if let Some(v) = memo.and_then(|m| m.get()) {
             return *v;
         }
-        let outer = TRUNCATED.with(|t| t.replace(false));
-        let v = self.compute_use(world, u, ns, depth);
-        let truncated = TRUNCATED.with(|t| t.replace(outer || t.get()));
-        if let (Some(m), false) = (memo, truncated) {
+        // A `use` its own resolution reaches again binds nothing there (ash
+        // has `use crate::vk::definitions::*` in modules `vk` globs, which
+        // glob each other's): searching on to the depth limit, and so
+        // memoizing nothing, made bevy and tokio's Rust update walk the
+        // globs of a module 717k times.
+        let key = (u, ns);
+        let height = RESOLVING.with(|r| {
+            let mut r = r.borrow_mut();
+            match r.iter().position(|&k| k == key) {
+                Some(i) => Err(i),
+                None => {
+                    r.push(key);
+                    Ok(r.len() - 1)
+                }
+            }
+        });
+        let height = match height {
+            Ok(h) => h,
+            Err(i) => {
+                CUT.with(|c| c.set(c.get().min(i)));
+                return None;
+            }
+        };
+        // Off the stack however the resolution ends (a panic in one file's
+        // resolution is caught, and the thread goes on to the next).
+        struct Pop;
+        impl Drop for Pop {
+            fn drop(&mut self) {
+                RESOLVING.with(|r| r.borrow_mut().pop());
+            }
+        }
+        let _pop = Pop;
+        // What was found with this very `use` cut holds for it: only a cut
+        // further out keeps it from the memo.
+        let (v, clean) = tracked(height, || self.compute_use(world, u, ns, depth));
+        if let (Some(m), true) = (memo, clean) {
             let _ = m.set(v);
         }
         v
@@ -630,7 +725,18 @@ impl Index {
                     segs.len() == 1 || !matches!(h.0, Res::Def(d) if is_fn(world.head(d).kind))
                 };
                 let local = first.and_then(|l| l(s0, ns_at(0))).filter(prefix_ok);
+                // `extern crate x;` (and `use x;`) binds crate `x`, not what
+                // else is named `x` in the module: cpal's `extern crate
+                // wasm_bindgen;` beside `use self::wasm_bindgen::prelude::*`,
+                // whose prelude brings the `wasm_bindgen` attribute macro.
+                let extern_crate = || {
+                    let single =
+                        segs.len() == 1 && exclude.is_some_and(|u| !self.is_glob(world, u));
+                    let root = self.crates.get(&s0).filter(|_| single);
+                    root.map(|&c| (Res::Mod(c), How::Path))
+                };
                 local
+                    .or_else(extern_crate)
                     .or_else(|| {
                         self.lookup(world, m, s0, ns_at(0), depth, exclude)
                             .map(|(r, via)| {
@@ -1221,4 +1327,20 @@ impl Index {
         let m = self.file_mod[f.0 as usize] + r.module;
         self.resolve_ty_with(world, f, m, &r.ty, first)
     }
+}
+
+/// Run `f`, a lookup started with [`RESOLVING`] `height` deep; the flag
+/// says its result may be memoized: no lookup in it gave up at the depth
+/// limit or found a `use` in progress below `height`. Both are passed on
+/// to the lookup around, but for a cut at `height` itself (the `use` that
+/// `f` resolves).
+fn tracked<T>(height: usize, f: impl FnOnce() -> T) -> (T, bool) {
+    let outer_truncated = TRUNCATED.with(|t| t.replace(false));
+    let outer_cut = CUT.with(|c| c.replace(usize::MAX));
+    let v = f();
+    let truncated = TRUNCATED.with(|t| t.replace(outer_truncated || t.get()));
+    let cut = CUT.with(|c| c.get());
+    let passed = if cut < height { cut } else { usize::MAX };
+    CUT.with(|c| c.set(outer_cut.min(passed)));
+    (v, !truncated && cut >= height)
 }
