@@ -2358,17 +2358,7 @@ impl<'s> Walker<'s> {
                             self.push_field(class, nm, val.clone());
                         }
                     }
-                    let fn_type = ty.is_some_and(|t| {
-                        let mut t = t;
-                        while let (
-                            "type_annotation" | "opting_type_annotation" | "parenthesized_type",
-                            Some(c),
-                        ) = (t.kind_name(), t.named_child(0))
-                        {
-                            t = c;
-                        }
-                        t.kind_name() == "function_type"
-                    });
+                    let fn_type = ty.is_some_and(|t| bare_type(t).kind_name() == "function_type");
                     let is_name = pat.kind_name() == "identifier";
                     self.bind_pattern(pat, val);
                     if let (true, true, Some(d)) = (fn_type, is_name, def.or(ctor_class)) {
@@ -4315,13 +4305,7 @@ impl<'s> Walker<'s> {
     /// receiver. `None` for any other type, and for
     /// a literal with call or construct signatures (a function type).
     fn type_literal(&mut self, t: Node<'s>) -> Option<Expr> {
-        let mut t = t;
-        while matches!(
-            t.kind_name(),
-            "type_annotation" | "opting_type_annotation" | "parenthesized_type"
-        ) {
-            t = t.named_child(0)?;
-        }
+        let t = bare_type(t);
         if t.kind_name() != "object_type" {
             return None;
         }
@@ -4914,6 +4898,17 @@ fn const_assertion(n: Node) -> Option<Node> {
 
 /// The parameters of a function type, without a `this` parameter; `None`
 /// with a rest parameter (its arity is open).
+/// Type `t` without the annotation (`: T`, `?: T`) and parentheses around
+/// it; an empty wrapper (broken code) is returned as it is.
+fn bare_type(mut t: Node) -> Node {
+    while let ("type_annotation" | "opting_type_annotation" | "parenthesized_type", Some(c)) =
+        (t.kind_name(), t.named_child(0))
+    {
+        t = c;
+    }
+    t
+}
+
 fn signature_params(t: Node) -> Option<Vec<Node>> {
     let ps = t.field("parameters")?;
     let mut c = ps.walk();
