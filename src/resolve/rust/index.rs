@@ -1097,8 +1097,11 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
     }
 
     let tables = start.elapsed();
-    // (Every table a glob's path is looked up in is final from here.)
+    // Every table a glob's or a renamed `use`'s path is looked up in is
+    // final from here: the memos made on the first look start here, not
+    // after the headers (a `renamed_in` asked before would have said no).
     ix.glob_memo = (0..ix.mods.len()).map(|_| Default::default()).collect();
+    ix.renamed_memo = (0..ix.mods.len()).map(|_| OnceLock::new()).collect();
     // Then each impl's self type, trait and blanket bound, and each trait's
     // supertraits, resolved on all cores against the tables so far (which
     // the lookups only read; `use` memos are shared).
@@ -1331,7 +1334,6 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         interned_files = ix.interned.len(),
         "built the Rust index"
     );
-    ix.renamed_memo = (0..ix.mods.len()).map(|_| OnceLock::new()).collect();
     ix
 }
 
