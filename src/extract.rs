@@ -134,7 +134,7 @@ impl From<&Def> for DefHead {
 #[derive(Deserialize)]
 struct DefWire<'a> {
     #[serde(borrow)]
-    _name: &'a str,
+    name: &'a str,
     #[serde(borrow)]
     _local: &'a str,
     kind: NodeKind,
@@ -178,6 +178,37 @@ impl DefHead {
             }
         }
         postcard::from_bytes::<Heads>(encoded).map(|h| h.0)
+    }
+
+    /// Calls `f` with the name of each definition a `Vec<Def>` was encoded
+    /// to with postcard, in order, borrowed from `encoded` (nothing is
+    /// allocated); fails where decoding the `Vec<Def>` fails.
+    pub fn each_name(encoded: &[u8], f: impl FnMut(&str)) -> Result<(), postcard::Error> {
+        struct Names<F>(F);
+        impl<'de, F: FnMut(&str)> serde::de::DeserializeSeed<'de> for Names<F> {
+            type Value = ();
+            fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+                d.deserialize_seq(self)
+            }
+        }
+        impl<'de, F: FnMut(&str)> serde::de::Visitor<'de> for Names<F> {
+            type Value = ();
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a sequence of definitions")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                mut self,
+                mut seq: A,
+            ) -> Result<(), A::Error> {
+                while let Some(w) = seq.next_element::<DefWire>()? {
+                    (self.0)(w.name);
+                }
+                Ok(())
+            }
+        }
+        let mut de = postcard::Deserializer::from_bytes(encoded);
+        serde::de::DeserializeSeed::deserialize(Names(f), &mut de)?;
+        de.finalize().map(|_| ())
     }
 }
 

@@ -312,7 +312,51 @@ impl Defs {
             DefsState::Decoded(d) => return d,
             DefsState::Encoded { heads, full, bytes } => (heads, full, bytes),
         };
-        full.get_or_init(|| match postcard::from_bytes::<Vec<Def>>(bytes.bytes()) {
+        full.get_or_init(|| Defs::decode(heads, bytes))
+    }
+
+    /// The definitions, kept decoded only if they already were: a file
+    /// resolved once (every file of a first index) reads its own
+    /// definitions once, and the rest of the run has no use for them.
+    pub fn peek(&self) -> std::borrow::Cow<'_, [Def]> {
+        match &self.0 {
+            DefsState::Decoded(d) => std::borrow::Cow::Borrowed(d),
+            DefsState::Encoded { heads, full, bytes } => match full.get() {
+                Some(d) => std::borrow::Cow::Borrowed(d),
+                None => std::borrow::Cow::Owned(Defs::decode(heads, bytes)),
+            },
+        }
+    }
+
+    /// Calls `f` with each definition's name, in order, without keeping
+    /// the definitions decoded.
+    pub fn each_name(&self, mut f: impl FnMut(&str)) {
+        let (heads, full, bytes) = match &self.0 {
+            DefsState::Decoded(d) => return d.iter().for_each(|d| f(&d.name)),
+            DefsState::Encoded { heads, full, bytes } => (heads, full, bytes),
+        };
+        if let Some(d) = full.get() {
+            return d.iter().for_each(|d| f(&d.name));
+        }
+        let mut n = 0;
+        let read = DefHead::each_name(bytes.bytes(), |name| {
+            if n < heads.len() {
+                f(name);
+            }
+            n += 1;
+        });
+        if read.is_err() || n != heads.len() {
+            // Not expected (the heads were read from the same bytes): the
+            // names not read are those decoding gives (see `decode`).
+            let rest = Defs::decode(heads, bytes);
+            rest.iter()
+                .skip(n.min(heads.len()))
+                .for_each(|d| f(&d.name));
+        }
+    }
+
+    fn decode(heads: &[DefHead], bytes: &Encoded) -> Vec<Def> {
+        match postcard::from_bytes::<Vec<Def>>(bytes.bytes()) {
             Ok(defs) if defs.len() == heads.len() => defs,
             // Not expected: the heads were read from the same bytes with
             // the same layout. Nameless definitions keep every index
@@ -332,7 +376,7 @@ impl Defs {
                     })
                     .collect()
             }
-        })
+        }
     }
 }
 
@@ -566,6 +610,24 @@ impl<'a> World<'a> {
         }
     }
 
+    /// A file's definitions, without keeping them decoded if they were
+    /// not (see [`Defs::peek`]).
+    pub fn defs_once(&self, idx: FileIdx) -> std::borrow::Cow<'a, [Def]> {
+        match self.facts(idx).0 {
+            DefsRef::Given(d) => std::borrow::Cow::Borrowed(d),
+            DefsRef::Held(d) => d.peek(),
+        }
+    }
+
+    /// Calls `f` with the name of each of a file's definitions, in order,
+    /// without keeping them decoded if they were not.
+    pub fn each_def_name(&self, idx: FileIdx, f: impl FnMut(&str)) {
+        match self.facts(idx).0 {
+            DefsRef::Given(d) => d.iter().map(|d| d.name.as_str()).for_each(f),
+            DefsRef::Held(d) => d.each_name(f),
+        }
+    }
+
     /// A file's definition heads, without decoding its definitions.
     pub fn heads(&self, idx: FileIdx) -> Heads<'a> {
         match self.facts(idx).0 {
@@ -695,7 +757,7 @@ pub fn resolve_file<'w>(
 ) -> FileResolution {
     // The file's own facts first: when they (or any before) could not be
     // read, the resolution is void anyway.
-    let _ = world.defs(file);
+    let _ = world.heads(file);
     if world.source.is_some_and(|s| s.failed()) {
         return FileResolution::default();
     }
@@ -715,8 +777,8 @@ pub fn resolve_file<'w>(
 /// `contains` from each parent to its children, and `tests` from each test
 /// to the non-test code it calls or references directly.
 fn add_structural_edges(world: &World, file: FileIdx, res: &mut FileResolution) {
-    let defs = world.defs(file);
-    for (i, d) in defs.iter().enumerate() {
+    let heads = world.heads(file);
+    for (i, d) in heads.iter().enumerate() {
         if let Some(p) = d.parent {
             res.edges.push(ResolvedEdge {
                 src: SymId { file, def: p },
@@ -738,7 +800,7 @@ fn add_structural_edges(world: &World, file: FileIdx, res: &mut FileResolution) 
         if e.src.file != file {
             continue;
         }
-        let Some(test) = Heads::Defs(defs).enclosing_test(e.src.def) else {
+        let Some(test) = heads.enclosing_test(e.src.def) else {
             continue;
         };
         let target = world.head(e.dst);
@@ -833,16 +895,32 @@ mod tests {
             buf.extend_from_slice(b"after");
             let range = 6..6 + bytes.len();
             let shared = Defs::encoded(Encoded::Shared(std::sync::Arc::new(buf), range)).unwrap();
+            let names: Vec<&str> = defs.iter().map(|d| d.name.as_str()).collect();
+            let names_of = |d: &Defs| {
+                let mut out = Vec::new();
+                d.each_name(|n| out.push(n.to_string()));
+                out
+            };
+            let kept =
+                |d: &Defs| matches!(&d.0, DefsState::Encoded { full, .. } if full.get().is_some());
             for d in [&owned, &shared] {
                 assert_eq!(d.heads().iter().collect::<Vec<_>>(), heads);
-                assert!(
-                    matches!(&d.0, DefsState::Encoded { full, .. } if full.get().is_none()),
-                    "decoded before asked"
-                );
+                // Names and a look at the definitions leave them encoded.
+                assert_eq!(names_of(d), names);
+                assert!(!kept(d), "decoded for their names");
+                let peeked = d.peek();
+                assert!(matches!(peeked, std::borrow::Cow::Owned(_)));
+                assert_eq!(&peeked[..], &defs[..]);
+                assert!(!kept(d), "decoded before asked");
                 assert_eq!(d.get(), &defs[..]);
+                assert!(kept(d));
+                // Once decoded, they are what both give.
+                assert!(matches!(d.peek(), std::borrow::Cow::Borrowed(_)));
+                assert_eq!(names_of(d), names);
             }
             let decoded = Defs::decoded(defs.clone());
             assert_eq!(decoded.heads().iter().collect::<Vec<_>>(), heads);
+            assert_eq!(names_of(&decoded), names);
         }
         let bytes =
             postcard::to_allocvec(&vec![def("ab", "ab", NodeKind::Function, Some(0), true)])

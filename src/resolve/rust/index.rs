@@ -656,8 +656,9 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
                 None => {
                     ix.interned.push(f);
                     let g: Vec<u32> = scope.names.iter().map(|n| ix.intern(n)).collect();
-                    let dn = world.defs(f).iter().map(|d| ix.intern(&d.name));
-                    (g, dn.collect())
+                    let mut dn = Vec::with_capacity(heads.len());
+                    world.each_def_name(f, |name| dn.push(ix.intern(name)));
+                    (g, dn)
                 }
             };
             ix.gnames.push(g);

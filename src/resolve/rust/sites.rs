@@ -405,7 +405,10 @@ pub fn resolve(world: &World, ix: &Index, file: FileIdx, refs: &Refs) -> FileRes
     if fm == NONE {
         return FileResolution::default();
     }
-    let defs = world.defs(file);
+    // Decoded for this resolution only: a first index resolves each file
+    // once (1.5M definitions in rust-large).
+    let defs = world.defs_once(file);
+    let defs = &defs[..];
     let mut cx = Cx {
         world,
         ix,
