@@ -264,6 +264,38 @@ pub const DB_FILE: &str = "graph.db";
 /// Files written per transaction: a crash loses at most one batch of work.
 const BATCH: usize = 256;
 
+/// Source bytes that the files of one chunk of work (extracted, or
+/// resolved, together) may add up to, besides [`BATCH`]` * 4` files: a
+/// chunk's results are held until written, and the 1,024 files of a chunk
+/// of generated bindings are 110 MB of source (rust-large's `windows`
+/// crates), eight times an average chunk of that tree.
+const CHUNK_BYTES: u64 = 16 << 20;
+
+/// `items` cut in order into chunks of at most `BATCH * 4` items whose
+/// sizes add up to at most [`CHUNK_BYTES`] (a larger item is a chunk of
+/// its own).
+fn chunks_by_size<T>(items: &[T], size: impl Fn(&T) -> u64) -> impl Iterator<Item = &[T]> {
+    let mut rest = items;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let mut bytes = 0u64;
+        let n = rest
+            .iter()
+            .take(BATCH * 4)
+            .take_while(|t| {
+                bytes = bytes.saturating_add(size(t));
+                bytes <= CHUNK_BYTES
+            })
+            .count()
+            .max(1);
+        let (chunk, tail) = rest.split_at(n);
+        rest = tail;
+        Some(chunk)
+    })
+}
+
 /// A first index of at least this many files is a bulk load (see
 /// [`Store::begin_bulk`]).
 const BULK_MIN: usize = 100;
@@ -680,7 +712,7 @@ pub fn update(
     std::thread::scope(|scope| -> Result<(), IndexError> {
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         scope.spawn(move || {
-            for chunk in candidates_ref.chunks(BATCH * 4) {
+            for chunk in chunks_by_size(candidates_ref, |f| f.size) {
                 let results: Vec<Result<Option<Changed>, walk::Skipped>> =
                     workers().install(|| {
                         largest_first(
@@ -1895,7 +1927,7 @@ fn resolve_pending(
                 }
             }
         });
-        let mut batches = pending.chunks(BATCH * 4);
+        let mut batches = chunks_by_size(pending, |&i| rows[i].size);
         let mut in_flight = 0usize;
         // In a bulk load, the workers resolve the first two batches while
         // this thread builds the indexes over the facts.
@@ -2345,5 +2377,33 @@ fn apply_verdicts(
             source: Cow::Owned(format!("lsp:{}", d.server)),
             site: Some(site),
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Chunks keep the order, hold at most `BATCH * 4` items and
+    /// `CHUNK_BYTES` of them, and an item larger than that alone.
+    #[test]
+    fn chunks_are_cut_by_count_and_by_size() {
+        let mb = 1u64 << 20;
+        let lens = |items: &[u64]| -> Vec<usize> {
+            chunks_by_size(items, |&s| s).map(<[u64]>::len).collect()
+        };
+        assert_eq!(lens(&[]), Vec::<usize>::new());
+        // Small files: by count.
+        let small = vec![100u64; BATCH * 4 * 2 + 3];
+        assert_eq!(lens(&small), [BATCH * 4, BATCH * 4, 3]);
+        // Large ones: by size, the one over the limit on its own.
+        let mut mixed = vec![mb; 20];
+        mixed.insert(3, 40 * mb);
+        assert_eq!(lens(&mixed), [3, 1, 16, 1]);
+        let chunks: Vec<&[u64]> = chunks_by_size(&mixed, |&s| s).collect();
+        assert_eq!(chunks.concat(), mixed);
+        assert!(chunks
+            .iter()
+            .all(|c| c.len() == 1 || c.iter().sum::<u64>() <= CHUNK_BYTES));
     }
 }
