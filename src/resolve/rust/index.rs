@@ -287,6 +287,12 @@ pub struct Index {
     /// PutBack`): an extension trait's blanket impl over such a trait may
     /// give them methods (`put_back(…).peeking_take_while(…)`).
     pub outside_trait_types: HashSet<SymId>,
+    /// Those of them that implement one of std's iterator traits
+    /// ([`ITERATORS`]): an extension of iterators applies to them.
+    pub iter_types: HashSet<SymId>,
+    /// Traits with a blanket impl for every type one of std's iterator
+    /// traits bounds (`impl<T: Iterator + ?Sized> Itertools for T`).
+    pub iter_ext_traits: HashSet<SymId>,
     /// Each file's fields by owner and name, made on the first look into
     /// that file's (most files' fields are never looked up in an update).
     fields: Vec<OnceLock<FileFields>>,
@@ -538,6 +544,8 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         outside_impls: HashSet::default(),
         outside_impls_by_name: HashMap::default(),
         outside_trait_types: HashSet::default(),
+        iter_types: HashSet::default(),
+        iter_ext_traits: HashSet::default(),
         fields: Vec::new(),
         consts: Vec::new(),
         assoc_consts: HashMap::default(),
@@ -1130,6 +1138,8 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
             unbounded_traits,
             type_traits,
             outside_trait_types,
+            iter_types,
+            iter_ext_traits,
             supers,
             ext_supers,
             inherent,
@@ -1166,6 +1176,9 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
                             }
                             if res.ext_bound {
                                 ext_traits.insert(t);
+                                if res.iter_bound {
+                                    iter_ext_traits.insert(t);
+                                }
                                 if imp.bound.is_empty() {
                                     unbounded_traits.insert(t);
                                 }
@@ -1188,6 +1201,9 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
                             Some(tr) => type_traits.entry(t).or_default().push(tr),
                             None if !imp.tr.is_empty() => {
                                 outside_trait_types.insert(t);
+                                if res.iter_trait {
+                                    iter_types.insert(t);
+                                }
                             }
                             None => {}
                         }
@@ -1722,6 +1738,11 @@ struct ImplTypes {
     bound: Option<SymId>,
     /// A blanket impl whose bound is an outside trait, or that has none.
     ext_bound: bool,
+    /// A blanket impl whose bound is one of std's iterator traits.
+    iter_bound: bool,
+    /// The trait is one of std's iterator traits (an outside trait whose
+    /// path ends in one of [`ITERATORS`], not `IntoIterator`).
+    iter_trait: bool,
     /// An in-repo trait's impl for an outside type (`impl Buf for &[u8]`,
     /// `impl BufMut for Vec<u8>`).
     ext_self: bool,
@@ -1750,7 +1771,6 @@ fn file_types(ix: &Index, world: &World, f: FileIdx) -> FileTypes {
         let segs: Vec<u32> = p.iter().map(|&n| g[n as usize]).collect();
         ix.walk(world, f, m, &segs, Ns::Any)
     };
-    let path = |p: &[u32], m: u32| walk(p, m).last_def();
     for imp in &scope.impls {
         let m = base + imp.module;
         // An impl in a fn body may be of a type that fn (or one around
@@ -1789,19 +1809,30 @@ fn file_types(ix: &Index, world: &World, f: FileIdx) -> FileTypes {
                 _ => None,
             },
         };
-        let tr = if imp.tr.is_empty() {
-            None
+        // A path found nowhere in the repository that ends in the name of
+        // one of std's iterator traits (`IntoIterator` too, `into`; every
+        // iterator is one, not every implementor an iterator).
+        let std_iterator = |p: &[u32], w: &PathWalk, into: bool| {
+            w.external
+                && p.last().is_some_and(|&n| {
+                    let n = &scope.names[n as usize];
+                    ITERATORS.contains(&n) && (into || n != "IntoIterator")
+                })
+        };
+        let (tr, iter_trait) = if imp.tr.is_empty() {
+            (None, false)
         } else {
-            path(&imp.tr, m)
+            let w = walk(&imp.tr, m);
+            (w.last_def(), std_iterator(&imp.tr, &w, false))
         };
         let blanket = tr.is_some() && imp.blanket;
-        let (bound, ext_bound) = match blanket {
-            true if imp.bound.is_empty() => (None, true),
+        let (bound, ext_bound, iter_bound) = match blanket {
+            true if imp.bound.is_empty() => (None, true, false),
             true => {
                 let w = walk(&imp.bound, m);
-                (w.last_def(), w.external)
+                (w.last_def(), w.external, std_iterator(&imp.bound, &w, true))
             }
-            false => (None, false),
+            false => (None, false, false),
         };
         out.impls.push(ImplTypes {
             ext_self: outside && self_ty.is_none() && tr.is_some() && !blanket,
@@ -1809,6 +1840,8 @@ fn file_types(ix: &Index, world: &World, f: FileIdx) -> FileTypes {
             tr,
             bound,
             ext_bound,
+            iter_bound,
+            iter_trait,
         });
     }
     for s in &scope.supers {

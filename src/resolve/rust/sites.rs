@@ -263,6 +263,72 @@ pub(super) const INHERENT_METHODS: &[&str] = &[
     "with",
 ];
 
+/// Names of [`COMMON_METHODS`] that a std iterator has: those of std's
+/// iterator traits, of traits every type or every iterator has (`clone`,
+/// `into`, `into_iter`), and std iterators' own (`as_slice`). Any other
+/// common name called on an iterator is an iterator extension's
+/// (itertools' `v.iter().dedup()`, `.get(1..4)`, `.join(", ")`). Sorted.
+pub(super) const ITERATOR_METHODS: &[&str] = &[
+    "all",
+    "any",
+    "as_mut_slice",
+    "as_path",
+    "as_slice",
+    "as_str",
+    "borrow",
+    "borrow_mut",
+    "chain",
+    "clone",
+    "cloned",
+    "cmp",
+    "collect",
+    "copied",
+    "count",
+    "enumerate",
+    "eq",
+    "filter",
+    "filter_map",
+    "find",
+    "flat_map",
+    "flatten",
+    "fmt",
+    "fold",
+    "for_each",
+    "from",
+    "ge",
+    "gt",
+    "hash",
+    "inspect",
+    "into",
+    "into_iter",
+    "is_empty",
+    "last",
+    "le",
+    "len",
+    "lt",
+    "map",
+    "max",
+    "max_by_key",
+    "min",
+    "min_by_key",
+    "ne",
+    "next",
+    "partial_cmp",
+    "peekable",
+    "position",
+    "rev",
+    "skip",
+    "skip_while",
+    "step_by",
+    "sum",
+    "take",
+    "take_while",
+    "to_owned",
+    "try_from",
+    "try_into",
+    "zip",
+];
+
 /// What an extension trait's method is called on (see [`Cx::ext_method`]).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum ExtOn {
@@ -273,6 +339,9 @@ enum ExtOn {
     /// An in-repo type that implements some outside trait, and no
     /// `Deref`.
     InRepo,
+    /// An iterator without `Deref`: an outside one (`v.iter()`), or an
+    /// in-repo type that implements std's `Iterator` (`in_repo`).
+    Iterator { in_repo: bool },
 }
 
 /// Element `i` of a tuple's element types (unknown past its end).
@@ -963,8 +1032,9 @@ impl Cx<'_, '_> {
                     name,
                     &text,
                     args,
-                    if matches!(ty, TyRes::Container(_) | TyRes::Map(..)) && !self.is_iterator(recv)
-                    {
+                    if self.is_iterator(recv) {
+                        ExtOn::Iterator { in_repo: false }
+                    } else if matches!(ty, TyRes::Container(_) | TyRes::Map(..)) {
                         ExtOn::Collection
                     } else {
                         ExtOn::Outside
@@ -1236,6 +1306,8 @@ impl Cx<'_, '_> {
         // tokio's `CachePadded<T>`.)
         let on = if self.has_deref(t) {
             ExtOn::Outside
+        } else if self.ix.iter_types.contains(&t) {
+            ExtOn::Iterator { in_repo: true }
         } else {
             ExtOn::InRepo
         };
@@ -1247,9 +1319,11 @@ impl Cx<'_, '_> {
     /// outside type `x` can reach; else how many there are. A name std
     /// types have themselves is theirs, not an extension's; on an in-repo
     /// type without `Deref` (`on`), which has no std type's own methods,
-    /// only a name some std trait has is. On a collection, only traits
-    /// implemented for an outside type by name or for every type, not
-    /// under a bound (a `Vec` is no `Iterator`).
+    /// only a name some std trait has is. On an iterator, a common name no
+    /// iterator has is one of an extension of iterators (see
+    /// [`ITERATOR_METHODS`]). On a collection, only traits implemented for
+    /// an outside type by name or for every type, not under a bound (a
+    /// `Vec` is no `Iterator`).
     fn ext_method(
         &self,
         site: &Site,
@@ -1261,8 +1335,14 @@ impl Cx<'_, '_> {
         let Some(all) = self.ix.ext_methods.get(&name) else {
             return Err(0);
         };
-        let std_own = on == ExtOn::InRepo && INHERENT_METHODS.binary_search(&text).is_ok();
-        if COMMON_METHODS.binary_search(&text).is_ok() && !std_own {
+        let std_own = matches!(on, ExtOn::InRepo | ExtOn::Iterator { in_repo: true })
+            && INHERENT_METHODS.binary_search(&text).is_ok();
+        // A common name no iterator has, called on one: only an extension
+        // of iterators has it.
+        let iter_only =
+            matches!(on, ExtOn::Iterator { .. }) && ITERATOR_METHODS.binary_search(&text).is_err();
+        let common = COMMON_METHODS.binary_search(&text).is_ok() && !std_own;
+        if common && !iter_only {
             return Err(0);
         }
         let explicit = on == ExtOn::Collection;
@@ -1274,6 +1354,7 @@ impl Cx<'_, '_> {
                     || self.ix.ext_self_traits.contains(&tr)
                     || self.ix.unbounded_traits.contains(&tr)
             })
+            .filter(|&&(_, tr)| !common || self.ix.iter_ext_traits.contains(&tr))
             .filter(|&&(_, tr)| self.trait_in_scope(site, tr))
             .map(|&(c, _)| c)
             .collect();

@@ -475,6 +475,13 @@ fn common_method_table_is_sorted() {
     sorted.sort_unstable();
     sorted.dedup();
     assert_eq!(sorted, sites::COMMON_METHODS);
+    let mut iterators = sites::ITERATOR_METHODS.to_vec();
+    iterators.sort_unstable();
+    iterators.dedup();
+    assert_eq!(iterators, sites::ITERATOR_METHODS);
+    for m in iterators {
+        assert!(sites::COMMON_METHODS.contains(&m), "{m} is not common");
+    }
     let mut inherent = sites::INHERENT_METHODS.to_vec();
     inherent.sort_unstable();
     inherent.dedup();
@@ -3336,4 +3343,55 @@ fn an_extern_crate_is_the_crate_beside_a_glob_bringing_its_name() {
         &g,
         "references app::f -> bindgen::prelude::Closure @3:13 Import",
     );
+}
+
+/// A common method name that no iterator has, called on an iterator, is an
+/// iterator extension's (itertools' `v.iter().dedup()`, `Panicking.get(1..4)`
+/// on an in-repo iterator, as rust-analyzer answers), not a collection's
+/// own, nor an extension's of other types, nor an iterator's own method.
+#[test]
+fn a_common_name_no_iterator_has_is_an_iterator_extensions() {
+    let src = r#"
+pub trait Itertools: Iterator {
+    fn dedup(self) -> u8 where Self: Sized { 0 }
+    fn get(self, i: usize) -> u8 where Self: Sized { 0 }
+    fn map(self) -> u8 where Self: Sized { 0 }
+}
+impl<T: Iterator + ?Sized> Itertools for T {}
+pub trait Lookup { fn remove(&self, i: usize) -> u8 { 0 } }
+impl<T: std::fmt::Debug> Lookup for T {}
+pub struct Panicking;
+impl Iterator for Panicking { type Item = u8; fn next(&mut self) -> Option<u8> { None } }
+pub struct Many;
+impl IntoIterator for Many { type Item = u8; type IntoIter = Panicking; fn into_iter(self) -> Panicking { Panicking } }
+pub fn f(mut xs: Vec<u8>) {
+    xs.iter().dedup();
+    Panicking.get(1);
+    let p = Panicking;
+    p.get(1);
+    xs.dedup();
+    xs.iter().remove(1);
+    xs.iter().map();
+    Many.get(1);
+}
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Itertools::dedup @15:15 Member { k: 1 }",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Itertools::get @16:15 Member { k: 1 }",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Itertools::get @18:7 Member { k: 1 }",
+    );
+    // A Vec's own `dedup`; a trait not for iterators; an iterator's own
+    // `map`; an `IntoIterator` that is no iterator.
+    for site in ["@19:8", "@20:15", "@21:15", "@22:10"] {
+        let edge = |e: &&String| e.starts_with("calls") && e.contains(site);
+        assert!(!g.iter().any(|e| edge(&e)), "{site} in {g:#?}");
+    }
 }
