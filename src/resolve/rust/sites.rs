@@ -547,7 +547,25 @@ impl Cx<'_, '_> {
                 && !self.scope.local_macros.contains(&(d as u32))
             {
                 if let Some(n) = self.ix.gname(&def.name) {
-                    self.local_items.entry((p, n)).or_insert(d as u32);
+                    // Of same-named items, the first likely compiled in
+                    // (`#[cfg(not(feature = "x"))] fn imp()` before the
+                    // `#[cfg(feature = "x")] fn imp()` of a default
+                    // feature), as in a module (`Index::off`).
+                    let off = |d: u32| {
+                        self.ix.off.contains(&SymId {
+                            file: self.file,
+                            def: d,
+                        })
+                    };
+                    let d = d as u32;
+                    self.local_items
+                        .entry((p, n))
+                        .and_modify(|first| {
+                            if off(*first) && !off(d) {
+                                *first = d;
+                            }
+                        })
+                        .or_insert(d);
                 }
             }
         }

@@ -653,6 +653,42 @@ pub fn f() { trace!(); buf(); }
     );
 }
 
+/// regex-syntax: `fn perl_word() { #[cfg(not(feature = "unicode-perl"))]
+/// fn imp() … #[cfg(feature = "unicode-perl")] fn imp() … imp() }`. The
+/// feature is on by default: the call is the second `imp`, as
+/// rust-analyzer answers.
+#[test]
+fn default_features_decide_between_items_of_a_fn_body() {
+    let manifest = "[package]\nname = \"shop-app\"\n[features]\ndefault = [\"perl\"]\nperl = []\n";
+    let src = r#"
+pub fn word() -> u8 {
+    #[cfg(not(feature = "perl"))]
+    fn imp() -> u8 { 0 }
+    #[cfg(feature = "perl")]
+    fn imp() -> u8 { 1 }
+    imp()
+}
+pub fn space() -> u8 {
+    #[cfg(feature = "perl")]
+    fn imp() -> u8 { 1 }
+    #[cfg(not(feature = "perl"))]
+    fn imp() -> u8 { 0 }
+    imp()
+}
+"#;
+    let g = graph_with(&[("Cargo.toml", manifest)], &[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::word -> shop_app::word::imp#2 @7:5 Local",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::space -> shop_app::space::imp @14:5 Local",
+    );
+    assert_none(&g, "calls shop_app::word -> shop_app::word::imp @");
+    assert_none(&g, "calls shop_app::space -> shop_app::space::imp#2");
+}
+
 #[test]
 fn a_macro_that_puts_a_feature_cfg_on_its_items_is_read_where_it_is_used() {
     // mio: `cfg_os_poll!` wraps its items in `#[cfg(feature = "os-poll")]`,
