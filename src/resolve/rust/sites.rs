@@ -1050,7 +1050,7 @@ impl Cx<'_, '_> {
                     name,
                     &text,
                     args,
-                    if self.is_iterator(recv) {
+                    if self.iterator_value(recv, 0) {
                         ExtOn::Iterator { in_repo: false }
                     } else if matches!(ty, TyRes::Container(_) | TyRes::Map(..)) {
                         ExtOn::Collection
@@ -1302,6 +1302,26 @@ impl Cx<'_, '_> {
                 | "into_keys"
                 | "into_values"
         )
+    }
+
+    /// Whether receiver `r` is an iterator as far as an extension's method
+    /// is concerned: a collection's ([`Self::is_iterator`]), the same value
+    /// again (`it.clone()`), or a value declared one of std's iterators (a
+    /// generic bounded by one, `I: ExactSizeIterator`, which the extractor
+    /// writes as its bound; `impl Iterator<Item = T>`).
+    fn iterator_value(&self, r: u32, depth: u8) -> bool {
+        match self.refs.recvs.get(r as usize) {
+            Some(Recv::Method(inner, name)) if self.gstr(*name) == "clone" => {
+                depth < 8 && self.iterator_value(*inner, depth + 1)
+            }
+            Some(Recv::Ty(Ty::Path(p) | Ty::Generic(p, _))) => p.last().is_some_and(|&n| {
+                matches!(
+                    self.gstr(n),
+                    "Iterator" | "DoubleEndedIterator" | "ExactSizeIterator"
+                )
+            }),
+            _ => self.is_iterator(r),
+        }
     }
 
     /// The one extension-trait method (see [`Self::ext_method`]) that

@@ -3407,8 +3407,26 @@ pub fn f(mut xs: Vec<u8>) {
     xs.iter().map();
     Many.get(1);
 }
+pub fn g<I: ExactSizeIterator + Clone>(it: I) { it.clone().get(1); it.get(2); }
+pub fn h(it: impl Iterator<Item = u8>) { it.dedup(); }
+pub fn k(v: Vec<u8>) { v.clone().dedup(); }
 "#;
     let g = graph(&[("src/lib.rs", src)]);
+    // Values declared iterators: a generic bounded by one, through
+    // `clone()`, and `impl Iterator`; not a `Vec` through `clone()`.
+    assert_has(
+        &g,
+        "calls shop_app::g -> shop_app::Itertools::get @24:60 Member { k: 1 }",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::g -> shop_app::Itertools::get @24:71 Member { k: 1 }",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::h -> shop_app::Itertools::dedup @25:45 Member { k: 1 }",
+    );
+    assert_none(&g, "calls shop_app::k ->");
     assert_has(
         &g,
         "calls shop_app::f -> shop_app::Itertools::dedup @15:15 Member { k: 1 }",
