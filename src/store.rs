@@ -535,8 +535,11 @@ impl Store {
             .map_err(|e| self.err(e))?;
         let out = f(self);
         let back = format!("PRAGMA temp_store = {temp_store}; PRAGMA mmap_size = {mmap_size};");
-        self.conn.execute_batch(&back).map_err(|e| self.err(e))?;
-        out
+        let restored = self.conn.execute_batch(&back).map_err(|e| self.err(e));
+        // The build's own error first: it is what went wrong.
+        let v = out?;
+        restored?;
+        Ok(v)
     }
 
     /// Build what [`Store::begin_bulk`] dropped and rebuild the search index

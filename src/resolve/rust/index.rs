@@ -381,6 +381,12 @@ const WRAPPERS: [&str; 7] = [
 /// External collections of their first type argument.
 /// std's iterator traits: `impl Iterator<Item = T>` holds `T`s as a
 /// container does (the extractor makes the item the one type argument).
+/// Whether `name` is one of std's iterator traits (not `IntoIterator`:
+/// every iterator is one, not every implementor an iterator).
+pub(super) fn std_iterator_trait(name: &str) -> bool {
+    ITERATORS.contains(&name) && name != "IntoIterator"
+}
+
 const ITERATORS: [&str; 4] = [
     "Iterator",
     "DoubleEndedIterator",
@@ -1810,13 +1816,13 @@ fn file_types(ix: &Index, world: &World, f: FileIdx) -> FileTypes {
             },
         };
         // A path found nowhere in the repository that ends in the name of
-        // one of std's iterator traits (`IntoIterator` too, `into`; every
-        // iterator is one, not every implementor an iterator).
+        // one of std's iterator traits (`IntoIterator` too, `into`: as a
+        // bound, it covers every iterator).
         let std_iterator = |p: &[u32], w: &PathWalk, into: bool| {
             w.external
                 && p.last().is_some_and(|&n| {
                     let n = &scope.names[n as usize];
-                    ITERATORS.contains(&n) && (into || n != "IntoIterator")
+                    std_iterator_trait(n) || (into && n == "IntoIterator")
                 })
         };
         let (tr, iter_trait) = if imp.tr.is_empty() {

@@ -339,8 +339,9 @@ enum ExtOn {
     /// An in-repo type that implements some outside trait, and no
     /// `Deref`.
     InRepo,
-    /// An iterator without `Deref`: an outside one (`v.iter()`), or an
-    /// in-repo type that implements std's `Iterator` (`in_repo`).
+    /// An iterator: an outside one (`v.iter()`, a value declared
+    /// `impl Iterator`), or an in-repo type without `Deref` that implements
+    /// std's `Iterator` (`in_repo`).
     Iterator { in_repo: bool },
 }
 
@@ -1314,12 +1315,9 @@ impl Cx<'_, '_> {
             Some(Recv::Method(inner, name)) if self.gstr(*name) == "clone" => {
                 depth < 8 && self.iterator_value(*inner, depth + 1)
             }
-            Some(Recv::Ty(Ty::Path(p) | Ty::Generic(p, _))) => p.last().is_some_and(|&n| {
-                matches!(
-                    self.gstr(n),
-                    "Iterator" | "DoubleEndedIterator" | "ExactSizeIterator"
-                )
-            }),
+            Some(Recv::Ty(Ty::Path(p) | Ty::Generic(p, _))) => p
+                .last()
+                .is_some_and(|&n| super::index::std_iterator_trait(self.gstr(n))),
             _ => self.is_iterator(r),
         }
     }
