@@ -502,6 +502,11 @@ pub enum Recv {
     Index(u32),
     /// `recv[a..b]`: a part of `recv`, of the same kind of collection.
     Slice(u32),
+    /// A path used as a value, not a local, whose last name is written as
+    /// a fn's (`be_u8`, `Self::helper`): a fn item when it names one, a
+    /// callable whose only methods are traits' (`be_u8.map(…)` is an
+    /// in-repo `impl<F: FnMut(I) -> R> Parser for F`'s).
+    Item(Vec<u32>),
     /// `recv.name::<T>()` (the [`Recv::Method`] receiver it is, and `T`):
     /// on an outside type, `str::parse::<T>` is a `Result<T, _>` and
     /// `collect::<T>` a `T`.

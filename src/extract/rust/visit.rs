@@ -831,6 +831,8 @@ impl<'s> V<'s> {
                         let last = names.last().map_or("", |&l| self.str_of(l));
                         if super::const_like(last) {
                             self.recv(Recv::Const(names))
+                        } else if !super::type_like(last) {
+                            self.recv(Recv::Item(names))
                         } else {
                             self.recv(Recv::Ty(Ty::Path(names.into())))
                         }

@@ -172,6 +172,11 @@ pub enum TyRes {
     /// does not name, seen through the bound its trait declares (rayon's
     /// `v.par_iter()`, a `ParallelIterator` that is also indexed).
     Impls(SymId),
+    /// A callable: a fn item, a closure, `impl FnMut(I) -> R`, `fn(A)`.
+    /// Its only methods are traits': those of in-repo traits with a
+    /// blanket impl for every `Fn*` (see [`Index::fn_ext_traits`]), else
+    /// as an outside type's.
+    Fn,
 }
 
 /// Looks the first segment of a path up before the module does: the
@@ -293,6 +298,10 @@ pub struct Index {
     /// Traits with a blanket impl for every type one of std's iterator
     /// traits bounds (`impl<T: Iterator + ?Sized> Itertools for T`).
     pub iter_ext_traits: HashSet<SymId>,
+    /// Traits with a blanket impl for every callable (`impl<F: FnMut(&mut
+    /// I) -> R> Parser for F`), with that impl (file, index in
+    /// `Scope::impls`): what `be_u8.map(…)` on a fn item reaches.
+    pub fn_ext_traits: HashMap<SymId, (FileIdx, u32)>,
     /// Each file's fields by owner and name, made on the first look into
     /// that file's (most files' fields are never looked up in an update).
     fields: Vec<OnceLock<FileFields>>,
@@ -381,6 +390,11 @@ const WRAPPERS: [&str; 7] = [
 /// External collections of their first type argument.
 /// std's iterator traits: `impl Iterator<Item = T>` holds `T`s as a
 /// container does (the extractor makes the item the one type argument).
+/// Whether `name` is one of std's traits of callables.
+pub(super) fn fn_trait(name: &str) -> bool {
+    matches!(name, "Fn" | "FnMut" | "FnOnce")
+}
+
 /// Whether `name` is one of std's iterator traits (not `IntoIterator`:
 /// every iterator is one, not every implementor an iterator).
 pub(super) fn std_iterator_trait(name: &str) -> bool {
@@ -552,6 +566,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         outside_trait_types: HashSet::default(),
         iter_types: HashSet::default(),
         iter_ext_traits: HashSet::default(),
+        fn_ext_traits: HashMap::default(),
         fields: Vec::new(),
         consts: Vec::new(),
         assoc_consts: HashMap::default(),
@@ -1146,6 +1161,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
             outside_trait_types,
             iter_types,
             iter_ext_traits,
+            fn_ext_traits,
             supers,
             ext_supers,
             inherent,
@@ -1184,6 +1200,9 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
                                 ext_traits.insert(t);
                                 if res.iter_bound {
                                     iter_ext_traits.insert(t);
+                                }
+                                if res.fn_bound {
+                                    fn_ext_traits.entry(t).or_insert((f, i as u32));
                                 }
                                 if imp.bound.is_empty() {
                                     unbounded_traits.insert(t);
@@ -1746,6 +1765,8 @@ struct ImplTypes {
     ext_bound: bool,
     /// A blanket impl whose bound is one of std's iterator traits.
     iter_bound: bool,
+    /// A blanket impl whose bound is `Fn`, `FnMut` or `FnOnce`.
+    fn_bound: bool,
     /// The trait is one of std's iterator traits (an outside trait whose
     /// path ends in one of [`ITERATORS`], not `IntoIterator`).
     iter_trait: bool,
@@ -1832,13 +1853,19 @@ fn file_types(ix: &Index, world: &World, f: FileIdx) -> FileTypes {
             (w.last_def(), std_iterator(&imp.tr, &w, false))
         };
         let blanket = tr.is_some() && imp.blanket;
-        let (bound, ext_bound, iter_bound) = match blanket {
-            true if imp.bound.is_empty() => (None, true, false),
+        let (bound, ext_bound, iter_bound, fn_bound) = match blanket {
+            true if imp.bound.is_empty() => (None, true, false, false),
             true => {
                 let w = walk(&imp.bound, m);
-                (w.last_def(), w.external, std_iterator(&imp.bound, &w, true))
+                let callable = w.external
+                    && imp
+                        .bound
+                        .last()
+                        .is_some_and(|&n| fn_trait(&scope.names[n as usize]));
+                let iter = std_iterator(&imp.bound, &w, true);
+                (w.last_def(), w.external, iter, callable)
             }
-            false => (None, false, false),
+            false => (None, false, false, false),
         };
         out.impls.push(ImplTypes {
             ext_self: outside && self_ty.is_none() && tr.is_some() && !blanket,
@@ -1847,6 +1874,7 @@ fn file_types(ix: &Index, world: &World, f: FileIdx) -> FileTypes {
             bound,
             ext_bound,
             iter_bound,
+            fn_bound,
             iter_trait,
         });
     }

@@ -1040,43 +1040,24 @@ impl Cx<'_, '_> {
                     }
                 }
             }
-            // A collection itself has inherent methods an extension trait
-            // may share (`Vec::concat`, `Itertools::concat`); an iterator
-            // over it (`v.iter()`) has not.
-            // (One an in-repo trait is implemented for does: `impl BufMut
-            // for Vec<u8>`.)
-            TyRes::External | TyRes::Container(_) | TyRes::Map(..) | TyRes::Tuple(_) => match self
-                .ext_method(
-                    site,
-                    name,
-                    &text,
-                    args,
-                    if self.iterator_value(recv, 0) {
-                        ExtOn::Iterator { in_repo: false }
-                    } else if matches!(ty, TyRes::Container(_) | TyRes::Map(..)) {
-                        ExtOn::Collection
-                    } else {
-                        ExtOn::Outside
-                    },
-                ) {
-                Ok(d) => self.edge(
-                    self.sym(src),
-                    d,
-                    EdgeKind::Calls,
-                    Strategy::Member { k: 1 },
-                    Some(pos),
-                ),
-                Err(0) => {}
-                // Several in-repo traits' impls for outside types have the
-                // method: the one for the receiver's type, when it is named.
-                Err(_) if let Some(d) = self.outside_impl_method(site, recv, name, args) => {
-                    let strat = Strategy::Member { k: 1 };
+            // A callable: the method of an in-repo trait implemented for
+            // every `Fn*` (`be_u8.map(…)`), else as on an outside type.
+            // (Such traits that have it, none or several in scope: which
+            // is meant is not told.)
+            TyRes::Fn => match self.fn_method(site, name, args) {
+                Ok(d) => {
+                    let strat = Strategy::TypedReceiver;
                     self.edge(self.sym(src), d, EdgeKind::Calls, strat, Some(pos));
                 }
+                Err(0) => self.outside_method(site, recv, &ty, name, &text, pos, args),
                 Err(k) => {
-                    self.unresolved(src, &text, EdgeKind::Calls, pos, &format!("{k} candidates"))
+                    let why = format!("{k} traits for callables have it, not one in scope");
+                    self.unresolved(src, &text, EdgeKind::Calls, pos, &why);
                 }
             },
+            TyRes::External | TyRes::Container(_) | TyRes::Map(..) | TyRes::Tuple(_) => {
+                self.outside_method(site, recv, &ty, name, &text, pos, args)
+            }
             TyRes::Wrap(_) => {}
             // Some type with trait `t`, maybe with others: `t`'s method
             // (see `trait_own_method`), else as if nothing were known.
@@ -1088,6 +1069,48 @@ impl Cx<'_, '_> {
                 None => self.untyped_method(site, recv, name_l, pos, args),
             },
             TyRes::Unknown => self.untyped_method(site, recv, name_l, pos, args),
+        }
+    }
+
+    /// `recv.name(…)` on a value of an outside type `ty` (or a callable
+    /// no trait for callables gives the method): an in-repo extension
+    /// trait's method in scope, else nothing in the repository.
+    #[allow(clippy::too_many_arguments)]
+    fn outside_method(
+        &mut self,
+        site: &Site,
+        recv: u32,
+        ty: &TyRes,
+        name: u32,
+        text: &str,
+        pos: Pos,
+        args: u8,
+    ) {
+        let src = site.src;
+        // A collection itself has inherent methods an extension trait may
+        // share (`Vec::concat`, `Itertools::concat`); an iterator over it
+        // (`v.iter()`) has not. (One an in-repo trait is implemented for
+        // does: `impl BufMut for Vec<u8>`.)
+        let on = if self.iterator_value(recv, 0) {
+            ExtOn::Iterator { in_repo: false }
+        } else if matches!(ty, TyRes::Container(_) | TyRes::Map(..)) {
+            ExtOn::Collection
+        } else {
+            ExtOn::Outside
+        };
+        match self.ext_method(site, name, text, args, on) {
+            Ok(d) => {
+                let strat = Strategy::Member { k: 1 };
+                self.edge(self.sym(src), d, EdgeKind::Calls, strat, Some(pos));
+            }
+            Err(0) => {}
+            // Several in-repo traits' impls for outside types have the
+            // method: the one for the receiver's type, when it is named.
+            Err(_) if let Some(d) = self.outside_impl_method(site, recv, name, args) => {
+                let strat = Strategy::Member { k: 1 };
+                self.edge(self.sym(src), d, EdgeKind::Calls, strat, Some(pos));
+            }
+            Err(k) => self.unresolved(src, text, EdgeKind::Calls, pos, &format!("{k} candidates")),
         }
     }
 
@@ -1397,6 +1420,33 @@ impl Cx<'_, '_> {
         match cands.as_slice() {
             [d] => Ok(*d),
             _ => Err(cands.len()),
+        }
+    }
+
+    /// The method `x.name(…)` with `args` arguments reaches on a callable
+    /// `x` (a fn item, a closure, an `impl FnMut(I) -> R`): that of the
+    /// one in-repo trait in scope with a blanket impl for every `Fn*`
+    /// that has it, the impl's own, else the trait's (winnow's `impl<F:
+    /// FnMut(&mut I) -> PResult<O, E>> Parser<I, O, E> for F`: its
+    /// `parse_next`, and `Parser::map`). Else how many such traits have
+    /// it, in scope or not.
+    fn fn_method(&self, site: &Site, name: u32, args: u8) -> Result<SymId, usize> {
+        let m = self.fm + site.module;
+        let mut all: Vec<(SymId, SymId)> = Vec::new();
+        for (&tr, &(f, i)) in &self.ix.fn_ext_traits {
+            let Some(imp) = scope_of(self.world, f).and_then(|s| s.impls.get(i as usize)) else {
+                continue;
+            };
+            let own = self.ix.own_method(f, imp, name);
+            let d = own.or_else(|| self.ix.assoc_from(self.world, tr, name, m).first().copied());
+            if let Some(d) = d.filter(|&d| self.method_takes(d, args)) {
+                all.push((d, tr));
+            }
+        }
+        let mut found = all.iter().filter(|&&(_, tr)| self.trait_in_scope(site, tr));
+        match (found.next(), found.next()) {
+            (Some(&(d, _)), None) => Ok(d),
+            _ => Err(all.len()),
         }
     }
 
@@ -1830,28 +1880,38 @@ impl Cx<'_, '_> {
                             _ => TyRes::Unknown,
                         }
                     }
+                    // A callable's method of an in-repo trait implemented
+                    // for every `Fn*`: its declared type (`Map<Self, G>`).
+                    (TyRes::Fn, _)
+                        if let Ok(d) =
+                            self.fn_method(site, self.g[*name as usize], UNKNOWN_ARGS) =>
+                    {
+                        self.ret_of(d)
+                    }
                     // An extension trait's method returns its declared
                     // type (`Self` there is the outside receiver's type);
                     // methods of std/dependency types return their own
                     // types, except accessors of what a container holds.
-                    (TyRes::External | TyRes::Tuple(_), m) => match self.ext_ret(site, *name, m) {
-                        Some(t) => t,
-                        // Several in-repo traits' impls for outside types
-                        // have it: the one for the type the receiver is
-                        // named as (`(0..n).into_par_iter()`: rayon's
-                        // `Range<T>` impl, whose `Iter` is an in-repo type).
-                        None if let Some(d) = self.outside_impl_method(
-                            site,
-                            *base_r,
-                            self.g[*name as usize],
-                            UNKNOWN_ARGS,
-                        ) =>
-                        {
-                            self.ext_ret_of(d)
+                    (TyRes::External | TyRes::Fn | TyRes::Tuple(_), m) => {
+                        match self.ext_ret(site, *name, m) {
+                            Some(t) => t,
+                            // Several in-repo traits' impls for outside types
+                            // have it: the one for the type the receiver is
+                            // named as (`(0..n).into_par_iter()`: rayon's
+                            // `Range<T>` impl, whose `Iter` is an in-repo type).
+                            None if let Some(d) = self.outside_impl_method(
+                                site,
+                                *base_r,
+                                self.g[*name as usize],
+                                UNKNOWN_ARGS,
+                            ) =>
+                            {
+                                self.ext_ret_of(d)
+                            }
+                            None if !ELEMENT_ACCESSORS.contains(&m) => TyRes::External,
+                            None => TyRes::Unknown,
                         }
-                        None if !ELEMENT_ACCESSORS.contains(&m) => TyRes::External,
-                        None => TyRes::Unknown,
-                    },
+                    }
                     _ => TyRes::Unknown,
                 }
             }
@@ -1951,6 +2011,23 @@ impl Cx<'_, '_> {
                     _ => *arg,
                 };
                 self.ix.closure_param_ty(self.world, d, arg, *param)
+            }
+            // A fn item (not a tuple struct's constructor, written as a
+            // type is, nor a const).
+            Recv::Item(path) => {
+                let (w, _) = self.walk_recv_path(m, path, Ns::Value, &first);
+                let callable = w.hits.len() == path.len()
+                    && w.last_def().is_some_and(|d| {
+                        matches!(
+                            self.world.head(d).kind,
+                            NodeKind::Function | NodeKind::Method | NodeKind::Test
+                        )
+                    });
+                if callable {
+                    TyRes::Fn
+                } else {
+                    TyRes::Unknown
+                }
             }
             Recv::Const(path) => match self.const_recv(site, m, path, &first) {
                 Some(t) => t,

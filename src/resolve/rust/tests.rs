@@ -3446,3 +3446,51 @@ pub fn k(v: Vec<u8>) { v.clone().dedup(); }
         assert!(!g.iter().any(|e| edge(&e)), "{site} in {g:#?}");
     }
 }
+
+#[test]
+fn a_callable_has_the_methods_of_a_trait_implemented_for_every_fn() {
+    // winnow's `impl<F: FnMut(&mut I) -> PResult<O, E>> Parser<I, O, E>
+    // for F`: `digit1.parse_next(i)` on a fn item is that impl's method,
+    // `be_u8.map(…)` the trait's, and what `map` returns is a type of the
+    // repository again. Not where the trait is out of scope.
+    let src = r#"
+pub trait Parser<I, O> {
+    fn parse_next(&mut self, i: &mut I) -> Option<O>;
+    fn map<G, O2>(self, g: G) -> Map<Self, G, O> where Self: Sized { Map(self, g, None) }
+}
+pub struct Map<P, G, O>(P, G, Option<O>);
+impl<P: Parser<I, O>, G: FnMut(O) -> O2, I, O, O2> Parser<I, O2> for Map<P, G, O> {
+    fn parse_next(&mut self, i: &mut I) -> Option<O2> { self.0.parse_next(i).map(&mut self.1) }
+}
+impl<I, O, F> Parser<I, O> for F where F: FnMut(&mut I) -> Option<O> {
+    fn parse_next(&mut self, i: &mut I) -> Option<O> { self(i) }
+}
+impl Parser<u8, u8> for u8 { fn parse_next(&mut self, i: &mut u8) -> Option<u8> { Some(*i) } }
+pub fn digit(i: &mut u8) -> Option<u8> { Some(*i) }
+pub mod num { pub fn be_u8(i: &mut u8) -> Option<u8> { Some(*i) } }
+pub fn user(i: &mut u8) {
+    digit.parse_next(i);
+    num::be_u8.map(|x| x).parse_next(i);
+}
+pub fn hof<P: FnMut(&mut u8) -> Option<u8>>(mut p: P, i: &mut u8) { p.parse_next(i); }
+pub fn ret() -> impl FnMut(&mut u8) -> Option<u8> { digit }
+pub fn chained(i: &mut u8) { ret().parse_next(i); }
+pub mod other { pub fn f(i: &mut u8) { super::digit.parse_next(i); } }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    for want in [
+        "calls shop_app::user -> shop_app::F::parse_next @17:11 TypedReceiver",
+        "calls shop_app::user -> shop_app::Parser::map @18:16 TypedReceiver",
+        "calls shop_app::user -> shop_app::Map::parse_next @18:27 TypedReceiver",
+        // A generic bound by `FnMut(…)`, and an `impl FnMut(…)` returned.
+        "calls shop_app::hof -> shop_app::F::parse_next @20:71 TypedReceiver",
+        "calls shop_app::chained -> shop_app::F::parse_next @22:36 TypedReceiver",
+    ] {
+        assert_has(&g, want);
+    }
+    assert_none(&g, "calls shop_app::other::f ->");
+    assert_has(
+        &g,
+        "U calls parse_next @23:53 (1 traits for callables have it, not one in scope)",
+    );
+}

@@ -21,7 +21,7 @@ impl<'s> V<'s> {
         if super::super::const_like(self.text(n)) {
             return self.recv(Recv::Const(vec![name]));
         }
-        0
+        self.recv(Recv::Item(vec![name]))
     }
 
     /// A path used as a value or callee. Returns its names when it is one.

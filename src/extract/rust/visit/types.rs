@@ -44,11 +44,13 @@ impl<'s> V<'s> {
     }
 
     /// Record sites of every bound; return the bound that best names the
-    /// type's methods: the first that is not a common std trait. The bounds
+    /// type's methods: the first that is not a common std trait, else the
+    /// `Fn`/`FnMut`/`FnOnce` of a callable, else the first. The bounds
     /// of a fn's generic parameter `param` that are not common std traits
     /// are noted for [`BoundSet`].
     pub(super) fn bounds(&mut self, b: Node, param: Option<u32>) -> Option<Segs> {
         let mut first = None;
+        let mut callable: Option<Segs> = None;
         let mut uncommon = Vec::new();
         let mut cursor = b.walk();
         let kids: Vec<Node> = b.named_children(&mut cursor).collect();
@@ -83,6 +85,14 @@ impl<'s> V<'s> {
             if let (Ty::Fn(params), Some(name), true) = (&t, param, self.fn_bounds.is_some()) {
                 self.closure_bounds.push((name, params.clone()));
             }
+            // `F: FnMut(&mut I) -> R`: a callable, known by its trait's
+            // path (`FnMut`) when no other trait but std's bounds it.
+            if let (Ty::Fn(_), None, Some(tr)) = (&t, &callable, k.field("trait")) {
+                let mut segs = Vec::new();
+                if self.path(tr, &mut segs) {
+                    callable = Some(segs.iter().map(|s| s.0).collect::<Segs>());
+                }
+            }
             if let Ty::Path(p) | Ty::Generic(p, _) = t {
                 if !self.is_std_trait(&p) {
                     uncommon.push(p.clone());
@@ -90,7 +100,7 @@ impl<'s> V<'s> {
                 first.get_or_insert(p);
             }
         }
-        let best = uncommon.first().cloned().or(first);
+        let best = uncommon.first().cloned().or(callable).or(first);
         if let (Some(name), Some(noted)) = (param, self.fn_bounds.as_mut()) {
             noted.push((name, uncommon.into_iter().map(Segs::into_vec).collect()));
         }

@@ -976,7 +976,8 @@ impl Index {
         match ty {
             // (A type parameter is known only with the impl around a use:
             // see `field_ty_with`.)
-            Ty::Unknown | Ty::Param(_) | Ty::Fn(_) => TyRes::Unknown,
+            Ty::Unknown | Ty::Param(_) => TyRes::Unknown,
+            Ty::Fn(_) => TyRes::Fn,
             Ty::BoundParam(_, bound) => self.path_ty(world, f, m, bound, first),
             Ty::ImplAssoc(path) => self
                 .projection_bound(world, f, m, path, first)
@@ -998,6 +999,15 @@ impl Index {
             Ty::Path(p) => match self.path_ty(world, f, m, p, first) {
                 TyRes::Def(d) if self.aliases.contains_key(&d) => {
                     self.alias_target(world, d, 0).unwrap_or(TyRes::Def(d))
+                }
+                // A generic bound by `FnMut(…)` alone, which the extractor
+                // writes as its bound's path.
+                TyRes::External
+                    if p.last().is_some_and(|&l| {
+                        scope_of(world, f).is_some_and(|s| fn_trait(&s.names[l as usize]))
+                    }) =>
+                {
+                    TyRes::Fn
                 }
                 other => other,
             },
