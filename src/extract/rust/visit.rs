@@ -188,6 +188,10 @@ struct V<'s> {
     /// bounds that are not common std traits (see [`BoundSet`]); `None`
     /// elsewhere.
     fn_bounds: Option<Vec<(u32, Vec<Vec<u32>>)>>,
+    /// While an impl's generics are read: its parameters with a closure
+    /// trait among their bounds, with that trait's path (`F: FnMut(&mut
+    /// I) -> R + Clone`: `FnMut`); `None` elsewhere.
+    impl_callables: Option<Vec<(u32, Segs)>>,
     /// Typing a fn's return type, as its callers see it: a generic
     /// parameter bounded only by common std traits (`-> T` of `impl<T:
     /// Debug> LocalResult<T>`) is whatever the caller's type argument is,
@@ -267,6 +271,7 @@ pub(super) fn run(module: Def, src: &[u8], root: Node) -> (Vec<Def>, Scope, Refs
         bound_bindings: Vec::new(),
         closure_bounds: Vec::new(),
         fn_bounds: None,
+        impl_callables: None,
         caller_view: false,
         adt_params: Vec::new(),
         self_path: None,

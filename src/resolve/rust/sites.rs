@@ -329,6 +329,22 @@ pub(super) const ITERATOR_METHODS: &[&str] = &[
     "zip",
 ];
 
+/// Methods std gives every fn item and closure (of `Clone`, the `Fn*`
+/// traits and std's blanket impls). Sorted.
+pub(super) const FN_STD_METHODS: &[&str] = &[
+    "borrow",
+    "borrow_mut",
+    "call",
+    "call_mut",
+    "call_once",
+    "clone",
+    "clone_from",
+    "into",
+    "to_owned",
+    "try_into",
+    "type_id",
+];
+
 /// What an extension trait's method is called on (see [`Cx::ext_method`]).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum ExtOn {
@@ -1041,15 +1057,19 @@ impl Cx<'_, '_> {
                 }
             }
             // A callable: the method of an in-repo trait implemented for
-            // every `Fn*` (`be_u8.map(…)`), else as on an outside type.
-            // (Such traits that have it, none or several in scope: which
-            // is meant is not told.)
+            // every `Fn*` (`be_u8.map(…)`). (Such traits that have it, none
+            // or several in scope: which is meant is not told.) Else as on
+            // a value of unknown type: a trait's blanket impl may cover
+            // callables through an in-repo bound (bevy's `impl<F:
+            // SystemParamFunction<M>> IntoSystem for F`, whose bound a
+            // macro implements for every `FnMut`).
             TyRes::Fn => match self.fn_method(site, name, args) {
                 Ok(d) => {
                     let strat = Strategy::TypedReceiver;
                     self.edge(self.sym(src), d, EdgeKind::Calls, strat, Some(pos));
                 }
-                Err(0) => self.outside_method(site, recv, &ty, name, &text, pos, args),
+                Err(0) if FN_STD_METHODS.binary_search(&text.as_str()).is_ok() => {}
+                Err(0) => self.untyped_method(site, recv, name_l, pos, args),
                 Err(k) => {
                     let why = format!("{k} traits for callables have it, not one in scope");
                     self.unresolved(src, &text, EdgeKind::Calls, pos, &why);
@@ -1882,17 +1902,17 @@ impl Cx<'_, '_> {
                     }
                     // A callable's method of an in-repo trait implemented
                     // for every `Fn*`: its declared type (`Map<Self, G>`).
-                    (TyRes::Fn, _)
-                        if let Ok(d) =
-                            self.fn_method(site, self.g[*name as usize], UNKNOWN_ARGS) =>
-                    {
-                        self.ret_of(d)
+                    (TyRes::Fn, _) => {
+                        match self.fn_method(site, self.g[*name as usize], UNKNOWN_ARGS) {
+                            Ok(d) => self.ret_of(d),
+                            Err(_) => TyRes::Unknown,
+                        }
                     }
                     // An extension trait's method returns its declared
                     // type (`Self` there is the outside receiver's type);
                     // methods of std/dependency types return their own
                     // types, except accessors of what a container holds.
-                    (TyRes::External | TyRes::Fn | TyRes::Tuple(_), m) => {
+                    (TyRes::External | TyRes::Tuple(_), m) => {
                         match self.ext_ret(site, *name, m) {
                             Some(t) => t,
                             // Several in-repo traits' impls for outside types
@@ -2013,7 +2033,8 @@ impl Cx<'_, '_> {
                 self.ix.closure_param_ty(self.world, d, arg, *param)
             }
             // A fn item (not a tuple struct's constructor, written as a
-            // type is, nor a const).
+            // type is, nor a const). (A longer path that names none is read
+            // as a type's, as before there was this kind of receiver.)
             Recv::Item(path) => {
                 let (w, _) = self.walk_recv_path(m, path, Ns::Value, &first);
                 let callable = w.hits.len() == path.len()
@@ -2025,6 +2046,10 @@ impl Cx<'_, '_> {
                     });
                 if callable {
                     TyRes::Fn
+                } else if path.len() > 1 {
+                    let ty = Ty::Path(path.iter().copied().collect());
+                    self.ix
+                        .resolve_ty_with(self.world, self.file, m, &ty, Some(&first))
                 } else {
                     TyRes::Unknown
                 }

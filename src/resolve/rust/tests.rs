@@ -477,6 +477,7 @@ fn common_method_table_is_sorted() {
         (sites::COMMON_METHODS, false),
         (sites::ITERATOR_METHODS, true),
         (sites::INHERENT_METHODS, true),
+        (sites::FN_STD_METHODS, false),
     ] {
         let mut sorted = table.to_vec();
         sorted.sort_unstable();
@@ -3476,6 +3477,9 @@ pub fn hof<P: FnMut(&mut u8) -> Option<u8>>(mut p: P, i: &mut u8) { p.parse_next
 pub fn ret() -> impl FnMut(&mut u8) -> Option<u8> { digit }
 pub fn chained(i: &mut u8) { ret().parse_next(i); }
 pub mod other { pub fn f(i: &mut u8) { super::digit.parse_next(i); } }
+pub trait Typed { fn parse_ref(&self) -> u8 { 0 } }
+impl<F, T> Typed for F where F: Fn(&mut u8) -> Option<T> + Clone + Send {}
+pub fn typed() { digit.parse_ref(); digit.clone(); }
 "#;
     let g = graph(&[("src/lib.rs", src)]);
     for want in [
@@ -3489,6 +3493,12 @@ pub mod other { pub fn f(i: &mut u8) { super::digit.parse_next(i); } }
         assert_has(&g, want);
     }
     assert_none(&g, "calls shop_app::other::f ->");
+    // Known by its closure trait among other bounds; `clone` is std's.
+    assert_has(
+        &g,
+        "calls shop_app::typed -> shop_app::Typed::parse_ref @26:24 TypedReceiver",
+    );
+    assert!(!g.iter().any(|l| l.starts_with("U calls clone")), "{g:#?}");
     assert_has(
         &g,
         "U calls parse_next @23:53 (1 traits for callables have it, not one in scope)",

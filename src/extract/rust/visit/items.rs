@@ -556,12 +556,14 @@ impl<'s> V<'s> {
     pub(super) fn impl_inner(&mut self, n: Node) {
         let generics_len = self.generics.len();
         let closure_bounds_len = self.closure_bounds.len();
+        let outer_callables = self.impl_callables.replace(Vec::new());
         if let Some(tp) = n.field("type_parameters") {
             self.type_params(tp);
         }
         if let Some(wc) = child_of_kind(n, "where_clause") {
             self.where_clause(wc);
         }
+        let callables = std::mem::replace(&mut self.impl_callables, outer_callables);
         let idx = self.scope.impls.len() as u32;
         let ty_node = n.field("type");
         // `impl<T: Tr> X for T` is a blanket impl: no self type to name;
@@ -578,7 +580,19 @@ impl<'s> V<'s> {
             Some(t) => self.ty(t),
             None => Ty::Unknown,
         };
+        // (A blanket impl for every callable is known by its closure
+        // trait, whatever other bounds it has: `impl<F: Fn(&str) -> R +
+        // Clone> TypedValueParser for F`.)
+        let callable = match bare.filter(|_| blanket) {
+            Some(t) => {
+                let name = self.node_name(t);
+                let found = callables.iter().flatten().find(|(n, _)| *n == name);
+                found.map(|(_, path)| path.clone())
+            }
+            None => None,
+        };
         let (ty, bound) = match (blanket, ty) {
+            (true, _) if let Some(b) = callable => (Ty::Unknown, b),
             (true, Ty::Path(b)) => (Ty::Unknown, b),
             (true, _) => (Ty::Unknown, Segs::new()),
             (false, ty) => (ty, Segs::new()),

@@ -45,7 +45,7 @@ impl<'s> V<'s> {
 
     /// Record sites of every bound; return the bound that best names the
     /// type's methods: the first that is not a common std trait, else the
-    /// `Fn`/`FnMut`/`FnOnce` of a callable, else the first. The bounds
+    /// first, else the `Fn`/`FnMut`/`FnOnce` of a callable. The bounds
     /// of a fn's generic parameter `param` that are not common std traits
     /// are noted for [`BoundSet`].
     pub(super) fn bounds(&mut self, b: Node, param: Option<u32>) -> Option<Segs> {
@@ -86,11 +86,15 @@ impl<'s> V<'s> {
                 self.closure_bounds.push((name, params.clone()));
             }
             // `F: FnMut(&mut I) -> R`: a callable, known by its trait's
-            // path (`FnMut`) when no other trait but std's bounds it.
+            // path (`FnMut`) when no other trait bounds it.
             if let (Ty::Fn(_), None, Some(tr)) = (&t, &callable, k.field("trait")) {
                 let mut segs = Vec::new();
                 if self.path(tr, &mut segs) {
-                    callable = Some(segs.iter().map(|s| s.0).collect::<Segs>());
+                    let path: Segs = segs.iter().map(|s| s.0).collect();
+                    if let (Some(name), Some(noted)) = (param, self.impl_callables.as_mut()) {
+                        noted.push((name, path.clone()));
+                    }
+                    callable = Some(path);
                 }
             }
             if let Ty::Path(p) | Ty::Generic(p, _) = t {
@@ -100,7 +104,7 @@ impl<'s> V<'s> {
                 first.get_or_insert(p);
             }
         }
-        let best = uncommon.first().cloned().or(callable).or(first);
+        let best = uncommon.first().cloned().or(first).or(callable);
         if let (Some(name), Some(noted)) = (param, self.fn_bounds.as_mut()) {
             noted.push((name, uncommon.into_iter().map(Segs::into_vec).collect()));
         }
