@@ -239,6 +239,8 @@ struct V<'s> {
     vec_recv: Option<u32>,
     /// `vec![…]`'s: a `Vec` by name.
     vec_macro_recv: Option<u32>,
+    /// An array of literals' (`["a", "b"]`): its elements are outside.
+    literals_recv: Option<u32>,
     /// A range expression's, by kind (see [`RANGES`]).
     range_recvs: [Option<u32>; 6],
     /// Walking the items of `thread_local!`/`task_local!`, whose statics
@@ -292,6 +294,7 @@ pub(super) fn run(module: Def, src: &[u8], root: Node) -> (Vec<Def>, Scope, Refs
         outside_recv: None,
         vec_recv: None,
         vec_macro_recv: None,
+        literals_recv: None,
         range_recvs: [None; 6],
     };
     v.children(root);
@@ -405,6 +408,13 @@ impl<'s> V<'s> {
         self.made_recv(
             |v| &mut v.vec_recv,
             |_| Recv::Ty(Ty::Slice(Box::new(Ty::Unknown))),
+        )
+    }
+
+    fn literals_recv(&mut self) -> u32 {
+        self.made_recv(
+            |v| &mut v.literals_recv,
+            |_| Recv::Ty(Ty::Slice(Box::new(Ty::External))),
         )
     }
 
@@ -793,9 +803,17 @@ impl<'s> V<'s> {
                 self.children(n);
                 self.range_recv(n)
             }
+            // (Of literals: of outside elements, `for s in ["a", "b"]`.)
             "array_expression" => {
                 self.children(n);
-                self.vec_recv()
+                let first = n.named_child(0).map(|k| k.kind_name());
+                match first {
+                    Some(
+                        "string_literal" | "raw_string_literal" | "char_literal"
+                        | "integer_literal" | "float_literal" | "boolean_literal",
+                    ) => self.literals_recv(),
+                    _ => self.vec_recv(),
+                }
             }
             "macro_invocation" => {
                 self.macro_call(n);

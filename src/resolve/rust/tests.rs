@@ -3504,3 +3504,24 @@ pub fn typed() { digit.parse_ref(); digit.clone(); }
         "U calls parse_next @23:53 (1 traits for callables have it, not one in scope)",
     );
 }
+
+#[test]
+fn an_element_of_an_array_of_literals_is_no_in_repo_type() {
+    // toml_edit's `for input in [r#"…"#, …] { input.raw() }`: snapbox's
+    // `raw` of `str`, not the in-repo `ImDocument::raw` a guess among
+    // methods of the name would give. Other arrays' elements stay unknown.
+    let src = r#"
+pub struct Doc;
+impl Doc { pub fn raw(&self) -> u8 { 0 } }
+pub fn f(d: Doc) {
+    for input in ["a", "b"] { input.raw(); }
+    for x in [d] { x.raw(); }
+}
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_none(&g, "calls shop_app::f -> shop_app::Doc::raw @5:37");
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Doc::raw @6:22 Member { k: 1 }",
+    );
+}

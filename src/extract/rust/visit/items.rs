@@ -537,6 +537,7 @@ impl<'s> V<'s> {
             &mut self.outside_recv,
             &mut self.vec_recv,
             &mut self.vec_macro_recv,
+            &mut self.literals_recv,
         ];
         for slot in made.into_iter().chain(&mut self.range_recvs) {
             if slot.is_some_and(|id| id as usize >= recvs) {
