@@ -507,6 +507,12 @@ pub enum Recv {
     /// callable whose only methods are traits' (`be_u8.map(…)` is an
     /// in-repo `impl<F: FnMut(I) -> R> Parser for F`'s).
     Item(Vec<u32>),
+    /// The value of a call of a macro (by its name) that is std's of an
+    /// outside type (`format!`), or that is given no names, only literals
+    /// (snapbox's `str![["…"]]`): an outside type's unless the repository
+    /// defines a macro (or proc macro fn) of the name. (What a macro given
+    /// names makes may be theirs: tokio-test's `assert_ready!(fut)`.)
+    MacroCall(u32),
     /// `recv.name::<T>()` (the [`Recv::Method`] receiver it is, and `T`):
     /// on an outside type, `str::parse::<T>` is a `Result<T, _>` and
     /// `collect::<T>` a `T`.

@@ -49,6 +49,44 @@ const RANGES: [&str; 6] = [
 
 /// Std traits that say little about which methods a generic type has: a
 /// bound list's first other trait is used for method calls.
+/// Std's macros that never return.
+const DIVERGING_MACROS: [&str; 4] = ["panic", "todo", "unimplemented", "unreachable"];
+
+/// Std's macros whose value is of an outside type whatever they are given.
+const OUTSIDE_VALUE_MACROS: [&str; 10] = [
+    "column",
+    "concat",
+    "env",
+    "file",
+    "format",
+    "include_bytes",
+    "include_str",
+    "line",
+    "matches",
+    "stringify",
+];
+
+/// Whether a macro call's tokens hold a name (a path, a local), not only
+/// literals and punctuation.
+fn names_in(n: Node) -> bool {
+    let mut cursor = n.walk();
+    let kids: Vec<Node> = n.named_children(&mut cursor).collect();
+    kids.into_iter()
+        .filter(|k| k.kind_name() == "token_tree")
+        .any(|t| tokens_name(t))
+}
+
+/// Whether tokens (or an expression of them) hold a name: anything but
+/// literals, punctuation and the trees or arrays around them.
+fn tokens_name(t: Node) -> bool {
+    let mut cursor = t.walk();
+    let kids: Vec<Node> = t.named_children(&mut cursor).collect();
+    kids.into_iter().any(|k| match k.kind_name() {
+        "token_tree" | "array_expression" => tokens_name(k),
+        kind => !kind.ends_with("_literal") && kind != "escape_sequence",
+    })
+}
+
 const STD_TRAITS: [&str; 28] = [
     "AsMut",
     "AsRef",
@@ -820,10 +858,20 @@ impl<'s> V<'s> {
                 let vec = n
                     .field("macro")
                     .is_some_and(|m| m.kind_name() == "identifier" && self.text(m) == "vec");
-                if vec {
-                    self.vec_macro_recv()
-                } else {
-                    0
+                let name = n.field("macro").and_then(|m| match m.kind_name() {
+                    "identifier" => Some(m),
+                    "scoped_identifier" => m.field("name"),
+                    _ => None,
+                });
+                match name {
+                    _ if vec => self.vec_macro_recv(),
+                    // (A macro that never returns is no arm's value.)
+                    Some(m) if DIVERGING_MACROS.contains(&self.text(m)) => 0,
+                    Some(m) if OUTSIDE_VALUE_MACROS.contains(&self.text(m)) || !names_in(n) => {
+                        let name = self.node_name(m);
+                        self.recv(Recv::MacroCall(name))
+                    }
+                    _ => 0,
                 }
             }
             "token_tree" => {
@@ -900,6 +948,21 @@ impl<'s> V<'s> {
             "index_expression" => {
                 let mut cursor = n.walk();
                 let kids: Vec<Node> = n.named_children(&mut cursor).collect();
+                // `str![["…"]]` (snapbox's macro) parses as `str` indexed,
+                // an error (`!`) between: the call of macro `str`.
+                if let [name, bang, args] = kids[..] {
+                    if name.kind_name() == "identifier"
+                        && bang.kind_name() == "ERROR"
+                        && self.text(bang) == "!"
+                    {
+                        self.node(args);
+                        if tokens_name(args) {
+                            return 0;
+                        }
+                        let name = self.node_name(name);
+                        return self.recv(Recv::MacroCall(name));
+                    }
+                }
                 let range = kids
                     .get(1)
                     .is_some_and(|k| k.kind_name() == "range_expression");

@@ -2054,6 +2054,16 @@ impl Cx<'_, '_> {
                     TyRes::Unknown
                 }
             }
+            // (The extractor writes this only of calls given no names.)
+            Recv::MacroCall(name) => {
+                let text = self.gstr(*name);
+                // (A proc macro is a fn of the name.)
+                if self.ix.def_named(text) {
+                    TyRes::Unknown
+                } else {
+                    TyRes::External
+                }
+            }
             Recv::Const(path) => match self.const_recv(site, m, path, &first) {
                 Some(t) => t,
                 // Not a const found: an enum variant, a unit struct.

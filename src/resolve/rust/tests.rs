@@ -3525,3 +3525,35 @@ pub fn f(d: Doc) {
         "calls shop_app::f -> shop_app::Doc::raw @6:22 Member { k: 1 }",
     );
 }
+
+#[test]
+fn a_dependencys_macro_makes_a_value_of_an_outside_type() {
+    // toml_edit's tests: `str![[r#"…"#]].raw()` is snapbox's `Data::raw`,
+    // not a guess of the in-repo `ImDocument::raw`. The repository's own
+    // macros, and those giving back what they are given (`ready!`), may
+    // make its types.
+    let src = r##"
+pub struct Doc;
+impl Doc { pub fn raw(&self) -> u8 { 0 } }
+macro_rules! doc { () => { Doc } }
+pub fn f() {
+    snapbox::str![["a"]].raw();
+    doc!().raw();
+    ready!(x).raw();
+    assert_eq!(1, str![[r#"
+a
+"#]].raw());
+}
+"##;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_none(&g, "calls shop_app::f -> shop_app::Doc::raw @6:26");
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Doc::raw @7:12 Member { k: 1 }",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Doc::raw @8:15 Member { k: 1 }",
+    );
+    assert_none(&g, "calls shop_app::f -> shop_app::Doc::raw @11:");
+}
