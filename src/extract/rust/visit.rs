@@ -47,8 +47,6 @@ const RANGES: [&str; 6] = [
     "RangeFull",
 ];
 
-/// Std traits that say little about which methods a generic type has: a
-/// bound list's first other trait is used for method calls.
 /// Std's macros that never return.
 const DIVERGING_MACROS: [&str; 4] = ["panic", "todo", "unimplemented", "unreachable"];
 
@@ -87,6 +85,8 @@ fn tokens_name(t: Node) -> bool {
     })
 }
 
+/// Std traits that say little about which methods a generic type has: a
+/// bound list's first other trait is used for method calls.
 const STD_TRAITS: [&str; 28] = [
     "AsMut",
     "AsRef",
@@ -447,6 +447,20 @@ impl<'s> V<'s> {
             |v| &mut v.vec_recv,
             |_| Recv::Ty(Ty::Slice(Box::new(Ty::Unknown))),
         )
+    }
+
+    /// The receiver of a call of the macro named by `m` (an identifier),
+    /// given tokens that hold a name or not (`named`): see
+    /// [`Recv::MacroCall`]; none for a macro that never returns (no
+    /// match arm's value), nor for one given names that is not std's of
+    /// an outside type.
+    fn macro_recv(&mut self, m: Node, named: bool) -> u32 {
+        let text = self.text(m);
+        if DIVERGING_MACROS.contains(&text) || (named && !OUTSIDE_VALUE_MACROS.contains(&text)) {
+            return 0;
+        }
+        let name = self.node_name(m);
+        self.recv(Recv::MacroCall(name))
     }
 
     fn literals_recv(&mut self) -> u32 {
@@ -865,13 +879,8 @@ impl<'s> V<'s> {
                 });
                 match name {
                     _ if vec => self.vec_macro_recv(),
-                    // (A macro that never returns is no arm's value.)
-                    Some(m) if DIVERGING_MACROS.contains(&self.text(m)) => 0,
-                    Some(m) if OUTSIDE_VALUE_MACROS.contains(&self.text(m)) || !names_in(n) => {
-                        let name = self.node_name(m);
-                        self.recv(Recv::MacroCall(name))
-                    }
-                    _ => 0,
+                    Some(m) => self.macro_recv(m, names_in(n)),
+                    None => 0,
                 }
             }
             "token_tree" => {
@@ -956,11 +965,7 @@ impl<'s> V<'s> {
                         && self.text(bang) == "!"
                     {
                         self.node(args);
-                        if tokens_name(args) {
-                            return 0;
-                        }
-                        let name = self.node_name(name);
-                        return self.recv(Recv::MacroCall(name));
+                        return self.macro_recv(name, tokens_name(args));
                     }
                 }
                 let range = kids

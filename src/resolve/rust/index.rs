@@ -174,8 +174,9 @@ pub enum TyRes {
     Impls(SymId),
     /// A callable: a fn item, a closure, `impl FnMut(I) -> R`, `fn(A)`.
     /// Its only methods are traits': those of in-repo traits with a
-    /// blanket impl for every `Fn*` (see [`Index::fn_ext_traits`]), else
-    /// as an outside type's.
+    /// blanket impl for every `Fn*` (see [`Index::fn_ext_traits`]), std's
+    /// (`clone`), else those of some blanket impl, as on a value of
+    /// unknown type.
     Fn,
 }
 
@@ -387,9 +388,7 @@ const DEREF_WRAPPERS: [&str; 8] = [
 const WRAPPERS: [&str; 7] = [
     "Option", "Result", "RefCell", "Mutex", "RwLock", "Cell", "Poll",
 ];
-/// External collections of their first type argument.
-/// std's iterator traits: `impl Iterator<Item = T>` holds `T`s as a
-/// container does (the extractor makes the item the one type argument).
+
 /// Whether `name` is one of std's traits of callables.
 pub(super) fn fn_trait(name: &str) -> bool {
     matches!(name, "Fn" | "FnMut" | "FnOnce")
@@ -401,6 +400,8 @@ pub(super) fn std_iterator_trait(name: &str) -> bool {
     ITERATORS.contains(&name) && name != "IntoIterator"
 }
 
+/// std's iterator traits: `impl Iterator<Item = T>` holds `T`s as a
+/// container does (the extractor makes the item the one type argument).
 const ITERATORS: [&str; 4] = [
     "Iterator",
     "DoubleEndedIterator",
@@ -408,6 +409,7 @@ const ITERATORS: [&str; 4] = [
     "IntoIterator",
 ];
 
+/// External collections of their first type argument.
 const CONTAINERS: [&str; 8] = [
     "Vec",
     "VecDeque",

@@ -1075,9 +1075,43 @@ impl Cx<'_, '_> {
                     self.unresolved(src, &text, EdgeKind::Calls, pos, &why);
                 }
             },
-            TyRes::External | TyRes::Container(_) | TyRes::Map(..) | TyRes::Tuple(_) => {
-                self.outside_method(site, recv, &ty, name, &text, pos, args)
-            }
+            // A collection itself has inherent methods an extension trait
+            // may share (`Vec::concat`, `Itertools::concat`); an iterator
+            // over it (`v.iter()`) has not.
+            // (One an in-repo trait is implemented for does: `impl BufMut
+            // for Vec<u8>`.)
+            TyRes::External | TyRes::Container(_) | TyRes::Map(..) | TyRes::Tuple(_) => match self
+                .ext_method(
+                    site,
+                    name,
+                    &text,
+                    args,
+                    if self.iterator_value(recv, 0) {
+                        ExtOn::Iterator { in_repo: false }
+                    } else if matches!(ty, TyRes::Container(_) | TyRes::Map(..)) {
+                        ExtOn::Collection
+                    } else {
+                        ExtOn::Outside
+                    },
+                ) {
+                Ok(d) => self.edge(
+                    self.sym(src),
+                    d,
+                    EdgeKind::Calls,
+                    Strategy::Member { k: 1 },
+                    Some(pos),
+                ),
+                Err(0) => {}
+                // Several in-repo traits' impls for outside types have the
+                // method: the one for the receiver's type, when it is named.
+                Err(_) if let Some(d) = self.outside_impl_method(site, recv, name, args) => {
+                    let strat = Strategy::Member { k: 1 };
+                    self.edge(self.sym(src), d, EdgeKind::Calls, strat, Some(pos));
+                }
+                Err(k) => {
+                    self.unresolved(src, &text, EdgeKind::Calls, pos, &format!("{k} candidates"))
+                }
+            },
             TyRes::Wrap(_) => {}
             // Some type with trait `t`, maybe with others: `t`'s method
             // (see `trait_own_method`), else as if nothing were known.
@@ -1089,48 +1123,6 @@ impl Cx<'_, '_> {
                 None => self.untyped_method(site, recv, name_l, pos, args),
             },
             TyRes::Unknown => self.untyped_method(site, recv, name_l, pos, args),
-        }
-    }
-
-    /// `recv.name(…)` on a value of an outside type `ty` (or a callable
-    /// no trait for callables gives the method): an in-repo extension
-    /// trait's method in scope, else nothing in the repository.
-    #[allow(clippy::too_many_arguments)]
-    fn outside_method(
-        &mut self,
-        site: &Site,
-        recv: u32,
-        ty: &TyRes,
-        name: u32,
-        text: &str,
-        pos: Pos,
-        args: u8,
-    ) {
-        let src = site.src;
-        // A collection itself has inherent methods an extension trait may
-        // share (`Vec::concat`, `Itertools::concat`); an iterator over it
-        // (`v.iter()`) has not. (One an in-repo trait is implemented for
-        // does: `impl BufMut for Vec<u8>`.)
-        let on = if self.iterator_value(recv, 0) {
-            ExtOn::Iterator { in_repo: false }
-        } else if matches!(ty, TyRes::Container(_) | TyRes::Map(..)) {
-            ExtOn::Collection
-        } else {
-            ExtOn::Outside
-        };
-        match self.ext_method(site, name, text, args, on) {
-            Ok(d) => {
-                let strat = Strategy::Member { k: 1 };
-                self.edge(self.sym(src), d, EdgeKind::Calls, strat, Some(pos));
-            }
-            Err(0) => {}
-            // Several in-repo traits' impls for outside types have the
-            // method: the one for the receiver's type, when it is named.
-            Err(_) if let Some(d) = self.outside_impl_method(site, recv, name, args) => {
-                let strat = Strategy::Member { k: 1 };
-                self.edge(self.sym(src), d, EdgeKind::Calls, strat, Some(pos));
-            }
-            Err(k) => self.unresolved(src, text, EdgeKind::Calls, pos, &format!("{k} candidates")),
         }
     }
 
@@ -2054,7 +2046,8 @@ impl Cx<'_, '_> {
                     TyRes::Unknown
                 }
             }
-            // (The extractor writes this only of calls given no names.)
+            // (The extractor writes this only of std's macros of outside
+            // values and of calls given no names.)
             Recv::MacroCall(name) => {
                 let text = self.gstr(*name);
                 // (A proc macro is a fn of the name.)

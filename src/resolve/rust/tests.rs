@@ -3530,8 +3530,8 @@ pub fn f(d: Doc) {
 fn a_dependencys_macro_makes_a_value_of_an_outside_type() {
     // toml_edit's tests: `str![[r#"…"#]].raw()` is snapbox's `Data::raw`,
     // not a guess of the in-repo `ImDocument::raw`. The repository's own
-    // macros, and those giving back what they are given (`ready!`), may
-    // make its types.
+    // macros, and those given names (`ready!(x)`: what they give back may
+    // be of its types), are not known.
     let src = r##"
 pub struct Doc;
 impl Doc { pub fn raw(&self) -> u8 { 0 } }
@@ -3543,6 +3543,9 @@ pub fn f() {
     assert_eq!(1, str![[r#"
 a
 "#]].raw());
+    let s = str![["b"]].raw();
+    let d = match 1 { 0 => unreachable!(), _ => Doc };
+    d.raw();
 }
 "##;
     let g = graph(&[("src/lib.rs", src)]);
@@ -3556,4 +3559,11 @@ a
         "calls shop_app::f -> shop_app::Doc::raw @8:15 Member { k: 1 }",
     );
     assert_none(&g, "calls shop_app::f -> shop_app::Doc::raw @11:");
+    // (`str![…]` outside a macro parses as `str` indexed.)
+    assert_none(&g, "calls shop_app::f -> shop_app::Doc::raw @12:");
+    // A match arm that never returns gives no type.
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Doc::raw @14:7 TypedReceiver",
+    );
 }

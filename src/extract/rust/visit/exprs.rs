@@ -1000,17 +1000,12 @@ impl<'s> V<'s> {
                 // `str![["…"]].m(`: a macro's value (see [`Recv::MacroCall`]).
                 "token_tree" if d >= 3 && kids[d - 2].kind_name() == "!" => {
                     let m = kids[d - 3];
-                    let text = self.text(m);
-                    let outside = OUTSIDE_VALUE_MACROS.contains(&text) || !tokens_name(k);
                     if !chain.is_empty()
                         || !matches!(m.kind_name(), "identifier" | "primitive_type")
-                        || DIVERGING_MACROS.contains(&text)
-                        || !outside
                     {
                         return 0;
                     }
-                    let name = self.node_name(m);
-                    return self.recv(Recv::MacroCall(name));
+                    return self.macro_recv(m, tokens_name(k));
                 }
                 "token_tree" if d >= 2 && k.child(0).is_some_and(|o| o.kind_name() == "(") => {
                     // `f(…).m(`, `a::f(…).m(`, `x.f(…).m(`
