@@ -1788,12 +1788,16 @@ impl Cx<'_, '_> {
                 let text = self.gstr(*name);
                 match (base, text) {
                     // An extension trait's method on an iterator over a
-                    // collection (`v.iter().tuple_windows()`): its return type.
+                    // collection (`v.iter().tuple_windows()`): its return
+                    // type. (Not a name of std's that such a trait shares,
+                    // combine's `Parser::skip`: `hirs.iter().skip(1)`
+                    // keeps its elements.)
                     (TyRes::Container(_), m)
                         if self.is_iterator(*base_r)
-                            && self.ix.ext_methods.contains_key(&self.g[*name as usize]) =>
+                            && self.ix.ext_methods.contains_key(&self.g[*name as usize])
+                            && let Some(t) = self.ext_ret(site, *name, m) =>
                     {
-                        self.ext_ret(site, *name, m).unwrap_or(TyRes::Unknown)
+                        t
                     }
                     (TyRes::Container(x), m) => {
                         match collection_method(TyRes::Container(x.clone()), *x, m) {

@@ -3567,3 +3567,22 @@ a
         "calls shop_app::f -> shop_app::Doc::raw @14:7 TypedReceiver",
     );
 }
+
+#[test]
+fn an_iterators_std_method_keeps_its_elements_beside_an_extension_trait() {
+    // rust-large: combine's `Parser` (implemented for every `FnMut`) has a
+    // `skip`; regex-syntax's `for h in hirs.iter().skip(1) { h.kind() }`
+    // is still over `Hir`s.
+    let src = r#"
+pub trait Parser<I> { fn skip<P2>(self, p: P2) -> u8 where Self: Sized { 0 } }
+impl<I, O, F> Parser<I> for F where F: FnMut(&mut I) -> O {}
+pub struct Hir; impl Hir { pub fn kind(&self) -> u8 { 0 } }
+pub struct Other; impl Other { pub fn kind(&self) -> u8 { 0 } }
+pub fn f(hirs: Vec<Hir>) { for h in hirs.iter().skip(1) { h.kind(); } }
+"#;
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Hir::kind @6:61 TypedReceiver",
+    );
+}
