@@ -1908,26 +1908,24 @@ impl Cx<'_, '_> {
                     // type (`Self` there is the outside receiver's type);
                     // methods of std/dependency types return their own
                     // types, except accessors of what a container holds.
-                    (TyRes::External | TyRes::Tuple(_), m) => {
-                        match self.ext_ret(site, *name, m) {
-                            Some(t) => t,
-                            // Several in-repo traits' impls for outside types
-                            // have it: the one for the type the receiver is
-                            // named as (`(0..n).into_par_iter()`: rayon's
-                            // `Range<T>` impl, whose `Iter` is an in-repo type).
-                            None if let Some(d) = self.outside_impl_method(
-                                site,
-                                *base_r,
-                                self.g[*name as usize],
-                                UNKNOWN_ARGS,
-                            ) =>
-                            {
-                                self.ext_ret_of(d)
-                            }
-                            None if !ELEMENT_ACCESSORS.contains(&m) => TyRes::External,
-                            None => TyRes::Unknown,
+                    (TyRes::External | TyRes::Tuple(_), m) => match self.ext_ret(site, *name, m) {
+                        Some(t) => t,
+                        // Several in-repo traits' impls for outside types
+                        // have it: the one for the type the receiver is
+                        // named as (`(0..n).into_par_iter()`: rayon's
+                        // `Range<T>` impl, whose `Iter` is an in-repo type).
+                        None if let Some(d) = self.outside_impl_method(
+                            site,
+                            *base_r,
+                            self.g[*name as usize],
+                            UNKNOWN_ARGS,
+                        ) =>
+                        {
+                            self.ext_ret_of(d)
                         }
-                    }
+                        None if !ELEMENT_ACCESSORS.contains(&m) => TyRes::External,
+                        None => TyRes::Unknown,
+                    },
                     _ => TyRes::Unknown,
                 }
             }

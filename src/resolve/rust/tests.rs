@@ -3480,6 +3480,8 @@ pub mod other { pub fn f(i: &mut u8) { super::digit.parse_next(i); } }
 pub trait Typed { fn parse_ref(&self) -> u8 { 0 } }
 impl<F, T> Typed for F where F: Fn(&mut u8) -> Option<T> + Clone + Send {}
 pub fn typed() { digit.parse_ref(); digit.clone(); }
+pub struct Cl;
+impl Cl { pub fn clone(&self) -> Cl { Cl } }
 "#;
     let g = graph(&[("src/lib.rs", src)]);
     for want in [
@@ -3493,7 +3495,8 @@ pub fn typed() { digit.parse_ref(); digit.clone(); }
         assert_has(&g, want);
     }
     assert_none(&g, "calls shop_app::other::f ->");
-    // Known by its closure trait among other bounds; `clone` is std's.
+    // Known by its closure trait among other bounds; `clone` is std's,
+    // not a guess among the repository's (`Cl::clone`).
     assert_has(
         &g,
         "calls shop_app::typed -> shop_app::Typed::parse_ref @26:24 TypedReceiver",
