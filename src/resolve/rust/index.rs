@@ -1376,6 +1376,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         names = ix.names.len(),
         known = ix.known_names,
         interned_files = ix.interned.len(),
+        rss = crate::memory::rss_mib(),
         "built the Rust index"
     );
     ix
