@@ -324,7 +324,9 @@ pub struct IndexConfig {
     /// The process ends after this update and its one query (a CLI
     /// command): the resolvers' in-memory world is left for the OS to
     /// reclaim at exit instead of being freed object by object (20 ms of a
-    /// 10-file re-index on Django). Never set in a long-running process.
+    /// 10-file re-index on Django). Not after a bulk load, where SQLite's
+    /// index builds come next: the world is freed before them (see
+    /// `resolve_pending`). Never set in a long-running process.
     pub one_shot: bool,
     /// Read the world's facts when a resolver asks for them (`Some(true)`)
     /// or all up front (`Some(false)`); `None`: on demand when the update
