@@ -999,7 +999,8 @@ impl<'s> V<'s> {
 
 /// Whether the arguments of a `#[cfg(…)]` name a configuration that is
 /// most likely off where rust-analyzer runs: Linux on a 64-bit little-endian
-/// target, `test`, `debug_assertions` and `miri` on (rust-analyzer's
+/// target of this machine's architecture with its default target features,
+/// `test`, `debug_assertions` and `miri` on (rust-analyzer's
 /// default `cargo.cfgs`), any other flag (`loom`, `docsrs`) off. Features
 /// are decided elsewhere ([`cfg_feature`]), from the package's defaults.
 pub(super) fn cfg_likely_off(args: &str) -> bool {
@@ -1164,13 +1165,28 @@ impl CfgParser<'_> {
     }
 }
 
-/// `key = "value"` on 64-bit little-endian Linux with panics unwinding.
+/// The target features rustc turns on by default for this machine's
+/// architecture (`rustc --print cfg`), where rust-analyzer runs: a
+/// `#[cfg(target_feature = "sse2")]` module is the one it reads on x86_64
+/// (fixedbitset's `block::sse2`, not `block::default`). Empty: not known.
+const HOST_TARGET_FEATURES: &[&str] = match std::env::consts::ARCH.as_bytes() {
+    b"x86_64" => &["fxsr", "sse", "sse2"],
+    b"aarch64" => &["neon"],
+    _ => &[],
+};
+
+/// `key = "value"` on 64-bit little-endian Linux with panics unwinding, on
+/// this machine's architecture with its default target features.
 fn key_value(key: &str, value: &str) -> Cfg {
     let on = |yes: bool| if yes { Cfg::On } else { Cfg::Off };
     match key {
         "target_os" => on(value == "linux"),
         "target_family" => on(value == "unix"),
         "target_arch" if value.starts_with("wasm") => Cfg::Off,
+        "target_arch" => on(value == std::env::consts::ARCH),
+        "target_feature" if !HOST_TARGET_FEATURES.is_empty() => {
+            on(HOST_TARGET_FEATURES.contains(&value))
+        }
         "target_vendor" if value == "apple" => Cfg::Off,
         "target_pointer_width" => on(value == "64"),
         "target_endian" => on(value == "little"),
@@ -1257,9 +1273,28 @@ mod tests {
             "(all(unix, not(windows)))",
             "(feature = \"std\")",
             "(all(feature = \"std\", unix))",
-            "(target_arch = \"aarch64\")",
+            "(target_vendor = \"pc\")",
         ] {
             assert!(!cfg_likely_off(on), "{on} is not off");
+        }
+        // The architecture and its default target features are this
+        // machine's (rust-analyzer 0.0.330 on x86_64 took fixedbitset's
+        // `sse2` module, not `default` or `avx2`).
+        if cfg!(target_arch = "x86_64") {
+            for on in [
+                "(target_arch = \"x86_64\")",
+                "(any(target_arch = \"x86\", target_arch = \"x86_64\"))",
+                "(all(target_feature = \"sse2\", not(target_feature = \"avx\")))",
+            ] {
+                assert!(!cfg_likely_off(on), "{on} is not off");
+            }
+            for off in [
+                "(target_arch = \"aarch64\")",
+                "(target_feature = \"avx2\")",
+                "(not(target_feature = \"sse2\"))",
+            ] {
+                assert!(cfg_likely_off(off), "{off} is off");
+            }
         }
         for off in [
             "(not(miri))",
