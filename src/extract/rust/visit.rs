@@ -795,8 +795,11 @@ impl<'s> V<'s> {
                 // (A primitive's is never an in-repo receiver; a
                 // `thread_local!` static is std's `LocalKey`. The name is
                 // interned only for a const kept: bindings have a hundred
-                // thousand others.)
-                let kept = ty.filter(|ty| self.type_like_ty(ty) && !self.local_keys);
+                // thousand others. An inherent impl's are all kept: each
+                // shadows its traits' items of its name, and `f16::E` is
+                // of half's own `f16`, a name std's primitive has too.)
+                let inherent = matches!(self.assoc, Some(Assoc::Impl(_, _, false)));
+                let kept = ty.filter(|ty| inherent || (self.type_like_ty(ty) && !self.local_keys));
                 if let (Some(ty), Some(nn)) = (kept, n.field("name")) {
                     let (name, module) = (self.node_name(nn), self.module);
                     match self.assoc {

@@ -312,6 +312,10 @@ pub struct Index {
     /// (type, name) → an associated const of one of its impls: (file,
     /// index in `Scope::assoc_consts`).
     pub assoc_consts: HashMap<(SymId, u32), (FileIdx, u32)>,
+    /// (type, name) of the associated consts of inherent impls: such a
+    /// const shadows the items of that name its traits have (`f16::E` is
+    /// half's `impl f16 { pub const E: f16 }`, not `FloatConst::E`).
+    pub inherent_consts: HashSet<(SymId, u32)>,
     /// (trait, name) → its associated type with a bound: (file, index in
     /// `Scope::trait_assoc_tys`).
     pub trait_assoc_tys: HashMap<(SymId, u32), (FileIdx, u32)>,
@@ -572,6 +576,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         fields: Vec::new(),
         consts: Vec::new(),
         assoc_consts: HashMap::default(),
+        inherent_consts: HashSet::default(),
         trait_assoc_tys: HashMap::default(),
         rets: Vec::new(),
         closures: HashMap::default(),
@@ -1174,6 +1179,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
             def_names,
             gnames,
             assoc_consts,
+            inherent_consts,
             trait_assoc_tys,
             ..
         } = &mut ix;
@@ -1242,7 +1248,16 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
                         ) else {
                             continue;
                         };
-                        assoc_consts.entry((t, name)).or_insert((f, i as u32));
+                        let inherent = scope
+                            .impls
+                            .get(c.owner as usize)
+                            .is_some_and(|imp| imp.tr.is_empty());
+                        if inherent {
+                            assoc_consts.insert((t, name), (f, i as u32));
+                            inherent_consts.insert((t, name));
+                        } else {
+                            assoc_consts.entry((t, name)).or_insert((f, i as u32));
+                        }
                     }
                     for (i, a) in scope.trait_assoc_tys.iter().enumerate() {
                         let Some(&name) = gnames[f.0 as usize].get(a.name as usize) else {

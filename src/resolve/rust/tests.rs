@@ -3589,3 +3589,23 @@ pub fn f(hirs: Vec<Hir>) { for h in hirs.iter().skip(1) { h.kind(); } }
         "calls shop_app::f -> shop_app::Hir::kind @6:61 TypedReceiver",
     );
 }
+
+/// An inherent impl's associated const is found before a trait's item of
+/// its name, whatever its type is written as: half's `f16::E` is its `impl
+/// f16 { pub const E: f16 }` (no node), not `FloatConst::E`, and a call on
+/// it is `f16`'s.
+#[test]
+fn an_inherent_const_shadows_a_traits_item_of_its_name() {
+    let src = "pub trait FloatConst { fn E() -> Self; }\n\
+               pub struct f16(u16);\n\
+               impl f16 {\n    pub const E: f16 = f16(1);\n    pub fn to_bits(self) -> u16 { self.0 }\n}\n\
+               impl FloatConst for f16 { fn E() -> Self { f16(1) } }\n\
+               pub fn g() -> u16 { f16::E.to_bits() }\n";
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::g -> shop_app::f16::to_bits @8:28 TypedReceiver",
+    );
+    assert_none(&g, "references shop_app::g -> shop_app::f16::E");
+    assert_none(&g, "calls shop_app::g -> shop_app::f16::E");
+}

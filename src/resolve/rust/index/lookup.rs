@@ -830,6 +830,10 @@ impl Index {
         if let Some(v) = self.inherent.get(&(t, name)) {
             return v.to_vec();
         }
+        // An inherent const is found before any trait's item of its name.
+        if self.inherent_consts.contains(&(t, name)) {
+            return Vec::new();
+        }
         self.assoc_of_traits(world, t, name)
     }
 
