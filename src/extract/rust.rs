@@ -517,6 +517,30 @@ pub enum Recv {
     /// on an outside type, `str::parse::<T>` is a `Result<T, _>` and
     /// `collect::<T>` a `T`.
     Turbofish(u32, Ty),
+    /// `lhs + rhs` and the other overloadable binary operators, by the
+    /// [`Recv`] of the left operand and the name of the operator trait's
+    /// method (`add`, `bitand`, …): on an in-repo type, what its impl of
+    /// the operator returns (fixedbitset's `&a & &b` is a `FixedBitSet`).
+    BinOp(u32, u32),
+}
+
+/// The method of the std operator trait a binary operator calls (`+`:
+/// `Add::add`); `None` for those no trait overloads (`&&`, `==`, …: their
+/// values are `bool`s).
+pub fn binary_op_method(op: &str) -> Option<&'static str> {
+    Some(match op {
+        "+" => "add",
+        "-" => "sub",
+        "*" => "mul",
+        "/" => "div",
+        "%" => "rem",
+        "&" => "bitand",
+        "|" => "bitor",
+        "^" => "bitxor",
+        "<<" => "shl",
+        ">>" => "shr",
+        _ => return None,
+    })
 }
 
 /// Macros std exports to every crate. A crate's own `macro_rules!` of the

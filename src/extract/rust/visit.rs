@@ -943,6 +943,20 @@ impl<'s> V<'s> {
                 }
                 r
             }
+            "binary_expression" => {
+                let op = n.field("operator").map_or("", |o| self.text(o));
+                let left = n.field("left").map_or(0, |l| self.node(l));
+                if let Some(r) = n.field("right") {
+                    self.node(r);
+                }
+                match super::binary_op_method(op) {
+                    Some(m) if left != 0 => {
+                        let m = self.name(m);
+                        self.recv(Recv::BinOp(left, m))
+                    }
+                    _ => 0,
+                }
+            }
             "unary_expression" => {
                 let deref = n.child(0).is_some_and(|c| c.kind_name() == "*");
                 let mut r = 0;

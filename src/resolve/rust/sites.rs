@@ -1962,6 +1962,19 @@ impl Cx<'_, '_> {
                 t @ (TyRes::Container(_) | TyRes::External) => t,
                 _ => TyRes::Unknown,
             },
+            // `a & b` on an in-repo type: what its operator impl's method
+            // returns (`Self` there is that type). Otherwise unknown, as
+            // before: a number's is a number, an outside type's its own.
+            Recv::BinOp(lhs, name) => match self.eval(site, *lhs, depth + 1) {
+                TyRes::Def(t) => {
+                    let t = self.ix.unalias(self.world, t);
+                    match self.ix.assoc(self.world, t, self.g[*name as usize]).first() {
+                        Some(&d) => self.ret_of(d),
+                        None => TyRes::Unknown,
+                    }
+                }
+                _ => TyRes::Unknown,
+            },
             Recv::Turbofish(call, ty) => {
                 let t = self.eval(site, *call, depth + 1);
                 let Some(Recv::Method(base, name)) = self.refs.recvs.get(*call as usize) else {

@@ -3609,3 +3609,24 @@ fn an_inherent_const_shadows_a_traits_item_of_its_name() {
     assert_none(&g, "references shop_app::g -> shop_app::f16::E");
     assert_none(&g, "calls shop_app::g -> shop_app::f16::E");
 }
+
+/// A binary operator on an in-repo type is the call of its operator impl's
+/// method, and the value what that returns: fixedbitset's `let ab = &a &
+/// &b; ab.contains(i)` is `FixedBitSet::contains`, not a guess among the
+/// methods named `contains`.
+#[test]
+fn a_binary_operator_on_an_in_repo_type_gives_what_its_impl_returns() {
+    let src = "use std::ops::BitAnd;\n\
+               pub struct Set;\n\
+               impl Set { pub fn contains(&self) -> bool { true } }\n\
+               impl BitAnd for &Set {\n    type Output = Set;\n    fn bitand(self, _: &Set) -> Set { Set }\n}\n\
+               pub struct Other;\n\
+               impl Other { pub fn contains(&self) -> bool { false } }\n\
+               pub fn f(a: Set, b: Set) -> bool { let ab = &a & &b; ab.contains() }\n";
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Set::contains @10:57 TypedReceiver",
+    );
+    assert_none(&g, "calls shop_app::f -> shop_app::Other::contains");
+}
