@@ -121,15 +121,16 @@ pub fn rss_mib() -> u64 {
         .map_or(0, |kib| kib >> 10)
 }
 
-/// Returns the memory freed so far to the system (mimalloc keeps freed
-/// pages for reuse): called between stages whose tables die at the end.
-pub fn give_back() {
+/// Returns the memory this thread freed so far to the system (mimalloc
+/// keeps freed pages for reuse).
+fn give_back() {
     // SAFETY: mi_collect has no preconditions.
     unsafe { libmimalloc_sys::mi_collect(true) };
 }
 
-/// [`give_back`] on this thread and on every worker: a page freed here that
-/// a worker allocated is that worker's to return.
+/// Returns freed memory to the system, on this thread and on every worker
+/// (a page freed here that a worker allocated is that worker's to return):
+/// called between stages whose tables die at the end.
 pub fn give_back_everywhere() {
     give_back();
     crate::index::workers().broadcast(|_| give_back());

@@ -524,23 +524,30 @@ pub enum Recv {
     BinOp(u32, u32),
 }
 
-/// The method of the std operator trait a binary operator calls (`+`:
-/// `Add::add`); `None` for those no trait overloads (`&&`, `==`, …: their
-/// values are `bool`s).
+/// The overloadable binary operators: each with the std trait it calls and
+/// that trait's method (`+`: `Add::add`). The others (`&&`, `==`, …) give
+/// `bool`s.
+const BINARY_OPS: [(&str, &str, &str); 10] = [
+    ("+", "Add", "add"),
+    ("-", "Sub", "sub"),
+    ("*", "Mul", "mul"),
+    ("/", "Div", "div"),
+    ("%", "Rem", "rem"),
+    ("&", "BitAnd", "bitand"),
+    ("|", "BitOr", "bitor"),
+    ("^", "BitXor", "bitxor"),
+    ("<<", "Shl", "shl"),
+    (">>", "Shr", "shr"),
+];
+
+/// The method of the std trait binary operator `op` calls (`+`: `add`).
 pub fn binary_op_method(op: &str) -> Option<&'static str> {
-    Some(match op {
-        "+" => "add",
-        "-" => "sub",
-        "*" => "mul",
-        "/" => "div",
-        "%" => "rem",
-        "&" => "bitand",
-        "|" => "bitor",
-        "^" => "bitxor",
-        "<<" => "shl",
-        ">>" => "shr",
-        _ => return None,
-    })
+    BINARY_OPS.iter().find(|o| o.0 == op).map(|o| o.2)
+}
+
+/// The std operator trait whose method is named `method` (`add`: `Add`).
+pub fn operator_trait(method: &str) -> Option<&'static str> {
+    BINARY_OPS.iter().find(|o| o.2 == method).map(|o| o.1)
 }
 
 /// Macros std exports to every crate. A crate's own `macro_rules!` of the

@@ -1080,38 +1080,30 @@ impl Cx<'_, '_> {
             // over it (`v.iter()`) has not.
             // (One an in-repo trait is implemented for does: `impl BufMut
             // for Vec<u8>`.)
-            TyRes::External | TyRes::Container(_) | TyRes::Map(..) | TyRes::Tuple(_) => match self
-                .ext_method(
-                    site,
-                    name,
-                    &text,
-                    args,
-                    if self.iterator_value(recv, 0) {
-                        ExtOn::Iterator { in_repo: false }
-                    } else if matches!(ty, TyRes::Container(_) | TyRes::Map(..)) {
-                        ExtOn::Collection
-                    } else {
-                        ExtOn::Outside
-                    },
-                ) {
-                Ok(d) => self.edge(
-                    self.sym(src),
-                    d,
-                    EdgeKind::Calls,
-                    Strategy::Member { k: 1 },
-                    Some(pos),
-                ),
-                Err(0) => {}
-                // Several in-repo traits' impls for outside types have the
-                // method: the one for the receiver's type, when it is named.
-                Err(_) if let Some(d) = self.outside_impl_method(site, recv, name, args) => {
-                    let strat = Strategy::Member { k: 1 };
-                    self.edge(self.sym(src), d, EdgeKind::Calls, strat, Some(pos));
+            TyRes::External | TyRes::Container(_) | TyRes::Map(..) | TyRes::Tuple(_) => {
+                let on = if self.iterator_value(recv, 0) {
+                    ExtOn::Iterator { in_repo: false }
+                } else if matches!(ty, TyRes::Container(_) | TyRes::Map(..)) {
+                    ExtOn::Collection
+                } else {
+                    ExtOn::Outside
+                };
+                let strat = Strategy::Member { k: 1 };
+                match self.ext_method(site, name, &text, args, on) {
+                    Ok(d) => self.edge(self.sym(src), d, EdgeKind::Calls, strat, Some(pos)),
+                    Err(0) => {}
+                    // Several in-repo traits' impls for outside types have
+                    // the method: the one for the receiver's type, when it
+                    // is named.
+                    Err(_) if let Some(d) = self.outside_impl_method(site, recv, name, args) => {
+                        self.edge(self.sym(src), d, EdgeKind::Calls, strat, Some(pos));
+                    }
+                    Err(k) => {
+                        let why = format!("{k} candidates");
+                        self.unresolved(src, &text, EdgeKind::Calls, pos, &why);
+                    }
                 }
-                Err(k) => {
-                    self.unresolved(src, &text, EdgeKind::Calls, pos, &format!("{k} candidates"))
-                }
-            },
+            }
             TyRes::Wrap(_) => {}
             // Some type with trait `t`, maybe with others: `t`'s method
             // (see `trait_own_method`), else as if nothing were known.
@@ -1619,6 +1611,29 @@ impl Cx<'_, '_> {
         out.unwrap_or(TyRes::Unknown)
     }
 
+    /// The method `name` (local id: `add`, `bitand`, …) of in-repo type
+    /// `t`'s impl of the std operator trait that has it (`impl BitAnd for
+    /// &Set`): what `a & b` calls. Never an inherent method or another
+    /// trait's of the name: an operator calls only its trait's.
+    fn operator_method(&self, t: SymId, name: u32) -> Option<SymId> {
+        let tr = crate::extract::rust::operator_trait(self.gstr(name))?;
+        let t = self.ix.unalias(self.world, t);
+        let methods = self
+            .ix
+            .trait_impl_methods
+            .get(&(t, self.g[name as usize]))?;
+        methods.iter().copied().find(|&m| {
+            let (Some((_, imp)), Some(scope)) =
+                (self.ix.impl_of(self.world, m), scope_of(self.world, m.file))
+            else {
+                return false;
+            };
+            imp.tr
+                .last()
+                .is_some_and(|&l| &scope.names[l as usize] == tr)
+        })
+    }
+
     /// Whether in-repo type `t` implements `Deref` (has a `deref` method).
     fn has_deref(&self, t: SymId) -> bool {
         self.ix
@@ -1966,13 +1981,10 @@ impl Cx<'_, '_> {
             // returns (`Self` there is that type). Otherwise unknown, as
             // before: a number's is a number, an outside type's its own.
             Recv::BinOp(lhs, name) => match self.eval(site, *lhs, depth + 1) {
-                TyRes::Def(t) => {
-                    let t = self.ix.unalias(self.world, t);
-                    match self.ix.assoc(self.world, t, self.g[*name as usize]).first() {
-                        Some(&d) => self.ret_of(d),
-                        None => TyRes::Unknown,
-                    }
-                }
+                TyRes::Def(t) => match self.operator_method(t, *name) {
+                    Some(d) => self.ret_of(d),
+                    None => TyRes::Unknown,
+                },
                 _ => TyRes::Unknown,
             },
             Recv::Turbofish(call, ty) => {

@@ -3613,12 +3613,13 @@ fn an_inherent_const_shadows_a_traits_item_of_its_name() {
 /// A binary operator on an in-repo type is the call of its operator impl's
 /// method, and the value what that returns: fixedbitset's `let ab = &a &
 /// &b; ab.contains(i)` is `FixedBitSet::contains`, not a guess among the
-/// methods named `contains`.
+/// methods named `contains`. An inherent method of the operator method's
+/// name is not what the operator calls.
 #[test]
 fn a_binary_operator_on_an_in_repo_type_gives_what_its_impl_returns() {
     let src = "use std::ops::BitAnd;\n\
                pub struct Set;\n\
-               impl Set { pub fn contains(&self) -> bool { true } }\n\
+               impl Set { pub fn contains(&self) -> bool { true } pub fn bitand(&self) -> Other { Other } }\n\
                impl BitAnd for &Set {\n    type Output = Set;\n    fn bitand(self, _: &Set) -> Set { Set }\n}\n\
                pub struct Other;\n\
                impl Other { pub fn contains(&self) -> bool { false } }\n\
