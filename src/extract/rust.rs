@@ -13,7 +13,7 @@
 
 mod visit;
 
-pub use visit::cfg_on;
+pub use visit::{cfg_on, feature_cfg_off};
 
 #[cfg(test)]
 mod tests;
@@ -62,6 +62,9 @@ pub struct Scope {
     pub mod_decls: Vec<u32>,
     /// Those of them with a `#[path = "…"]` attribute.
     pub mod_paths: Vec<ModPath>,
+    /// Those of them under a cfg: the file of a module whose every
+    /// declaration is compiled out is compiled out too.
+    pub mod_decl_cfgs: Vec<DeclCfg>,
     /// Signatures of associated fns: what a method call can reach.
     pub sigs: Vec<Sig>,
     /// `type A = T;`: what each alias stands for.
@@ -82,6 +85,9 @@ pub struct Scope {
     pub cfg_off: Vec<u32>,
     /// Defs under `#[cfg(feature = "x")]` (`on`) or `#[cfg(not(feature =
     /// "x"))]`: compiled in depending on the package's default features.
+    /// `name` may also be a whole predicate over features, its arguments
+    /// as written (`(all(target_feature = "sse2", not(feature = "x")))`;
+    /// see [`feature_cfg_off`]).
     pub cfg_features: Vec<CfgFeature>,
     /// `macro_rules!` whose every expansion puts `#[cfg(…)]` on the items
     /// it is given (`cfg_os_poll! { mod unix; }` in mio, tokio's `cfg_rt!`):
@@ -177,6 +183,16 @@ pub struct Const {
     pub module: u32,
     pub name: u32,
     pub ty: Ty,
+}
+
+/// A `mod name;` declaration under a `#[cfg(…)]` (see `Scope::mod_decl_cfgs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeclCfg {
+    pub name: u32,
+    /// Under a `#[cfg(…)]` that is most likely off (see `Scope::cfg_off`).
+    pub cfg_off: bool,
+    /// Under a feature cfg (name, on) (see `Scope::cfg_features`).
+    pub feature: Option<(u32, bool)>,
 }
 
 /// `#[path = "…"] mod name;`

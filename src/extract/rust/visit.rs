@@ -5,7 +5,7 @@ use tree_sitter::Node;
 use crate::extract::syntax::Syntax;
 
 use super::{
-    Alias, ArgTy, BoundSet, CallArg, CfgFeature, CfgMacro, ClosureSig, Const, Field, Impl,
+    Alias, ArgTy, BoundSet, CallArg, CfgFeature, CfgMacro, ClosureSig, Const, DeclCfg, Field, Impl,
     InlineMod, Item, MacroBlock, ModPath, Recv, Refs, Ret, Role, Scope, Segs, SelfArg, Sig, Site,
     SiteKind, Super, Ty, Use, GLOBAL_PATH, NONE, SELF_RECV, UNKNOWN_ARGS,
 };
@@ -16,7 +16,7 @@ use foldhash::HashMap;
 mod exprs;
 mod items;
 
-pub use items::cfg_on;
+pub use items::{cfg_on, feature_cfg_off};
 mod types;
 
 /// A node's named children, comments left out (a comment is a named

@@ -170,6 +170,16 @@ pub(super) fn facts(defs: &[Def], scope: &Scope) -> Vec<Fact> {
         t.name(w.name(d));
         f.push(None, t);
     }
+    for c in &scope.mod_decl_cfgs {
+        let mut t = Text::new("decl-cfg");
+        t.name(w.name(c.name));
+        t.raw(if c.cfg_off { " off" } else { " on" });
+        if let Some((n, on)) = c.feature {
+            t.raw(if on { " if " } else { " unless " });
+            t.name(w.name(n));
+        }
+        f.push(None, t);
+    }
     for m in &scope.mod_paths {
         let mut t = Text::new("decl-path");
         t.name(w.name(m.name));

@@ -62,6 +62,10 @@ pub enum Ns {
     Any,
     Value,
     Macro,
+    /// A path's prefix (`vec4` in `vec4::Vec4`): a module or a type, never
+    /// a fn. glam's `pub use vec4::{vec4, Vec4};` binds fn `vec4`, and the
+    /// module `vec4` its prefix names comes through a glob.
+    Type,
 }
 
 /// How a module lookup found a name.
@@ -212,6 +216,9 @@ pub struct Index {
     /// File → module id of the file (NONE: not Rust).
     pub file_mod: Vec<u32>,
     pub children: HashMap<(u32, u32), u32>,
+    /// File modules declared by more than one module (`mod support;` in
+    /// each of `tests/*.rs`) → their parents besides [`Mod::parent`].
+    pub other_parents: HashMap<u32, Vec<u32>>,
     /// (module, name) of each `mod name;` whose file is not in the graph
     /// (skipped as too large, generated, absent): no glob brings the name.
     pub unfiled: HashSet<(u32, u32)>,
@@ -326,6 +333,9 @@ pub struct Index {
     /// Defs most likely compiled out (cfg on another OS, a custom flag, a
     /// feature that is not on by default).
     pub off: HashSet<SymId>,
+    /// The files of modules most likely compiled out (see
+    /// [`Index::is_off`]).
+    pub off_files: HashSet<FileIdx>,
     /// Module-level `use`s likely compiled out beyond their own
     /// `Use::cfg_off`: under a feature not on by default, or in the call of
     /// a macro whose cfg is off (see `Scope::cfg_macros`).
@@ -496,10 +506,94 @@ fn cfg_macros(world: &World, packages: &Packages) -> CfgMacros {
 }
 
 fn feature_off(role: &super::CrateFile, scope: &Scope, name: u32, on: bool) -> bool {
-    role.features
+    crate::extract::rust::feature_cfg_off(&scope.names[name as usize], on, &role.features)
+}
+
+/// Where def `s` goes among same-named ones, those likely compiled in
+/// first: compiled in; then off by a feature or in a module compiled out,
+/// but on for this platform (windows-sys's `#[cfg(target_arch =
+/// "x86_64")]` struct beside the x86 one, both under features that are
+/// off by default); then off for this platform.
+fn off_order(
+    world: &World,
+    off: &HashSet<SymId>,
+    off_files: &HashSet<FileIdx>,
+    s: SymId,
+) -> (bool, bool) {
+    // (`Scope::cfg_off` is in def order.)
+    let platform =
+        || scope_of(world, s.file).is_some_and(|sc| sc.cfg_off.binary_search(&s.def).is_ok());
+    let is_off = off.contains(&s) || off_files.contains(&s.file);
+    (is_off, is_off && platform())
+}
+
+/// The files of modules compiled out: every `mod x;` declaring the
+/// module, or one declaring a module it is in, is under a cfg likely off
+/// or a feature cfg the package's defaults turn off (glam's
+/// `#[cfg(all(target_feature = "sse2", not(any(feature = "core-simd", …))))]
+/// mod sse2;`, and `mod coresimd;` under the opposite cfg: rust-analyzer
+/// reads only the first, whose `impl Vec4Swizzles for Vec4` is the one
+/// `v.xyz()` calls).
+fn off_file_modules(
+    ix: &Index,
+    world: &World,
+    rust_files: &[FileIdx],
+    roles: &[super::CrateFile],
+) -> HashSet<FileIdx> {
+    let mut off_mods: HashSet<u32> = HashSet::default();
+    for (&f, role) in rust_files.iter().zip(roles) {
+        let Some(scope) = scope_of(world, f) else {
+            continue;
+        };
+        if scope.mod_decl_cfgs.is_empty() {
+            continue;
+        }
+        let m = ix.file_mod[f.0 as usize];
+        for c in &scope.mod_decl_cfgs {
+            let off = |c: &crate::extract::rust::DeclCfg| {
+                c.cfg_off
+                    || c.feature
+                        .is_some_and(|(n, on)| feature_off(role, scope, n, on))
+            };
+            // `#[cfg(unix)] mod imp; #[cfg(not(unix))] mod imp;` would
+            // name one file twice: it is on if either is.
+            let decls = scope.mod_decls.iter().filter(|&&d| d == c.name).count();
+            let offs = scope
+                .mod_decl_cfgs
+                .iter()
+                .filter(|d| d.name == c.name && off(d))
+                .count();
+            if offs < decls {
+                continue;
+            }
+            let name = ix.gnames[f.0 as usize][c.name as usize];
+            if let Some(&cm) = ix.children.get(&(m, name)) {
+                if ix.mods[cm as usize].inline == 0 && ix.mods[cm as usize].file != f {
+                    off_mods.insert(cm);
+                }
+            }
+        }
+    }
+    if off_mods.is_empty() {
+        return HashSet::default();
+    }
+    rust_files
         .iter()
-        .any(|f| *f == scope.names[name as usize])
-        != on
+        .copied()
+        .filter(|f| {
+            let mut m = ix.file_mod[f.0 as usize];
+            for _ in 0..64 {
+                if off_mods.contains(&m) {
+                    return true;
+                }
+                match ix.mods[m as usize].parent {
+                    NONE => return false,
+                    p => m = p,
+                }
+            }
+            false
+        })
+        .collect()
 }
 
 /// `rel` (a `#[path]`, `/`-separated, maybe with `..`) from directory
@@ -537,6 +631,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         mods: Vec::new(),
         file_mod: vec![NONE; world.files.len()],
         children: HashMap::default(),
+        other_parents: HashMap::default(),
         unfiled: HashSet::default(),
         items: HashMap::default(),
         uses: HashMap::default(),
@@ -582,6 +677,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         closures: HashMap::default(),
         aliases: HashMap::default(),
         off: HashSet::default(),
+        off_files: HashSet::default(),
         off_uses: HashSet::default(),
         impl_self: HashMap::default(),
         impl_trait: HashMap::default(),
@@ -918,10 +1014,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
             };
             let cm = ix.file_mod[c.0 as usize];
             if cm != NONE && cm != m {
-                ix.children.insert((m, dg), cm);
-                if ix.mods[cm as usize].parent == NONE {
-                    ix.mods[cm as usize].parent = m;
-                }
+                ix.adopt(m, dg, cm);
             }
         }
         for &d in &scope.mod_decls {
@@ -944,10 +1037,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
             if let Some(c) = child {
                 let cm = ix.file_mod[c.0 as usize];
                 if cm != NONE && cm != m {
-                    ix.children.insert((m, dg), cm);
-                    if ix.mods[cm as usize].parent == NONE {
-                        ix.mods[cm as usize].parent = m;
-                    }
+                    ix.adopt(m, dg, cm);
                 }
             } else {
                 ix.unfiled.insert((m, dg));
@@ -964,7 +1054,9 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         ix.mods[i].root = r;
     }
 
-    // Defs likely compiled out: cfg'd off, or under a feature not on by default.
+    // Defs likely compiled out: cfg'd off, or under a feature not on by
+    // default; and the files of modules compiled out.
+    ix.off_files = off_file_modules(&ix, world, &rust_files, &roles);
     ix.off = rust_files
         .iter()
         .filter_map(|&f| scope_of(world, f).map(|s| (f, s)))
@@ -1126,10 +1218,10 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
     // path is resolved (an impl header under `cfg(not(feature = "x"))`
     // names the type defined under the same cfg, not its `cfg(feature =
     // "x")` twin).
-    if !ix.off.is_empty() {
-        let off = &ix.off;
+    if !ix.off.is_empty() || !ix.off_files.is_empty() {
+        let (off, off_files) = (&ix.off, &ix.off_files);
         for v in ix.items.values_mut() {
-            v.sort_by_key(|(s, _)| off.contains(s));
+            v.sort_by_key(|(s, _)| off_order(world, off, off_files, *s));
         }
     }
 
@@ -1176,6 +1268,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
             index_fns,
             macros_by_name,
             off,
+            off_files,
             def_names,
             gnames,
             assoc_consts,
@@ -1188,7 +1281,8 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         let (ext_traits, ext_impl_methods, outside_impls) =
             (&mut ext_traits, &mut ext_impl_methods, &mut outside_impls);
         // Same-named methods: those likely compiled in come first.
-        let off_last = |v: &mut [SymId]| v.sort_by_key(|s| off.contains(s));
+        let off_files = &*off_files;
+        let off_last = |v: &mut [SymId]| v.sort_by_key(|&s| off_order(world, off, off_files, s));
         rayon::join(
             || {
                 for (&f, types) in rust_files.iter().zip(resolved) {
@@ -1276,7 +1370,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
                         ext_supers.insert(SymId { file: f, def });
                     }
                 }
-                if !off.is_empty() {
+                if !off.is_empty() || !off_files.is_empty() {
                     macros_by_name.values_mut().for_each(|v| off_last(v));
                 }
             },
@@ -1333,7 +1427,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
                         }
                     }
                 }
-                if !off.is_empty() {
+                if !off.is_empty() || !off_files.is_empty() {
                     inherent.values_mut().for_each(|v| off_last(v));
                     trait_impl_methods.values_mut().for_each(|v| off_last(v));
                 }
@@ -1444,6 +1538,27 @@ fn def_slot(def_base: &[u32], s: SymId) -> Option<usize> {
 }
 
 impl Index {
+    /// `mod name;` in module `m` declares file module `cm`: the first
+    /// declaration found is its parent, the others are kept beside it.
+    fn adopt(&mut self, m: u32, name: u32, cm: u32) {
+        self.children.insert((m, name), cm);
+        let parent = &mut self.mods[cm as usize].parent;
+        if *parent == NONE {
+            *parent = m;
+        } else if *parent != m {
+            let others = self.other_parents.entry(cm).or_default();
+            if !others.contains(&m) {
+                others.push(m);
+            }
+        }
+    }
+
+    /// Whether def `s` is most likely compiled out: by its own cfg (see
+    /// [`Index::off`]) or in a module compiled out.
+    pub fn is_off(&self, s: SymId) -> bool {
+        self.off.contains(&s) || self.off_files.contains(&s.file)
+    }
+
     fn def_slot(&self, s: SymId) -> Option<usize> {
         def_slot(&self.def_base, s)
     }

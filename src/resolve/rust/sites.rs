@@ -868,7 +868,7 @@ impl Cx<'_, '_> {
                         .ix
                         .assoc(self.world, t, names[i])
                         .into_iter()
-                        .filter(|c| !self.ix.off.contains(c))
+                        .filter(|&c| !self.ix.is_off(c))
                         .collect();
                     // `Bytes::from(v)` with `v: Vec<u8>`: the impl of
                     // `From<Vec<u8>>`, when the argument tells.
@@ -982,16 +982,16 @@ impl Cx<'_, '_> {
             .flatten()
             .copied()
             .filter(|d| {
-                self.ix
-                    .def_module(*d)
-                    .is_some_and(|dm| self.ix.mods[dm as usize].root == root)
+                self.ix.def_module(*d).is_some_and(|dm| {
+                    self.ix.mods[dm as usize].root == root || self.ix.in_crate(dm, root)
+                })
             })
             .collect();
         // Same-named macros under opposite cfgs: the one compiled in.
         let on: Vec<SymId> = cands
             .iter()
             .copied()
-            .filter(|d| !self.ix.off.contains(d))
+            .filter(|&d| !self.ix.is_off(d))
             .collect();
         let cands = if on.is_empty() { cands } else { on };
         match cands.len() {

@@ -3631,3 +3631,113 @@ fn a_binary_operator_on_an_in_repo_type_gives_what_its_impl_returns() {
     );
     assert_none(&g, "calls shop_app::f -> shop_app::Other::contains");
 }
+
+/// glam: `#[cfg(all(target_feature = "sse2", not(any(feature =
+/// "core-simd", feature = "scalar-math"))))] mod sse2;` and `use sse2::*;`
+/// beside `mod scalar;` / `use scalar::*;` under the opposite cfg. A cfg
+/// over features and targets is judged with the package's default
+/// features: the glob compiled in is the one followed, and in the files
+/// of a module compiled out (`sw::scalar`, a second `impl Swizzles for
+/// Vec4`) nothing is preferred.
+#[test]
+fn a_cfg_over_features_and_targets_is_judged_with_the_default_features() {
+    let manifest = "[package]\nname = \"shop-app\"\n[features]\ndefault = [\"std\"]\nstd = []\nscalar-math = []\n";
+    let off = r#"#[cfg(any(not(unix), feature = "scalar-math"))]"#;
+    let on = r#"#[cfg(all(unix, not(feature = "scalar-math")))]"#;
+    let lib = format!(
+        "{off}\nmod scalar;\n{on}\nmod simd;\n{off}\nuse scalar::*;\n{on}\nuse simd::*;\n\
+         pub use vec4::Vec4;\npub mod sw;\npub trait Swizzles {{ fn xy(self) -> u8; }}\n\
+         pub fn f(v: Vec4) -> u8 {{ v.xy() }}\n"
+    );
+    let sw = format!("{off}\nmod scalar;\n{on}\nmod simd;\n");
+    let vec4 = "pub struct Vec4;\n";
+    let imp =
+        |n: u8| format!("impl crate::Swizzles for crate::Vec4 {{ fn xy(self) -> u8 {{ {n} }} }}\n");
+    let (imp0, imp1) = (imp(0), imp(1));
+    let files = [
+        ("src/lib.rs", lib.as_str()),
+        ("src/scalar.rs", "pub mod vec4;\n"),
+        ("src/scalar/vec4.rs", vec4),
+        ("src/simd.rs", "pub mod vec4;\n"),
+        ("src/simd/vec4.rs", vec4),
+        ("src/sw.rs", sw.as_str()),
+        ("src/sw/scalar.rs", imp0.as_str()),
+        ("src/sw/simd.rs", imp1.as_str()),
+    ];
+    let g = graph_with(&[("Cargo.toml", manifest)], &files);
+    assert_has(&g, "imports shop_app -> shop_app::simd::vec4 @9:9 Import");
+    assert_has(
+        &g,
+        "references shop_app::f -> shop_app::simd::vec4::Vec4 @12:13 ReExport",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::sw::simd::Vec4::xy @12:29 TypedReceiver",
+    );
+    assert_none(&g, "references shop_app::f -> shop_app::scalar");
+    assert_none(&g, "calls shop_app::f -> shop_app::sw::scalar");
+}
+
+/// glam's `pub use vec4::{vec4, Vec4};`: the first leaf binds fn `vec4`,
+/// and the prefix `vec4` of both is the module a glob brings. A path's
+/// prefix is looked up as a module or type, never as a fn.
+#[test]
+fn a_path_prefix_looks_past_a_fn_of_its_name() {
+    let g = graph(&[
+        (
+            "src/lib.rs",
+            "pub mod f32;\npub use self::f32::*;\nmod sw;\n",
+        ),
+        (
+            "src/f32.rs",
+            "mod simd;\nuse simd::*;\npub use vec4::{vec4, Vec4};\n",
+        ),
+        ("src/f32/simd.rs", "pub mod vec4;\n"),
+        (
+            "src/f32/simd/vec4.rs",
+            "pub struct Vec4;\npub fn vec4() -> Vec4 { Vec4 }\n",
+        ),
+        ("src/sw.rs", "use crate::Vec4;\npub fn f(v: Vec4) {}\n"),
+    ]);
+    assert_has(
+        &g,
+        "references shop_app::f32 -> shop_app::f32::simd::vec4::Vec4 @3:22 Import",
+    );
+    assert_has(
+        &g,
+        "references shop_app::sw::f -> shop_app::f32::simd::vec4::Vec4 @2:13 ReExport",
+    );
+}
+
+/// glam's tests: each `tests/*.rs` has `#[macro_use] mod support;`, whose
+/// `#[macro_use] mod macros;` defines `glam_test!`. The shared module has
+/// one parent in the tree (the first test crate); its macros are the
+/// other crates' too. A call of such a macro whose arguments are a name
+/// and a block has its block walked as code.
+#[test]
+fn a_shared_test_module_s_macros_serve_every_test_crate() {
+    let support = "#[path = \"support/macros.rs\"]\n#[macro_use]\nmod macros;\n";
+    let macros = "#[macro_export]\nmacro_rules! glam_test {\n    ($name:ident, $block:block) => { #[test] fn $name() $block };\n}\n";
+    let test = "#[macro_use]\nmod support;\nuse shop_app::*;\nglam_test!(test_xy, {\n    let v = vec2();\n    v.xy();\n});\n";
+    let g = graph(&[
+        (
+            "src/lib.rs",
+            "pub struct Vec2;\npub fn vec2() -> Vec2 { Vec2 }\nimpl Vec2 { pub fn xy(&self) {} }\n",
+        ),
+        ("tests/a.rs", test),
+        ("tests/b.rs", test),
+        ("tests/support.rs", support),
+        ("tests/support/macros.rs", macros),
+    ]);
+    for t in ["a", "b"] {
+        assert_has(
+            &g,
+            &format!("calls {t} -> support::macros::glam_test @4:1 Path"),
+        );
+        assert_has(&g, &format!("calls {t} -> shop_app::vec2 @5:13 Import"));
+        assert_has(
+            &g,
+            &format!("calls {t} -> shop_app::Vec2::xy @6:7 TypedReceiver"),
+        );
+    }
+}

@@ -511,6 +511,7 @@ impl<'s> V<'s> {
             } else if !self.cfg_if_items(n, k)
                 && !self.macro_items(n, k, cfg)
                 && !self.macro_exprs(n, k)
+                && !self.macro_blocks(n, k)
             {
                 // (Only for tokens walked as tokens: not for the many
                 // `assert!`/`format!` whose arguments parse as expressions.)
@@ -569,6 +570,71 @@ impl<'s> V<'s> {
             "scoped_identifier" => m.field("name").map_or("", |l| self.text(l)),
             _ => self.text(m),
         }
+    }
+
+    /// `glam_test!(test_align, { … })`: a call of another macro whose
+    /// arguments parse cleanly as names, literals and blocks, a block among
+    /// them. The blocks are walked as code, as a test macro expands them
+    /// (their `let`s typed, their calls resolved); the names are left
+    /// unresolved (a test macro's first one names the fn it makes). Returns
+    /// whether it did.
+    pub(super) fn macro_blocks(&mut self, mac: Node, tt: Node) -> bool {
+        let Some(name) = mac.field("macro") else {
+            return false;
+        };
+        let last = match name.kind_name() {
+            "scoped_identifier" => name.field("name"),
+            _ => Some(name),
+        };
+        if last.is_none_or(|l| std_macro(self.text(l)).is_some())
+            || self.depth >= MAX_NESTING / 2
+            || tt.child(0).is_none_or(|o| o.kind_name() != "(")
+        {
+            return false;
+        }
+        let Some(tree) = crate::extract::rust::parse(self.src, Some(tt.range())) else {
+            return false;
+        };
+        let Some(e) = one_expression(tree.root_node()) else {
+            return false;
+        };
+        let mut cursor = e.walk();
+        let args: Vec<Node> = match e.kind_name() {
+            "tuple_expression" => e.named_children(&mut cursor).collect(),
+            "parenthesized_expression" => e.named_children(&mut cursor).collect(),
+            _ => return false,
+        };
+        let plain = |a: &Node| {
+            matches!(
+                a.kind_name(),
+                "identifier"
+                    | "block"
+                    | "string_literal"
+                    | "integer_literal"
+                    | "float_literal"
+                    | "boolean_literal"
+            )
+        };
+        if !args.iter().all(plain) || !args.iter().any(|a| a.kind_name() == "block") {
+            return false;
+        }
+        // At module level (`glam_test!` in item position), its locals
+        // are its own, as a closure's there are.
+        let own = self.locals.is_empty();
+        if own {
+            self.locals.push(HashMap::default());
+        }
+        self.depth += 1;
+        for a in args.iter().filter(|a| a.kind_name() == "block") {
+            let mark = self.scope_start();
+            self.node(*a);
+            self.scope_end(mark);
+        }
+        self.depth -= 1;
+        if own {
+            self.locals.pop();
+        }
+        true
     }
 
     /// `assert_eq!(a.len(), Vec::<u8>::new())`: the arguments of a std

@@ -759,6 +759,14 @@ impl<'s> V<'s> {
         let Some(body) = n.field("body") else {
             if self.module == 0 && self.cur_fn == 0 {
                 self.scope.mod_decls.push(name);
+                let (off, feature) = (cfg_off || self.block_off, feature.or(self.block_feature));
+                if off || feature.is_some() {
+                    self.scope.mod_decl_cfgs.push(DeclCfg {
+                        name,
+                        cfg_off: off,
+                        feature,
+                    });
+                }
                 // (A module compiled out leaves the name to another
                 // declaration: `#[cfg(not(feature = "std"))] #[path =
                 // "core.rs"] mod imp;` beside `use std::io as imp;`.)
@@ -1197,15 +1205,38 @@ fn key_value(key: &str, value: &str) -> Cfg {
 }
 
 /// `feature = "x"` → ("x", true); `not(feature = "x")` → ("x", false).
+/// Any other predicate over features whose value cannot be told without
+/// them (`all(target_feature = "sse2", not(feature = "scalar-math"))`,
+/// glam's pick of its SIMD modules) → its arguments as written, `(` first,
+/// and true: it is judged with the package's features, in
+/// [`feature_cfg_off`].
 pub(super) fn cfg_feature(args: &str) -> Option<(String, bool)> {
     let a: String = args.chars().filter(|c| !c.is_whitespace()).collect();
-    let a = a.strip_prefix('(')?.strip_suffix(')')?;
-    let (inner, on) = match a.strip_prefix("not(") {
-        Some(rest) => (rest.strip_suffix(')')?, false),
-        None => (a, true),
+    let simple = || {
+        let a = a.strip_prefix('(')?.strip_suffix(')')?;
+        let (inner, on) = match a.strip_prefix("not(") {
+            Some(rest) => (rest.strip_suffix(')')?, false),
+            None => (a, true),
+        };
+        let name = inner.strip_prefix("feature=\"")?.strip_suffix('"')?;
+        (!name.contains('"')).then(|| (name.to_string(), on))
     };
-    let name = inner.strip_prefix("feature=\"")?.strip_suffix('"')?;
-    (!name.contains('"')).then(|| (name.to_string(), on))
+    simple().or_else(|| {
+        (a.starts_with('(') && a.contains("feature=\"") && cfg_value(args) == Cfg::Unknown)
+            .then(|| (args.trim().to_string(), true))
+    })
+}
+
+/// Whether a feature cfg as [`cfg_feature`] gives it (a feature's `name`
+/// and `on`, or a whole predicate) compiles its item out, the package's
+/// default `features` given. A predicate whose value is still unknown
+/// with them (`all(feature = "x", target_env = "gnu")`) compiles nothing
+/// out.
+pub fn feature_cfg_off(name: &str, on: bool, features: &[String]) -> bool {
+    if name.starts_with('(') {
+        return cfg_on(name, features) == Some(false);
+    }
+    features.iter().any(|f| f == name) != on
 }
 
 pub(super) fn is_item_kind(kind: &str) -> bool {
@@ -1257,7 +1288,7 @@ fn strip_refs(mut t: Node) -> Option<Node> {
 
 #[cfg(test)]
 mod tests {
-    use super::cfg_likely_off;
+    use super::{cfg_feature, cfg_likely_off, feature_cfg_off};
 
     /// What rust-analyzer 0.0.330 on x86_64 Linux answered for a call of
     /// each fn (an answer: compiled in; none: compiled out).
@@ -1316,5 +1347,34 @@ mod tests {
         // Text that is not a predicate decides nothing.
         assert!(!cfg_likely_off("(windows"));
         assert!(!cfg_likely_off("(version(\"1.80\"))"));
+    }
+
+    /// A cfg over one feature is kept as the feature; one over features
+    /// and more that cannot be told without them, whole, and judged with
+    /// the package's default features.
+    #[test]
+    fn feature_cfgs_are_kept_to_be_judged_with_the_default_features() {
+        let feature = cfg_feature;
+        assert_eq!(feature("(feature = \"std\")"), Some(("std".into(), true)));
+        assert_eq!(
+            feature("(not(feature = \"std\"))"),
+            Some(("std".into(), false))
+        );
+        // Off whatever the features: no feature cfg, `cfg_likely_off` has it.
+        assert_eq!(feature("(all(windows, feature = \"std\"))"), None);
+        assert_eq!(feature("(unix)"), None);
+        let both = "(all(unix, not(any(feature = \"core-simd\", feature = \"scalar-math\"))))";
+        let (name, on) = feature(both).expect("kept whole");
+        assert_eq!((name.as_str(), on), (both, true));
+        let std = ["std".to_string()];
+        let scalar = ["std".to_string(), "scalar-math".to_string()];
+        assert!(!feature_cfg_off(&name, on, &std));
+        assert!(feature_cfg_off(&name, on, &scalar));
+        assert!(feature_cfg_off("std", false, &std));
+        assert!(!feature_cfg_off("std", true, &std));
+        // Still unknown with the features: compiles nothing out.
+        let gnu = "(all(feature = \"std\", target_env = \"gnu\"))";
+        let (name, on) = feature(gnu).expect("kept whole");
+        assert!(!feature_cfg_off(&name, on, &std));
     }
 }

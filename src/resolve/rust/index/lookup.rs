@@ -156,6 +156,25 @@ impl Index {
         false
     }
 
+    /// Whether module `m` is in the crate of root `root`, through its
+    /// parent or any other module declaring it (a test's `mod support;`
+    /// shared by every test crate).
+    pub fn in_crate(&self, m: u32, root: u32) -> bool {
+        let mut todo = vec![m];
+        let mut seen: HashSet<u32> = HashSet::default();
+        while let Some(m) = todo.pop() {
+            if m == root {
+                return true;
+            }
+            if seen.len() > 256 || !seen.insert(m) {
+                continue;
+            }
+            todo.extend(self.parent(m));
+            todo.extend(self.other_parents.get(&m).into_iter().flatten());
+        }
+        false
+    }
+
     pub fn parent(&self, m: u32) -> Option<u32> {
         let p = self.mods[m as usize].parent;
         (p != NONE).then_some(p)
@@ -184,7 +203,7 @@ impl Index {
         // `vk/definitions.rs`, over the size limit) is not found, and no
         // glob can bring its name (rustc takes the module): each search
         // of ash's globs for it walked the globs of `vk` and its children.
-        if ns == Ns::Any && self.unfiled.contains(&(m, name)) {
+        if matches!(ns, Ns::Any | Ns::Type) && self.unfiled.contains(&(m, name)) {
             return None;
         }
         let found = self
@@ -534,6 +553,7 @@ impl Index {
             let found = items.iter().find(|(s, mac)| match ns {
                 Ns::Macro => *mac,
                 Ns::Any => !*mac && (child.is_none() || !is_fn(world.head(*s).kind)),
+                Ns::Type => !*mac && !is_fn(world.head(*s).kind),
                 Ns::Value => !*mac && self.is_value(world, *s),
             });
             if let Some((s, _)) = found {
@@ -560,7 +580,7 @@ impl Index {
                 off_item = Some(*s);
             }
         }
-        if let (Ns::Any, Some(c)) = (ns, child) {
+        if let (Ns::Any | Ns::Type, Some(c)) = (ns, child) {
             return Some((Res::Mod(c), Via::Item));
         }
         for &u in self.uses.get(&(m, name)).into_iter().flatten() {
@@ -588,6 +608,14 @@ impl Index {
     /// `use`. Module-level uses are memoized for the type/value namespace;
     /// the value namespace is looked up apart only when that finds no value.
     pub fn resolve_use(&self, world: &World, u: UseRef, ns: Ns, depth: u32) -> Option<(Res, bool)> {
+        if ns == Ns::Type {
+            // Mostly what the type/value namespace memo has; a fn bound
+            // there is looked past.
+            match self.resolve_use(world, u, Ns::Any, depth) {
+                Some((Res::Def(d), _)) if is_fn(world.head(d).kind) => {}
+                other => return other,
+            }
+        }
         if ns == Ns::Value {
             // (Outside in the type namespace, a value of the name may
             // still be in the repository: syn's `Ident`, see
@@ -699,7 +727,7 @@ impl Index {
         let Some(&s0) = segs.first() else {
             return out;
         };
-        let ns_at = |i: usize| if i + 1 == segs.len() { ns } else { Ns::Any };
+        let ns_at = |i: usize| if i + 1 == segs.len() { ns } else { Ns::Type };
         if s0 == self.kw_global && !self.edition_2015.contains(&f) {
             // `::name::…`: a crate of the workspace (the marker and its name
             // both stand for its root), or an external one.
@@ -788,7 +816,7 @@ impl Index {
                     let found = self.assoc(world, self.unalias(world, t), s);
                     // Items likely compiled out (`#[cfg(windows)]` beside
                     // `#[cfg(unix)]`) are sorted last and do not count.
-                    let k = found.iter().filter(|d| !self.off.contains(d)).count();
+                    let k = found.iter().filter(|&&d| !self.is_off(d)).count();
                     found.first().map(|&d| {
                         let how = if k > 1 {
                             How::Candidates(k.min(u8::MAX as usize) as u8)
