@@ -549,12 +549,12 @@ fn off_file_modules(
             continue;
         }
         let m = ix.file_mod[f.0 as usize];
+        let off = |c: &crate::extract::rust::DeclCfg| {
+            c.cfg_off
+                || c.feature
+                    .is_some_and(|(n, on)| feature_off(role, scope, n, on))
+        };
         for c in &scope.mod_decl_cfgs {
-            let off = |c: &crate::extract::rust::DeclCfg| {
-                c.cfg_off
-                    || c.feature
-                        .is_some_and(|(n, on)| feature_off(role, scope, n, on))
-            };
             // `#[cfg(unix)] mod imp; #[cfg(not(unix))] mod imp;` would
             // name one file twice: it is on if either is.
             let decls = scope.mod_decls.iter().filter(|&&d| d == c.name).count();

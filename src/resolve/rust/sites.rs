@@ -982,9 +982,9 @@ impl Cx<'_, '_> {
             .flatten()
             .copied()
             .filter(|d| {
-                self.ix.def_module(*d).is_some_and(|dm| {
-                    self.ix.mods[dm as usize].root == root || self.ix.in_crate(dm, root)
-                })
+                self.ix
+                    .def_module(*d)
+                    .is_some_and(|dm| self.ix.in_crate(dm, root))
             })
             .collect();
         // Same-named macros under opposite cfgs: the one compiled in.

@@ -579,14 +579,9 @@ impl<'s> V<'s> {
     /// unresolved (a test macro's first one names the fn it makes). Returns
     /// whether it did.
     pub(super) fn macro_blocks(&mut self, mac: Node, tt: Node) -> bool {
-        let Some(name) = mac.field("macro") else {
-            return false;
-        };
-        let last = match name.kind_name() {
-            "scoped_identifier" => name.field("name"),
-            _ => Some(name),
-        };
-        if last.is_none_or(|l| std_macro(self.text(l)).is_some())
+        let name = mac.field("macro").map_or("", |m| self.macro_name(m));
+        if name.is_empty()
+            || std_macro(name).is_some()
             || self.depth >= MAX_NESTING / 2
             || tt.child(0).is_none_or(|o| o.kind_name() != "(")
         {
@@ -616,8 +611,9 @@ impl<'s> V<'s> {
         };
         let mut cursor = e.walk();
         let args: Vec<Node> = match e.kind_name() {
-            "tuple_expression" => e.named_children(&mut cursor).collect(),
-            "parenthesized_expression" => e.named_children(&mut cursor).collect(),
+            "tuple_expression" | "parenthesized_expression" => {
+                e.named_children(&mut cursor).collect()
+            }
             _ => return false,
         };
         let plain = |a: &Node| {

@@ -1354,17 +1354,19 @@ mod tests {
     /// the package's default features.
     #[test]
     fn feature_cfgs_are_kept_to_be_judged_with_the_default_features() {
-        let feature = cfg_feature;
-        assert_eq!(feature("(feature = \"std\")"), Some(("std".into(), true)));
         assert_eq!(
-            feature("(not(feature = \"std\"))"),
+            cfg_feature("(feature = \"std\")"),
+            Some(("std".into(), true))
+        );
+        assert_eq!(
+            cfg_feature("(not(feature = \"std\"))"),
             Some(("std".into(), false))
         );
         // Off whatever the features: no feature cfg, `cfg_likely_off` has it.
-        assert_eq!(feature("(all(windows, feature = \"std\"))"), None);
-        assert_eq!(feature("(unix)"), None);
+        assert_eq!(cfg_feature("(all(windows, feature = \"std\"))"), None);
+        assert_eq!(cfg_feature("(unix)"), None);
         let both = "(all(unix, not(any(feature = \"core-simd\", feature = \"scalar-math\"))))";
-        let (name, on) = feature(both).expect("kept whole");
+        let (name, on) = cfg_feature(both).expect("kept whole");
         assert_eq!((name.as_str(), on), (both, true));
         let std = ["std".to_string()];
         let scalar = ["std".to_string(), "scalar-math".to_string()];
@@ -1374,7 +1376,7 @@ mod tests {
         assert!(!feature_cfg_off("std", true, &std));
         // Still unknown with the features: compiles nothing out.
         let gnu = "(all(feature = \"std\", target_env = \"gnu\"))";
-        let (name, on) = feature(gnu).expect("kept whole");
+        let (name, on) = cfg_feature(gnu).expect("kept whole");
         assert!(!feature_cfg_off(&name, on, &std));
     }
 }

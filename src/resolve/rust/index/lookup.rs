@@ -160,6 +160,12 @@ impl Index {
     /// parent or any other module declaring it (a test's `mod support;`
     /// shared by every test crate).
     pub fn in_crate(&self, m: u32, root: u32) -> bool {
+        if self.mods[m as usize].root == root {
+            return true;
+        }
+        if self.other_parents.is_empty() {
+            return false;
+        }
         let mut todo = vec![m];
         let mut seen: HashSet<u32> = HashSet::default();
         while let Some(m) = todo.pop() {
