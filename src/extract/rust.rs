@@ -561,6 +561,11 @@ pub fn binary_op_method(op: &str) -> Option<&'static str> {
     BINARY_OPS.iter().find(|o| o.0 == op).map(|o| o.2)
 }
 
+/// The std operator trait named `name`, as [`BINARY_OPS`] spells it.
+pub fn operator_trait_name(name: &str) -> Option<&'static str> {
+    BINARY_OPS.iter().find(|o| o.1 == name).map(|o| o.1)
+}
+
 /// The std operator trait whose method is named `method` (`add`: `Add`).
 pub fn operator_trait(method: &str) -> Option<&'static str> {
     BINARY_OPS.iter().find(|o| o.2 == method).map(|o| o.1)

@@ -293,6 +293,9 @@ pub struct Index {
     pub ext_self_traits: HashSet<SymId>,
     /// Those impls themselves: (file, index in `Scope::impls`).
     pub outside_impls: HashSet<(FileIdx, u32)>,
+    /// The std operator traits some in-repo impl implements for an outside
+    /// type (glam's `impl Mul<Vec3> for f32`): `2.0 * v` may be in-repo.
+    pub outside_operators: HashSet<&'static str>,
     /// Method name (global id) → those of `outside_impls` whose trait has
     /// a method of the name: what `x.name()` on an outside type may reach.
     pub outside_impls_by_name: HashMap<u32, Vec<(FileIdx, u32)>>,
@@ -663,6 +666,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
         ext_methods: HashMap::default(),
         ext_self_traits: HashSet::default(),
         outside_impls: HashSet::default(),
+        outside_operators: HashSet::default(),
         outside_impls_by_name: HashMap::default(),
         outside_trait_types: HashSet::default(),
         iter_types: HashSet::default(),
@@ -1274,6 +1278,7 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
             assoc_consts,
             inherent_consts,
             trait_assoc_tys,
+            outside_operators,
             ..
         } = &mut ix;
         let (off, resolved, def_names, rust_files) = (&*off, &resolved, &*def_names, &rust_files);
@@ -1321,6 +1326,14 @@ pub fn build(world: &World, known: Option<KnownNames>) -> Index {
                             }
                         }
                         let Some(t) = res.self_ty else {
+                            if res.tr.is_none() && !imp.blanket {
+                                let tr = imp.tr.last().map(|&l| &scope.names[l as usize]);
+                                if let Some(op) =
+                                    tr.and_then(crate::extract::rust::operator_trait_name)
+                                {
+                                    outside_operators.insert(op);
+                                }
+                            }
                             continue;
                         };
                         impl_self.insert((f, i as u32), t);

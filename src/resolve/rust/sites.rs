@@ -229,6 +229,171 @@ pub(super) const COMMON_METHODS: &[&str] = &[
     "zip",
 ];
 
+/// The methods std's float types have of their own (inherent): on an `f32`
+/// they are std's, whatever in-repo trait implemented for it has one of the
+/// name (libm's `x.to_bits()` on an `f32` is `f32::to_bits`, not its
+/// `Float::to_bits`). Sorted.
+pub(super) const FLOAT_METHODS: &[&str] = &[
+    "abs",
+    "acos",
+    "acosh",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
+    "cbrt",
+    "ceil",
+    "clamp",
+    "classify",
+    "copysign",
+    "cos",
+    "cosh",
+    "div_euclid",
+    "exp",
+    "exp2",
+    "exp_m1",
+    "floor",
+    "fract",
+    "from_be_bytes",
+    "from_bits",
+    "from_le_bytes",
+    "from_ne_bytes",
+    "hypot",
+    "is_finite",
+    "is_infinite",
+    "is_nan",
+    "is_normal",
+    "is_sign_negative",
+    "is_sign_positive",
+    "is_subnormal",
+    "ln",
+    "ln_1p",
+    "log",
+    "log10",
+    "log2",
+    "max",
+    "min",
+    "mul_add",
+    "powf",
+    "powi",
+    "recip",
+    "rem_euclid",
+    "round",
+    "round_ties_even",
+    "signum",
+    "sin",
+    "sin_cos",
+    "sinh",
+    "sqrt",
+    "tan",
+    "tanh",
+    "to_be_bytes",
+    "to_bits",
+    "to_degrees",
+    "to_int_unchecked",
+    "to_le_bytes",
+    "to_ne_bytes",
+    "to_radians",
+    "total_cmp",
+    "trunc",
+];
+
+/// The methods std's integer types have of their own (see
+/// [`FLOAT_METHODS`]; an `i32` has no `to_bits`, aho-corasick's `I32` trait
+/// gives it one). Sorted.
+pub(super) const INT_METHODS: &[&str] = &[
+    "abs",
+    "abs_diff",
+    "checked_abs",
+    "checked_add",
+    "checked_add_signed",
+    "checked_div",
+    "checked_div_euclid",
+    "checked_ilog",
+    "checked_ilog10",
+    "checked_ilog2",
+    "checked_mul",
+    "checked_neg",
+    "checked_next_multiple_of",
+    "checked_next_power_of_two",
+    "checked_pow",
+    "checked_rem",
+    "checked_rem_euclid",
+    "checked_shl",
+    "checked_shr",
+    "checked_sub",
+    "clamp",
+    "count_ones",
+    "count_zeros",
+    "div_ceil",
+    "div_euclid",
+    "from_be",
+    "from_be_bytes",
+    "from_le",
+    "from_le_bytes",
+    "from_ne_bytes",
+    "from_str_radix",
+    "ilog",
+    "ilog10",
+    "ilog2",
+    "is_negative",
+    "is_positive",
+    "is_power_of_two",
+    "isqrt",
+    "leading_ones",
+    "leading_zeros",
+    "max",
+    "min",
+    "next_multiple_of",
+    "next_power_of_two",
+    "overflowing_abs",
+    "overflowing_add",
+    "overflowing_div",
+    "overflowing_mul",
+    "overflowing_neg",
+    "overflowing_pow",
+    "overflowing_rem",
+    "overflowing_shl",
+    "overflowing_shr",
+    "overflowing_sub",
+    "pow",
+    "rem_euclid",
+    "reverse_bits",
+    "rotate_left",
+    "rotate_right",
+    "saturating_abs",
+    "saturating_add",
+    "saturating_div",
+    "saturating_mul",
+    "saturating_neg",
+    "saturating_pow",
+    "saturating_sub",
+    "signum",
+    "swap_bytes",
+    "to_be",
+    "to_be_bytes",
+    "to_le",
+    "to_le_bytes",
+    "to_ne_bytes",
+    "trailing_ones",
+    "trailing_zeros",
+    "unsigned_abs",
+    "wrapping_abs",
+    "wrapping_add",
+    "wrapping_add_signed",
+    "wrapping_div",
+    "wrapping_div_euclid",
+    "wrapping_mul",
+    "wrapping_neg",
+    "wrapping_pow",
+    "wrapping_rem",
+    "wrapping_rem_euclid",
+    "wrapping_shl",
+    "wrapping_shr",
+    "wrapping_sub",
+];
+
 /// Names of [`COMMON_METHODS`] that are std types' own (inherent), of no
 /// std trait: an in-repo type implementing an outside trait does not get
 /// them (tracing-subscriber's `EnabledSubscriber.with(filter)` is its
@@ -824,6 +989,19 @@ impl Cx<'_, '_> {
                     self.edge(self.sym(src), d, last_kind, strategy(how), pos);
                 }
             }
+            // A trait and a method of it named among a macro's arguments
+            // (see `member_pairs`): that method.
+            if let [(Res::Def(tr), _), (Res::Def(d), _)] = w.hits[..] {
+                if self.ix.traits.contains(&tr) && self.world.head(d).kind == NodeKind::Method {
+                    self.edge(
+                        self.sym(src),
+                        d,
+                        last_kind,
+                        Strategy::Member { k: 1 },
+                        Some(segs[1].1),
+                    );
+                }
+            }
             return;
         }
         let hits = w.hits.clone();
@@ -1080,6 +1258,8 @@ impl Cx<'_, '_> {
             // over it (`v.iter()`) has not.
             // (One an in-repo trait is implemented for does: `impl BufMut
             // for Vec<u8>`.)
+            // A number's own method (`x.to_bits()` on an `f32`): std's.
+            TyRes::External if self.numbers_own(name, &text) => {}
             TyRes::External | TyRes::Container(_) | TyRes::Map(..) | TyRes::Tuple(_) => {
                 let on = if self.iterator_value(recv, 0) {
                     ExtOn::Iterator { in_repo: false }
@@ -1347,6 +1527,37 @@ impl Cx<'_, '_> {
                 .is_some_and(|&n| super::index::std_iterator_trait(self.gstr(n))),
             _ => self.is_iterator(r),
         }
+    }
+
+    /// Whether `x.name()` on an outside value is std's: the in-repo impls
+    /// for outside types that have a method `name` (global id) are all for
+    /// numbers (libm's `impl Float for f32`), each of which has a method of
+    /// the name of its own (see [`FLOAT_METHODS`]), which is the one called.
+    fn numbers_own(&self, name: u32, text: &str) -> bool {
+        let Some(impls) = self.ix.outside_impls_by_name.get(&name) else {
+            return false;
+        };
+        impls.iter().all(|&(f, i)| {
+            let Some(imp) = scope_of(self.world, f).and_then(|s| s.impls.get(i as usize)) else {
+                return false;
+            };
+            // The type's name leads its methods' local names (`f32::to_bits`).
+            let ty = imp.methods.first().and_then(|&m| {
+                let local = &self.world.def(SymId { file: f, def: m }).local;
+                local
+                    .rsplit_once("::")
+                    .map(|(ty, _)| ty.rsplit("::").next().unwrap_or(ty))
+            });
+            let own = match ty {
+                Some("f32" | "f64") => FLOAT_METHODS,
+                Some(
+                    "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64"
+                    | "u128" | "usize",
+                ) => INT_METHODS,
+                _ => return false,
+            };
+            imp.ty == Ty::External && own.binary_search(&text).is_ok()
+        })
     }
 
     /// The one extension-trait method (see [`Self::ext_method`]) that
@@ -1985,6 +2196,15 @@ impl Cx<'_, '_> {
                     Some(d) => self.ret_of(d),
                     None => TyRes::Unknown,
                 },
+                // An outside type's operator gives an outside type, unless
+                // an in-repo impl of the operator for an outside type may
+                // give an in-repo one (`2.0 * v`).
+                TyRes::External
+                    if crate::extract::rust::operator_trait(self.gstr(*name))
+                        .is_some_and(|op| !self.ix.outside_operators.contains(op)) =>
+                {
+                    TyRes::External
+                }
                 _ => TyRes::Unknown,
             },
             Recv::Turbofish(call, ty) => {
@@ -1995,7 +2215,29 @@ impl Cx<'_, '_> {
                 let wrapped = match self.gstr(*name) {
                     "parse" | "downcast_ref" | "downcast_mut" => true,
                     "collect" => false,
-                    _ => return t,
+                    // A method generic over what it gives (ttf-parser's
+                    // `fn read<T: FromData>(&mut self) -> Option<T>`): its
+                    // value is typed by the parameter's bound, a trait,
+                    // which the turbofish names (`s.read::<Offset32>()?`).
+                    _ => {
+                        let is_trait =
+                            |t: &TyRes| matches!(t, TyRes::Def(d) if self.ix.traits.contains(d));
+                        let arg = || {
+                            self.ix
+                                .resolve_ty_with(self.world, self.file, m, ty, Some(&first))
+                        };
+                        return match t {
+                            TyRes::Wrap(inner) if is_trait(&inner) => match arg() {
+                                a @ TyRes::Def(_) => TyRes::Wrap(Box::new(a)),
+                                _ => TyRes::Wrap(inner),
+                            },
+                            t if is_trait(&t) => match arg() {
+                                a @ TyRes::Def(_) => a,
+                                _ => t,
+                            },
+                            t => t,
+                        };
+                    }
                 };
                 // Only std's methods: on an outside receiver, where the
                 // method's own value says nothing more. An in-repo

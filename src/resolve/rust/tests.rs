@@ -478,6 +478,8 @@ fn common_method_table_is_sorted() {
         (sites::ITERATOR_METHODS, true),
         (sites::INHERENT_METHODS, true),
         (sites::FN_STD_METHODS, false),
+        (sites::FLOAT_METHODS, false),
+        (sites::INT_METHODS, false),
     ] {
         let mut sorted = table.to_vec();
         sorted.sort_unstable();
@@ -3740,4 +3742,114 @@ fn a_shared_test_module_s_macros_serve_every_test_crate() {
             &format!("calls {t} -> shop_app::Vec2::xy @6:7 TypedReceiver"),
         );
     }
+}
+
+/// ttf-parser's `s.read::<Offset32>()?.to_usize()`: `read<T: FromData>`
+/// gives an `Option<T>`, typed by the bound; the turbofish names `T`.
+#[test]
+fn a_turbofish_names_what_a_generic_method_gives() {
+    let g = graph(&[(
+        "src/lib.rs",
+        r#"pub trait FromData { fn parse(d: &[u8]) -> Option<Self> where Self: Sized; }
+pub trait Offset { fn to_usize(&self) -> usize; }
+pub struct Offset32(pub u32);
+impl Offset for Offset32 { fn to_usize(&self) -> usize { 0 } }
+pub struct Stream;
+impl Stream { pub fn read<T: FromData>(&mut self) -> Option<T> { None } }
+pub fn f(s: &mut Stream) -> Option<usize> {
+    let o = s.read::<Offset32>()?;
+    Some(s.read::<Offset32>()?.to_usize() + o.to_usize())
+}
+"#,
+    )]);
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Offset32::to_usize @9:32 TypedReceiver",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::Offset32::to_usize @9:47 TypedReceiver",
+    );
+}
+
+/// libm: `x.to_bits()` on an `f32` is `f32::to_bits`, std's own method,
+/// though an in-repo trait implemented for `f32` has one of the name; an
+/// operator's value on a number is a number (`(x * y).exp_unbiased()` is
+/// the trait's, as `x.exp_unbiased()` is), unless some in-repo impl of
+/// the operator for an outside type may make it an in-repo one.
+#[test]
+fn a_number_s_own_methods_are_std_s() {
+    let lib = r#"pub trait Float { fn to_bits(self) -> u32; fn exp_unbiased(self) -> u32; }
+impl Float for f32 {
+    fn to_bits(self) -> u32 { 0 }
+    fn exp_unbiased(self) -> u32 { 0 }
+}
+pub fn f(x: f32, y: f32) -> u32 {
+    x.to_bits() + (x * y).to_bits() + x.exp_unbiased() + (x * y).exp_unbiased()
+}
+"#;
+    // An outside value not known to be a number: the trait is implemented
+    // for numbers only.
+    let elems = "pub fn g(cases: &[(f32, u32)]) { for (input, _) in cases { input.to_bits(); } }\n";
+    let g = graph(&[("src/lib.rs", &format!("{lib}{elems}"))]);
+    assert_none(&g, "calls shop_app::f -> shop_app::f32::to_bits");
+    assert_none(&g, "calls shop_app::g -> shop_app::f32::to_bits");
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::f32::exp_unbiased @7:41 Member { k: 1 }",
+    );
+    assert_has(
+        &g,
+        "calls shop_app::f -> shop_app::f32::exp_unbiased @7:66 Member { k: 1 }",
+    );
+    // An `i32` has no `to_bits` of its own: aho-corasick's `I32` gives it one.
+    let ints = "pub trait I32 { fn to_bits(self) -> u32; }\nimpl I32 for i32 { fn to_bits(self) -> u32 { 0 } }\nfn ext() -> i32 { 0 }\npub fn h() -> u32 { ext().to_bits() }\n";
+    let g = graph(&[("src/lib.rs", ints)]);
+    assert_has(
+        &g,
+        "calls shop_app::h -> shop_app::i32::to_bits @4:27 Member { k: 1 }",
+    );
+    // `impl Mul<V> for f32`: `x * y` may be a `V`, whose method it is not told.
+    let with_op = format!(
+        "{lib}pub struct V;\nimpl core::ops::Mul<V> for f32 {{ type Output = V; fn mul(self, v: V) -> V {{ v }} }}\n"
+    );
+    let g = graph(&[("src/lib.rs", &with_op)]);
+    assert_none(&g, "calls shop_app::f -> shop_app::f32::exp_unbiased @7:66");
+}
+
+/// num-traits: `<Self as crate::Float>::mul_add(…)` in `impl MulAdd for
+/// f32` is the trait's item, as `<f32 as Float>::mul_add` is; and
+/// `checked_impl!(CheckedMul, checked_mul, u8)` names the trait and the
+/// method its impl defines.
+#[test]
+fn a_trait_s_method_named_through_an_outside_self_or_a_macro() {
+    let g = graph(&[(
+        "src/lib.rs",
+        r#"pub trait Float { fn mul_add(self) -> f32; }
+pub trait MulAdd { fn mul_add(self) -> f32; }
+impl MulAdd for f32 {
+    fn mul_add(self) -> f32 { <Self as crate::Float>::mul_add(self) }
+}
+pub trait CheckedMul: Sized { fn checked_mul(&self, v: &Self) -> Option<Self>; }
+macro_rules! checked_impl {
+    ($tr:ident, $method:ident, $t:ty) => {
+        impl $tr for $t { fn $method(&self, v: &$t) -> Option<$t> { <$t>::$method(*self, *v) } }
+    };
+}
+checked_impl!(CheckedMul, checked_mul, u8);
+pub struct Wide;
+impl Wide { pub fn checked_mul(&self) {} }
+checked_impl!(Wide, checked_mul, u16);
+"#,
+    )]);
+    assert_has(
+        &g,
+        "calls shop_app::f32::mul_add -> shop_app::Float::mul_add @4:55 Path",
+    );
+    assert_has(
+        &g,
+        "references shop_app -> shop_app::CheckedMul::checked_mul @12:27 Member { k: 1 }",
+    );
+    // Not a trait: no pair.
+    assert_none(&g, "references shop_app -> shop_app::Wide::checked_mul");
 }

@@ -978,6 +978,9 @@ impl<'s> V<'s> {
     }
 
     fn token_run(&mut self, kids: &[Node]) {
+        // The lone type-like names (`CheckedMul`) and value names
+        // (`checked_mul`) among these tokens: see [`V::member_pairs`].
+        let (mut types, mut values) = (Vec::new(), Vec::new());
         let mut i = 0;
         while i < kids.len() {
             let k = kids[i];
@@ -1043,19 +1046,47 @@ impl<'s> V<'s> {
                                 self.path_site(segs, hidden, Role::Call);
                             }
                         } else if (brace && upper_last) || !single_local {
+                            if segs.len() == 1 && !brace && value_position(kids, i, after) {
+                                types.push(segs[0]);
+                            }
                             if let Some((segs, hidden)) = self.subst(segs) {
                                 self.path_site(segs, hidden, Role::Ref);
                             }
-                        } else if self.macro_values
-                            && segs.len() == 1
-                            && value_position(kids, i, after)
-                        {
-                            self.macro_value(name, pos(k));
+                        } else if segs.len() == 1 && value_position(kids, i, after) {
+                            // (Among items, a lone name is no value, but
+                            // may be a method a trait's impl gets.)
+                            let bound = self.local(name).is_some()
+                                || self.generic(name).is_some()
+                                || self.macro_bound.contains(&name);
+                            if !bound {
+                                values.push((name, pos(k)));
+                                if self.macro_values {
+                                    self.macro_value(name, pos(k));
+                                }
+                            }
                         }
                     }
                     i = j;
                 }
                 _ => i += 1,
+            }
+        }
+        self.member_pairs(&types, &values);
+    }
+
+    /// A macro given a trait and a method's name among its arguments
+    /// (num-traits' `checked_impl!(CheckedMul, checked_mul, u8)`, which
+    /// implements the trait with that method): each pair of a lone
+    /// type-like name and a lone value name is a site of `Type::value`
+    /// (its type hidden: it is a site of its own), kept only when the
+    /// type is a trait with such a method (see [`Role::MacroValue`]).
+    fn member_pairs(&mut self, types: &[(u32, Pos)], values: &[(u32, Pos)]) {
+        if types.len() > MAX_PAIR_TYPES || values.len() > MAX_PAIR_VALUES {
+            return;
+        }
+        for &ty in types {
+            for &value in values {
+                self.path_site(vec![ty, value], 1, Role::MacroValue);
             }
         }
     }
@@ -1266,6 +1297,11 @@ fn between(open: Node, close: Node) -> tree_sitter::Range {
 /// are not expressions (`stringify!(f)`, `matches!(x, Some(f))`), nor for
 /// those that quote or paste tokens into new code (`quote! { fn f() }`,
 /// `paste! { [<get_ f>] }`), whose names are not references.
+/// At most this many type-like names and value names are paired among a
+/// macro's tokens (see [`V::member_pairs`]).
+const MAX_PAIR_TYPES: usize = 3;
+const MAX_PAIR_VALUES: usize = 6;
+
 fn values_in(name: &str) -> bool {
     !matches!(name, "paste" | "concat_idents" | "format_ident")
         && !quotes(name)

@@ -486,9 +486,13 @@ impl<'s> V<'s> {
                 if inner.kind_name() == "qualified_type" {
                     let ty = inner.field("type");
                     let concrete = ty.filter(|t| match t.kind_name() {
+                        // `Self` of an impl for an outside type (`impl
+                        // MulAdd for f32`'s `<Self as Float>::mul_add`):
+                        // the trait's item, as for a primitive.
                         "type_identifier" => {
                             let name = self.node_name(*t);
                             self.generic(name).is_none()
+                                && (self.str_of(name) != "Self" || self.self_path.is_some())
                         }
                         "scoped_type_identifier" | "generic_type" => true,
                         _ => false,
