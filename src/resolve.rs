@@ -166,6 +166,7 @@ pub fn is_manifest(name: &str) -> bool {
     MANIFESTS.contains(&name)
         || name == "jsconfig.json"
         || (name.starts_with("tsconfig.") && name.ends_with(".json"))
+        || typescript::is_declaration_map(name)
 }
 
 /// The module key of a file (DESIGN §2): `shop.payments.gateway`,

@@ -105,6 +105,11 @@ pub enum Expr {
     /// [`Expr::Guard`] for that argument says, else `.2`, the local's
     /// value before.
     Narrowed(Box<Expr>, u16, Box<Expr>),
+    /// A name in a type (or a JSDoc type) that the file does not declare:
+    /// a global one of the repository's declaration files (`App.Locals`
+    /// of `declare global { namespace App { … } }`), else outside it. Only
+    /// a site's target: types are [`Expr::Global`] for the inference.
+    Free(Name),
 }
 
 /// The argument index under which a function type alias (`type Handler =
@@ -231,6 +236,23 @@ pub struct Scope {
     /// Type aliases of a value's type (`type Fastify = typeof fastify`),
     /// sorted by alias: a value of the alias is that value.
     pub typeofs: Vec<(u32, Expr)>,
+    /// The ambient modules the file declares (`declare module '@sveltejs/kit'
+    /// { export interface RequestEvent … }`), in order.
+    pub ambient: Vec<AmbientModule>,
+    /// The global declarations the file makes: the top-level ones of a
+    /// declaration file that is no module (`declare namespace App`), and
+    /// those in `declare global { … }`. In order.
+    pub globals: Vec<(Name, u32)>,
+}
+
+/// `declare module 'spec' { … }`: what importing `spec` gives, where no
+/// file of the repository is that module.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AmbientModule {
+    /// The module's name as written, without quotes.
+    pub spec: String,
+    /// Sorted by name text.
+    pub exports: Vec<Export>,
 }
 
 impl Scope {

@@ -10,8 +10,11 @@
 //! for names so common on builtins (`map`, `push`, `then`, …) that a guess
 //! would mostly be wrong.
 
+mod declmap;
 mod modules;
 pub use modules::{built_outputs, source_conditions};
+
+use std::collections::HashMap;
 
 use rayon::prelude::*;
 
@@ -151,6 +154,78 @@ pub struct Index {
     specs: Vec<Vec<Target>>,
     /// Per file: (class-like parent, child) pairs, sorted.
     children: Vec<Vec<(u32, u32)>>,
+    /// Ambient modules by name (`declare module 'x' { … }`): the first
+    /// declaring file and the module's index in its `Scope::ambient`.
+    ambient: HashMap<String, (FileIdx, u32)>,
+    /// Global declarations by name (see `Scope::globals`), in file order:
+    /// a namespace may be declared (merged) in several files.
+    globals: HashMap<String, Vec<SymId>>,
+    /// Declarations of a `.d.ts` built with a declaration map → the ones
+    /// they were built from (see [`declmap`]).
+    mapped: HashMap<SymId, SymId>,
+}
+
+/// Whether a file name is a declaration map (`index.d.ts.map`), which the
+/// layout reads beside the manifests.
+pub fn is_declaration_map(name: &str) -> bool {
+    [".d.ts.map", ".d.mts.map", ".d.cts.map"]
+        .iter()
+        .any(|e| name.ends_with(e))
+}
+
+/// What each declaration of the repository's `.d.ts` files that have a
+/// declaration map was built from: the definition whose name starts where
+/// the map says the declaration's name was written.
+fn declaration_maps(world: &World) -> HashMap<SymId, SymId> {
+    let mut out = HashMap::new();
+    for (map_path, text) in &world.layout.manifests {
+        let Some(dts) = map_path.strip_suffix(".map") else {
+            continue;
+        };
+        if !is_declaration_map(map_path) {
+            continue;
+        }
+        let Some(&file) = world.by_path.get(dts) else {
+            continue;
+        };
+        let Some(map) = declmap::decode(text) else {
+            continue;
+        };
+        let dir = dts.rsplit_once('/').map_or("", |(d, _)| d);
+        // Each source's definitions by where their names start.
+        type ByPos = HashMap<(u32, u32), u32>;
+        let mut sources: HashMap<&str, Option<(FileIdx, ByPos)>> = HashMap::new();
+        for (i, d) in world.defs(file).iter().enumerate().skip(1) {
+            let at = (d.pos.line.saturating_sub(1), d.pos.column.saturating_sub(1));
+            let Some((src, line, col)) = map.lookup(at.0, at.1) else {
+                continue;
+            };
+            let source = sources.entry(src).or_insert_with(|| {
+                let path = modules::join(dir, src);
+                let &f = world.by_path.get(path.as_str())?;
+                (f != file && world.file(f).lang.family() == Family::Script).then(|| {
+                    let at = world.defs(f).iter().enumerate().skip(1);
+                    (
+                        f,
+                        at.map(|(j, d)| ((d.pos.line, d.pos.column), j as u32))
+                            .collect(),
+                    )
+                })
+            });
+            if let Some((f, at)) = source {
+                if let Some(&j) = at.get(&(line + 1, col + 1)) {
+                    out.insert(
+                        SymId {
+                            file,
+                            def: i as u32,
+                        },
+                        SymId { file: *f, def: j },
+                    );
+                }
+            }
+        }
+    }
+    out
 }
 
 pub fn prepare(world: &World) -> Index {
@@ -194,7 +269,33 @@ pub fn prepare(world: &World) -> Index {
         })
         .collect();
     let (specs, children) = per_file.into_iter().unzip();
-    Index { specs, children }
+    let mut ambient = HashMap::new();
+    let mut globals: HashMap<String, Vec<SymId>> = HashMap::new();
+    for (i, f) in world.files.iter().enumerate() {
+        if f.lang.family() != Family::Script {
+            continue;
+        }
+        let idx = FileIdx(i as u32);
+        if let LangScope::Script(scope) = world.scope(idx) {
+            for (m, a) in scope.ambient.iter().enumerate() {
+                ambient.entry(a.spec.clone()).or_insert((idx, m as u32));
+            }
+            for &(name, def) in &scope.globals {
+                let sym = SymId { file: idx, def };
+                globals
+                    .entry(scope.name(name).to_string())
+                    .or_default()
+                    .push(sym);
+            }
+        }
+    }
+    Index {
+        specs,
+        children,
+        ambient,
+        globals,
+        mapped: declaration_maps(world),
+    }
 }
 
 pub fn resolve_file(world: &World, index: &Index, file: FileIdx, refs: &Refs) -> FileResolution {
@@ -226,7 +327,7 @@ pub fn resolve_file(world: &World, index: &Index, file: FileIdx, refs: &Refs) ->
             def: site.src,
         };
         let (val, strategy) = match &site.target {
-            Expr::Member(recv, n) => {
+            Expr::Member(recv, n) if !matches!(**recv, Expr::Free(_)) => {
                 let (rv, rs) = ev.eval(file, recv, object_ns(site.ns), 0);
                 let name = ev.name(file, *n);
                 if matches!(rv, Val::Unknown) {
@@ -252,6 +353,9 @@ pub fn resolve_file(world: &World, index: &Index, file: FileIdx, refs: &Refs) ->
             if dst.def == 0 {
                 continue;
             }
+            // What tsserver answers: the declaration a generated one was
+            // built from.
+            let dst = index.mapped.get(&dst).copied().unwrap_or(dst);
             res.edges.push(ResolvedEdge {
                 src,
                 dst,
@@ -281,6 +385,9 @@ enum Val {
     Inst(SymId),
     /// A module namespace (`import * as ns`).
     Module(FileIdx),
+    /// An ambient module's namespace: the declaring file and the module's
+    /// index in its `Scope::ambient`.
+    Ambient(FileIdx, u32),
     /// The object literal held by a variable of the file (`const o = { … }`).
     Obj(FileIdx, u32),
     /// The function of a known type held by a variable of the file
@@ -360,6 +467,26 @@ impl<'a, 'w> Eval<'a, 'w> {
         match e {
             Expr::Unknown => (Val::Unknown, local),
             Expr::Global => (Val::External, local),
+            // A global declaration of the repository, the first of its name.
+            Expr::Free(n) => match self.index.globals.get(s.name(*n)).and_then(|g| g.first()) {
+                Some(&g) => (Val::Sym(g), Strategy::Path),
+                None => (Val::External, local),
+            },
+            // A member of a global namespace merged from several files
+            // (`App.Error` beside `App.Locals`): the first that has it.
+            Expr::Member(obj, n) if let Expr::Free(g) = &**obj => {
+                let globals = self
+                    .index
+                    .globals
+                    .get(s.name(*g))
+                    .map_or(&[][..], |v| &v[..]);
+                let name = s.name(*n);
+                globals
+                    .iter()
+                    .map(|&g| self.member(Val::Sym(g), Strategy::Path, name, ns, depth + 1))
+                    .find(|(v, _)| matches!(v, Val::Sym(_)))
+                    .unwrap_or((Val::External, local))
+            }
             // The module's own definition: CommonJS `exports` / `module.exports`.
             Expr::Def(0) => (Val::Module(f), local),
             Expr::Def(d) => (Val::Sym(SymId { file: f, def: *d }), local),
@@ -390,6 +517,9 @@ impl<'a, 'w> Eval<'a, 'w> {
                     }
                     None => (Val::External, local),
                 }
+            }
+            Expr::Require(spec) if let Some((t, m)) = self.ambient_for(f, *spec) => {
+                (Val::Ambient(t, m), Strategy::Import)
             }
             Expr::Require(spec) => match self.index.specs[f.0 as usize].get(*spec as usize) {
                 Some(Target::File(t)) => {
@@ -744,6 +874,19 @@ impl<'a, 'w> Eval<'a, 'w> {
         let Some(imp) = s.imports.get(i as usize) else {
             return (Val::Unknown, Strategy::Import);
         };
+        if let Some((t, m)) = self.ambient_for(f, imp.spec) {
+            let name = match imp.what {
+                Imported::Namespace | Imported::Module => {
+                    return (Val::Ambient(t, m), Strategy::Import);
+                }
+                Imported::Default => DEFAULT,
+                Imported::Named(n) => s.name(n),
+            };
+            return match self.ambient_export(t, m, name, ns, depth + 1) {
+                Some((v, st)) => (v, combine(st, Strategy::Import)),
+                None => (Val::External, Strategy::Import),
+            };
+        }
         let Some(Target::File(t)) = self.index.specs[f.0 as usize].get(imp.spec as usize) else {
             return (Val::External, Strategy::Import);
         };
@@ -790,6 +933,56 @@ impl<'a, 'w> Eval<'a, 'w> {
             }
             None => (Val::External, Strategy::Import),
         }
+    }
+
+    /// The ambient module specifier `spec` of file `f` names: a bare name
+    /// (not a path) no file of the repository is the module of, or whose
+    /// file is the one declaring it (svelte-kit's `types/index.d.ts`, which
+    /// `exports` names, is `declare module '@sveltejs/kit' { … }`).
+    fn ambient_for(&self, f: FileIdx, spec: u32) -> Option<(FileIdx, u32)> {
+        if self.index.ambient.is_empty() {
+            return None;
+        }
+        let text = &self.scope(f)?.specs.get(spec as usize)?.text;
+        if text.starts_with('.') || text.starts_with('/') {
+            return None;
+        }
+        let &(t, m) = self.index.ambient.get(text.as_str())?;
+        match self.index.specs[f.0 as usize].get(spec as usize) {
+            Some(Target::File(file)) => {
+                let own = self
+                    .scope(*file)?
+                    .ambient
+                    .iter()
+                    .position(|a| a.spec == *text)?;
+                Some((*file, own as u32))
+            }
+            _ => Some((t, m)),
+        }
+    }
+
+    /// Export `name` of ambient module `m` of file `t`.
+    fn ambient_export(
+        &self,
+        t: FileIdx,
+        m: u32,
+        name: &str,
+        ns: u8,
+        depth: u32,
+    ) -> Option<(Val, Strategy)> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let s = self.scope(t)?;
+        let exports = &s.ambient.get(m as usize)?.exports;
+        let lo = exports.partition_point(|e| s.name(e.name) < name);
+        let hi = lo + exports[lo..].partition_point(|e| s.name(e.name) == name);
+        let range = &exports[lo..hi];
+        let e = range
+            .iter()
+            .find(|e| e.ns & ns & !DESTRUCTURED != 0)
+            .or_else(|| range.first())?;
+        Some(self.eval(t, &e.target, ns & !DESTRUCTURED, depth + 1))
     }
 
     /// `require(t)`: its `module.exports = X`, else the module itself.
@@ -889,6 +1082,10 @@ impl<'a, 'w> Eval<'a, 'w> {
             }
         }
         match rv.unalias() {
+            Val::Ambient(t, m) => match self.ambient_export(t, m, name, ns, depth + 1) {
+                Some((v, st)) => (v, combine(combine(rs, st), Strategy::Path)),
+                None => (Val::External, rs),
+            },
             Val::Module(m) => match self.export(m, name, ns, depth + 1) {
                 Some((v, st, re)) => {
                     let step = if re {

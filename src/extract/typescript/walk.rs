@@ -12,9 +12,9 @@ use tree_sitter::{Node, Parser};
 
 use super::jsdoc::{self, Sep};
 use super::{
-    is_test_path, ClassInfo, Export, Expr, Field, Import, Imported, Name, ObjectLit, Refs, Scope,
-    Site, SiteKind, Spec, AT_PROPERTY, CJS_PROPERTY, DEFAULT, DESTRUCTURED, EXPORT_EQUALS, NS_ANY,
-    NS_TYPE, NS_VALUE, SIGNATURE,
+    is_test_path, AmbientModule, ClassInfo, Export, Expr, Field, Import, Imported, Name, ObjectLit,
+    Refs, Scope, Site, SiteKind, Spec, AT_PROPERTY, CJS_PROPERTY, DEFAULT, DESTRUCTURED,
+    EXPORT_EQUALS, NS_ANY, NS_TYPE, NS_VALUE, SIGNATURE,
 };
 use crate::extract::syntax::{self, Syntax};
 use crate::extract::{module_def, syntax_diagnostics, Def, Diagnostic, Lang};
@@ -123,6 +123,9 @@ pub(super) fn run(lang: Lang, path: &str, src: &[u8]) -> Facts {
     };
     let root = tree.root_node();
     let mut w = Walker::new(src, is_test_path(path), module);
+    w.declaration_file = [".d.ts", ".d.mts", ".d.cts"]
+        .iter()
+        .any(|e| path.ends_with(e));
     w.original = original;
     w.typed = lang != Lang::JavaScript;
     w.walk(root);
@@ -420,6 +423,12 @@ struct Walker<'s> {
     narrowed_from: HashMap<u32, Expr>,
     /// Innermost enclosing definition.
     cur: u32,
+    /// The ambient module (index in `Scope::ambient`) whose body is being
+    /// walked, with the number of frames inside that body: an `export`
+    /// there is the module's.
+    ambient: Option<(usize, usize)>,
+    /// A `.d.ts` file: when it is no module, its declarations are global.
+    declaration_file: bool,
     /// Class whose instance `this` is.
     this_class: Option<u32>,
     /// What `this` is in a function declaring it (`function (this:
@@ -502,6 +511,8 @@ impl<'s> Walker<'s> {
             frames: Vec::new(),
             narrowed_from: HashMap::new(),
             cur: 0,
+            ambient: None,
+            declaration_file: false,
             this_class: None,
             this_value: None,
             fn_def: None,
@@ -540,6 +551,10 @@ impl<'s> Walker<'s> {
         self.scope
             .exports
             .sort_by(|a, b| names[a.name as usize].cmp(&names[b.name as usize]));
+        for m in &mut self.scope.ambient {
+            m.exports
+                .sort_by(|a, b| names[a.name as usize].cmp(&names[b.name as usize]));
+        }
         self.scope.classes.sort_by_key(|c| c.def);
         self.scope.fields.sort_by_key(|f| f.class);
         self.scope.returns.sort_by_key(|r| r.0);
@@ -1260,6 +1275,9 @@ impl<'s> Walker<'s> {
                     self.typedef_imports(n);
                 }
                 self.hoist(n);
+                if self.declares_globals(n) {
+                    self.record_globals();
+                }
                 self.walk_children(n);
                 self.pop_frame();
             }
@@ -1321,7 +1339,19 @@ impl<'s> Walker<'s> {
                 if let Some(&d) = self.node_defs.get(&n.id()) {
                     self.cur = d;
                 }
+                // `declare module 'spec' { … }`: its exports are the
+                // ambient module's (its body is a block: one frame more).
+                let ambient = self.ambient;
+                if let Some(name) = n.field("name").filter(|m| m.kind_name() == "string") {
+                    let spec = self.text(name).trim_matches(|c| c == '"' || c == '\'');
+                    self.scope.ambient.push(AmbientModule {
+                        spec: spec.to_string(),
+                        exports: Vec::new(),
+                    });
+                    self.ambient = Some((self.scope.ambient.len() - 1, self.frames.len() + 1));
+                }
                 self.walk_field(n, "body");
+                self.ambient = ambient;
                 self.cur = saved;
             }
             "lexical_declaration" | "variable_declaration" => {
@@ -1356,7 +1386,12 @@ impl<'s> Walker<'s> {
             "type_identifier" => self.ident_ref(n, NS_TYPE),
             "nested_type_identifier" => {
                 if let Some(name) = n.field("name") {
-                    let e = self.nested_type(n);
+                    let mut e = self.nested_type(n);
+                    if is_dead(&e) {
+                        if let Some(base) = n.field("module").and_then(|m| self.free_path(m)) {
+                            e = Expr::Member(Box::new(base), self.intern(self.text(name)));
+                        }
+                    }
                     self.site(name, SiteKind::Ref, NS_TYPE, e);
                 }
                 if let Some(m) = n.field("module") {
@@ -1568,6 +1603,8 @@ impl<'s> Walker<'s> {
                         (None, Some(c)) => {
                             Expr::Member(Box::new(Expr::This(c)), self.intern(seg.name))
                         }
+                        // A name the file does not declare: maybe a global.
+                        (None, None) => Expr::Free(self.intern(seg.name)),
                         _ => break,
                     },
                     (Some(b), Some(Sep::Hash)) => {
@@ -1686,8 +1723,80 @@ impl<'s> Walker<'s> {
 
     fn ident_ref(&mut self, n: Node<'s>, ns: u8) {
         let name = self.text(n);
-        if let Some(b @ (Binding::Def(_) | Binding::Import(_))) = self.lookup(name, ns) {
-            self.site(n, SiteKind::Ref, ns, b.expr())
+        match self.lookup(name, ns) {
+            Some(b @ (Binding::Def(_) | Binding::Import(_))) => {
+                self.site(n, SiteKind::Ref, ns, b.expr())
+            }
+            // A type no scope of the file declares: maybe a global one.
+            None if ns == NS_TYPE => {
+                let free = Expr::Free(self.intern(name));
+                self.site(n, SiteKind::Ref, ns, free)
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether the block (or program) `n` holds global declarations: a
+    /// declaration file that is no module (no top-level `import` or
+    /// `export`), or the body of `declare global { … }`.
+    fn declares_globals(&self, n: Node<'s>) -> bool {
+        let mut c = n.walk();
+        match n.kind_name() {
+            "program" => {
+                self.declaration_file
+                    && !n
+                        .named_children(&mut c)
+                        .any(|k| matches!(k.kind_name(), "import_statement" | "export_statement"))
+            }
+            _ => n.parent().is_some_and(|p| {
+                p.kind_name() == "ambient_declaration"
+                    && p.children(&mut c).any(|k| k.kind_name() == "global")
+            }),
+        }
+    }
+
+    /// The definitions the innermost frame binds, as global declarations.
+    fn record_globals(&mut self) {
+        let Some(f) = self.frames.last() else {
+            return;
+        };
+        let mut found: Vec<(&'s str, u32)> = f
+            .values
+            .iter()
+            .chain(f.types.iter())
+            .filter_map(|(&name, b)| match b {
+                Binding::Def(d) => Some((name, *d)),
+                _ => None,
+            })
+            .collect();
+        found.sort_unstable_by_key(|&(name, d)| (d, name));
+        found.dedup();
+        for (name, d) in found {
+            let n = self.intern(name);
+            self.scope.globals.push((n, d));
+        }
+    }
+
+    /// The path a type's qualifier spells when its first name is declared
+    /// nowhere in the file (`App.Error`): a global's member.
+    fn free_path(&mut self, m: Node<'s>) -> Option<Expr> {
+        match m.kind_name() {
+            "identifier" => {
+                let t = self.text(m);
+                match self.lookup(t, NS_ANY) {
+                    None => Some(Expr::Free(self.intern(t))),
+                    Some(_) => None,
+                }
+            }
+            "nested_identifier" | "member_expression" => {
+                let o = m.field("object").or_else(|| m.named_child(0))?;
+                let p = m
+                    .field("property")
+                    .or_else(|| m.named_child(m.named_child_count().saturating_sub(1) as u32))?;
+                let base = self.free_path(o)?;
+                Some(Expr::Member(Box::new(base), self.intern(self.text(p))))
+            }
+            _ => None,
         }
     }
 
@@ -3161,18 +3270,25 @@ impl<'s> Walker<'s> {
                 self.walk(*t);
             }
         }
+        let ambient = self
+            .ambient
+            .filter(|&(_, frames)| frames == self.frames.len())
+            .map(|(i, _)| i);
         if let Some(decl) = n.field("declaration") {
             self.walk(decl);
-            if module_level {
+            if module_level || ambient.is_some() {
                 for (name, b) in self.declared(decl) {
                     let ns = self.ns_of(b);
                     let exported = if is_default { DEFAULT } else { name };
-                    let nm = self.intern(exported);
-                    self.scope.exports.push(Export {
-                        name: nm,
+                    let export = Export {
+                        name: self.intern(exported),
                         ns,
                         target: b.expr(),
-                    });
+                    };
+                    match ambient {
+                        Some(i) => self.scope.ambient[i].exports.push(export),
+                        None => self.scope.exports.push(export),
+                    }
                 }
             }
             return;
@@ -3268,6 +3384,13 @@ impl<'s> Walker<'s> {
                         if module_level {
                             let ns = self.ns_of(b);
                             self.scope.exports.push(Export {
+                                name: al,
+                                ns,
+                                target: b.expr(),
+                            });
+                        } else if let Some(i) = ambient {
+                            let ns = self.ns_of(b);
+                            self.scope.ambient[i].exports.push(Export {
                                 name: al,
                                 ns,
                                 target: b.expr(),
@@ -4370,10 +4493,15 @@ impl<'s> Walker<'s> {
     /// The qualifiers of a type name (`A` and `B` in `A.B.C`) reference the
     /// namespaces they name.
     fn qualifier_sites(&mut self, m: Node<'s>) {
-        let e = self.nested_module(m);
+        let mut e = self.nested_module(m);
+        if is_dead(&e) {
+            if let Some(free) = self.free_path(m) {
+                e = free;
+            }
+        }
         match m.kind_name() {
             "identifier" => {
-                if matches!(e, Expr::Def(_) | Expr::Import(_)) {
+                if matches!(e, Expr::Def(_) | Expr::Import(_) | Expr::Free(_)) {
                     self.site(m, SiteKind::Ref, NS_TYPE, e);
                 }
             }

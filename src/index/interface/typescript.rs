@@ -50,6 +50,34 @@ pub(super) fn facts(defs: &[Def], scope: &Scope) -> Vec<Fact> {
         };
         f.push_bound(owner, t, Some(name));
     }
+    // Ambient modules and global declarations: what importing a bare
+    // name, or a name no file declares, finds (the first of each wins).
+    for m in &scope.ambient {
+        for e in &m.exports {
+            let mut t = Text::new("ambient");
+            t.str(&m.spec);
+            t.raw(" ");
+            let name = w.name(e.name);
+            t.name(name);
+            f.rank(&mut t);
+            t.raw(&format!(" ns{} ", e.ns));
+            w.expr(&f, &mut t, &e.target, &mut Vec::new());
+            let owner = match e.target {
+                Expr::Def(d) => Some(d),
+                _ => None,
+            };
+            f.push_bound(owner, t, Some(name));
+        }
+    }
+    for &(name, d) in &scope.globals {
+        let mut t = Text::new("global");
+        let name = w.name(name);
+        t.name(name);
+        f.rank(&mut t);
+        t.raw(" ");
+        f.def(&mut t, d);
+        f.push_bound(Some(d), t, Some(name));
+    }
     for c in &scope.classes {
         let mut t = Text::new("class");
         f.def(&mut t, c.def);
@@ -160,6 +188,11 @@ impl Writer<'_> {
         match e {
             Expr::Unknown => t.raw("?"),
             Expr::Global => t.raw("G"),
+            Expr::Free(n) => {
+                t.raw("F(");
+                t.name(self.name(*n));
+                t.raw(")");
+            }
             Expr::Def(d) => f.def(t, *d),
             Expr::Import(i) => {
                 t.raw("I(");

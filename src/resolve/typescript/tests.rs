@@ -2053,3 +2053,121 @@ fn destructured_commonjs_names_reference_what_the_exports_name() {
     assert_eq!(targets(&r, "5:1"), ["test/obj.js:wait"]);
     assert_eq!(targets(&r, "6:1"), ["test/helper.js:sleep"]);
 }
+
+/// svelte-kit: `types/index.d.ts`, what its `package.json` exports name,
+/// is `declare module '@sveltejs/kit' { … }`; a bare name no file of the
+/// repository is (a shim, `declare module 'shimmed'`) is the ambient
+/// module's too. JavaScript reaches them through JSDoc.
+#[test]
+fn ambient_modules_are_what_their_names_import() {
+    let package = r#"{ "name": "@acme/kit", "exports": { ".": { "types": "./types/index.d.ts", "import": "./src/index.js" } } }"#;
+    let r = resolve_with(
+        &[("package.json", package)],
+        &[
+            (
+                "types/index.d.ts",
+                "declare module '@acme/kit' {\n\texport interface RequestEvent { url: string; }\n}\ndeclare module 'shimmed' {\n\texport function shim(): void;\n}\n",
+            ),
+            (
+                "src/use.ts",
+                "import type { RequestEvent } from '@acme/kit';\nimport { shim } from 'shimmed';\nexport function f(e: RequestEvent): void { shim(); }\n",
+            ),
+            (
+                "src/index.js",
+                "/** @param {import('@acme/kit').RequestEvent} e */\nexport function g(e) {}\n",
+            ),
+            ("src/other.ts", "import { shim } from './missing';\nshim();\nexport {};\n"),
+        ],
+    );
+    let event = "types/index.d.ts:RequestEvent".to_string();
+    let shim = "types/index.d.ts:shim".to_string();
+    assert_eq!(targets(&r, "3:22"), vec![event.clone()], "{r:?}");
+    assert_eq!(targets(&r, "3:44"), vec![shim.clone()], "{r:?}");
+    assert_eq!(targets(&r, "1:33"), vec![event], "{r:?}");
+    // A relative specifier names a file, never an ambient module.
+    assert!(
+        !r.0.iter().any(|e| e.0 == "src/other.ts" && e.1 == shim),
+        "{r:?}"
+    );
+}
+
+/// Names no scope of a file declares, in types and JSDoc: the global
+/// declarations of declaration files that are no modules and of `declare
+/// global { … }`, a namespace merged from both (`App.Error`, `App.Locals`).
+#[test]
+fn undeclared_type_names_are_global_declarations() {
+    let r = resolve_all(&[
+        (
+            "types/index.d.ts",
+            "declare namespace App {\n\tinterface Error { message: string; }\n}\n",
+        ),
+        (
+            "src/ambient.d.ts",
+            "declare global {\n\tnamespace App {\n\t\tinterface Locals {}\n\t}\n}\nexport {};\n",
+        ),
+        (
+            "src/module.d.ts",
+            "export interface Hidden {}\ninterface AlsoHidden {}\n",
+        ),
+        (
+            "src/use.ts",
+            "export function f(b: App.Error, l: App.Locals, h: AlsoHidden): void {}\n",
+        ),
+        (
+            "src/doc.js",
+            "/** @param {App.Error} b */\nexport function g(b) {}\n",
+        ),
+    ]);
+    assert_eq!(
+        targets(&r, "1:26"),
+        vec!["types/index.d.ts:App.Error"],
+        "{r:?}"
+    );
+    assert_eq!(
+        targets(&r, "1:40"),
+        vec!["src/ambient.d.ts:App.Locals"],
+        "{r:?}"
+    );
+    assert_eq!(
+        targets(&r, "1:17"),
+        vec!["types/index.d.ts:App.Error"],
+        "{r:?}"
+    );
+    // A module's declarations are not global.
+    assert!(targets(&r, "1:51").is_empty(), "{r:?}");
+}
+
+/// A `.d.ts` built with a declaration map (svelte-kit's bundled
+/// `types/index.d.ts` and its `index.d.ts.map`): tsserver answers with the
+/// declaration it was built from, and so does the graph.
+#[test]
+fn a_declaration_map_leads_to_the_source_declaration() {
+    let map = r#"{ "version": 3, "file": "index.d.ts", "names": [], "sources": ["../src/public.d.ts"], "mappings": ";kBAAiB" }"#;
+    let files = [
+        (
+            "types/index.d.ts",
+            "declare module 'kit' {\n\texport interface RequestEvent { url: string; }\n}\n",
+        ),
+        (
+            "src/public.d.ts",
+            "export interface RequestEvent { url: string; }\n",
+        ),
+        (
+            "src/use.ts",
+            "import type { RequestEvent } from 'kit';\nexport let e: RequestEvent;\n",
+        ),
+    ];
+    let r = resolve_with(&[("types/index.d.ts.map", map)], &files);
+    assert_eq!(
+        targets(&r, "2:15"),
+        vec!["src/public.d.ts:RequestEvent"],
+        "{r:?}"
+    );
+    // Without the map: the bundle's own declaration.
+    let r = resolve_with(&[], &files);
+    assert_eq!(
+        targets(&r, "2:15"),
+        vec!["types/index.d.ts:RequestEvent"],
+        "{r:?}"
+    );
+}
