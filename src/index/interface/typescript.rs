@@ -5,7 +5,7 @@
 //! text, definitions by identity and local variables inlined.
 
 use super::{Fact, Facts, Text};
-use crate::extract::typescript::{Expr, Imported, Scope, DEFAULT, EXPORT_EQUALS};
+use crate::extract::typescript::{Export, Expr, Imported, Scope, DEFAULT, EXPORT_EQUALS};
 use crate::extract::Def;
 
 /// Variables inlined into one another deeper than this make a fact opaque.
@@ -38,35 +38,13 @@ pub(super) fn facts(defs: &[Def], scope: &Scope) -> Vec<Fact> {
     // definitions belongs to it, except the default and `export =` ones,
     // which importers name by their own bindings, not by the definition's.
     for e in &scope.exports {
-        let mut t = Text::new("export");
-        let name = w.name(e.name);
-        t.name(name);
-        f.rank(&mut t);
-        t.raw(&format!(" ns{} ", e.ns));
-        w.expr(&f, &mut t, &e.target, &mut Vec::new());
-        let owner = match e.target {
-            Expr::Def(d) if name != DEFAULT && name != EXPORT_EQUALS => Some(d),
-            _ => None,
-        };
-        f.push_bound(owner, t, Some(name));
+        export_fact(&mut f, &w, "export", None, e);
     }
     // Ambient modules and global declarations: what importing a bare
     // name, or a name no file declares, finds (the first of each wins).
     for m in &scope.ambient {
         for e in &m.exports {
-            let mut t = Text::new("ambient");
-            t.str(&m.spec);
-            t.raw(" ");
-            let name = w.name(e.name);
-            t.name(name);
-            f.rank(&mut t);
-            t.raw(&format!(" ns{} ", e.ns));
-            w.expr(&f, &mut t, &e.target, &mut Vec::new());
-            let owner = match e.target {
-                Expr::Def(d) => Some(d),
-                _ => None,
-            };
-            f.push_bound(owner, t, Some(name));
+            export_fact(&mut f, &w, "ambient", Some(&m.spec), e);
         }
     }
     for &(name, d) in &scope.globals {
@@ -135,6 +113,25 @@ pub(super) fn facts(defs: &[Def], scope: &Scope) -> Vec<Fact> {
         f.push(Some(*d), t);
     }
     f.out
+}
+
+/// An export of the file (or of ambient module `spec`).
+fn export_fact(f: &mut Facts, w: &Writer, kind: &str, spec: Option<&str>, e: &Export) {
+    let mut t = Text::new(kind);
+    if let Some(spec) = spec {
+        t.str(spec);
+        t.raw(" ");
+    }
+    let name = w.name(e.name);
+    t.name(name);
+    f.rank(&mut t);
+    t.raw(&format!(" ns{} ", e.ns));
+    w.expr(f, &mut t, &e.target, &mut Vec::new());
+    let owner = match e.target {
+        Expr::Def(d) if name != DEFAULT && name != EXPORT_EQUALS => Some(d),
+        _ => None,
+    };
+    f.push_bound(owner, t, Some(name));
 }
 
 struct Writer<'s> {
