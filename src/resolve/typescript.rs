@@ -974,10 +974,7 @@ impl<'a, 'w> Eval<'a, 'w> {
             return None;
         }
         let s = self.scope(t)?;
-        let exports = &s.ambient.get(m as usize)?.exports;
-        let lo = exports.partition_point(|e| s.name(e.name) < name);
-        let hi = lo + exports[lo..].partition_point(|e| s.name(e.name) == name);
-        let range = &exports[lo..hi];
+        let range = named(s, &s.ambient.get(m as usize)?.exports, name);
         let e = range
             .iter()
             .find(|e| e.ns & ns & !DESTRUCTURED != 0)
@@ -1002,9 +999,7 @@ impl<'a, 'w> Eval<'a, 'w> {
         let destructured = ns & DESTRUCTURED;
         let ns = ns & !DESTRUCTURED;
         let s = self.scope(t)?;
-        let lo = s.exports.partition_point(|e| s.name(e.name) < name);
-        let hi = lo + s.exports[lo..].partition_point(|e| s.name(e.name) == name);
-        let range = &s.exports[lo..hi];
+        let range = named(s, &s.exports, name);
         // A qualifier (`Scope.Closeable` in a type) names a namespace: a
         // type-side declaration before a same-named constant.
         let qualifier = (ns & QUALIFIER != 0)
@@ -1363,6 +1358,13 @@ const QUALIFIER: u8 = 8;
 /// The namespace the object of `a.b` is looked up in: a value, unless
 /// `a.b` is a type or a qualifier (then `a` is a namespace: a value or a
 /// type, namespaces first).
+/// The exports named `name` among `exports` (sorted by name text).
+fn named<'e>(s: &Scope, exports: &'e [Export], name: &str) -> &'e [Export] {
+    let lo = exports.partition_point(|e| s.name(e.name) < name);
+    let hi = lo + exports[lo..].partition_point(|e| s.name(e.name) == name);
+    &exports[lo..hi]
+}
+
 fn object_ns(ns: u8) -> u8 {
     if ns == NS_TYPE || ns & QUALIFIER != 0 {
         NS_ANY | QUALIFIER

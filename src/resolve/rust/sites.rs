@@ -1538,7 +1538,8 @@ impl Cx<'_, '_> {
             return false;
         };
         impls.iter().all(|&(f, i)| {
-            let Some(imp) = scope_of(self.world, f).and_then(|s| s.impls.get(i as usize)) else {
+            let imp = scope_of(self.world, f).and_then(|s| s.impls.get(i as usize));
+            let Some(imp) = imp.filter(|imp| imp.ty == Ty::External) else {
                 return false;
             };
             // The type's name leads its methods' local names (`f32::to_bits`).
@@ -1556,7 +1557,7 @@ impl Cx<'_, '_> {
                 ) => INT_METHODS,
                 _ => return false,
             };
-            imp.ty == Ty::External && own.binary_search(&text).is_ok()
+            own.binary_search(&text).is_ok()
         })
     }
 
@@ -2212,50 +2213,38 @@ impl Cx<'_, '_> {
                 let Some(Recv::Method(base, name)) = self.refs.recvs.get(*call as usize) else {
                     return t;
                 };
-                let wrapped = match self.gstr(*name) {
-                    "parse" | "downcast_ref" | "downcast_mut" => true,
-                    "collect" => false,
-                    // A method generic over what it gives (ttf-parser's
-                    // `fn read<T: FromData>(&mut self) -> Option<T>`): its
-                    // value is typed by the parameter's bound, a trait,
-                    // which the turbofish names (`s.read::<Offset32>()?`).
-                    _ => {
-                        let is_trait =
-                            |t: &TyRes| matches!(t, TyRes::Def(d) if self.ix.traits.contains(d));
-                        let arg = || {
-                            self.ix
-                                .resolve_ty_with(self.world, self.file, m, ty, Some(&first))
-                        };
-                        return match t {
-                            TyRes::Wrap(inner) if is_trait(&inner) => match arg() {
-                                a @ TyRes::Def(_) => TyRes::Wrap(Box::new(a)),
-                                _ => TyRes::Wrap(inner),
-                            },
-                            t if is_trait(&t) => match arg() {
-                                a @ TyRes::Def(_) => a,
-                                _ => t,
-                            },
-                            t => t,
-                        };
-                    }
+                let is_trait = |t: &TyRes| matches!(t, TyRes::Def(d) if self.ix.traits.contains(d));
+                let (wrapped, std_method) = match self.gstr(*name) {
+                    "parse" | "downcast_ref" | "downcast_mut" => (true, true),
+                    "collect" => (false, true),
+                    _ => (matches!(&t, TyRes::Wrap(x) if is_trait(x)), false),
                 };
-                // Only std's methods: on an outside receiver, where the
-                // method's own value says nothing more. An in-repo
-                // `collect<C: FromParallelIterator<…>>` (rayon's), whose
-                // value is its parameter's bound, is the turbofish's type
-                // too.
-                let std = matches!(t, TyRes::External | TyRes::Unknown)
+                // Std's methods on an outside receiver, where the method's
+                // own value says nothing more.
+                let std = std_method
+                    && matches!(t, TyRes::External | TyRes::Unknown)
                     && matches!(
                         self.eval(site, *base, depth + 1),
                         TyRes::External | TyRes::Container(_) | TyRes::Map(..)
                     );
-                let bound = !wrapped && matches!(t, TyRes::Def(d) if self.ix.traits.contains(&d));
+                // A method whose value is typed by its parameter's bound, a
+                // trait, which the turbofish names: rayon's `collect<C:
+                // FromParallelIterator<…>>`, ttf-parser's `fn read<T:
+                // FromData>(&mut self) -> Option<T>` (`s.read::<Offset32>()?`).
+                let bound = match &t {
+                    TyRes::Wrap(x) => wrapped && is_trait(x),
+                    t => !wrapped && is_trait(t),
+                };
                 if !std && !bound {
                     return t;
                 }
                 let arg = self
                     .ix
                     .resolve_ty_with(self.world, self.file, m, ty, Some(&first));
+                // (A turbofish of no type we know, `::<4>`: the bound says more.)
+                if bound && arg == TyRes::Unknown {
+                    return t;
+                }
                 if wrapped {
                     TyRes::Wrap(Box::new(arg))
                 } else {

@@ -951,10 +951,17 @@ impl<'s> V<'s> {
     /// [`Role::MacroValue`]), unless it is a local, a generic parameter
     /// or a name the tokens bind.
     fn macro_value(&mut self, name: u32, at: Pos) {
-        let known = self.local(name).is_some() || self.generic(name).is_some();
-        if !known && !self.macro_bound.contains(&name) {
+        if self.unbound_in_macro(name) {
             self.path_site(vec![(name, at)], 0, Role::MacroValue);
         }
+    }
+
+    /// Whether `name` among a macro's tokens is no local, generic
+    /// parameter or name the tokens bind.
+    fn unbound_in_macro(&self, name: u32) -> bool {
+        self.local(name).is_none()
+            && self.generic(name).is_none()
+            && !self.macro_bound.contains(&name)
     }
 
     /// The tree `kids[i]` among a macro's tokens. The arguments of a macro
@@ -1052,17 +1059,15 @@ impl<'s> V<'s> {
                             if let Some((segs, hidden)) = self.subst(segs) {
                                 self.path_site(segs, hidden, Role::Ref);
                             }
-                        } else if segs.len() == 1 && value_position(kids, i, after) {
+                        } else if segs.len() == 1
+                            && value_position(kids, i, after)
+                            && self.unbound_in_macro(name)
+                        {
                             // (Among items, a lone name is no value, but
                             // may be a method a trait's impl gets.)
-                            let bound = self.local(name).is_some()
-                                || self.generic(name).is_some()
-                                || self.macro_bound.contains(&name);
-                            if !bound {
-                                values.push((name, pos(k)));
-                                if self.macro_values {
-                                    self.macro_value(name, pos(k));
-                                }
+                            values.push((name, pos(k)));
+                            if self.macro_values {
+                                self.path_site(vec![(name, pos(k))], 0, Role::MacroValue);
                             }
                         }
                     }
