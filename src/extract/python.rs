@@ -634,6 +634,8 @@ pub fn extract(path: &str, src: &[u8]) -> FileFacts {
         narrowed_attrs: Vec::new(),
         returns: HashMap::new(),
         no_inference: std::collections::HashSet::new(),
+        annotated_returns: std::collections::HashSet::new(),
+        yields: HashMap::new(),
         tuple_parts: HashMap::new(),
         union_parts: HashMap::new(),
     };
@@ -810,9 +812,14 @@ struct Extractor<'s> {
     narrowed_attrs: Vec<(u32, u32, usize, String)>,
     /// Returned values of functions without a return annotation
     /// (`None`: a value we cannot follow).
-    returns: HashMap<u32, Vec<Option<u32>>>,
+    returns: HashMap<u32, Vec<Returned>>,
     /// Functions with a return annotation, and generators.
     no_inference: std::collections::HashSet<u32>,
+    /// Functions with a return annotation.
+    annotated_returns: std::collections::HashSet<u32>,
+    /// Yielded values of generators (`None`: a value we cannot follow,
+    /// a bare `yield`, a `yield from`).
+    yields: HashMap<u32, Vec<Option<u32>>>,
     /// The chain of a fixed-size tuple type → its parts' type chains.
     tuple_parts: HashMap<u32, TupleParts>,
     /// The chain standing for a union of classes → its parts' chains.
@@ -1505,19 +1512,51 @@ impl<'s> Extractor<'s> {
             }
             "return_statement" => {
                 let value = node.named_child(0);
-                let chain = match value {
-                    Some(v) if v.kind_name() != "none" => Some(self.expr(v, sid, src)),
-                    _ => None,
+                let returned = match value {
+                    Some(v) if v.kind_name() == "none" => None,
+                    // `return a, b` (or `(a, b)`): a tuple of their types.
+                    Some(v) if matches!(v.kind_name(), "expression_list" | "tuple") => {
+                        let mut cur = v.walk();
+                        let items: Vec<Node> = v
+                            .named_children(&mut cur)
+                            .filter(|c| c.kind_name() != "comment")
+                            .collect();
+                        let mut parts = Vec::with_capacity(items.len());
+                        for item in items {
+                            parts.push(match item.kind_name() {
+                                "list_splat" | "parenthesized_list_splat" => {
+                                    self.expr(item, sid, src);
+                                    Part::Unknown
+                                }
+                                k if literal_operand(item) || is_literal(k) => {
+                                    self.expr(item, sid, src);
+                                    Part::Literal
+                                }
+                                _ => self.expr(item, sid, src).map_or(Part::Unknown, Part::Chain),
+                            });
+                        }
+                        Some(Returned::Tuple(parts))
+                    }
+                    Some(v) => Some(Returned::Value(self.expr(v, sid, src))),
+                    None => None,
                 };
-                if let (Some(f), Some(c)) = (self.enclosing_function(sid), chain) {
-                    self.returns.entry(f).or_default().push(c);
+                if let (Some(f), Some(r)) = (self.enclosing_function(sid), returned) {
+                    self.returns.entry(f).or_default().push(r);
                 }
             }
             "yield" => {
+                // `yield x`: one named child, the value; `yield from xs`
+                // has the keyword `from` first.
+                let from = node.child(1).is_some_and(|c| c.kind() == "from");
+                let value = node.named_child(0).filter(|_| !from);
+                let chain = value.map(|v| self.expr(v, sid, src));
                 if let Some(f) = self.enclosing_function(sid) {
                     self.no_inference.insert(f);
+                    self.yields.entry(f).or_default().push(chain.flatten());
                 }
-                self.block(node, sid, src);
+                if value.is_none() {
+                    self.block(node, sid, src);
+                }
             }
             "type" => {
                 self.annotation(node, sid, src);
@@ -1957,6 +1996,7 @@ impl<'s> Extractor<'s> {
         let ret_type = node.field("return_type");
         if ret_type.is_some() {
             self.no_inference.insert(idx);
+            self.annotated_returns.insert(idx);
         }
         if let (Some(a), Some(r)) = (self_annot, ret_type) {
             // `cls: type[T]` (or `Type[T]`, `typing.Type[T]`), or `self: T`.
@@ -2802,6 +2842,12 @@ impl<'s> Extractor<'s> {
     fn annotation(&mut self, node: Node, sid: usize, src: u32) -> Option<(u32, Cont)> {
         self.annot_visit(node, sid, src);
         let Some((p, cont)) = self.principal(node, Cont::One) else {
+            // `list[A | B]`: a sequence of the union.
+            if let Some((elem, k)) = self.container_element(node) {
+                if let Some(c) = self.union_annotation(elem, src) {
+                    return Some((c, k));
+                }
+            }
             return self.union_annotation(node, src).map(|c| (c, Cont::One));
         };
         let c = self
@@ -3001,6 +3047,35 @@ impl<'s> Extractor<'s> {
                 let mut cur = node.walk();
                 let parts: Vec<Node> = node.named_children(&mut cur).collect();
                 self.union_principal(parts, cont)
+            }
+            _ => None,
+        }
+    }
+
+    /// The element type of a builtin sequence or mapping type (`list[X]`,
+    /// `Optional[dict[str, X]]`, `Iterator[X] | None`) and which kind of
+    /// container it is.
+    fn container_element<'t>(&self, node: Node<'t>) -> Option<(Node<'t>, Cont)> {
+        match node.kind_name() {
+            "type" | "parenthesized_expression" => self.container_element(node.named_child(0)?),
+            "subscript" | "generic_type" => {
+                let (_, head, args) = self.type_args(node)?;
+                if TYPING_WRAPPERS.contains(&head) {
+                    self.container_element(*args.first()?)
+                } else if SEQ_TYPES.contains(&head) || CONTEXT_MANAGERS.contains(&head) {
+                    Some((*args.first()?, Cont::Seq))
+                } else if MAP_TYPES.contains(&head) {
+                    Some((*args.get(1)?, Cont::Map))
+                } else {
+                    None
+                }
+            }
+            "binary_operator" | "union_type" => {
+                let mut cur = node.walk();
+                match self.union_flat(node.named_children(&mut cur).collect())[..] {
+                    [one] => self.container_element(one),
+                    _ => None,
+                }
             }
             _ => None,
         }
@@ -3800,7 +3875,7 @@ impl<'s> Extractor<'s> {
         }
         // Unannotated functions: what they return, when every `return`
         // agrees (pyright infers it the same way).
-        let mut returns: Vec<(u32, Vec<Option<u32>>)> = std::mem::take(&mut self.returns)
+        let mut returns: Vec<(u32, Vec<Returned>)> = std::mem::take(&mut self.returns)
             .into_iter()
             .filter(|(f, _)| !self.no_inference.contains(f))
             .collect();
@@ -3809,27 +3884,66 @@ impl<'s> Extractor<'s> {
             let mut ty: Option<TypeRef> = None;
             let mut ok = true;
             for r in rets {
-                let t = r.and_then(|c| self.return_typeref(c));
+                let t = match r {
+                    Returned::Value(c) => c.and_then(|c| self.return_typeref(c)),
+                    Returned::Tuple(parts) => {
+                        let parts = parts
+                            .into_iter()
+                            .map(|p| match p {
+                                Part::Chain(c) => self.return_typeref(c).unwrap_or_else(|| {
+                                    TypeRef::of_parts(UNKNOWN_PATH, Cont::One, Vec::new())
+                                }),
+                                Part::Literal => {
+                                    TypeRef::of_parts(LITERAL_PATH, Cont::Value, Vec::new())
+                                }
+                                Part::Unknown => {
+                                    TypeRef::of_parts(UNKNOWN_PATH, Cont::One, Vec::new())
+                                }
+                            })
+                            .collect();
+                        Some(TypeRef::of_parts(TUPLE_PATH, Cont::One, parts))
+                    }
+                };
                 match (t, &ty) {
                     (None, _) => ok = false,
                     (Some(t), None) => ty = Some(t),
                     (Some(t), Some(prev)) => ok &= &t == prev,
                 }
             }
-            if !ok || ty.is_none() {
+            if let Some(ty) = ty.filter(|_| ok) {
+                self.infer_return(f, ty);
+            }
+        }
+        // Unannotated generators: an iterator of what they yield, when
+        // every `yield` agrees (pyright's `Generator[X, …]`): iterating
+        // the call gives X, and so does entering it as a
+        // `@contextmanager` (its `Iterator[X]` is read that way).
+        let mut yields: Vec<(u32, Vec<Option<u32>>)> = std::mem::take(&mut self.yields)
+            .into_iter()
+            .filter(|(f, _)| !self.annotated_returns.contains(f))
+            .collect();
+        yields.sort_by_key(|(f, _)| *f);
+        for (f, ys) in yields {
+            let mut agreed: Option<TypeRef> = None;
+            for y in ys {
+                let t = y.and_then(|c| self.return_typeref(c)).filter(|t| {
+                    t.cont == Cont::One
+                        && ![LITERAL_PATH, UNION_PATH, UNKNOWN_PATH].contains(&t.path.as_str())
+                });
+                match (t, &agreed) {
+                    (Some(t), None) => agreed = Some(t),
+                    (Some(t), Some(prev)) if &t == prev => {}
+                    _ => {
+                        agreed = None;
+                        break;
+                    }
+                }
+            }
+            let Some(mut ty) = agreed else {
                 continue;
-            }
-            match self.scope.funcs.iter_mut().find(|x| x.def == f) {
-                Some(x) => x.ret = ty,
-                None => self.scope.funcs.push(Func {
-                    def: f,
-                    ret: ty,
-                    flags: 0,
-                    decos: Vec::new(),
-                    params: Vec::new(),
-                    type_args: Vec::new(),
-                }),
-            }
+            };
+            ty.cont = Cont::Seq;
+            self.infer_return(f, ty);
         }
         let attrs = std::mem::take(&mut self.attr_assigns);
         for (ci, name, rhs, dead) in attrs {
@@ -3889,6 +4003,21 @@ impl<'s> Extractor<'s> {
     }
 
     /// A returned value as a type: `self`/`cls()` are `Self`.
+    /// Function `f` (with no return annotation) gives `ty`.
+    fn infer_return(&mut self, f: u32, ty: TypeRef) {
+        match self.scope.funcs.iter_mut().find(|x| x.def == f) {
+            Some(x) => x.ret = Some(ty),
+            None => self.scope.funcs.push(Func {
+                def: f,
+                ret: Some(ty),
+                flags: 0,
+                decos: Vec::new(),
+                params: Vec::new(),
+                type_args: Vec::new(),
+            }),
+        }
+    }
+
     fn return_typeref(&self, c: u32) -> Option<TypeRef> {
         let chain = self.refs.chains.get(c as usize)?;
         match (&chain.root, chain.ops.as_slice()) {
@@ -3918,12 +4047,15 @@ impl<'s> Extractor<'s> {
         }
         let (c, annot, cont) = match rhs {
             // A union of classes: each part's type.
-            Rhs::Annot(c, Cont::One) if self.union_parts.contains_key(&c) => {
+            // (`list[A | B]`: a sequence of them.)
+            Rhs::Annot(c, k @ (Cont::One | Cont::Seq | Cont::Map))
+                if self.union_parts.contains_key(&c) =>
+            {
                 let parts = self.union_parts[&c]
                     .iter()
                     .map(|&p| self.part_typeref(Some(p), depth))
                     .collect();
-                return Some(TypeRef::of_parts(UNION_PATH, Cont::One, parts));
+                return Some(TypeRef::of_parts(UNION_PATH, k, parts));
             }
             // A fixed-size tuple (or a sequence of them): its parts' types.
             Rhs::Annot(c, k @ (Cont::One | Cont::Seq)) if self.tuple_parts.contains_key(&c) => {
@@ -4060,6 +4192,22 @@ impl<'s> Extractor<'s> {
             parts: Vec::new(),
         })
     }
+}
+
+/// What a `return` gives, for inferring an unannotated function's type.
+enum Returned {
+    /// One value's chain (`None`: a value we cannot follow).
+    Value(Option<u32>),
+    /// `return a, b`: a tuple of these.
+    Tuple(Vec<Part>),
+}
+
+/// A part of a returned tuple.
+enum Part {
+    Chain(u32),
+    /// A literal: a builtin's value.
+    Literal,
+    Unknown,
 }
 
 /// The targets of an unpacking (`a, b = …`, `(a, b) = …`, `[a, b] = …`)

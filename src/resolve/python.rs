@@ -704,6 +704,11 @@ enum Val {
     /// A value of one of two or more types (`A | B`): [`Ctx::unions`]
     /// entry `n`, each part an instance (or other value) of its own.
     Union(u32),
+    /// A sequence (or iterable) of such values (`list[NL]` with `NL =
+    /// Union[Node, Leaf]`).
+    UnionSeq(u32),
+    /// A mapping whose values are such values.
+    UnionMap(u32),
     /// Outside the repository (a builtin, a literal, an external package).
     External,
     Unknown,
@@ -1240,7 +1245,7 @@ impl Ctx<'_, '_> {
                 .collect()
         };
         if t.path == UNION_PATH {
-            return self.union(parts());
+            return annotate_as(self.union(parts()), t.cont);
         }
         if t.path == TUPLE_PATH {
             let n = self.tuple(parts());
@@ -1398,6 +1403,8 @@ impl Ctx<'_, '_> {
             Val::External
             | Val::Seq(_)
             | Val::Map(_)
+            | Val::UnionSeq(_)
+            | Val::UnionMap(_)
             | Val::Items(_)
             | Val::Tuple(_)
             | Val::TupleSeq(_) => Val::External,
@@ -1492,9 +1499,10 @@ impl Ctx<'_, '_> {
     fn unpacked(&self, v: Val, i: u32) -> Val {
         match v {
             Val::Seq(c) => Val::Inst(c),
+            Val::UnionSeq(n) => Val::Union(n),
             Val::TupleSeq(n) => Val::Tuple(n),
             Val::Tuple(n) => self.tuple_part(n, i),
-            Val::External | Val::Map(_) | Val::Items(_) => Val::External,
+            Val::External | Val::Map(_) | Val::UnionMap(_) | Val::Items(_) => Val::External,
             _ => Val::Unknown,
         }
     }
@@ -1504,6 +1512,7 @@ impl Ctx<'_, '_> {
         match v {
             Val::Class(x) => Val::Class(x),
             Val::Seq(x) | Val::Map(x) => Val::Inst(x),
+            Val::UnionSeq(n) | Val::UnionMap(n) => Val::Union(n),
             Val::TupleSeq(n) => Val::Tuple(n),
             Val::Tuple(n) => self.tuple_part(n, item.unwrap_or(u32::MAX)),
             Val::External => Val::External,
@@ -1641,6 +1650,8 @@ impl Ctx<'_, '_> {
                 }
             }
             Val::Seq(_) | Val::Map(_) => container_member(v, name),
+            // (Their methods that give an element are not followed.)
+            Val::UnionSeq(_) | Val::UnionMap(_) => Member::External,
             Val::TupleSeq(n) if name == "pop" => Member::Value(Val::TupleMethod(n)),
             Val::Func { .. }
             | Val::Maker(_)
@@ -1818,6 +1829,7 @@ fn annotate_as(v: Val, cont: Cont) -> Val {
         // What subscripting the object gives (as `Op::Index`).
         (Cont::Subscript, Val::Class(_) | Val::External) => return v,
         (Cont::Subscript, Val::Seq(c) | Val::Map(c)) => return Val::Inst(c),
+        (Cont::Subscript, Val::UnionSeq(n) | Val::UnionMap(n)) => return Val::Union(n),
         (Cont::Subscript, Val::TupleSeq(n)) => return Val::Tuple(n),
         (Cont::Subscript, _) => return Val::Unknown,
         _ => {}
@@ -1828,8 +1840,9 @@ fn annotate_as(v: Val, cont: Cont) -> Val {
         (Cont::Map, Val::Inst(c)) => Val::Map(c),
         (Cont::Returns, Val::Inst(c)) => Val::Maker(c),
         // A container of a union's values (`List[NL]`, `NL = Union[Node,
-        // Leaf]`): its elements are not one class (no value holds them),
-        // and they are not outside either.
+        // Leaf]`).
+        (Cont::Seq, Val::Union(n)) => Val::UnionSeq(n),
+        (Cont::Map, Val::Union(n)) => Val::UnionMap(n),
         (_, Val::Union(_)) => Val::Unknown,
         _ => Val::External,
     }
@@ -2548,9 +2561,12 @@ impl Resolver<'_, '_> {
                     Src::Param => continue,
                     Src::Iter(c) => match self.chain(*c, false).val {
                         Val::Seq(x) => Val::Inst(x),
+                        Val::UnionSeq(n) => Val::Union(n),
                         Val::TupleSeq(n) => Val::Tuple(n),
                         Val::Tuple(n) => self.cx.tuple_part(n, u32::MAX),
-                        Val::External | Val::Map(_) | Val::Items(_) => Val::External,
+                        Val::External | Val::Map(_) | Val::UnionMap(_) | Val::Items(_) => {
+                            Val::External
+                        }
                         _ => Val::Unknown,
                     },
                     Src::IterPart(c, i) => match self.chain(*c, false).val {
@@ -2653,13 +2669,14 @@ impl Resolver<'_, '_> {
     /// fixed-size tuple (or a sequence of them) has a value per part.
     fn annotated(&self, c: u32, k: Cont) -> Val {
         if let Ok(i) = self.refs.unions.binary_search_by_key(&c, |(u, _)| *u) {
-            if k == Cont::One {
+            if matches!(k, Cont::One | Cont::Seq | Cont::Map) {
                 let parts = self.refs.unions[i]
                     .1
                     .iter()
                     .map(|&(pc, pk)| self.annotated(pc, pk))
                     .collect();
-                return self.cx.union(parts);
+                // (`list[A | B]`: a sequence of the union.)
+                return annotate_as(self.cx.union(parts), k);
             }
         }
         let tuple = self
@@ -2704,6 +2721,7 @@ impl Resolver<'_, '_> {
             // `Iterator[tuple[…]]`), and a `ContextManager[X]` (read as a
             // sequence of X): no sequence is entered otherwise.
             Val::Seq(c) => Val::Inst(c),
+            Val::UnionSeq(n) => Val::Union(n),
             Val::TupleSeq(n) => Val::Tuple(n),
             _ => Val::Unknown,
         }

@@ -3,7 +3,7 @@
 
 /// Bump on any change to [`SCHEMA`] or to the encoding of the fact blobs,
 /// and when a resolver's answers change (stored edges would stay stale).
-pub const SCHEMA_VERSION: i64 = 101;
+pub const SCHEMA_VERSION: i64 = 102;
 
 pub const PRAGMAS: &str = "
 PRAGMA journal_mode = WAL;

@@ -251,6 +251,14 @@ def build():
     return Svc()
 def gen():
     yield Svc()
+def mixed():
+    yield Svc()
+    yield 1
+def setup():
+    yield
+    return Svc()
+def pair():
+    return 1, Svc()
 ";
     let (_, scope, _) = facts(src);
     let class = &scope.classes[0];
@@ -278,9 +286,30 @@ def gen():
         .filter(|f| f.ret.is_some())
         .map(|f| f.ret.clone())
         .collect();
-    // `return self` is `Self`; an unannotated `return Svc()` is inferred;
-    // generators are not.
-    assert_eq!(rets, [t("Self", false), t("Svc", true)]);
+    // `return self` is `Self`; an unannotated `return Svc()` is inferred,
+    // `return 1, Svc()` as a tuple of a literal and a Svc; a generator is
+    // an iterator of what every `yield` gives (`mixed` and `setup`, whose
+    // yields differ or give nothing, are not typed; a generator's
+    // `return` is no value its call gives).
+    let pair = TypeRef {
+        path: TUPLE_PATH.into(),
+        call: false,
+        cont: Cont::One,
+        parts: vec![
+            TypeRef {
+                path: LITERAL_PATH.into(),
+                call: false,
+                cont: Cont::Value,
+                parts: Vec::new(),
+            },
+            t("Svc", true).unwrap(),
+        ],
+    };
+    let mut seq = t("Svc", true);
+    if let Some(s) = seq.as_mut() {
+        s.cont = Cont::Seq;
+    }
+    assert_eq!(rets, [t("Self", false), t("Svc", true), Some(pair), seq]);
     // A method with an annotated parameter keeps its parameters, for the
     // overrides that inherit their types.
     let init = scope.funcs.iter().find(|f| !f.params.is_empty()).unwrap();

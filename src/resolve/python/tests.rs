@@ -2106,6 +2106,98 @@ async def f():
 }
 
 #[test]
+fn unannotated_generators_and_tuple_returns_are_typed() {
+    // scrapy's tests: a `@contextmanager` method of a base class that
+    // makes a middleware and yields it, entered by a subclass's test; a
+    // helper returning `defaults, spider, Mw.from_crawler(crawler)`,
+    // unpacked. Without annotations pyright infers both.
+    let out = edges(&[(
+        "m.py",
+        "\
+from contextlib import contextmanager
+class Mw:
+    @classmethod
+    def from_crawler(cls, c):
+        return cls()
+    def process_request(self): ...
+class Other:
+    def process_request(self): ...
+class Base:
+    @contextmanager
+    def _middleware(self):
+        mw = Mw()
+        try:
+            yield mw
+        finally:
+            pass
+    def mixed(self):
+        yield Mw()
+        yield Other()
+    def helper(self):
+        return {}, 1, Mw.from_crawler(None)
+class Sub(Base):
+    def test_a(self):
+        with self._middleware() as mw:
+            mw.process_request()
+        for x in self.mixed():
+            x.process_request()
+        d, s, mw = self.helper()
+        mw.process_request()
+",
+    )]);
+    assert_has(
+        &out,
+        "calls m.Sub.test_a -> m.Mw.process_request @m.py:25:16 TypedReceiver",
+    );
+    assert_has(
+        &out,
+        "calls m.Sub.test_a -> m.Mw.process_request @m.py:29:12 TypedReceiver",
+    );
+    // Yields of two classes give no one type: the candidates, as before.
+    assert!(!has(
+        &out,
+        "calls m.Sub.test_a -> m.Mw.process_request @m.py:27:11 TypedReceiver"
+    ));
+}
+
+#[test]
+fn containers_of_a_union_hold_each_part() {
+    // black's blib2to3: `children: list[NL]` with `NL = Union["Node",
+    // "Leaf"]`, then `node.children[0].prefix`: pyright lists the
+    // property of both classes.
+    let out = edges(&[(
+        "m.py",
+        "\
+from typing import Optional, Union
+NL = Union[\"Node\", \"Leaf\"]
+class Node:
+    children: list[NL]
+    both: Optional[dict[str, Node | Leaf]]
+    def prefix(self): ...
+class Leaf:
+    def prefix(self): ...
+class Other:
+    def prefix(self): ...
+def f(node: Node, xs: list[Union[Node, Leaf]]):
+    node.children[0].prefix()
+    for ch in node.children:
+        ch.prefix()
+    node.both[\"a\"].prefix()
+    xs[0].prefix()
+",
+    )]);
+    for (line, col) in [(12, 22), (14, 12), (15, 20), (16, 11)] {
+        for class in ["Node", "Leaf"] {
+            assert_has(
+                &out,
+                &format!("calls m.f -> m.{class}.prefix @m.py:{line}:{col} TypedReceiver"),
+            );
+        }
+        assert_none_to(&out, &format!("m.Other.prefix @m.py:{line}:"));
+    }
+}
+
+#[test]
 fn a_callable_declared_to_return_a_class_makes_its_instances() {
     // starlette's tests: `test_client_factory: typing.Callable[...,
     // TestClient]`, then `client = test_client_factory(app)`; rich's
@@ -2513,11 +2605,10 @@ def g(s: Union[ObjectStream, ByteStream]):
         &out,
         "calls buffered.f -> streams.ByteStream.extra @buffered.py:12:7 TypedReceiver",
     );
-    // A list of a union's values: its elements are unknown (a guess), not
-    // outside.
+    // A list of a union's values: its elements are the union's.
     assert_has(
         &out,
-        "calls buffered.h -> streams.ByteStream.extra @buffered.py:16:11 Member { k: 1 }",
+        "calls buffered.h -> streams.ByteStream.extra @buffered.py:16:11 TypedReceiver",
     );
     // Narrowed by `isinstance`: the parts that are instances of the class.
     assert_has(
