@@ -635,8 +635,9 @@ struct Cx<'a, 'w> {
     fm: u32,
     /// (fn def, name) → item defined in the fn's body.
     local_items: HashMap<(u32, u32), u32>,
-    /// (fn, name) → a `macro_rules!` in its body.
-    local_macros: HashMap<(u32, u32), u32>,
+    /// (fn, name) → the `macro_rules!` of that name in its body, in
+    /// source order (a later one shadows an earlier one below it).
+    local_macros: HashMap<(u32, u32), super::index::Few<u32>>,
     /// (fn def, name) → `use`s in the fn's body.
     local_uses: HashMap<(u32, u32), Vec<u32>>,
     local_globs: HashMap<u32, Vec<u32>>,
@@ -754,7 +755,7 @@ impl Cx<'_, '_> {
         for &d in &self.scope.local_macros {
             let def = &self.defs[d as usize];
             if let (Some(p), Some(n)) = (def.parent, self.ix.gname(&def.name)) {
-                self.local_macros.entry((p, n)).or_insert(d);
+                self.local_macros.entry((p, n)).or_default().push(d);
             }
         }
         for (u, us) in self.scope.uses.iter().enumerate() {
@@ -891,18 +892,39 @@ impl Cx<'_, '_> {
         });
     }
 
+    /// The `macro_rules!` named `name` a use at `at` in the fn bodies
+    /// enclosing `src` expands: the last one defined above it (lewton's
+    /// `inverse_mdct` defines `d!` and `e!` again in each of its blocks).
+    fn local_macro(&self, src: u32, name: u32, at: Pos) -> Option<(Res, How)> {
+        let mut d = src;
+        while d != 0 {
+            let def = &self.defs[d as usize];
+            if is_fn(def.kind) {
+                let above = self
+                    .local_macros
+                    .get(&(d, name))
+                    .and_then(|ms| ms.iter().rev().find(|&&m| self.defs[m as usize].pos < at));
+                if let Some(&m) = above {
+                    return Some((Res::Def(self.sym(m)), How::Local));
+                }
+            }
+            d = def.parent.unwrap_or(0);
+        }
+        None
+    }
+
     /// A name in the fn bodies enclosing `src`: items, then `use`s.
     fn local_lookup(&self, src: u32, name: u32, ns: Ns) -> Option<(Res, How)> {
         let mut d = src;
         while d != 0 {
             let def = &self.defs[d as usize];
             if is_fn(def.kind) {
-                let items = if ns == Ns::Macro {
-                    &self.local_macros
+                let item = if ns == Ns::Macro {
+                    self.local_macros.get(&(d, name)).and_then(|ms| ms.first())
                 } else {
-                    &self.local_items
+                    self.local_items.get(&(d, name))
                 };
-                if let Some(&x) = items.get(&(d, name)) {
+                if let Some(&x) = item {
                     return Some((Res::Def(self.sym(x)), How::Local));
                 }
                 if let Some(us) = self.local_uses.get(&(d, name)) {
@@ -956,15 +978,18 @@ impl Cx<'_, '_> {
         let m = self.fm + site.module;
         let src = site.src;
         let at = segs[0].1;
-        let first = |n: u32, ns: Ns| {
-            let local = self.local_lookup(src, n, ns);
-            match ns {
-                Ns::Macro => local.or_else(|| {
-                    let d = self.file_macro(n, site.module, at)?;
-                    Some((Res::Def(self.sym(d)), How::Local))
-                }),
-                _ => local,
+        let first = |n: u32, ns: Ns| match ns {
+            Ns::Macro => {
+                self.local_macro(src, n, at)
+                    .or_else(|| match self.local_lookup(src, n, ns) {
+                        Some(found) => Some(found),
+                        None => {
+                            let d = self.file_macro(n, site.module, at)?;
+                            Some((Res::Def(self.sym(d)), How::Local))
+                        }
+                    })
             }
+            _ => self.local_lookup(src, n, ns),
         };
         let w = self
             .ix

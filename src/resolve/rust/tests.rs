@@ -1922,6 +1922,19 @@ fn a_macro_defined_in_a_fn_body_is_in_scope_there() {
     assert_has(&g, "calls shop_app::t -> shop_app::check @4:5 Local");
 }
 
+#[test]
+fn a_macro_defined_again_in_a_fn_body_shadows_the_one_above() {
+    // lewton's `inverse_mdct`: each block defines `d!` and `e!` anew; a
+    // call expands the last one defined above it.
+    let src = "pub fn t() {\n    {\n        macro_rules! d { () => {} }\n        d!();\n    }\n    {\n        macro_rules! d { () => {} }\n        d!();\n    }\n}\n";
+    let g = graph(&[("src/lib.rs", src)]);
+    assert_has(&g, "calls shop_app::t -> shop_app::t::d @4:9 Local");
+    assert_has(&g, "calls shop_app::t -> shop_app::t::d#2 @8:9 Local");
+    assert!(!g
+        .iter()
+        .any(|l| l.starts_with("calls shop_app::t -> shop_app::t::d @8:9")));
+}
+
 /// A fn passed as a value among a macro's arguments is a reference, as
 /// rust-analyzer finds by expanding the macro (winnow's `assert_parse!(
 /// be_i128.parse_peek(…), …)`, `seq! { Point { x: dec_uint } }`). Names a
