@@ -2519,7 +2519,7 @@ impl Cx<'_, '_> {
     fn use_edges(&mut self, u: u32) {
         let us = &self.scope.uses[u as usize];
         let names: Vec<u32> = us.segs.iter().map(|&n| self.g[n as usize]).collect();
-        let m = self.fm + us.module;
+        let m = self.ix.use_start(self.file, self.fm + us.module, &names);
         let me = Some((self.file, u));
         let mut w = self
             .ix

@@ -4,7 +4,7 @@ use super::*;
 use crate::extract::{self, Lang};
 use crate::resolve::{self, world_input, Layout, World};
 
-const MANIFEST: &str = "[package]\nname = \"shop-app\"\nversion = \"0.1.0\"\n";
+const MANIFEST: &str = "[package]\nname = \"shop-app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
 
 /// Every edge (but `contains`/`tests`) and unresolved site, one per line:
 /// `calls a::f -> a::g @3:5 Local`.
@@ -1440,6 +1440,35 @@ fn a_leading_double_colon_names_a_crate_from_edition_2018_on() {
         &files[..2],
     );
     assert_has(&g, "imports shop -> shop::core @2:7 Import");
+}
+
+#[test]
+fn an_edition_2015_use_path_starts_at_the_crate_root() {
+    // lewton (no edition in its manifest): `use VorbisError;` in a module,
+    // `use imdct_test::*;` in a test fn, both the crate root's.
+    let files = [
+        ("Cargo.toml", "[package]\nname = \"shop\"\n"),
+        (
+            "src/lib.rs",
+            "mod ogg;\nmod helpers;\npub struct VorbisError;\n",
+        ),
+        ("src/helpers.rs", "pub fn prepare() {}\n"),
+        (
+            "src/ogg.rs",
+            "use VorbisError;\npub struct VorbisError2;\npub fn f(_: VorbisError) {\n    use helpers::*;\n    prepare();\n}\n",
+        ),
+    ];
+    let g = graph_with(&files[..1], &files[1..]);
+    assert_has(&g, "references shop::ogg -> shop::VorbisError @1:5 Path");
+    assert_has(&g, "imports shop::ogg -> shop::helpers @4:9 Import");
+    assert_has(
+        &g,
+        "references shop::ogg::f -> shop::VorbisError @3:13 Import",
+    );
+    assert_has(
+        &g,
+        "calls shop::ogg::f -> shop::helpers::prepare @5:5 Import",
+    );
 }
 
 #[test]

@@ -695,7 +695,7 @@ impl Index {
         let us = scope.uses.get(u.1 as usize)?;
         let g = &self.gnames[u.0 .0 as usize];
         let segs: Vec<u32> = us.segs.iter().map(|&n| g[n as usize]).collect();
-        let m = self.file_mod[u.0 .0 as usize] + us.module;
+        let m = self.use_start(u.0, self.file_mod[u.0 .0 as usize] + us.module, &segs);
         let w = self.walk_from(world, u.0, m, &segs, ns, depth, Some(u), None);
         if w.external {
             return Some((Res::Ext, false));
@@ -709,6 +709,20 @@ impl Index {
             .iter()
             .any(|(_, h)| matches!(h, How::ReExport | How::Import));
         Some((res, reexport))
+    }
+
+    /// The module a `use` of module `m` in file `f` walks its path `segs`
+    /// from: `m`, but for edition 2015, where a path starts at the crate's
+    /// root (lewton's `use VorbisError;` in a module, `use imdct_test::*;`
+    /// in a fn) unless it starts with `self`, `super`, `crate` or `::`.
+    pub fn use_start(&self, f: FileIdx, m: u32, segs: &[u32]) -> u32 {
+        let relative =
+            |s: &u32| [self.kw_self, self.kw_super, self.kw_crate, self.kw_global].contains(s);
+        let root = self.mods[m as usize].root;
+        match segs.first() {
+            Some(s) if self.edition_2015.contains(&f) && !relative(s) && root != NONE => root,
+            _ => m,
+        }
     }
 
     pub fn walk(&self, world: &World, f: FileIdx, m: u32, segs: &[u32], ns: Ns) -> PathWalk {
