@@ -96,6 +96,9 @@ pub struct Scope {
     /// The items of each item macro call walked as items: the cfg macro of
     /// that name (in the same package) applies to them.
     pub macro_blocks: Vec<MacroBlock>,
+    /// `#[macro_use] extern crate x;`: the crates whose exported macros
+    /// every module of the crate can name (the `macro_use` prelude).
+    pub macro_use_crates: Vec<u32>,
 }
 
 /// A `macro_rules!` that wraps its items in a cfg (see `Scope::cfg_macros`).

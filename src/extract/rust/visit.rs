@@ -724,6 +724,7 @@ impl<'s> V<'s> {
                 | "mod_item"
                 | "impl_item"
                 | "use_declaration"
+                | "extern_crate_declaration"
                 | "macro_invocation"
         ) {
             self.attrs = attrs;

@@ -913,6 +913,28 @@ impl Cx<'_, '_> {
         None
     }
 
+    /// The exported macro `name` of a crate its root brings into every
+    /// module of module `m`'s crate with `#[macro_use] extern crate x;`
+    /// (approx's tests: `#[macro_use] extern crate approx;`, then
+    /// `assert_abs_diff_eq!(…)` in any module). Looked at after textual
+    /// and path scopes, as rustc does.
+    fn macro_use_prelude(&self, m: u32, name: u32) -> Option<SymId> {
+        let root = self.ix.mods.get(m as usize)?.root;
+        let file = self.ix.mods.get(root as usize)?.file;
+        let scope = scope_of(self.world, file)?;
+        let g = &self.ix.gnames[file.0 as usize];
+        scope.macro_use_crates.iter().find_map(|&c| {
+            let krate = *self.ix.crates.get(&g[c as usize])?;
+            match self
+                .ix
+                .lookup(self.world, krate, name, Ns::Macro, 0, None)?
+            {
+                (Res::Def(d), _) => Some(d),
+                _ => None,
+            }
+        })
+    }
+
     /// A name in the fn bodies enclosing `src`: items, then `use`s.
     fn local_lookup(&self, src: u32, name: u32, ns: Ns) -> Option<(Res, How)> {
         let mut d = src;
@@ -991,9 +1013,14 @@ impl Cx<'_, '_> {
             }
             _ => self.local_lookup(src, n, ns),
         };
-        let w = self
+        let mut w = self
             .ix
             .walk_from(self.world, self.file, m, &names, ns, 0, None, Some(&first));
+        if let ([n], Role::Macro, []) = (&names[..], role, &w.hits[..]) {
+            if let Some(d) = self.macro_use_prelude(m, *n) {
+                w.hits.push((Res::Def(d), How::Import));
+            }
+        }
         let last_kind = match role {
             Role::Call | Role::Macro => EdgeKind::Calls,
             Role::Ref | Role::Value | Role::MacroValue => EdgeKind::References,

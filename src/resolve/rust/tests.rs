@@ -1472,6 +1472,32 @@ fn an_edition_2015_use_path_starts_at_the_crate_root() {
 }
 
 #[test]
+fn a_macro_use_extern_crate_brings_its_exported_macros_everywhere() {
+    // approx's tests: `#[macro_use] extern crate approx;` at the test
+    // crate's root, then `assert_abs_diff_eq!(…)` in its modules.
+    let g = graph(&[
+        ("src/lib.rs", "#[macro_use]\nmod macros;\n"),
+        (
+            "src/macros.rs",
+            "#[macro_export]\nmacro_rules! check { () => {} }\n",
+        ),
+        (
+            "tests/t.rs",
+            "#[macro_use]\nextern crate shop_app;\nmod inner {\n    fn t() { check!(); }\n}\n",
+        ),
+        ("tests/u.rs", "mod inner {\n    fn t() { check!(); }\n}\n"),
+    ]);
+    assert_has(
+        &g,
+        "calls t::inner::t -> shop_app::macros::check @4:14 Import",
+    );
+    // Without it, the macro is not in scope.
+    assert!(!g
+        .iter()
+        .any(|l| l.starts_with("calls u::inner::t -> shop_app::macros::check")));
+}
+
+#[test]
 fn blocks_ifs_and_matches_have_the_type_of_their_value() {
     let src = r#"
 pub struct Ledger;

@@ -998,6 +998,9 @@ impl<'s> V<'s> {
             Some(a) => self.node_name(a),
             None => NONE,
         };
+        if self.attrs.as_ref().is_some_and(|p| p.macro_use) {
+            self.scope.macro_use_crates.push(name);
+        }
         let public = has_child(n, "visibility_modifier");
         self.push_use(vec![(name, pos(name_node))], alias, false, public);
     }
