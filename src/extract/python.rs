@@ -3881,36 +3881,26 @@ impl<'s> Extractor<'s> {
             .collect();
         returns.sort_by_key(|(f, _)| *f);
         for (f, rets) in returns {
-            let mut ty: Option<TypeRef> = None;
-            let mut ok = true;
-            for r in rets {
-                let t = match r {
+            let types: Vec<Option<TypeRef>> = rets
+                .into_iter()
+                .map(|r| match r {
                     Returned::Value(c) => c.and_then(|c| self.return_typeref(c)),
                     Returned::Tuple(parts) => {
-                        let parts = parts
-                            .into_iter()
-                            .map(|p| match p {
-                                Part::Chain(c) => self.return_typeref(c).unwrap_or_else(|| {
-                                    TypeRef::of_parts(UNKNOWN_PATH, Cont::One, Vec::new())
-                                }),
-                                Part::Literal => {
-                                    TypeRef::of_parts(LITERAL_PATH, Cont::Value, Vec::new())
-                                }
-                                Part::Unknown => {
-                                    TypeRef::of_parts(UNKNOWN_PATH, Cont::One, Vec::new())
-                                }
-                            })
-                            .collect();
+                        let part = |p: Part| match p {
+                            Part::Chain(c) => self.return_typeref(c).unwrap_or_else(|| {
+                                TypeRef::of_parts(UNKNOWN_PATH, Cont::One, Vec::new())
+                            }),
+                            Part::Literal => {
+                                TypeRef::of_parts(LITERAL_PATH, Cont::Value, Vec::new())
+                            }
+                            Part::Unknown => TypeRef::of_parts(UNKNOWN_PATH, Cont::One, Vec::new()),
+                        };
+                        let parts = parts.into_iter().map(part).collect();
                         Some(TypeRef::of_parts(TUPLE_PATH, Cont::One, parts))
                     }
-                };
-                match (t, &ty) {
-                    (None, _) => ok = false,
-                    (Some(t), None) => ty = Some(t),
-                    (Some(t), Some(prev)) => ok &= &t == prev,
-                }
-            }
-            if let Some(ty) = ty.filter(|_| ok) {
+                })
+                .collect();
+            if let Some(ty) = agreed(types) {
                 self.infer_return(f, ty);
             }
         }
@@ -3924,26 +3914,18 @@ impl<'s> Extractor<'s> {
             .collect();
         yields.sort_by_key(|(f, _)| *f);
         for (f, ys) in yields {
-            let mut agreed: Option<TypeRef> = None;
-            for y in ys {
-                let t = y.and_then(|c| self.return_typeref(c)).filter(|t| {
-                    t.cont == Cont::One
-                        && ![LITERAL_PATH, UNION_PATH, UNKNOWN_PATH].contains(&t.path.as_str())
-                });
-                match (t, &agreed) {
-                    (Some(t), None) => agreed = Some(t),
-                    (Some(t), Some(prev)) if &t == prev => {}
-                    _ => {
-                        agreed = None;
-                        break;
-                    }
-                }
-            }
-            let Some(mut ty) = agreed else {
-                continue;
+            let one = |t: &TypeRef| {
+                t.cont == Cont::One
+                    && ![LITERAL_PATH, UNION_PATH, UNKNOWN_PATH].contains(&t.path.as_str())
             };
-            ty.cont = Cont::Seq;
-            self.infer_return(f, ty);
+            let types: Vec<Option<TypeRef>> = ys
+                .into_iter()
+                .map(|y| y.and_then(|c| self.return_typeref(c)).filter(one))
+                .collect();
+            if let Some(mut ty) = agreed(types) {
+                ty.cont = Cont::Seq;
+                self.infer_return(f, ty);
+            }
         }
         let attrs = std::mem::take(&mut self.attr_assigns);
         for (ci, name, rhs, dead) in attrs {
@@ -4192,6 +4174,21 @@ impl<'s> Extractor<'s> {
             parts: Vec::new(),
         })
     }
+}
+
+/// The one type all of `types` are (none when one is unknown or two
+/// differ).
+fn agreed(types: Vec<Option<TypeRef>>) -> Option<TypeRef> {
+    let mut out: Option<TypeRef> = None;
+    for t in types {
+        let t = t?;
+        match &out {
+            None => out = Some(t),
+            Some(prev) if *prev == t => {}
+            Some(_) => return None,
+        }
+    }
+    out
 }
 
 /// What a `return` gives, for inferring an unannotated function's type.
