@@ -1001,16 +1001,13 @@ impl Cx<'_, '_> {
         let src = site.src;
         let at = segs[0].1;
         let first = |n: u32, ns: Ns| match ns {
-            Ns::Macro => {
-                self.local_macro(src, n, at)
-                    .or_else(|| match self.local_lookup(src, n, ns) {
-                        Some(found) => Some(found),
-                        None => {
-                            let d = self.file_macro(n, site.module, at)?;
-                            Some((Res::Def(self.sym(d)), How::Local))
-                        }
-                    })
-            }
+            Ns::Macro => self
+                .local_macro(src, n, at)
+                .or_else(|| self.local_lookup(src, n, ns))
+                .or_else(|| {
+                    let d = self.file_macro(n, site.module, at)?;
+                    Some((Res::Def(self.sym(d)), How::Local))
+                }),
             _ => self.local_lookup(src, n, ns),
         };
         let mut w = self
