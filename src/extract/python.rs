@@ -1510,54 +1510,8 @@ impl<'s> Extractor<'s> {
             "if_statement" | "elif_clause" => {
                 self.if_statement(node, sid, src);
             }
-            "return_statement" => {
-                let value = node.named_child(0);
-                let returned = match value {
-                    Some(v) if v.kind_name() == "none" => None,
-                    // `return a, b` (or `(a, b)`): a tuple of their types.
-                    Some(v) if matches!(v.kind_name(), "expression_list" | "tuple") => {
-                        let mut cur = v.walk();
-                        let items: Vec<Node> = v
-                            .named_children(&mut cur)
-                            .filter(|c| c.kind_name() != "comment")
-                            .collect();
-                        let mut parts = Vec::with_capacity(items.len());
-                        for item in items {
-                            parts.push(match item.kind_name() {
-                                "list_splat" | "parenthesized_list_splat" => {
-                                    self.expr(item, sid, src);
-                                    Part::Unknown
-                                }
-                                k if literal_operand(item) || is_literal(k) => {
-                                    self.expr(item, sid, src);
-                                    Part::Literal
-                                }
-                                _ => self.expr(item, sid, src).map_or(Part::Unknown, Part::Chain),
-                            });
-                        }
-                        Some(Returned::Tuple(parts))
-                    }
-                    Some(v) => Some(Returned::Value(self.expr(v, sid, src))),
-                    None => None,
-                };
-                if let (Some(f), Some(r)) = (self.enclosing_function(sid), returned) {
-                    self.returns.entry(f).or_default().push(r);
-                }
-            }
-            "yield" => {
-                // `yield x`: one named child, the value; `yield from xs`
-                // has the keyword `from` first.
-                let from = node.child(1).is_some_and(|c| c.kind() == "from");
-                let value = node.named_child(0).filter(|_| !from);
-                let chain = value.map(|v| self.expr(v, sid, src));
-                if let Some(f) = self.enclosing_function(sid) {
-                    self.no_inference.insert(f);
-                    self.yields.entry(f).or_default().push(chain.flatten());
-                }
-                if value.is_none() {
-                    self.block(node, sid, src);
-                }
-            }
+            "return_statement" => self.return_statement(node, sid, src),
+            "yield" => self.yield_expr(node, sid, src),
             "type" => {
                 self.annotation(node, sid, src);
             }
@@ -3985,6 +3939,61 @@ impl<'s> Extractor<'s> {
     }
 
     /// A returned value as a type: `self`/`cls()` are `Self`.
+    /// A `return`: what it gives, for an unannotated function's type.
+    /// (Apart from `visit`, whose frame every level of nesting pays for.)
+    #[inline(never)]
+    fn return_statement(&mut self, node: Node, sid: usize, src: u32) {
+        let value = node.named_child(0);
+        let returned = match value {
+            Some(v) if v.kind_name() == "none" => None,
+            // `return a, b` (or `(a, b)`): a tuple of their types.
+            Some(v) if matches!(v.kind_name(), "expression_list" | "tuple") => {
+                let mut cur = v.walk();
+                let items: Vec<Node> = v
+                    .named_children(&mut cur)
+                    .filter(|c| c.kind_name() != "comment")
+                    .collect();
+                let mut parts = Vec::with_capacity(items.len());
+                for item in items {
+                    parts.push(match item.kind_name() {
+                        "list_splat" | "parenthesized_list_splat" => {
+                            self.expr(item, sid, src);
+                            Part::Unknown
+                        }
+                        k if literal_operand(item) || is_literal(k) => {
+                            self.expr(item, sid, src);
+                            Part::Literal
+                        }
+                        _ => self.expr(item, sid, src).map_or(Part::Unknown, Part::Chain),
+                    });
+                }
+                Some(Returned::Tuple(parts))
+            }
+            Some(v) => Some(Returned::Value(self.expr(v, sid, src))),
+            None => None,
+        };
+        if let (Some(f), Some(r)) = (self.enclosing_function(sid), returned) {
+            self.returns.entry(f).or_default().push(r);
+        }
+    }
+
+    /// A `yield`: what the generator gives, for its type.
+    #[inline(never)]
+    fn yield_expr(&mut self, node: Node, sid: usize, src: u32) {
+        // `yield x`: one named child, the value; `yield from xs` has the
+        // keyword `from` first.
+        let from = node.child(1).is_some_and(|c| c.kind() == "from");
+        let value = node.named_child(0).filter(|_| !from);
+        let chain = value.map(|v| self.expr(v, sid, src));
+        if let Some(f) = self.enclosing_function(sid) {
+            self.no_inference.insert(f);
+            self.yields.entry(f).or_default().push(chain.flatten());
+        }
+        if value.is_none() {
+            self.block(node, sid, src);
+        }
+    }
+
     /// Function `f` (with no return annotation) gives `ty`.
     fn infer_return(&mut self, f: u32, ty: TypeRef) {
         match self.scope.funcs.iter_mut().find(|x| x.def == f) {
