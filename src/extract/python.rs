@@ -633,7 +633,6 @@ pub fn extract(path: &str, src: &[u8]) -> FileFacts {
         narrowed: Vec::new(),
         narrowed_attrs: Vec::new(),
         returns: HashMap::new(),
-        no_inference: std::collections::HashSet::new(),
         annotated_returns: std::collections::HashSet::new(),
         yields: HashMap::new(),
         tuple_parts: HashMap::new(),
@@ -813,8 +812,6 @@ struct Extractor<'s> {
     /// Returned values of functions without a return annotation
     /// (`None`: a value we cannot follow).
     returns: HashMap<u32, Vec<Returned>>,
-    /// Functions with a return annotation, and generators.
-    no_inference: std::collections::HashSet<u32>,
     /// Functions with a return annotation.
     annotated_returns: std::collections::HashSet<u32>,
     /// Yielded values of generators (`None`: a value we cannot follow,
@@ -1949,7 +1946,6 @@ impl<'s> Extractor<'s> {
         }
         let ret_type = node.field("return_type");
         if ret_type.is_some() {
-            self.no_inference.insert(idx);
             self.annotated_returns.insert(idx);
         }
         if let (Some(a), Some(r)) = (self_annot, ret_type) {
@@ -3831,7 +3827,8 @@ impl<'s> Extractor<'s> {
         // agrees (pyright infers it the same way).
         let mut returns: Vec<(u32, Vec<Returned>)> = std::mem::take(&mut self.returns)
             .into_iter()
-            .filter(|(f, _)| !self.no_inference.contains(f))
+            // (A generator's `return` is no value its call gives.)
+            .filter(|(f, _)| !self.annotated_returns.contains(f) && !self.yields.contains_key(f))
             .collect();
         returns.sort_by_key(|(f, _)| *f);
         for (f, rets) in returns {
@@ -3986,7 +3983,6 @@ impl<'s> Extractor<'s> {
         let value = node.named_child(0).filter(|_| !from);
         let chain = value.map(|v| self.expr(v, sid, src));
         if let Some(f) = self.enclosing_function(sid) {
-            self.no_inference.insert(f);
             self.yields.entry(f).or_default().push(chain.flatten());
         }
         if value.is_none() {

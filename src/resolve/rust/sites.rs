@@ -941,11 +941,11 @@ impl Cx<'_, '_> {
         while d != 0 {
             let def = &self.defs[d as usize];
             if is_fn(def.kind) {
-                let item = if ns == Ns::Macro {
-                    self.local_macros.get(&(d, name)).and_then(|ms| ms.first())
-                } else {
-                    self.local_items.get(&(d, name))
-                };
+                // (A `macro_rules!` of the body is in scope only below its
+                // definition: `local_macro`, which knows the call's place.)
+                let item = (ns != Ns::Macro)
+                    .then(|| self.local_items.get(&(d, name)))
+                    .flatten();
                 if let Some(&x) = item {
                     return Some((Res::Def(self.sym(x)), How::Local));
                 }
